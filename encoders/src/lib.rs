@@ -1,0 +1,1 @@
+//! Coverage criteria: turns decisions and expression trees into label records (filled by the encoders issue).

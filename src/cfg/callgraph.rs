@@ -1,0 +1,268 @@
+//! The call graph: direct calls with call-site counts, address-taken functions, linkage, and
+//! which calls may stop a run (never or maybe not returning).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use petgraph::graph::{DiGraph, NodeIndex};
+
+use crate::ir::{Callee, Expr, ExprKind, LValue, Linkage, Program, Stmt, StmtKind, Terminator};
+
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FuncNode {
+    pub name: String,
+    /// True when the function is defined (lowered or skipped) in this unit.
+    pub defined: bool,
+    pub linkage: Linkage,
+    pub address_taken: bool,
+}
+
+pub struct CallGraph {
+    pub graph: DiGraph<FuncNode, u32>,
+    index: HashMap<String, NodeIndex>,
+    /// Functions that never return to their caller.
+    pub never_returns: BTreeSet<String>,
+    /// Functions that may stop the run instead of returning (includes `never_returns`).
+    pub may_stop: BTreeSet<String>,
+}
+
+impl CallGraph {
+    pub fn build(program: &Program) -> CallGraph {
+        let mut graph = DiGraph::new();
+        let mut index = HashMap::new();
+        let mut address_taken: BTreeSet<String> = BTreeSet::new();
+        for f in &program.functions {
+            for b in &f.blocks {
+                for s in &b.stmts {
+                    stmt_func_addrs(s, &mut address_taken);
+                }
+                term_func_addrs(&b.term, &mut address_taken);
+            }
+        }
+        for g in &program.globals {
+            for s in &g.init {
+                stmt_func_addrs(s, &mut address_taken);
+            }
+        }
+        let mut add = |graph: &mut DiGraph<FuncNode, u32>, name: &str, defined: bool, linkage| {
+            *index.entry(name.to_string()).or_insert_with(|| {
+                graph.add_node(FuncNode {
+                    name: name.to_string(),
+                    defined,
+                    linkage,
+                    address_taken: address_taken.contains(name),
+                })
+            })
+        };
+        for f in &program.functions {
+            add(&mut graph, &f.name, true, f.linkage);
+        }
+        for s in &program.skipped {
+            add(&mut graph, &s.name, true, Linkage::External);
+        }
+        let mut calls: BTreeMap<(String, String), u32> = BTreeMap::new();
+        for f in &program.functions {
+            for b in &f.blocks {
+                for s in &b.stmts {
+                    if let StmtKind::Call {
+                        callee: Callee::Direct(n),
+                        ..
+                    } = &s.kind
+                    {
+                        *calls.entry((f.name.clone(), n.clone())).or_default() += 1;
+                    }
+                }
+            }
+        }
+        for ((from, to), n) in &calls {
+            let a = add(&mut graph, from, true, Linkage::External);
+            let b = add(&mut graph, to, false, Linkage::External);
+            graph.add_edge(a, b, *n);
+        }
+        let mut cg = CallGraph {
+            graph,
+            index,
+            never_returns: BTreeSet::new(),
+            may_stop: BTreeSet::new(),
+        };
+        cg.never_returns = program
+            .functions
+            .iter()
+            .filter(|f| f.ty.noreturn)
+            .map(|f| f.name.clone())
+            .chain(
+                crate::libc::NEVER_RETURNS
+                    .iter()
+                    .map(|s| s.to_string()),
+            )
+            .collect();
+        cg.may_stop = cg.compute_may_stop(program);
+        cg
+    }
+
+    /// Fixpoint: a function may stop the run if it contains a never-returning end, an indirect
+    /// call, or a call to something that may stop; unknown externals may stop.
+    fn compute_may_stop(&self, program: &Program) -> BTreeSet<String> {
+        let defined: HashMap<&str, &crate::ir::Function> = program
+            .functions
+            .iter()
+            .map(|f| (f.name.as_str(), f))
+            .collect();
+        let mut may: BTreeSet<String> = self.never_returns.clone();
+        for n in self.graph.node_weights() {
+            let lowered = defined.contains_key(n.name.as_str());
+            if !lowered && !crate::libc::ALWAYS_RETURN.contains(&n.name.as_str()) {
+                may.insert(n.name.clone());
+            }
+        }
+        loop {
+            let mut changed = false;
+            for f in &program.functions {
+                if may.contains(&f.name) {
+                    continue;
+                }
+                let stops = f.blocks.iter().any(|b| {
+                    matches!(b.term, Terminator::NoReturn)
+                        || b.stmts.iter().any(|s| match &s.kind {
+                            StmtKind::Call { callee, .. } => match callee {
+                                Callee::Direct(n) => may.contains(n),
+                                Callee::Indirect(_) => true,
+                            },
+                            _ => false,
+                        })
+                });
+                if stops {
+                    may.insert(f.name.clone());
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        may
+    }
+
+    pub fn node(&self, name: &str) -> Option<&FuncNode> {
+        self.index.get(name).map(|i| &self.graph[*i])
+    }
+
+    /// Number of direct call sites of `name` in the program.
+    pub fn call_sites(&self, name: &str) -> u32 {
+        let Some(&i) = self.index.get(name) else {
+            return 0;
+        };
+        self.graph
+            .edges_directed(i, petgraph::Direction::Incoming)
+            .map(|e| *e.weight())
+            .sum()
+    }
+
+    /// Direct callees of `name` with their call-site counts, sorted by name.
+    pub fn callees(&self, name: &str) -> Vec<(String, u32)> {
+        let Some(&i) = self.index.get(name) else {
+            return Vec::new();
+        };
+        let mut v: Vec<(String, u32)> = self
+            .graph
+            .edges_directed(i, petgraph::Direction::Outgoing)
+            .map(|e| (self.graph[petgraph::visit::EdgeRef::target(&e)].name.clone(), *e.weight()))
+            .collect();
+        v.sort();
+        v
+    }
+
+    pub fn may_not_return(&self, name: &str) -> bool {
+        self.may_stop.contains(name)
+    }
+
+    /// True for a function only reached through one direct call site: defined here, static,
+    /// never address-taken (the single-call-site rule of co-reached groups).
+    pub fn called_once_internally(&self, name: &str) -> bool {
+        self.node(name).is_some_and(|n| {
+            n.defined && n.linkage == Linkage::Internal && !n.address_taken
+        }) && self.call_sites(name) == 1
+    }
+
+    /// Recursive groups (strongly connected components with a cycle), each sorted.
+    pub fn recursive_groups(&self) -> Vec<Vec<String>> {
+        let mut out: Vec<Vec<String>> = petgraph::algo::tarjan_scc(&self.graph)
+            .into_iter()
+            .filter(|scc| {
+                scc.len() > 1 || self.graph.find_edge(scc[0], scc[0]).is_some()
+            })
+            .map(|scc| {
+                let mut v: Vec<String> = scc.iter().map(|i| self.graph[*i].name.clone()).collect();
+                v.sort();
+                v
+            })
+            .collect();
+        out.sort();
+        out
+    }
+}
+
+fn stmt_func_addrs(s: &Stmt, out: &mut BTreeSet<String>) {
+    match &s.kind {
+        StmtKind::Assign { dst, src } => {
+            lvalue_func_addrs(dst, out);
+            expr_func_addrs(src, out);
+        }
+        StmtKind::Havoc { dst, .. } | StmtKind::ZeroInit { dst } => lvalue_func_addrs(dst, out),
+        StmtKind::Assume(e) => expr_func_addrs(e, out),
+        StmtKind::Call { dst, callee, args } => {
+            if let Some(d) = dst {
+                lvalue_func_addrs(d, out);
+            }
+            if let Callee::Indirect(e) = callee {
+                expr_func_addrs(e, out);
+            }
+            for a in args {
+                expr_func_addrs(a, out);
+            }
+        }
+        StmtKind::Label { pred, .. } => expr_func_addrs(pred, out),
+        StmtKind::HavocMemory(_) => {}
+    }
+}
+
+fn term_func_addrs(t: &Terminator, out: &mut BTreeSet<String>) {
+    match t {
+        Terminator::Branch { cond, .. } => expr_func_addrs(cond, out),
+        Terminator::Switch { scrutinee, .. } => expr_func_addrs(scrutinee, out),
+        Terminator::Return(Some(e)) => expr_func_addrs(e, out),
+        _ => {}
+    }
+}
+
+fn lvalue_func_addrs(lv: &LValue, out: &mut BTreeSet<String>) {
+    match lv {
+        LValue::Var(_) => {}
+        LValue::Deref(e) => expr_func_addrs(e, out),
+        LValue::Field(b, _, _) => lvalue_func_addrs(b, out),
+        LValue::Index(b, i) => {
+            lvalue_func_addrs(b, out);
+            expr_func_addrs(i, out);
+        }
+    }
+}
+
+fn expr_func_addrs(e: &Expr, out: &mut BTreeSet<String>) {
+    match &e.kind {
+        ExprKind::FuncAddr(n) => {
+            out.insert(n.clone());
+        }
+        ExprKind::Read(lv) | ExprKind::AddrOf(lv) => lvalue_func_addrs(lv, out),
+        ExprKind::Unary(_, a) | ExprKind::Cast(a) => expr_func_addrs(a, out),
+        ExprKind::Binary(_, a, b) => {
+            expr_func_addrs(a, out);
+            expr_func_addrs(b, out);
+        }
+        ExprKind::Cond(c, a, b) => {
+            expr_func_addrs(c, out);
+            expr_func_addrs(a, out);
+            expr_func_addrs(b, out);
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,559 @@
+//! Lowering of C statements to basic blocks: structured control flow, `switch`, `goto`, local
+//! declarations and `pc_label` test objectives.
+
+use tree_sitter::Node;
+
+use super::expr::has_side_effects;
+use super::{Lowerer, SwitchState, Symbol};
+use crate::ir::*;
+
+impl<'s> Lowerer<'s> {
+    // ----- block building -----------------------------------------------------------------
+
+    pub(super) fn new_block(&mut self, loc: Loc) -> BlockId {
+        let fs = self.fs.as_mut().expect("blocks exist only inside a function");
+        fs.blocks.push(Block {
+            stmts: Vec::new(),
+            term: Terminator::Unreachable,
+            loc,
+            loop_head: false,
+        });
+        BlockId(fs.blocks.len() as u32 - 1)
+    }
+
+    pub(super) fn start_block(&mut self, b: BlockId) {
+        if let Some(fs) = self.fs.as_mut() {
+            fs.cur = Some(b);
+        }
+    }
+
+    /// The block receiving statements, opening an unreachable one after a jump.
+    fn current_block(&mut self, loc: Loc) -> Option<BlockId> {
+        let cur = self.fs.as_ref()?.cur;
+        match cur {
+            Some(b) => Some(b),
+            None => {
+                let b = self.new_block(loc);
+                self.start_block(b);
+                Some(b)
+            }
+        }
+    }
+
+    pub(super) fn emit(&mut self, kind: StmtKind, loc: Loc) {
+        // Outside a function (file-scope constants) there is nowhere to put effects; callers
+        // only reach here with effect-free expressions there.
+        if !self.can_emit() {
+            return;
+        }
+        if let Some(b) = self.current_block(loc) {
+            if let Some(fs) = self.fs.as_mut() {
+                fs.blocks[b.0 as usize].stmts.push(Stmt { kind, loc });
+            }
+        }
+    }
+
+    fn can_emit(&self) -> bool {
+        self.fs.as_ref().is_some_and(|f| !f.blocks.is_empty())
+    }
+
+    /// Ends the current block with `term`; following code is unreachable until a new block.
+    pub(super) fn terminate(&mut self, term: Terminator) {
+        if !self.can_emit() {
+            return;
+        }
+        let loc = Loc::default();
+        if let Some(b) = self.current_block(loc) {
+            if let Some(fs) = self.fs.as_mut() {
+                fs.blocks[b.0 as usize].term = term;
+                fs.cur = None;
+            }
+        }
+    }
+
+    pub(super) fn jump(&mut self, target: BlockId) {
+        if self.fs.as_ref().is_some_and(|f| f.cur.is_some()) {
+            self.terminate(Terminator::Goto(target));
+        }
+    }
+
+    pub(super) fn branch(&mut self, cond: Expr, then_bb: BlockId, else_bb: BlockId) {
+        match cond.as_const() {
+            Some(v) => self.terminate(Terminator::Goto(if v != 0 { then_bb } else { else_bb })),
+            None => self.terminate(Terminator::Branch {
+                cond,
+                then_bb,
+                else_bb,
+            }),
+        }
+    }
+
+    /// Lowers a condition as short-circuit jumps to `t` (true) or `f` (false).
+    pub(super) fn cond(&mut self, node: Node, t: BlockId, f: BlockId) {
+        match node.kind() {
+            "parenthesized_expression" => {
+                if let Some(inner) = node.named_child(0) {
+                    if inner.kind() != "compound_statement" {
+                        return self.cond(inner, t, f);
+                    }
+                }
+            }
+            "binary_expression" => {
+                let op = node
+                    .child_by_field_name("operator")
+                    .map(|o| self.node_text(o))
+                    .unwrap_or("");
+                if let (Some(l), Some(r), "&&" | "||") = (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("right"),
+                    op,
+                ) {
+                    let loc = self.loc(r);
+                    let mid = self.new_block(loc);
+                    if op == "&&" {
+                        self.cond(l, mid, f);
+                    } else {
+                        self.cond(l, t, mid);
+                    }
+                    self.start_block(mid);
+                    return self.cond(r, t, f);
+                }
+            }
+            "unary_expression" => {
+                let op = node
+                    .child_by_field_name("operator")
+                    .map(|o| self.node_text(o))
+                    .unwrap_or("");
+                if op == "!" {
+                    if let Some(a) = node.child_by_field_name("argument") {
+                        return self.cond(a, f, t);
+                    }
+                }
+            }
+            _ => {}
+        }
+        let e = self.expr(node);
+        let c = self.to_cond(e);
+        self.branch(c, t, f);
+    }
+
+    // ----- statements ---------------------------------------------------------------------
+
+    /// The items of a compound statement, in a new scope.
+    pub(super) fn compound_items(&mut self, node: Node) {
+        let mut c = node.walk();
+        let items: Vec<Node> = node.named_children(&mut c).collect();
+        for item in items {
+            self.block_item(item);
+        }
+    }
+
+    pub(super) fn block_item(&mut self, node: Node) {
+        match node.kind() {
+            "declaration" => self.local_declaration(node),
+            "type_definition" => self.type_definition(node),
+            "comment" => {}
+            "function_definition" => self.fatal(node, "nested function definition"),
+            "struct_specifier" | "union_specifier" | "enum_specifier" => {
+                let _ = self.type_specifier(node);
+            }
+            _ => self.statement(node),
+        }
+    }
+
+    pub(super) fn statement(&mut self, node: Node) {
+        let loc = self.loc(node);
+        match node.kind() {
+            "compound_statement" => {
+                self.push_scope();
+                self.compound_items(node);
+                self.pop_scope();
+            }
+            "expression_statement" => {
+                if let Some(e) = node.named_child(0) {
+                    self.discard(e);
+                }
+            }
+            "if_statement" => {
+                let (tb, fb, join) = (self.new_block(loc), self.new_block(loc), self.new_block(loc));
+                if let Some(c) = node.child_by_field_name("condition") {
+                    self.cond(c, tb, fb);
+                }
+                self.start_block(tb);
+                if let Some(s) = node.child_by_field_name("consequence") {
+                    self.statement(s);
+                }
+                self.jump(join);
+                self.start_block(fb);
+                if let Some(alt) = node.child_by_field_name("alternative") {
+                    if let Some(s) = alt.named_child(0) {
+                        self.statement(s);
+                    }
+                }
+                self.jump(join);
+                self.start_block(join);
+            }
+            "while_statement" => {
+                let head = self.new_loop_head(loc);
+                let (body, exit) = (self.new_block(loc), self.new_block(loc));
+                self.jump(head);
+                self.start_block(head);
+                if let Some(c) = node.child_by_field_name("condition") {
+                    self.cond(c, body, exit);
+                }
+                self.start_block(body);
+                self.loop_body(node.child_by_field_name("body"), exit, head);
+                self.jump(head);
+                self.start_block(exit);
+            }
+            "do_statement" => {
+                let head = self.new_loop_head(loc);
+                let (check, exit) = (self.new_block(loc), self.new_block(loc));
+                self.jump(head);
+                self.start_block(head);
+                self.loop_body(node.child_by_field_name("body"), exit, check);
+                self.jump(check);
+                self.start_block(check);
+                match node.child_by_field_name("condition") {
+                    Some(c) => self.cond(c, head, exit),
+                    None => self.jump(exit),
+                }
+                self.start_block(exit);
+            }
+            "for_statement" => {
+                self.push_scope();
+                if let Some(init) = node.child_by_field_name("initializer") {
+                    if init.kind() == "declaration" {
+                        self.local_declaration(init);
+                    } else {
+                        self.discard(init);
+                    }
+                }
+                let head = self.new_loop_head(loc);
+                let (body, step, exit) =
+                    (self.new_block(loc), self.new_block(loc), self.new_block(loc));
+                self.jump(head);
+                self.start_block(head);
+                match node.child_by_field_name("condition") {
+                    Some(c) => self.cond(c, body, exit),
+                    None => self.jump(body),
+                }
+                self.start_block(body);
+                self.loop_body(node.child_by_field_name("body"), exit, step);
+                self.jump(step);
+                self.start_block(step);
+                if let Some(u) = node.child_by_field_name("update") {
+                    self.discard(u);
+                }
+                self.jump(head);
+                self.start_block(exit);
+                self.pop_scope();
+            }
+            "switch_statement" => self.switch(node),
+            "case_statement" => self.case(node),
+            "break_statement" => match self.fs.as_ref().and_then(|f| f.break_targets.last().copied()) {
+                Some(t) => self.terminate(Terminator::Goto(t)),
+                None => self.fatal(node, "break outside a loop or switch"),
+            },
+            "continue_statement" => {
+                match self.fs.as_ref().and_then(|f| f.continue_targets.last().copied()) {
+                    Some(t) => self.terminate(Terminator::Goto(t)),
+                    None => self.fatal(node, "continue outside a loop"),
+                }
+            }
+            "return_statement" => {
+                let value = node.named_child(0).map(|e| self.expr(e));
+                let ret = self.fs.as_ref().map_or(CType::Void, |f| f.ret.clone());
+                let value = match value {
+                    Some(v) if ret == CType::Void => {
+                        // `return f();` in a void function: keep the effects, drop the value.
+                        let _ = v;
+                        None
+                    }
+                    Some(v) if ret.is_aggregate() && v.ty == ret => Some(v),
+                    Some(v) => Some(self.convert(v, &ret)),
+                    None => None,
+                };
+                self.terminate(Terminator::Return(value));
+            }
+            "goto_statement" => {
+                let Some(label) = node.child_by_field_name("label") else {
+                    return;
+                };
+                let name = self.node_text(label).to_string();
+                let target = self.c_label_block(&name, loc);
+                self.terminate(Terminator::Goto(target));
+            }
+            "labeled_statement" => {
+                if let Some(label) = node.child_by_field_name("label") {
+                    let name = self.node_text(label).to_string();
+                    let b = self.c_label_block(&name, loc);
+                    self.jump(b);
+                    self.start_block(b);
+                }
+                let mut c = node.walk();
+                let inner: Vec<Node> = node
+                    .named_children(&mut c)
+                    .filter(|n| n.kind() != "statement_identifier")
+                    .collect();
+                for s in inner {
+                    self.block_item(s);
+                }
+            }
+            "attributed_statement" => {
+                let mut c = node.walk();
+                let inner: Vec<Node> = node
+                    .named_children(&mut c)
+                    .filter(|n| n.kind() != "attribute_declaration")
+                    .collect();
+                for s in inner {
+                    self.statement(s);
+                }
+            }
+            "declaration" | "type_definition" => self.block_item(node),
+            ";" => {}
+            // A statement we do not know may jump anywhere: no sound model of the function.
+            _ => self.fatal(node, &format!("unsupported statement `{}`", node.kind())),
+        }
+    }
+
+    fn new_loop_head(&mut self, loc: Loc) -> BlockId {
+        let b = self.new_block(loc);
+        if let Some(fs) = self.fs.as_mut() {
+            fs.blocks[b.0 as usize].loop_head = true;
+        }
+        b
+    }
+
+    fn loop_body(&mut self, body: Option<Node>, brk: BlockId, cont: BlockId) {
+        if let Some(fs) = self.fs.as_mut() {
+            fs.break_targets.push(brk);
+            fs.continue_targets.push(cont);
+        }
+        if let Some(b) = body {
+            self.statement(b);
+        }
+        if let Some(fs) = self.fs.as_mut() {
+            fs.break_targets.pop();
+            fs.continue_targets.pop();
+        }
+    }
+
+    fn c_label_block(&mut self, name: &str, loc: Loc) -> BlockId {
+        if let Some(b) = self.fs.as_ref().and_then(|f| f.c_labels.get(name).copied()) {
+            return b;
+        }
+        let b = self.new_block(loc);
+        if let Some(fs) = self.fs.as_mut() {
+            fs.c_labels.insert(name.to_string(), b);
+        }
+        b
+    }
+
+    fn switch(&mut self, node: Node) {
+        let loc = self.loc(node);
+        let scrutinee = match node.child_by_field_name("condition") {
+            Some(c) => self.expr(c),
+            None => Expr::fresh(FallbackKind::UnsupportedStmt, CType::INT),
+        };
+        let kind = match scrutinee.ty {
+            CType::Int(k) => crate::ir::types::promote(k),
+            _ => IntKind::Int,
+        };
+        let scrutinee = self.convert(scrutinee, &CType::Int(kind));
+        let Some(dispatch) = self.current_block(loc) else {
+            return;
+        };
+        let exit = self.new_block(loc);
+        if let Some(fs) = self.fs.as_mut() {
+            fs.cur = None; // code before the first case is unreachable
+            fs.break_targets.push(exit);
+            fs.switches.push(SwitchState {
+                kind,
+                cases: Vec::new(),
+                default: None,
+            });
+        }
+        if let Some(body) = node.child_by_field_name("body") {
+            self.statement(body);
+        }
+        self.jump(exit);
+        let Some(fs) = self.fs.as_mut() else { return };
+        fs.break_targets.pop();
+        let Some(sw) = fs.switches.pop() else { return };
+        fs.blocks[dispatch.0 as usize].term = Terminator::Switch {
+            scrutinee,
+            cases: sw.cases,
+            default: sw.default.unwrap_or(exit),
+        };
+        fs.cur = Some(exit);
+    }
+
+    fn case(&mut self, node: Node) {
+        let loc = self.loc(node);
+        let b = self.new_block(loc);
+        self.jump(b); // fall-through from the previous case
+        self.start_block(b);
+        let value = node.child_by_field_name("value");
+        let in_switch = self.fs.as_ref().is_some_and(|f| !f.switches.is_empty());
+        if !in_switch {
+            self.fatal(node, "case outside a switch");
+        }
+        match value {
+            None => {
+                if let Some(sw) = self.fs.as_mut().and_then(|f| f.switches.last_mut()) {
+                    sw.default = Some(b);
+                }
+            }
+            Some(v) => {
+                let lo = self.case_value(v);
+                // A GNU case range `case lo ... hi:` parses as the value plus an ERROR node.
+                let mut c = node.walk();
+                let range_hi = node
+                    .children(&mut c)
+                    .find(|n| n.is_error())
+                    .and_then(|err| err.named_child(0))
+                    .map(|hi_node| self.case_value(hi_node));
+                let hi = range_hi.unwrap_or(lo);
+                match (lo, hi) {
+                    (Some(lo), Some(hi)) => {
+                        if let Some(sw) = self.fs.as_mut().and_then(|f| f.switches.last_mut()) {
+                            let (lo, hi) = (sw.kind.wrap(lo), sw.kind.wrap(hi));
+                            sw.cases.push(SwitchCase { lo, hi, target: b });
+                        }
+                    }
+                    // Without the value we cannot say which inputs reach this case or the others.
+                    _ => self.fatal(v, "case value is not a constant"),
+                }
+            }
+        }
+        let mut c = node.walk();
+        let body: Vec<Node> = node
+            .named_children(&mut c)
+            .filter(|n| Some(*n) != value && !n.is_error())
+            .collect();
+        for s in body {
+            self.block_item(s);
+        }
+    }
+
+    fn case_value(&mut self, node: Node) -> Option<i128> {
+        let e = self.lower_const_expr(node);
+        crate::ir::consteval::eval(&e)
+    }
+
+    /// `pc_label(pred, id, "TAG")`: a test objective with a pure predicate.
+    pub(super) fn label_call(&mut self, node: Node, args: &[Node]) {
+        let loc = self.loc(node);
+        let (Some(pred_node), Some(id_node)) = (args.first(), args.get(1)) else {
+            self.fallback(node, FallbackKind::UnsupportedStmt, "pc_label needs a predicate and an id");
+            return;
+        };
+        let id_expr = self.lower_const_expr(*id_node);
+        let Some(id) = crate::ir::consteval::eval(&id_expr).and_then(|v| u64::try_from(v).ok())
+        else {
+            self.fallback(*id_node, FallbackKind::UnsupportedStmt, "pc_label id is not a constant");
+            return;
+        };
+        let tag = args
+            .get(2)
+            .map(|t| {
+                let bytes = super::expr::decode_literal(self.node_text(*t));
+                String::from_utf8_lossy(&bytes).into_owned()
+            })
+            .unwrap_or_default();
+        let text = self.node_text(*pred_node).to_string();
+        let pred = if has_side_effects(*pred_node) {
+            self.fallback(*pred_node, FallbackKind::ImpurePredicate, "label predicate has side effects");
+            Expr::fresh(FallbackKind::ImpurePredicate, CType::INT)
+        } else {
+            let e = self.pure_expr(*pred_node);
+            self.to_cond(e)
+        };
+        self.emit(StmtKind::Label { id, tag, pred, text }, loc);
+    }
+
+    // ----- local declarations -------------------------------------------------------------
+
+    pub(super) fn local_declaration(&mut self, node: Node) {
+        let specs = self.specs(node);
+        let base = specs.ty.clone().unwrap_or(CType::INT);
+        // `a * b;` parses as a declaration when `a` is unknown as a type; if `a` is a variable
+        // it was a multiplication without effect.
+        if let Some(t) = node.child_by_field_name("type") {
+            if t.kind() == "type_identifier" {
+                if let Some(Symbol::Var(..)) = self.lookup(self.node_text(t)) {
+                    return;
+                }
+            }
+        }
+        let mut c = node.walk();
+        let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
+        for d in decls {
+            let (decl_node, value) = if d.kind() == "init_declarator" {
+                (d.child_by_field_name("declarator"), d.child_by_field_name("value"))
+            } else {
+                (Some(d), None)
+            };
+            let declared = self.declarator(decl_node, base.clone());
+            let Some(name) = declared.name.clone() else {
+                continue;
+            };
+            let loc = self.loc(d);
+            if let CType::Function(ft) = &declared.ty {
+                self.declare_function(&name, ft, &specs, declared.noreturn);
+                continue;
+            }
+            let mut ty = declared.ty.clone();
+            // `int a[] = {1, 2}`: the length comes from the initializer.
+            if let (CType::Array(elem, None), Some(v)) = (&ty, value) {
+                let n = self.initializer_length(elem, v);
+                ty = CType::Array(elem.clone(), n);
+            }
+            if specs.is_extern {
+                let id = self.global_var(&name, ty.clone(), Linkage::External, &specs, node);
+                self.declare(&name, Symbol::Var(VarRef::Global(id), ty));
+                continue;
+            }
+            if specs.is_static {
+                // A static local is a global with internal linkage and a unique name.
+                let fname = self.fs.as_ref().map(|f| f.name.clone()).unwrap_or_default();
+                let gname = format!("{fname}.{name}");
+                let gid = GlobalId(self.prog.globals.len() as u32);
+                self.prog.globals.push(Global {
+                    name: gname,
+                    ty: ty.clone(),
+                    linkage: Linkage::Internal,
+                    is_extern_decl: false,
+                    volatile: specs.volatile,
+                    is_const: specs.is_const,
+                    init: Vec::new(),
+                    loc,
+                });
+                self.declare(&name, Symbol::Var(VarRef::Global(gid), ty));
+                match value {
+                    Some(v) => self.global_initializer(gid, v),
+                    None => self.prog.globals[gid.0 as usize].init.push(Stmt {
+                        kind: StmtKind::ZeroInit {
+                            dst: LValue::Var(VarRef::Global(gid)),
+                        },
+                        loc,
+                    }),
+                }
+                continue;
+            }
+            let id = self.new_local(&name, ty.clone(), false);
+            if let Some(fs) = self.fs.as_mut() {
+                fs.locals[id.0 as usize].volatile = specs.volatile;
+            }
+            self.declare(&name, Symbol::Var(VarRef::Local(id), ty.clone()));
+            let lv = LValue::Var(VarRef::Local(id));
+            match value {
+                Some(v) => self.initialize(lv, &ty, v),
+                // An uninitialised local holds an arbitrary value (and a fresh one in each
+                // iteration of a loop around the declaration).
+                None => self.emit(StmtKind::Havoc { dst: lv, reason: None }, loc),
+            }
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! Runs the system C preprocessor (`cc -E`, line markers kept) with the user's flags or the flags
+//! of the file's entry in a compilation database.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::FrontendError;
+
+/// How to preprocess: the compiler and the flags that reach it.
+#[derive(Clone, Debug, Default)]
+pub struct PreprocessOptions {
+    /// The compiler driver; `cc` when empty.
+    pub cc: Option<String>,
+    pub include_dirs: Vec<PathBuf>,
+    /// `NAME` or `NAME=VALUE`.
+    pub defines: Vec<String>,
+    /// Files force-included before the source (`-include`).
+    pub force_includes: Vec<PathBuf>,
+    /// The language standard (`gnu89`, `c99`, ...).
+    pub std: Option<String>,
+    /// A `compile_commands.json`, or a directory holding one (`-p DIR`).
+    pub compile_commands: Option<PathBuf>,
+}
+
+/// Preprocesses `path` and returns the text with line markers. Files ending in `.i` are taken
+/// as already preprocessed.
+pub fn preprocess(path: &Path, opts: &PreprocessOptions) -> Result<Vec<u8>, FrontendError> {
+    let raw = std::fs::read(path).map_err(|e| FrontendError::Read {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    if raw.contains(&0) {
+        return Err(FrontendError::NotC {
+            path: path.to_path_buf(),
+            why: "it contains NUL bytes (a binary file?)".into(),
+        });
+    }
+    if path.extension().is_some_and(|e| e == "i") {
+        return Ok(raw);
+    }
+    let (cc, mut flags, cwd) = match &opts.compile_commands {
+        Some(db) => flags_from_database(db, path)?,
+        None => (
+            opts.cc.clone().unwrap_or_else(|| "cc".to_string()),
+            Vec::new(),
+            None,
+        ),
+    };
+    let cc = opts.cc.clone().unwrap_or(cc);
+    if let Some(std) = &opts.std {
+        flags.push(format!("-std={std}"));
+    }
+    for d in &opts.include_dirs {
+        flags.push(format!("-I{}", d.display()));
+    }
+    for d in &opts.defines {
+        flags.push(format!("-D{d}"));
+    }
+    for f in &opts.force_includes {
+        flags.push("-include".into());
+        flags.push(f.display().to_string());
+    }
+    // LTest-style files stub `pc_label` under `#ifndef pc_label`; defining the name as itself
+    // keeps the calls through preprocessing without any other effect.
+    flags.push("-Dpc_label=pc_label".into());
+    flags.push("-Dpc_label_bindings=pc_label_bindings".into());
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut cmd = Command::new(&cc);
+    cmd.arg("-E").args(&flags).arg(&abs);
+    if let Some(dir) = &cwd {
+        cmd.current_dir(dir);
+    }
+    let out = cmd.output().map_err(|e| FrontendError::Preprocess {
+        path: path.to_path_buf(),
+        message: format!("could not run `{cc}`: {e}"),
+    })?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let first: Vec<&str> = stderr.lines().take(8).collect();
+        return Err(FrontendError::Preprocess {
+            path: path.to_path_buf(),
+            message: format!("`{cc} -E` failed ({}):\n{}", out.status, first.join("\n")),
+        });
+    }
+    Ok(out.stdout)
+}
+
+/// The compiler, the preprocessing flags and the working directory of `file`'s entry.
+fn flags_from_database(
+    db: &Path,
+    file: &Path,
+) -> Result<(String, Vec<String>, Option<PathBuf>), FrontendError> {
+    let db_file = if db.is_dir() {
+        db.join("compile_commands.json")
+    } else {
+        db.to_path_buf()
+    };
+    let bad = |message: String| FrontendError::CompileCommands {
+        path: db_file.clone(),
+        message,
+    };
+    let text = std::fs::read_to_string(&db_file).map_err(|e| bad(e.to_string()))?;
+    let entries: Vec<serde_json::Value> =
+        serde_json::from_str(&text).map_err(|e| bad(format!("not a JSON array: {e}")))?;
+    let want = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    for entry in &entries {
+        let dir = PathBuf::from(entry["directory"].as_str().unwrap_or("."));
+        let Some(f) = entry["file"].as_str() else {
+            continue;
+        };
+        let candidate = dir.join(f);
+        let candidate = std::fs::canonicalize(&candidate).unwrap_or(candidate);
+        if candidate != want {
+            continue;
+        }
+        let args: Vec<String> = if let Some(a) = entry["arguments"].as_array() {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        } else if let Some(c) = entry["command"].as_str() {
+            split_command(c)
+        } else {
+            return Err(bad(format!("entry for {f} has neither arguments nor command")));
+        };
+        let Some((cc, rest)) = args.split_first() else {
+            return Err(bad(format!("entry for {f} has an empty command")));
+        };
+        return Ok((cc.clone(), preprocessor_flags(rest), Some(dir)));
+    }
+    Err(bad(format!("no entry for {}", file.display())))
+}
+
+/// Keeps the flags that change preprocessing (`-I`, `-D`, `-U`, `-include`, `-isystem`,
+/// `-iquote`, `-std`); drops outputs, the source file and code-generation flags.
+fn preprocessor_flags(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        let takes_value = ["-I", "-D", "-U", "-include", "-isystem", "-iquote", "-imacros"];
+        if takes_value.contains(&a.as_str()) {
+            if let Some(v) = args.get(i + 1) {
+                out.push(a.clone());
+                out.push(v.clone());
+            }
+            i += 2;
+            continue;
+        }
+        if ["-I", "-D", "-U", "-std="].iter().any(|p| a.starts_with(p))
+            || a.starts_with("-isystem")
+            || a.starts_with("-iquote")
+        {
+            out.push(a.clone());
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Splits a shell command line on whitespace, honouring single and double quotes and backslash.
+fn split_command(cmd: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    let mut chars = cmd.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('"'), '\\') => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+            }
+            (Some(_), c) => cur.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, '\\') => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                    in_word = true;
+                }
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    out.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        out.push(cur);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_strings_split_like_a_shell() {
+        assert_eq!(
+            split_command(r#"cc -DNAME="a b" -I inc 'x y.c'"#),
+            vec!["cc", "-DNAME=a b", "-I", "inc", "x y.c"]
+        );
+    }
+
+    #[test]
+    fn only_preprocessor_flags_are_kept() {
+        let args: Vec<String> = ["-O2", "-Iinc", "-D", "X=1", "-c", "-o", "a.o", "a.c", "-std=c99"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            preprocessor_flags(&args),
+            vec!["-Iinc", "-D", "X=1", "-std=c99"]
+        );
+    }
+}

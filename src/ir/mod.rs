@@ -1,0 +1,456 @@
+//! covprune's own typed IR: side-effect-free C expressions, simple statements and basic blocks.
+//!
+//! Architecture invariant: nothing here knows tree-sitter, petgraph or Z3. Expressions are pure
+//! (calls and side effects were hoisted into statements by the front end) and carry their C type
+//! with every conversion explicit, so later stages never re-derive C's typing rules.
+
+pub mod consteval;
+pub mod display;
+pub mod types;
+
+pub use types::{CType, Field, FloatKind, FuncType, IntKind, Layout, Record, RecordId};
+
+/// Index into [`Program::files`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct FileId(pub u32);
+
+/// An original source position (after mapping back through line markers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Loc {
+    pub file: FileId,
+    pub line: u32,
+    pub col: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocalId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GlobalId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum VarRef {
+    Local(LocalId),
+    Global(GlobalId),
+}
+
+/// Why the front end replaced something by an unconstrained value or a havoc. Each kind is
+/// counted in `covprune parse` output, so users see how much was not modelled exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FallbackKind {
+    Float,
+    InlineAsm,
+    VaArg,
+    Builtin,
+    UnknownType,
+    UndeclaredIdentifier,
+    UnsupportedExpr,
+    UnsupportedStmt,
+    ComputedGoto,
+    NonConstInit,
+    ImpurePredicate,
+    ParseErrorRecovered,
+}
+
+impl FallbackKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FallbackKind::Float => "float",
+            FallbackKind::InlineAsm => "inline_asm",
+            FallbackKind::VaArg => "va_arg",
+            FallbackKind::Builtin => "builtin",
+            FallbackKind::UnknownType => "unknown_type",
+            FallbackKind::UndeclaredIdentifier => "undeclared_identifier",
+            FallbackKind::UnsupportedExpr => "unsupported_expr",
+            FallbackKind::UnsupportedStmt => "unsupported_stmt",
+            FallbackKind::ComputedGoto => "computed_goto",
+            FallbackKind::NonConstInit => "non_const_init",
+            FallbackKind::ImpurePredicate => "impure_predicate",
+            FallbackKind::ParseErrorRecovered => "parse_error_recovered",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    BitNot,
+    /// Logical not; operand is a scalar, result is `int` 0/1.
+    LogNot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    /// Only in pure contexts (label predicates, constant folding); program code uses branches.
+    LogAnd,
+    LogOr,
+    /// Pointer plus integer: the right operand counts elements of the pointee type.
+    PtrAdd,
+    /// Pointer minus pointer: a count of elements (type `long`).
+    PtrDiff,
+}
+
+impl BinOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        )
+    }
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::LogAnd => "&&",
+            BinOp::LogOr => "||",
+            BinOp::PtrAdd => "+p",
+            BinOp::PtrDiff => "-p",
+        }
+    }
+}
+
+/// A place in memory or a variable.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LValue {
+    Var(VarRef),
+    /// `*e`, with `e` a pointer; the place has the pointee type.
+    Deref(Box<Expr>),
+    /// Member `field` (index into the record's fields) of a record place.
+    Field(Box<LValue>, RecordId, u32),
+    /// Element `index` of an array place.
+    Index(Box<LValue>, Box<Expr>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// An integer constant, already wrapped to the expression's type.
+    Const(i128),
+    /// A floating constant (the engine treats float values as unconstrained).
+    FloatConst(f64),
+    /// Address of the string literal `idx` in [`Program::strings`].
+    Str(u32),
+    /// Read of a place; for an array place this is the array value (decayed by `AddrOf`).
+    Read(LValue),
+    AddrOf(LValue),
+    /// Address of a function (a function designator used as a value).
+    FuncAddr(String),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// Conversion of the operand to this expression's type (C 6.3 rules, exactly).
+    Cast(Box<Expr>),
+    /// `c ? a : b` in a pure context (label predicates only).
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// An unconstrained value: something the IR does not model exactly.
+    Fresh(FallbackKind),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: CType,
+}
+
+impl Expr {
+    pub fn new(kind: ExprKind, ty: CType) -> Expr {
+        Expr { kind, ty }
+    }
+    pub fn int_const(v: i128, kind: IntKind) -> Expr {
+        Expr::new(ExprKind::Const(kind.wrap(v)), CType::Int(kind))
+    }
+    pub fn fresh(reason: FallbackKind, ty: CType) -> Expr {
+        Expr::new(ExprKind::Fresh(reason), ty)
+    }
+    pub fn read(lv: LValue, ty: CType) -> Expr {
+        Expr::new(ExprKind::Read(lv), ty)
+    }
+    pub fn as_const(&self) -> Option<i128> {
+        match self.kind {
+            ExprKind::Const(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// True when evaluating the expression can have no effect and no trap worth modelling as
+    /// control flow (all IR expressions are; kept for readers of label predicates).
+    pub fn contains_fresh(&self) -> bool {
+        match &self.kind {
+            ExprKind::Fresh(_) => true,
+            ExprKind::Unary(_, e) | ExprKind::Cast(e) => e.contains_fresh(),
+            ExprKind::Binary(_, a, b) => a.contains_fresh() || b.contains_fresh(),
+            ExprKind::Cond(c, a, b) => c.contains_fresh() || a.contains_fresh() || b.contains_fresh(),
+            ExprKind::Read(lv) | ExprKind::AddrOf(lv) => lv.contains_fresh(),
+            _ => false,
+        }
+    }
+}
+
+impl LValue {
+    pub fn contains_fresh(&self) -> bool {
+        match self {
+            LValue::Var(_) => false,
+            LValue::Deref(e) => e.contains_fresh(),
+            LValue::Field(b, _, _) => b.contains_fresh(),
+            LValue::Index(b, i) => b.contains_fresh() || i.contains_fresh(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Callee {
+    /// A call of a named function (defined in the program or external).
+    Direct(String),
+    /// A call through a function pointer.
+    Indirect(Expr),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    Assign {
+        dst: LValue,
+        src: Expr,
+    },
+    /// The place gets an unconstrained value (uninitialised declaration, unmodelled effect).
+    Havoc {
+        dst: LValue,
+        reason: Option<FallbackKind>,
+    },
+    /// Every byte of the object is zero (static storage, `= {0}` before explicit members).
+    ZeroInit {
+        dst: LValue,
+    },
+    /// The path continues only when the condition holds.
+    Assume(Expr),
+    Call {
+        dst: Option<LValue>,
+        callee: Callee,
+        args: Vec<Expr>,
+    },
+    /// A `pc_label(pred, id, "tag")` test objective.
+    Label {
+        id: u64,
+        tag: String,
+        pred: Expr,
+        /// The predicate as written, for reports.
+        text: String,
+    },
+    /// Something with effects the IR does not model (inline asm): may write any memory.
+    HavocMemory(FallbackKind),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwitchCase {
+    /// Inclusive value range (a GNU case range, or one value when `lo == hi`).
+    pub lo: i128,
+    pub hi: i128,
+    pub target: BlockId,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Terminator {
+    Goto(BlockId),
+    Branch {
+        cond: Expr,
+        then_bb: BlockId,
+        else_bb: BlockId,
+    },
+    Switch {
+        scrutinee: Expr,
+        cases: Vec<SwitchCase>,
+        default: BlockId,
+    },
+    Return(Option<Expr>),
+    /// The block ends in a call that never returns (`exit`, `abort`, ...).
+    NoReturn,
+    /// Control cannot reach the end of this block (e.g. after `__builtin_unreachable`).
+    Unreachable,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub term: Terminator,
+    pub loc: Loc,
+    /// True for the head of a source loop (`while`, `do`, `for`); back edges target these.
+    pub loop_head: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Local {
+    pub name: String,
+    pub ty: CType,
+    pub is_param: bool,
+    /// Locals whose address is taken live in memory; the rest are SSA values.
+    pub address_taken: bool,
+    pub volatile: bool,
+    /// `static` locals keep their value across calls: the engine treats them like globals.
+    pub is_static: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Linkage {
+    External,
+    Internal,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Global {
+    pub name: String,
+    pub ty: CType,
+    pub linkage: Linkage,
+    pub is_extern_decl: bool,
+    pub volatile: bool,
+    pub is_const: bool,
+    /// Initialisation as straight-line statements, for whole-program runs from `main`.
+    pub init: Vec<Stmt>,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    pub ty: FuncType,
+    pub linkage: Linkage,
+    pub locals: Vec<Local>,
+    /// Parameters, in order, as indices into `locals`.
+    pub params: Vec<LocalId>,
+    pub blocks: Vec<Block>,
+    pub entry: BlockId,
+    pub loc: Loc,
+    /// True when some statement could not be lowered exactly (see the program diagnostics).
+    pub has_fallbacks: bool,
+}
+
+impl Function {
+    pub fn block(&self, id: BlockId) -> &Block {
+        &self.blocks[id.0 as usize]
+    }
+    pub fn local(&self, id: LocalId) -> &Local {
+        &self.locals[id.0 as usize]
+    }
+    pub fn successors(&self, id: BlockId) -> Vec<BlockId> {
+        match &self.block(id).term {
+            Terminator::Goto(t) => vec![*t],
+            Terminator::Branch {
+                then_bb, else_bb, ..
+            } => vec![*then_bb, *else_bb],
+            Terminator::Switch { cases, default, .. } => {
+                let mut v: Vec<BlockId> = cases.iter().map(|c| c.target).collect();
+                v.push(*default);
+                v
+            }
+            Terminator::Return(_) | Terminator::NoReturn | Terminator::Unreachable => vec![],
+        }
+    }
+    /// Every label statement of the function, with its block.
+    pub fn labels(&self) -> impl Iterator<Item = (BlockId, &Stmt)> {
+        self.blocks.iter().enumerate().flat_map(|(b, blk)| {
+            blk.stmts
+                .iter()
+                .filter(|s| matches!(s.kind, StmtKind::Label { .. }))
+                .map(move |s| (BlockId(b as u32), s))
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub loc: Loc,
+    /// The function being lowered, if any.
+    pub function: Option<String>,
+    pub kind: DiagnosticKind,
+    pub message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DiagnosticKind {
+    /// A construct replaced by a sound approximation.
+    Fallback(FallbackKind),
+    /// A syntax error in the parse tree outside any function, skipped.
+    ParseError,
+    /// A function that could not be lowered; its labels stay unknown.
+    SkippedFunction,
+}
+
+/// A declared but undefined function (external, or defined in another unit).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExternalDecl {
+    pub name: String,
+    pub ty: CType,
+}
+
+/// A function the front end had to skip, with why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedFunction {
+    pub name: String,
+    pub loc: Loc,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    /// Original file names, indexed by [`FileId`].
+    pub files: Vec<String>,
+    pub records: Vec<Record>,
+    pub globals: Vec<Global>,
+    pub functions: Vec<Function>,
+    pub skipped: Vec<SkippedFunction>,
+    /// Declarations of functions not defined here, by name.
+    pub externals: Vec<ExternalDecl>,
+    pub strings: Vec<Vec<u8>>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Program {
+    pub fn layout(&self) -> Layout<'_> {
+        Layout {
+            records: &self.records,
+        }
+    }
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.name == name)
+    }
+    pub fn file_name(&self, id: FileId) -> &str {
+        self.files.get(id.0 as usize).map_or("?", String::as_str)
+    }
+    pub fn fmt_loc(&self, loc: Loc) -> String {
+        format!("{}:{}:{}", self.file_name(loc.file), loc.line, loc.col)
+    }
+}

@@ -1,0 +1,10 @@
+//! covprune: finds and prunes polluting test objectives (infeasible, duplicate, subsumed labels)
+//! in C programs. See the README's "Architecture" section for the pipeline and its invariants.
+
+pub mod cfg;
+pub mod cli;
+pub mod console;
+pub mod frontend;
+pub mod ir;
+pub mod libc;
+pub mod report;

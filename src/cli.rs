@@ -152,7 +152,8 @@ fn execute(command: Command) -> anyhow::Result<()> {
             verbose,
         } => {
             let loaded = load(&file, &cc)?;
-            let report = ParseReport::new(&file.display().to_string(), &loaded.program, &loaded.stats);
+            let report =
+                ParseReport::new(&file.display().to_string(), &loaded.program, &loaded.stats);
             if verbose {
                 print_err(&crate::report::diagnostics_text(&loaded.program));
             }
@@ -166,7 +167,11 @@ fn execute(command: Command) -> anyhow::Result<()> {
             let loaded = load(&file, &cc)?;
             let program = &loaded.program;
             let Some(f) = program.function(&function) else {
-                anyhow::bail!("{}: no lowered function named `{function}`{}", file.display(), skipped_note(program, &function));
+                anyhow::bail!(
+                    "{}: no lowered function named `{function}`{}",
+                    file.display(),
+                    skipped_note(program, &function)
+                );
             };
             let cg = CallGraph::build(program);
             let cfg = Cfg::build(f, &|n| cg.may_not_return(n));
@@ -179,7 +184,11 @@ fn execute(command: Command) -> anyhow::Result<()> {
             match function {
                 Some(name) => {
                     let Some(f) = program.function(&name) else {
-                        anyhow::bail!("{}: no lowered function named `{name}`{}", file.display(), skipped_note(program, &name));
+                        anyhow::bail!(
+                            "{}: no lowered function named `{name}`{}",
+                            file.display(),
+                            skipped_note(program, &name)
+                        );
                     };
                     out.push_str(&crate::ir::display::function_to_string(program, f));
                 }

@@ -7,7 +7,6 @@ use petgraph::graph::{DiGraph, NodeIndex};
 
 use crate::ir::{Callee, Expr, ExprKind, LValue, Linkage, Program, Stmt, StmtKind, Terminator};
 
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FuncNode {
     pub name: String,
@@ -90,11 +89,7 @@ impl CallGraph {
             .iter()
             .filter(|f| f.ty.noreturn)
             .map(|f| f.name.clone())
-            .chain(
-                crate::libc::NEVER_RETURNS
-                    .iter()
-                    .map(|s| s.to_string()),
-            )
+            .chain(crate::libc::NEVER_RETURNS.iter().map(|s| s.to_string()))
             .collect();
         cg.may_stop = cg.compute_may_stop(program);
         cg
@@ -166,7 +161,14 @@ impl CallGraph {
         let mut v: Vec<(String, u32)> = self
             .graph
             .edges_directed(i, petgraph::Direction::Outgoing)
-            .map(|e| (self.graph[petgraph::visit::EdgeRef::target(&e)].name.clone(), *e.weight()))
+            .map(|e| {
+                (
+                    self.graph[petgraph::visit::EdgeRef::target(&e)]
+                        .name
+                        .clone(),
+                    *e.weight(),
+                )
+            })
             .collect();
         v.sort();
         v
@@ -179,18 +181,16 @@ impl CallGraph {
     /// True for a function only reached through one direct call site: defined here, static,
     /// never address-taken (the single-call-site rule of co-reached groups).
     pub fn called_once_internally(&self, name: &str) -> bool {
-        self.node(name).is_some_and(|n| {
-            n.defined && n.linkage == Linkage::Internal && !n.address_taken
-        }) && self.call_sites(name) == 1
+        self.node(name)
+            .is_some_and(|n| n.defined && n.linkage == Linkage::Internal && !n.address_taken)
+            && self.call_sites(name) == 1
     }
 
     /// Recursive groups (strongly connected components with a cycle), each sorted.
     pub fn recursive_groups(&self) -> Vec<Vec<String>> {
         let mut out: Vec<Vec<String>> = petgraph::algo::tarjan_scc(&self.graph)
             .into_iter()
-            .filter(|scc| {
-                scc.len() > 1 || self.graph.find_edge(scc[0], scc[0]).is_some()
-            })
+            .filter(|scc| scc.len() > 1 || self.graph.find_edge(scc[0], scc[0]).is_some())
             .map(|scc| {
                 let mut v: Vec<String> = scc.iter().map(|i| self.graph[*i].name.clone()).collect();
                 v.sort();

@@ -55,9 +55,10 @@ pub fn load(path: &Path, opts: &PreprocessOptions) -> Result<Loaded, FrontendErr
     let t0 = Instant::now();
     let raw = preprocess::preprocess(path, opts)?;
     let preprocess_ms = t0.elapsed().as_millis();
-    let main_name = path
-        .file_name()
-        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let main_name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     load_text(&raw, &main_name, path, preprocess_ms)
 }
 
@@ -145,7 +146,7 @@ fn has_clean_top_level_item(root: tree_sitter::Node) -> bool {
         matches!(
             c.kind(),
             "function_definition" | "declaration" | "type_definition"
-        ) && !c.has_error()
+        ) && lower::unrecoverable_error(c).is_none()
     });
     ok
 }

@@ -23,17 +23,62 @@ pub struct Rewritten {
 
 /// Words that may start a declaration without being its type.
 const PREFIX_WORDS: &[&str] = &[
-    "static", "extern", "inline", "__inline", "__inline__", "register", "const", "volatile",
-    "auto", "_Noreturn", "__extension__",
+    "static",
+    "extern",
+    "inline",
+    "__inline",
+    "__inline__",
+    "register",
+    "const",
+    "volatile",
+    "auto",
+    "_Noreturn",
+    "__extension__",
 ];
 
 /// Words that are (or start) a type.
 const TYPE_WORDS: &[&str] = &[
-    "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "_Bool",
-    "struct", "union", "enum", "typedef", "__attribute__", "asm", "__asm__", "__asm", "typeof",
-    "__typeof__", "__typeof", "_Static_assert", "__int128", "_Complex", "size_t", "ssize_t",
-    "ptrdiff_t", "intptr_t", "uintptr_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
-    "uint16_t", "uint32_t", "uint64_t", "bool", "char16_t", "char32_t", "wchar_t",
+    "void",
+    "char",
+    "short",
+    "int",
+    "long",
+    "float",
+    "double",
+    "signed",
+    "unsigned",
+    "_Bool",
+    "struct",
+    "union",
+    "enum",
+    "typedef",
+    "__attribute__",
+    "asm",
+    "__asm__",
+    "__asm",
+    "typeof",
+    "__typeof__",
+    "__typeof",
+    "_Static_assert",
+    "__int128",
+    "_Complex",
+    "size_t",
+    "ssize_t",
+    "ptrdiff_t",
+    "intptr_t",
+    "uintptr_t",
+    "int8_t",
+    "int16_t",
+    "int32_t",
+    "int64_t",
+    "uint8_t",
+    "uint16_t",
+    "uint32_t",
+    "uint64_t",
+    "bool",
+    "char16_t",
+    "char32_t",
+    "wchar_t",
 ];
 
 struct Scanner<'a> {
@@ -117,8 +162,22 @@ pub fn strip_variable_parens(text: &mut [u8], typedefs: &HashSet<String>) -> boo
 
 /// C keywords that are not types (a parenthesized one is never a variable).
 const KEYWORDS: &[&str] = &[
-    "sizeof", "return", "if", "else", "while", "for", "do", "switch", "case", "default", "break",
-    "continue", "goto", "_Alignof", "__alignof__", "_Generic",
+    "sizeof",
+    "return",
+    "if",
+    "else",
+    "while",
+    "for",
+    "do",
+    "switch",
+    "case",
+    "default",
+    "break",
+    "continue",
+    "goto",
+    "_Alignof",
+    "__alignof__",
+    "_Generic",
 ];
 
 /// Rewrites old-style constructs; `None` when there are none.
@@ -268,7 +327,12 @@ fn kr_definition(
     }
     let params: Vec<String> = names
         .iter()
-        .map(|n| decl_types.get(n).cloned().unwrap_or_else(|| format!("int {n}")))
+        .map(|n| {
+            decl_types
+                .get(n)
+                .cloned()
+                .unwrap_or_else(|| format!("int {n}"))
+        })
         .collect();
     let replacement = format!("({}) ", params.join(", "));
     // Replace from `(` up to the `{`, which is kept.
@@ -343,7 +407,10 @@ fn text_of(sc: &Scanner, s: usize, e: usize) -> String {
         return String::new();
     }
     let (bs, be) = (sc.tokens[s].0, sc.tokens[e - 1].1);
-    as_str(&sc.text[bs..be]).split_whitespace().collect::<Vec<_>>().join(" ")
+    as_str(&sc.text[bs..be])
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn as_str(b: &[u8]) -> &str {

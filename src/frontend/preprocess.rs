@@ -64,11 +64,18 @@ pub fn preprocess(path: &Path, opts: &PreprocessOptions) -> Result<Vec<u8>, Fron
     // keeps the calls through preprocessing without any other effect.
     flags.push("-Dpc_label=pc_label".into());
     flags.push("-Dpc_label_bindings=pc_label_bindings".into());
-    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let mut cmd = Command::new(&cc);
-    cmd.arg("-E").args(&flags).arg(&abs);
-    if let Some(dir) = &cwd {
-        cmd.current_dir(dir);
+    cmd.arg("-E").args(&flags);
+    // Line markers repeat the path as given, so keep it relative unless the compilation
+    // database runs the compiler elsewhere.
+    match &cwd {
+        Some(dir) => {
+            let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            cmd.arg(abs).current_dir(dir);
+        }
+        None => {
+            cmd.arg(path);
+        }
     }
     let out = cmd.output().map_err(|e| FrontendError::Preprocess {
         path: path.to_path_buf(),
@@ -120,7 +127,9 @@ fn flags_from_database(
         } else if let Some(c) = entry["command"].as_str() {
             split_command(c)
         } else {
-            return Err(bad(format!("entry for {f} has neither arguments nor command")));
+            return Err(bad(format!(
+                "entry for {f} has neither arguments nor command"
+            )));
         };
         let Some((cc, rest)) = args.split_first() else {
             return Err(bad(format!("entry for {f} has an empty command")));
@@ -137,7 +146,9 @@ fn preprocessor_flags(args: &[String]) -> Vec<String> {
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
-        let takes_value = ["-I", "-D", "-U", "-include", "-isystem", "-iquote", "-imacros"];
+        let takes_value = [
+            "-I", "-D", "-U", "-include", "-isystem", "-iquote", "-imacros",
+        ];
         if takes_value.contains(&a.as_str()) {
             if let Some(v) = args.get(i + 1) {
                 out.push(a.clone());
@@ -215,10 +226,12 @@ mod tests {
 
     #[test]
     fn only_preprocessor_flags_are_kept() {
-        let args: Vec<String> = ["-O2", "-Iinc", "-D", "X=1", "-c", "-o", "a.o", "a.c", "-std=c99"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let args: Vec<String> = [
+            "-O2", "-Iinc", "-D", "X=1", "-c", "-o", "a.o", "a.c", "-std=c99",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         assert_eq!(
             preprocessor_flags(&args),
             vec!["-Iinc", "-D", "X=1", "-std=c99"]

@@ -262,7 +262,10 @@ fn rewrite_va_arg(text: &mut [u8]) {
         // The pieces with their whitespace collapsed (markers left long runs of it).
         let flat = |b: &[u8]| -> Vec<u8> {
             let s = String::from_utf8_lossy(b);
-            s.split_whitespace().collect::<Vec<_>>().join(" ").into_bytes()
+            s.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .into_bytes()
         };
         let ap = flat(&text[open + 1..comma]);
         let ty = flat(&text[comma + 1..close - 1]);
@@ -293,7 +296,10 @@ mod tests {
         assert!(p.text.starts_with(b"         \nint x;"));
         assert_eq!(p.line_map.loc(1, 0).line, 1);
         let l = p.line_map.loc(3, 4);
-        assert_eq!((p.line_map.files[l.file.0 as usize].as_str(), l.line, l.col), ("b.h", 10, 5));
+        assert_eq!(
+            (p.line_map.files[l.file.0 as usize].as_str(), l.line, l.col),
+            ("b.h", 10, 5)
+        );
         assert_eq!(p.line_map.loc(4, 0).line, 11);
     }
 

@@ -25,7 +25,16 @@ impl Printer<'_> {
             .records
             .get(rec.0 as usize)
             .and_then(|r| r.fields.get(idx as usize))
-            .map_or_else(|| format!("#{idx}"), |f| f.name.clone())
+            .map_or_else(
+                || format!("#{idx}"),
+                |f| {
+                    if f.name.is_empty() {
+                        "<anon>".to_string()
+                    } else {
+                        f.name.clone()
+                    }
+                },
+            )
     }
 
     pub fn lvalue(&self, lv: &LValue) -> String {
@@ -63,7 +72,12 @@ impl Printer<'_> {
                 format!("{s}{}", self.expr_atom(a))
             }
             ExprKind::Binary(op, a, b) => {
-                format!("{} {} {}", self.expr_atom(a), op.symbol(), self.expr_atom(b))
+                format!(
+                    "{} {} {}",
+                    self.expr_atom(a),
+                    op.symbol(),
+                    self.expr_atom(b)
+                )
             }
             ExprKind::Cast(a) => format!("({}){}", e.ty, self.expr_atom(a)),
             ExprKind::Cond(c, a, b) => format!(

@@ -209,7 +209,9 @@ impl Expr {
             ExprKind::Fresh(_) => true,
             ExprKind::Unary(_, e) | ExprKind::Cast(e) => e.contains_fresh(),
             ExprKind::Binary(_, a, b) => a.contains_fresh() || b.contains_fresh(),
-            ExprKind::Cond(c, a, b) => c.contains_fresh() || a.contains_fresh() || b.contains_fresh(),
+            ExprKind::Cond(c, a, b) => {
+                c.contains_fresh() || a.contains_fresh() || b.contains_fresh()
+            }
             ExprKind::Read(lv) | ExprKind::AddrOf(lv) => lv.contains_fresh(),
             _ => false,
         }

@@ -276,8 +276,19 @@ impl fmt::Display for CType {
             CType::Float(FloatKind::Double) => write!(f, "double"),
             CType::Float(FloatKind::LongDouble) => write!(f, "long double"),
             CType::Pointer(t) => write!(f, "{t}*"),
-            CType::Array(t, Some(n)) => write!(f, "{t}[{n}]"),
-            CType::Array(t, None) => write!(f, "{t}[]"),
+            CType::Array(..) => {
+                // C order: the outermost dimension first (`int[2][3]`).
+                let mut dims = String::new();
+                let mut t = self;
+                while let CType::Array(elem, n) = t {
+                    match n {
+                        Some(n) => dims.push_str(&format!("[{n}]")),
+                        None => dims.push_str("[]"),
+                    }
+                    t = elem;
+                }
+                write!(f, "{t}{dims}")
+            }
             CType::Function(ft) => {
                 write!(f, "{}(", ft.ret)?;
                 for (i, p) in ft.params.iter().enumerate() {
@@ -341,11 +352,23 @@ mod tests {
 
     #[test]
     fn usual_arithmetic_conversions_follow_c11() {
-        assert_eq!(usual_arithmetic(IntKind::UChar, IntKind::UChar), IntKind::Int);
+        assert_eq!(
+            usual_arithmetic(IntKind::UChar, IntKind::UChar),
+            IntKind::Int
+        );
         assert_eq!(usual_arithmetic(IntKind::Int, IntKind::UInt), IntKind::UInt);
-        assert_eq!(usual_arithmetic(IntKind::Long, IntKind::UInt), IntKind::Long);
-        assert_eq!(usual_arithmetic(IntKind::LongLong, IntKind::ULong), IntKind::ULongLong);
-        assert_eq!(usual_arithmetic(IntKind::Short, IntKind::UShort), IntKind::Int);
+        assert_eq!(
+            usual_arithmetic(IntKind::Long, IntKind::UInt),
+            IntKind::Long
+        );
+        assert_eq!(
+            usual_arithmetic(IntKind::LongLong, IntKind::ULong),
+            IntKind::ULongLong
+        );
+        assert_eq!(
+            usual_arithmetic(IntKind::Short, IntKind::UShort),
+            IntKind::Int
+        );
     }
 
     #[test]

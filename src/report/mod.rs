@@ -130,7 +130,11 @@ pub fn diagnostics_text(program: &Program) -> String {
             .as_ref()
             .map(|f| format!(" [in {f}]"))
             .unwrap_or_default();
-        out.push_str(&format!("{}: {kind}: {}{func}\n", program.fmt_loc(d.loc), d.message));
+        out.push_str(&format!(
+            "{}: {kind}: {}{func}\n",
+            program.fmt_loc(d.loc),
+            d.message
+        ));
     }
     out
 }

@@ -8,7 +8,6 @@ use crate::ir::consteval;
 use crate::ir::types::{promote, usual_arithmetic};
 use crate::ir::*;
 
-
 /// GCC builtins without effects on memory: their value is unconstrained (not modelled).
 const PURE_BUILTINS: &[&str] = &[
     "__builtin_constant_p",
@@ -151,7 +150,7 @@ impl<'s> Lowerer<'s> {
     }
 
     /// `e != 0` as an `int` condition; comparisons and `!` are already conditions.
-    pub(super) fn to_cond(&mut self, e: Expr) -> Expr {
+    pub(super) fn as_condition(&mut self, e: Expr) -> Expr {
         let already = match &e.kind {
             ExprKind::Binary(op, ..) => {
                 op.is_comparison() || matches!(op, BinOp::LogAnd | BinOp::LogOr)
@@ -190,8 +189,8 @@ impl<'s> Lowerer<'s> {
         use BinOp::*;
         match op {
             LogAnd | LogOr => {
-                let a = self.to_cond(a);
-                let b = self.to_cond(b);
+                let a = self.as_condition(a);
+                let b = self.as_condition(b);
                 return Expr::new(ExprKind::Binary(op, Box::new(a), Box::new(b)), CType::INT);
             }
             Add | Sub if a.ty.is_pointer() || b.ty.is_pointer() => {
@@ -277,10 +276,16 @@ impl<'s> Lowerer<'s> {
                 }
                 let mut i = self.convert(i, &CType::LONG);
                 if op == BinOp::Sub {
-                    i = fold(Expr::new(ExprKind::Unary(UnOp::Neg, Box::new(i)), CType::LONG));
+                    i = fold(Expr::new(
+                        ExprKind::Unary(UnOp::Neg, Box::new(i)),
+                        CType::LONG,
+                    ));
                 }
                 let ty = p.ty.clone();
-                Expr::new(ExprKind::Binary(BinOp::PtrAdd, Box::new(p), Box::new(i)), ty)
+                Expr::new(
+                    ExprKind::Binary(BinOp::PtrAdd, Box::new(p), Box::new(i)),
+                    ty,
+                )
             }
             _ => Expr::fresh(FallbackKind::UnsupportedExpr, CType::LONG),
         }
@@ -290,8 +295,11 @@ impl<'s> Lowerer<'s> {
         let a = self.rv(a);
         match op {
             UnOp::LogNot => {
-                let c = self.to_cond(a);
-                fold(Expr::new(ExprKind::Unary(UnOp::LogNot, Box::new(c)), CType::INT))
+                let c = self.as_condition(a);
+                fold(Expr::new(
+                    ExprKind::Unary(UnOp::LogNot, Box::new(c)),
+                    CType::INT,
+                ))
             }
             _ => match a.ty {
                 CType::Int(_) => {
@@ -320,7 +328,9 @@ impl<'s> Lowerer<'s> {
                 let wide = text.starts_with('L') || text.starts_with('u') || text.starts_with('U');
                 let v = if wide || bytes.len() > 1 {
                     // Multi-character and wide constants: GCC packs bytes big-endian.
-                    bytes.iter().fold(0i128, |acc, b| (acc << 8) | i128::from(*b))
+                    bytes
+                        .iter()
+                        .fold(0i128, |acc, b| (acc << 8) | i128::from(*b))
                 } else {
                     // Plain char is signed: '\xff' is -1.
                     i128::from(bytes.first().copied().unwrap_or(0) as i8)
@@ -436,7 +446,9 @@ impl<'s> Lowerer<'s> {
                 let Some(v) = node.child_by_field_name("value") else {
                     return Expr::fresh(FallbackKind::UnsupportedExpr, ty);
                 };
-                if v.kind() == "call_expression" && self.callee_name(v).as_deref() == Some("__cp_va_arg") {
+                if v.kind() == "call_expression"
+                    && self.callee_name(v).as_deref() == Some("__cp_va_arg")
+                {
                     // `__builtin_va_arg(ap, T)`, rewritten by the source preparation.
                     if let Some(args) = v.child_by_field_name("arguments") {
                         self.discard(args);
@@ -471,7 +483,11 @@ impl<'s> Lowerer<'s> {
                 Expr::fresh(FallbackKind::UnsupportedExpr, CType::Unknown)
             }
             _ => {
-                self.fallback(node, FallbackKind::UnsupportedExpr, "unsupported expression");
+                self.fallback(
+                    node,
+                    FallbackKind::UnsupportedExpr,
+                    "unsupported expression",
+                );
                 Expr::fresh(FallbackKind::UnsupportedExpr, CType::Unknown)
             }
         }
@@ -550,7 +566,11 @@ impl<'s> Lowerer<'s> {
                         CType::Function(Box::new(f.ty.clone())),
                     );
                 }
-                self.fallback(node, FallbackKind::UndeclaredIdentifier, "undeclared identifier");
+                self.fallback(
+                    node,
+                    FallbackKind::UndeclaredIdentifier,
+                    "undeclared identifier",
+                );
                 Expr::fresh(FallbackKind::UndeclaredIdentifier, CType::INT)
             }
         }
@@ -571,6 +591,22 @@ impl<'s> Lowerer<'s> {
         if let LValue::Var(v) = &lv {
             if self.is_volatile(*v) {
                 return Expr::fresh(FallbackKind::UnsupportedExpr, ty);
+            }
+        }
+        // A bit-field narrower than `int` promotes to `int` whatever its declared type (GCC,
+        // C11 6.3.1.1p2): `unsigned b : 5; b - 10 < 0` is true.
+        if let LValue::Field(_, rid, idx) = &lv {
+            let bits = self
+                .prog
+                .records
+                .get(rid.0 as usize)
+                .and_then(|r| r.fields.get(*idx as usize))
+                .and_then(|f| f.bits);
+            if let (Some((_, width)), CType::Int(k)) = (bits, &ty) {
+                if width < 32 && *k != IntKind::Int {
+                    let read = Expr::read(lv, ty);
+                    return Expr::new(ExprKind::Cast(Box::new(read)), CType::INT);
+                }
             }
         }
         Expr::read(lv, ty)
@@ -654,10 +690,12 @@ impl<'s> Lowerer<'s> {
                 let t = (**t).clone();
                 Some((LValue::Deref(Box::new(p)), t))
             }
-            "compound_literal_expression" | "call_expression" | "conditional_expression"
-            | "assignment_expression" | "cast_expression" | "comma_expression" => {
-                self.spill_to_place(node)
-            }
+            "compound_literal_expression"
+            | "call_expression"
+            | "conditional_expression"
+            | "assignment_expression"
+            | "cast_expression"
+            | "comma_expression" => self.spill_to_place(node),
             _ => {
                 self.fallback(node, FallbackKind::UnsupportedExpr, "not an lvalue");
                 None
@@ -667,70 +705,73 @@ impl<'s> Lowerer<'s> {
 
     /// The member place `arg.field` / `arg->field` of the field expression `node`.
     fn field_place(&mut self, node: Node, arg: Node) -> Option<(LValue, CType)> {
-                                let field = node.child_by_field_name("field")?;
-                let arrow = node
-                    .child_by_field_name("operator")
-                    .is_some_and(|o| self.node_text(o) == "->");
-                let (base, bty) = if arrow {
-                    let p = self.expr(arg);
-                    let CType::Pointer(t) = &p.ty else {
-                        self.fallback(node, FallbackKind::UnsupportedExpr, "-> on a non-pointer");
-                        return None;
-                    };
-                    let t = (**t).clone();
-                    (LValue::Deref(Box::new(p)), t)
-                } else {
-                    match self.lvalue(arg) {
-                        Some(x) => x,
-                        None => return None,
-                    }
-                };
-                let CType::Record(rid) = bty else {
-                    self.fallback(node, FallbackKind::UnknownType, "member of a non-record");
-                    return None;
-                };
-                let name = self.node_text(field);
-                match self.find_field(rid, name) {
-                    Some(path) => {
-                        let mut lv = base;
-                        let mut ty = CType::Unknown;
-                        for (r, idx) in path {
-                            ty = self.prog.records[r.0 as usize].fields[idx as usize].ty.clone();
-                            lv = LValue::Field(Box::new(lv), r, idx);
-                        }
-                        Some((lv, ty))
-                    }
-                    None => {
-                        self.fallback(node, FallbackKind::UnknownType, "unknown member");
-                        None
-                    }
+        let field = node.child_by_field_name("field")?;
+        let arrow = node
+            .child_by_field_name("operator")
+            .is_some_and(|o| self.node_text(o) == "->");
+        let (base, bty) = if arrow {
+            let p = self.expr(arg);
+            let CType::Pointer(t) = &p.ty else {
+                self.fallback(node, FallbackKind::UnsupportedExpr, "-> on a non-pointer");
+                return None;
+            };
+            let t = (**t).clone();
+            (LValue::Deref(Box::new(p)), t)
+        } else {
+            self.lvalue(arg)?
+        };
+        let CType::Record(rid) = bty else {
+            self.fallback(node, FallbackKind::UnknownType, "member of a non-record");
+            return None;
+        };
+        let name = self.node_text(field);
+        match self.find_field(rid, name) {
+            Some(path) => {
+                let mut lv = base;
+                let mut ty = CType::Unknown;
+                for (r, idx) in path {
+                    ty = self.prog.records[r.0 as usize].fields[idx as usize]
+                        .ty
+                        .clone();
+                    lv = LValue::Field(Box::new(lv), r, idx);
                 }
-                }
+                Some((lv, ty))
+            }
+            None => {
+                self.fallback(node, FallbackKind::UnknownType, "unknown member");
+                None
+            }
+        }
+    }
 
     /// The element place `arg[index]` of the subscript expression `node`.
     fn subscript_place(&mut self, node: Node, arg: Node) -> Option<(LValue, CType)> {
-                                let index = node.child_by_field_name("index")?;
-                let base = self.expr_raw(arg);
-                if let (CType::Array(elem, _), ExprKind::Read(_)) = (&base.ty, &base.kind) {
-                    let elem = (**elem).clone();
-                    let ExprKind::Read(lv) = base.kind else {
-                        return None;
-                    };
-                    let i = self.expr(index);
-                    let i = self.convert(i, &CType::LONG);
-                    return Some((LValue::Index(Box::new(lv), Box::new(i)), elem));
-                }
-                let base = self.spill_if_later_effects(base, index);
-                let base = self.rv(base);
-                let i = self.expr(index);
-                let p = self.binary(BinOp::Add, base, i);
-                let CType::Pointer(t) = &p.ty else {
-                    self.fallback(node, FallbackKind::UnsupportedExpr, "subscript of a non-pointer");
-                    return None;
-                };
-                let t = (**t).clone();
-                Some((LValue::Deref(Box::new(p)), t))
-                }
+        let index = node.child_by_field_name("index")?;
+        let base = self.expr_raw(arg);
+        if let (CType::Array(elem, _), ExprKind::Read(_)) = (&base.ty, &base.kind) {
+            let elem = (**elem).clone();
+            let ExprKind::Read(lv) = base.kind else {
+                return None;
+            };
+            let i = self.expr(index);
+            let i = self.convert(i, &CType::LONG);
+            return Some((LValue::Index(Box::new(lv), Box::new(i)), elem));
+        }
+        let base = self.spill_if_later_effects(base, index);
+        let base = self.rv(base);
+        let i = self.expr(index);
+        let p = self.binary(BinOp::Add, base, i);
+        let CType::Pointer(t) = &p.ty else {
+            self.fallback(
+                node,
+                FallbackKind::UnsupportedExpr,
+                "subscript of a non-pointer",
+            );
+            return None;
+        };
+        let t = (**t).clone();
+        Some((LValue::Deref(Box::new(p)), t))
+    }
 
     /// `(T)(x)[i]` and `(T)(x).f`: tree-sitter-c reads a cast to a typedef name followed by a
     /// parenthesized operand as a call, then applies the postfix to the "call". C applies the
@@ -797,7 +838,10 @@ impl<'s> Lowerer<'s> {
     /// would.
     fn spill_if_later_effects(&mut self, e: Expr, later: Node) -> Expr {
         if e.as_const().is_some()
-            || matches!(e.kind, ExprKind::FuncAddr(_) | ExprKind::Str(_) | ExprKind::AddrOf(_))
+            || matches!(
+                e.kind,
+                ExprKind::FuncAddr(_) | ExprKind::Str(_) | ExprKind::AddrOf(_)
+            )
             || !has_side_effects(later)
             || self.fs.is_none()
             || e.ty.is_aggregate()
@@ -918,7 +962,11 @@ impl<'s> Lowerer<'s> {
         }
         let t = self.new_temp(CType::INT);
         let loc = self.loc(node);
-        let (tb, fb, join) = (self.new_block(loc), self.new_block(loc), self.new_block(loc));
+        let (tb, fb, join) = (
+            self.new_block(loc),
+            self.new_block(loc),
+            self.new_block(loc),
+        );
         self.cond(node, tb, fb);
         for (b, v) in [(tb, 1), (fb, 0)] {
             self.start_block(b);
@@ -964,7 +1012,11 @@ impl<'s> Lowerer<'s> {
         let fty = self.speculative(|l| l.expr(alt).ty);
         let rty = conditional_type(&tty, &fty);
         let t = (rty != CType::Void).then(|| self.new_temp(rty.clone()));
-        let (tb, fb, join) = (self.new_block(loc), self.new_block(loc), self.new_block(loc));
+        let (tb, fb, join) = (
+            self.new_block(loc),
+            self.new_block(loc),
+            self.new_block(loc),
+        );
         match cons {
             Some(cons) => {
                 self.cond(c, tb, fb);
@@ -975,7 +1027,7 @@ impl<'s> Lowerer<'s> {
             None => {
                 let v = self.expr(c);
                 let v = self.spill_always(v, loc);
-                let cv = self.to_cond(v.clone());
+                let cv = self.as_condition(v.clone());
                 self.branch(cv, tb, fb);
                 self.start_block(tb);
                 self.assign_temp(t, v, &rty, loc);
@@ -1081,7 +1133,7 @@ impl<'s> Lowerer<'s> {
                 if rty == CType::Void {
                     return Expr::new(ExprKind::Const(0), CType::Void);
                 }
-                let cv = self.to_cond(cv);
+                let cv = self.as_condition(cv);
                 let tv = self.convert(tv, &rty);
                 let fv = self.convert(fv, &rty);
                 fold(Expr::new(
@@ -1137,7 +1189,13 @@ impl<'s> Lowerer<'s> {
             let v = self.binary(bop, cur, r);
             self.convert(v, &lty)
         };
-        self.emit(StmtKind::Assign { dst: lv.clone(), src }, loc);
+        self.emit(
+            StmtKind::Assign {
+                dst: lv.clone(),
+                src,
+            },
+            loc,
+        );
         if want_value {
             self.read_place(lv, lty)
         } else {
@@ -1153,7 +1211,9 @@ impl<'s> Lowerer<'s> {
             .child_by_field_name("operator")
             .map(|o| self.node_text(o))
             .unwrap_or("++");
-        let prefix = node.child(0).is_some_and(|c| c.kind() == "++" || c.kind() == "--");
+        let prefix = node
+            .child(0)
+            .is_some_and(|c| c.kind() == "++" || c.kind() == "--");
         let loc = self.loc(node);
         let Some((lv, lty)) = self.lvalue(arg) else {
             return Expr::fresh(FallbackKind::UnsupportedExpr, CType::INT);
@@ -1172,7 +1232,13 @@ impl<'s> Lowerer<'s> {
         } else {
             Expr::fresh(FallbackKind::UnsupportedExpr, lty.clone())
         };
-        self.emit(StmtKind::Assign { dst: lv.clone(), src: new }, loc);
+        self.emit(
+            StmtKind::Assign {
+                dst: lv.clone(),
+                src: new,
+            },
+            loc,
+        );
         if !want_value {
             Expr::new(ExprKind::Const(0), CType::Void)
         } else if prefix {
@@ -1248,7 +1314,10 @@ impl<'s> Lowerer<'s> {
         let mut arg_nodes: Vec<Node> = Vec::new();
         if let Some(a) = args_node {
             let mut c = a.walk();
-            arg_nodes = a.named_children(&mut c).filter(|n| n.kind() != "comment").collect();
+            arg_nodes = a
+                .named_children(&mut c)
+                .filter(|n| n.kind() != "comment")
+                .collect();
         }
         let loc = self.loc(node);
         if let Some(ty) = self.misparsed_cast_type(fnode) {
@@ -1312,7 +1381,11 @@ impl<'s> Lowerer<'s> {
                         (Callee::Indirect(f), ft)
                     }
                     _ => {
-                        self.fallback(node, FallbackKind::UnsupportedExpr, "call of a non-function");
+                        self.fallback(
+                            node,
+                            FallbackKind::UnsupportedExpr,
+                            "call of a non-function",
+                        );
                         let ft = FuncType {
                             ret: CType::Unknown,
                             params: Vec::new(),
@@ -1408,7 +1481,11 @@ impl<'s> Lowerer<'s> {
                     self.discard(*a);
                 }
                 self.fallback(node, FallbackKind::Builtin, "builtin value not modelled");
-                let ty = if name.contains("huge_val") || name.contains("inf") || name.contains("nan") || name == "__builtin_fabs" {
+                let ty = if name.contains("huge_val")
+                    || name.contains("inf")
+                    || name.contains("nan")
+                    || name == "__builtin_fabs"
+                {
                     CType::Float(FloatKind::Double)
                 } else if name.contains("address") {
                     CType::ptr_to(CType::Void)
@@ -1484,7 +1561,11 @@ impl<'s> Lowerer<'s> {
             .map_or(CType::Unknown, |t| self.type_descriptor(t));
         let value = node.child_by_field_name("value");
         if self.fs.is_none() || !self.in_function_code() {
-            self.fallback(node, FallbackKind::NonConstInit, "compound literal at file scope");
+            self.fallback(
+                node,
+                FallbackKind::NonConstInit,
+                "compound literal at file scope",
+            );
             return Expr::fresh(FallbackKind::NonConstInit, ty);
         }
         if let (CType::Array(elem, None), Some(v)) = (&ty, value) {
@@ -1503,12 +1584,19 @@ impl<'s> Lowerer<'s> {
     /// A GNU statement expression: its value is that of its last expression statement.
     pub(super) fn statement_expression(&mut self, block: Node) -> Expr {
         if self.fs.is_none() || !self.in_function_code() {
-            self.fallback(block, FallbackKind::UnsupportedExpr, "statement expression outside a function");
+            self.fallback(
+                block,
+                FallbackKind::UnsupportedExpr,
+                "statement expression outside a function",
+            );
             return Expr::fresh(FallbackKind::UnsupportedExpr, CType::Unknown);
         }
         self.push_scope();
         let mut c = block.walk();
-        let items: Vec<Node> = block.named_children(&mut c).filter(|n| n.kind() != "comment").collect();
+        let items: Vec<Node> = block
+            .named_children(&mut c)
+            .filter(|n| n.kind() != "comment")
+            .collect();
         let mut value = Expr::new(ExprKind::Const(0), CType::Void);
         for (i, item) in items.iter().enumerate() {
             if i + 1 == items.len() && item.kind() == "expression_statement" {
@@ -1532,7 +1620,11 @@ impl<'s> Lowerer<'s> {
     /// Inline assembly: its outputs get unconstrained values and, since it may touch memory,
     /// so does all memory.
     pub(super) fn inline_asm(&mut self, node: Node) {
-        self.fallback(node, FallbackKind::InlineAsm, "inline assembly not modelled");
+        self.fallback(
+            node,
+            FallbackKind::InlineAsm,
+            "inline assembly not modelled",
+        );
         let loc = self.loc(node);
         if let Some(outs) = node.child_by_field_name("output_operands") {
             let mut c = outs.walk();
@@ -1568,7 +1660,10 @@ impl<'s> Lowerer<'s> {
 /// statement expression, inline assembly).
 pub(super) fn has_side_effects(node: Node) -> bool {
     match node.kind() {
-        "assignment_expression" | "update_expression" | "call_expression" | "gnu_asm_expression"
+        "assignment_expression"
+        | "update_expression"
+        | "call_expression"
+        | "gnu_asm_expression"
         | "compound_statement" => true,
         "sizeof_expression" | "alignof_expression" | "offsetof_expression" => false,
         "identifier" | "number_literal" | "string_literal" | "char_literal" | "true" | "false"
@@ -1679,12 +1774,14 @@ pub(super) fn parse_number(text: &str) -> Option<Number> {
         } else {
             FloatKind::Double
         };
-        let v = if is_hex { 0.0 } else { body.parse::<f64>().unwrap_or(0.0) };
+        let v = if is_hex {
+            0.0
+        } else {
+            body.parse::<f64>().unwrap_or(0.0)
+        };
         return Some(Number::Float(v, kind));
     }
-    let digits_end = lower
-        .find(|c: char| c == 'u' || c == 'l')
-        .unwrap_or(lower.len());
+    let digits_end = lower.find(['u', 'l']).unwrap_or(lower.len());
     let (digits, suffix) = lower.split_at(digits_end);
     let (radix, body) = if let Some(h) = digits.strip_prefix("0x") {
         (16, h)

@@ -42,7 +42,11 @@ impl<'s> Lowerer<'s> {
                     e
                 } else if ty.is_aggregate() {
                     // An aggregate from something else (a mistyped value): unknown contents.
-                    self.fallback(value, FallbackKind::NonConstInit, "aggregate initializer not understood");
+                    self.fallback(
+                        value,
+                        FallbackKind::NonConstInit,
+                        "aggregate initializer not understood",
+                    );
                     self.emit(
                         StmtKind::Havoc {
                             dst: lv,
@@ -122,7 +126,10 @@ impl<'s> Lowerer<'s> {
                 if rec.is_union && idx > 0 {
                     return None;
                 }
-                Some((LValue::Field(Box::new(lv.clone()), *rid, fi as u32), f.ty.clone()))
+                Some((
+                    LValue::Field(Box::new(lv.clone()), *rid, fi as u32),
+                    f.ty.clone(),
+                ))
             }
             _ => None,
         }
@@ -248,8 +255,12 @@ impl<'s> Lowerer<'s> {
                     );
                 }
                 "subscript_range_designator" => {
-                    let lo = d.child_by_field_name("start").map(|n| self.lower_const_expr(n));
-                    let hi = d.child_by_field_name("end").map(|n| self.lower_const_expr(n));
+                    let lo = d
+                        .child_by_field_name("start")
+                        .map(|n| self.lower_const_expr(n));
+                    let hi = d
+                        .child_by_field_name("end")
+                        .map(|n| self.lower_const_expr(n));
                     let (Some(lo), Some(hi)) = (
                         lo.and_then(|e| crate::ir::consteval::eval(&e)),
                         hi.and_then(|e| crate::ir::consteval::eval(&e)),
@@ -299,7 +310,11 @@ impl<'s> Lowerer<'s> {
 
     /// An initializer we cannot follow: the whole object gets an unconstrained value.
     fn fatal_init(&mut self, lv: &LValue, node: Node) {
-        self.fallback(node, FallbackKind::NonConstInit, "initializer not understood");
+        self.fallback(
+            node,
+            FallbackKind::NonConstInit,
+            "initializer not understood",
+        );
         let loc = self.loc(node);
         self.emit(
             StmtKind::Havoc {

@@ -77,20 +77,18 @@ struct Specs {
 }
 
 /// A declarator resolved against a base type.
-struct Declared<'t> {
+struct Declared {
     name: Option<String>,
-    name_node: Option<Node<'t>>,
     ty: CType,
     /// Parameters of the function declarator applied directly to the name.
-    params: Option<Vec<Param<'t>>>,
+    params: Option<Vec<Param>>,
     noreturn: bool,
 }
 
 #[derive(Clone)]
-struct Param<'t> {
+struct Param {
     name: Option<String>,
     ty: CType,
-    node: Node<'t>,
 }
 
 pub(super) struct Lowerer<'s> {
@@ -211,7 +209,7 @@ impl<'s> Lowerer<'s> {
         match item.kind() {
             "function_definition" => self.function_definition(item),
             "declaration" => {
-                if item.has_error() {
+                if unrecoverable_error(item).is_some() {
                     self.diag(
                         item,
                         DiagnosticKind::ParseError,
@@ -234,8 +232,13 @@ impl<'s> Lowerer<'s> {
                     }
                 }
             }
-            "comment" | "preproc_call" | "preproc_def" | "preproc_function_def"
-            | "preproc_include" | "preproc_if" | "preproc_ifdef" => {}
+            "comment"
+            | "preproc_call"
+            | "preproc_def"
+            | "preproc_function_def"
+            | "preproc_include"
+            | "preproc_if"
+            | "preproc_ifdef" => {}
             "expression_statement" if item.named_child_count() == 0 => {}
             "struct_specifier" | "union_specifier" | "enum_specifier" => {
                 let _ = self.type_specifier(item);
@@ -307,7 +310,10 @@ impl<'s> Lowerer<'s> {
         let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
             let (decl_node, value) = if d.kind() == "init_declarator" {
-                (d.child_by_field_name("declarator"), d.child_by_field_name("value"))
+                (
+                    d.child_by_field_name("declarator"),
+                    d.child_by_field_name("value"),
+                )
             } else {
                 (Some(d), None)
             };
@@ -449,7 +455,10 @@ impl<'s> Lowerer<'s> {
             self.diag(
                 node,
                 DiagnosticKind::SkippedFunction,
-                format!("function `{name}` skipped: syntax error at line {}", bloc.line),
+                format!(
+                    "function `{name}` skipped: syntax error at line {}",
+                    bloc.line
+                ),
             );
             // Still declare it so that calls to it are typed.
             let specs = self.specs(node);
@@ -500,7 +509,10 @@ impl<'s> Lowerer<'s> {
             ft.params = params.iter().map(|p| p.ty.clone()).collect();
         }
         self.declare_function(&name, &ft, &specs, declared.noreturn);
-        let linkage = self.funcs.get(&name).map_or(Linkage::External, |f| f.linkage);
+        let linkage = self
+            .funcs
+            .get(&name)
+            .map_or(Linkage::External, |f| f.linkage);
         if let Some(f) = self.funcs.get_mut(&name) {
             f.defined = true;
             ft.noreturn = f.ty.noreturn;
@@ -570,7 +582,10 @@ impl<'s> Lowerer<'s> {
     }
 
     fn new_local(&mut self, name: &str, ty: CType, is_param: bool) -> LocalId {
-        let fs = self.fs.as_mut().expect("locals are only created inside a function");
+        let fs = self
+            .fs
+            .as_mut()
+            .expect("locals are only created inside a function");
         fs.locals.push(Local {
             name: name.to_string(),
             ty,
@@ -611,7 +626,7 @@ fn adjust_param_type(ty: CType) -> CType {
 /// The first syntax error inside `node` that lowering cannot work around, if any. A GNU case
 /// range (`case 1 ... 5:`) parses as a case with an ERROR holding the upper bound: that one is
 /// understood by the statement lowering.
-fn unrecoverable_error(node: Node) -> Option<Node> {
+pub(super) fn unrecoverable_error(node: Node) -> Option<Node> {
     if !node.has_error() {
         return None;
     }
@@ -619,12 +634,27 @@ fn unrecoverable_error(node: Node) -> Option<Node> {
     let mut cursor = node.walk();
     while let Some(n) = stack.pop() {
         if n.is_missing() {
+            // `int : 32;` (an unnamed bit-field) parses with a missing field name: harmless.
+            let unnamed_bitfield = n.kind() == "field_identifier"
+                && n.parent().is_some_and(|p| {
+                    let mut c = p.walk();
+                    let has_width = p.kind() == "field_declaration"
+                        && p.children(&mut c).any(|ch| ch.kind() == "bitfield_clause");
+                    has_width
+                });
+            if unnamed_bitfield {
+                continue;
+            }
             return Some(n);
         }
         if n.is_error() {
+            // `case 1 ... 5:` gives (value 1, ERROR(5)); `case 'a' ... 'z':` gives
+            // (ERROR('a'), value 'z'): one bound in an ERROR beside the case value.
             let is_case_range = n.parent().is_some_and(|p| p.kind() == "case_statement")
-                && n.prev_sibling().is_some_and(|s| {
-                    s.kind() == "..." || s.parent().and_then(|p| p.child_by_field_name("value")) == Some(s)
+                && n.named_child_count() == 1
+                && n.prev_sibling().or(n.next_sibling()).is_some_and(|s| {
+                    s.parent().and_then(|p| p.child_by_field_name("value")) == Some(s)
+                        || s.kind() == "case"
                 });
             if !is_case_range {
                 return Some(n);

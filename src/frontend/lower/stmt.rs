@@ -11,7 +11,10 @@ impl<'s> Lowerer<'s> {
     // ----- block building -----------------------------------------------------------------
 
     pub(super) fn new_block(&mut self, loc: Loc) -> BlockId {
-        let fs = self.fs.as_mut().expect("blocks exist only inside a function");
+        let fs = self
+            .fs
+            .as_mut()
+            .expect("blocks exist only inside a function");
         fs.blocks.push(Block {
             stmts: Vec::new(),
             term: Terminator::Unreachable,
@@ -133,7 +136,7 @@ impl<'s> Lowerer<'s> {
             _ => {}
         }
         let e = self.expr(node);
-        let c = self.to_cond(e);
+        let c = self.as_condition(e);
         self.branch(c, t, f);
     }
 
@@ -175,7 +178,11 @@ impl<'s> Lowerer<'s> {
                 }
             }
             "if_statement" => {
-                let (tb, fb, join) = (self.new_block(loc), self.new_block(loc), self.new_block(loc));
+                let (tb, fb, join) = (
+                    self.new_block(loc),
+                    self.new_block(loc),
+                    self.new_block(loc),
+                );
                 if let Some(c) = node.child_by_field_name("condition") {
                     self.cond(c, tb, fb);
                 }
@@ -230,8 +237,11 @@ impl<'s> Lowerer<'s> {
                     }
                 }
                 let head = self.new_loop_head(loc);
-                let (body, step, exit) =
-                    (self.new_block(loc), self.new_block(loc), self.new_block(loc));
+                let (body, step, exit) = (
+                    self.new_block(loc),
+                    self.new_block(loc),
+                    self.new_block(loc),
+                );
                 self.jump(head);
                 self.start_block(head);
                 match node.child_by_field_name("condition") {
@@ -251,12 +261,20 @@ impl<'s> Lowerer<'s> {
             }
             "switch_statement" => self.switch(node),
             "case_statement" => self.case(node),
-            "break_statement" => match self.fs.as_ref().and_then(|f| f.break_targets.last().copied()) {
+            "break_statement" => match self
+                .fs
+                .as_ref()
+                .and_then(|f| f.break_targets.last().copied())
+            {
                 Some(t) => self.terminate(Terminator::Goto(t)),
                 None => self.fatal(node, "break outside a loop or switch"),
             },
             "continue_statement" => {
-                match self.fs.as_ref().and_then(|f| f.continue_targets.last().copied()) {
+                match self
+                    .fs
+                    .as_ref()
+                    .and_then(|f| f.continue_targets.last().copied())
+                {
                     Some(t) => self.terminate(Terminator::Goto(t)),
                     None => self.fatal(node, "continue outside a loop"),
                 }
@@ -406,15 +424,23 @@ impl<'s> Lowerer<'s> {
                 }
             }
             Some(v) => {
-                let lo = self.case_value(v);
-                // A GNU case range `case lo ... hi:` parses as the value plus an ERROR node.
+                // A GNU case range parses as the value plus an ERROR node holding the other
+                // bound: before the value for `'a' ... 'z'`, after it for `1 ... 5`.
+                let value_pos = v.start_byte();
                 let mut c = node.walk();
-                let range_hi = node
+                let other = node
                     .children(&mut c)
                     .find(|n| n.is_error())
-                    .and_then(|err| err.named_child(0))
-                    .map(|hi_node| self.case_value(hi_node));
-                let hi = range_hi.unwrap_or(lo);
+                    .and_then(|err| {
+                        err.named_child(0)
+                            .map(|b| (err.start_byte() < value_pos, b))
+                    });
+                let value = self.case_value(v);
+                let (lo, hi) = match other {
+                    Some((true, b)) => (self.case_value(b), value),
+                    Some((false, b)) => (value, self.case_value(b)),
+                    None => (value, value),
+                };
                 match (lo, hi) {
                     (Some(lo), Some(hi)) => {
                         if let Some(sw) = self.fs.as_mut().and_then(|f| f.switches.last_mut()) {
@@ -446,13 +472,21 @@ impl<'s> Lowerer<'s> {
     pub(super) fn label_call(&mut self, node: Node, args: &[Node]) {
         let loc = self.loc(node);
         let (Some(pred_node), Some(id_node)) = (args.first(), args.get(1)) else {
-            self.fallback(node, FallbackKind::UnsupportedStmt, "pc_label needs a predicate and an id");
+            self.fallback(
+                node,
+                FallbackKind::UnsupportedStmt,
+                "pc_label needs a predicate and an id",
+            );
             return;
         };
         let id_expr = self.lower_const_expr(*id_node);
         let Some(id) = crate::ir::consteval::eval(&id_expr).and_then(|v| u64::try_from(v).ok())
         else {
-            self.fallback(*id_node, FallbackKind::UnsupportedStmt, "pc_label id is not a constant");
+            self.fallback(
+                *id_node,
+                FallbackKind::UnsupportedStmt,
+                "pc_label id is not a constant",
+            );
             return;
         };
         let tag = args
@@ -464,13 +498,25 @@ impl<'s> Lowerer<'s> {
             .unwrap_or_default();
         let text = self.node_text(*pred_node).to_string();
         let pred = if has_side_effects(*pred_node) {
-            self.fallback(*pred_node, FallbackKind::ImpurePredicate, "label predicate has side effects");
+            self.fallback(
+                *pred_node,
+                FallbackKind::ImpurePredicate,
+                "label predicate has side effects",
+            );
             Expr::fresh(FallbackKind::ImpurePredicate, CType::INT)
         } else {
             let e = self.pure_expr(*pred_node);
-            self.to_cond(e)
+            self.as_condition(e)
         };
-        self.emit(StmtKind::Label { id, tag, pred, text }, loc);
+        self.emit(
+            StmtKind::Label {
+                id,
+                tag,
+                pred,
+                text,
+            },
+            loc,
+        );
     }
 
     // ----- local declarations -------------------------------------------------------------
@@ -491,7 +537,10 @@ impl<'s> Lowerer<'s> {
         let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
             let (decl_node, value) = if d.kind() == "init_declarator" {
-                (d.child_by_field_name("declarator"), d.child_by_field_name("value"))
+                (
+                    d.child_by_field_name("declarator"),
+                    d.child_by_field_name("value"),
+                )
             } else {
                 (Some(d), None)
             };
@@ -552,7 +601,13 @@ impl<'s> Lowerer<'s> {
                 Some(v) => self.initialize(lv, &ty, v),
                 // An uninitialised local holds an arbitrary value (and a fresh one in each
                 // iteration of a loop around the declaration).
-                None => self.emit(StmtKind::Havoc { dst: lv, reason: None }, loc),
+                None => self.emit(
+                    StmtKind::Havoc {
+                        dst: lv,
+                        reason: None,
+                    },
+                    loc,
+                ),
             }
         }
     }

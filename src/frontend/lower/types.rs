@@ -25,10 +25,10 @@ impl<'s> Lowerer<'s> {
                     "_Noreturn" | "noreturn" => specs.noreturn = true,
                     _ => {}
                 },
-                "attribute_specifier" | "attribute_declaration" => {
-                    if self.node_text(ch).contains("noreturn") {
-                        specs.noreturn = true;
-                    }
+                "attribute_specifier" | "attribute_declaration"
+                    if self.node_text(ch).contains("noreturn") =>
+                {
+                    specs.noreturn = true;
                 }
                 _ => {}
             }
@@ -73,7 +73,9 @@ impl<'s> Lowerer<'s> {
                 if matches!(name, "typeof" | "__typeof__" | "__typeof") {
                     if let Some(d) = desc {
                         if let Some(t) = d.child_by_field_name("type") {
-                            if t.kind() == "type_identifier" && d.child_by_field_name("declarator").is_none() {
+                            if t.kind() == "type_identifier"
+                                && d.child_by_field_name("declarator").is_none()
+                            {
                                 if let Some(Symbol::Var(_, ty)) = self.lookup(self.node_text(t)) {
                                     return ty.clone();
                                 }
@@ -163,11 +165,10 @@ impl<'s> Lowerer<'s> {
     }
 
     /// Applies a (possibly abstract) declarator to a base type.
-    pub(super) fn declarator<'t>(&mut self, node: Option<Node<'t>>, base: CType) -> Declared<'t> {
+    pub(super) fn declarator(&mut self, node: Option<Node>, base: CType) -> Declared {
         let Some(node) = node else {
             return Declared {
                 name: None,
-                name_node: None,
                 ty: base,
                 params: None,
                 noreturn: false,
@@ -176,7 +177,6 @@ impl<'s> Lowerer<'s> {
         match node.kind() {
             "identifier" | "field_identifier" | "type_identifier" | "primitive_type" => Declared {
                 name: Some(self.node_text(node).to_string()),
-                name_node: Some(node),
                 ty: base,
                 params: None,
                 noreturn: false,
@@ -204,7 +204,8 @@ impl<'s> Lowerer<'s> {
                 let mut noreturn = false;
                 let mut c = node.walk();
                 for ch in node.children(&mut c) {
-                    if ch.kind() == "attribute_specifier" && self.node_text(ch).contains("noreturn") {
+                    if ch.kind() == "attribute_specifier" && self.node_text(ch).contains("noreturn")
+                    {
                         noreturn = true;
                     }
                 }
@@ -217,9 +218,11 @@ impl<'s> Lowerer<'s> {
                 };
                 let inner = node.child_by_field_name("declarator");
                 let direct = inner.is_some_and(|i| {
-                    matches!(i.kind(), "identifier" | "field_identifier" | "type_identifier")
-                        || (i.kind() == "parenthesized_declarator"
-                            && i.named_child(0).is_some_and(|n| n.kind() == "identifier"))
+                    matches!(
+                        i.kind(),
+                        "identifier" | "field_identifier" | "type_identifier"
+                    ) || (i.kind() == "parenthesized_declarator"
+                        && i.named_child(0).is_some_and(|n| n.kind() == "identifier"))
                 });
                 let mut d = self.declarator(inner, CType::Function(Box::new(ft)));
                 if direct {
@@ -253,7 +256,6 @@ impl<'s> Lowerer<'s> {
                 // gnu_asm_expression (asm labels), ms modifiers: no effect on the type.
                 Declared {
                     name: None,
-                    name_node: None,
                     ty: base,
                     params: None,
                     noreturn: false,
@@ -263,12 +265,12 @@ impl<'s> Lowerer<'s> {
     }
 
     /// Parameters, variadic flag and whether the list is a prototype.
-    fn parameter_list<'t>(&mut self, node: Node<'t>) -> (Vec<Param<'t>>, bool, bool) {
+    fn parameter_list(&mut self, node: Node) -> (Vec<Param>, bool, bool) {
         let mut params = Vec::new();
         let mut variadic = false;
         let mut prototyped = false;
         let mut c = node.walk();
-        let children: Vec<Node<'t>> = node.named_children(&mut c).collect();
+        let children: Vec<Node> = node.named_children(&mut c).collect();
         for ch in children {
             match ch.kind() {
                 "parameter_declaration" => {
@@ -279,12 +281,12 @@ impl<'s> Lowerer<'s> {
                         if let Some(t) = ty_node {
                             if t.kind() == "type_identifier" {
                                 let name = self.node_text(t);
-                                if self.typedef_type(name).is_none() && primitive_type(name).is_none()
+                                if self.typedef_type(name).is_none()
+                                    && primitive_type(name).is_none()
                                 {
                                     params.push(Param {
                                         name: Some(name.to_string()),
                                         ty: CType::INT,
-                                        node: ch,
                                     });
                                     continue;
                                 }
@@ -301,13 +303,11 @@ impl<'s> Lowerer<'s> {
                     params.push(Param {
                         name: d.name,
                         ty: adjust_param_type(d.ty),
-                        node: ch,
                     });
                 }
                 "identifier" => params.push(Param {
                     name: Some(self.node_text(ch).to_string()),
                     ty: CType::INT,
-                    node: ch,
                 }),
                 "variadic_parameter" => {
                     variadic = true;
@@ -340,10 +340,12 @@ impl<'s> Lowerer<'s> {
             return CType::Record(id);
         };
         // A definition completes an incomplete declaration of the same scope, or starts a new one.
-        let existing = tag.as_ref().and_then(|t| match self.tags.last().and_then(|s| s.get(t)) {
-            Some(Tag::Record(id)) if !self.prog.records[id.0 as usize].complete => Some(*id),
-            _ => None,
-        });
+        let existing = tag
+            .as_ref()
+            .and_then(|t| match self.tags.last().and_then(|s| s.get(t)) {
+                Some(Tag::Record(id)) if !self.prog.records[id.0 as usize].complete => Some(*id),
+                _ => None,
+            });
         let id = existing.unwrap_or_else(|| self.new_record(tag.clone(), is_union));
         if let (Some(t), Some(scope)) = (&tag, self.tags.last_mut()) {
             scope.insert(t.clone(), Tag::Record(id));
@@ -444,7 +446,11 @@ impl<'s> Lowerer<'s> {
                 match consteval::eval(&e) {
                     Some(x) => next = x,
                     None => {
-                        self.fallback(v, FallbackKind::UnsupportedExpr, "enumerator value is not constant");
+                        self.fallback(
+                            v,
+                            FallbackKind::UnsupportedExpr,
+                            "enumerator value is not constant",
+                        );
                     }
                 }
             }
@@ -495,7 +501,9 @@ pub(super) fn primitive_type(name: &str) -> Option<CType> {
         "void" => return Some(CType::Void),
         "float" => return Some(CType::Float(FloatKind::Float)),
         "double" => return Some(CType::Float(FloatKind::Double)),
-        "_Float128" | "__float128" | "_Float64x" => return Some(CType::Float(FloatKind::LongDouble)),
+        "_Float128" | "__float128" | "_Float64x" => {
+            return Some(CType::Float(FloatKind::LongDouble))
+        }
         "_Float32" => return Some(CType::Float(FloatKind::Float)),
         "_Float64" | "_Float32x" => return Some(CType::Float(FloatKind::Double)),
         // The x86_64 va_list is an array of one 24-byte record.
@@ -565,7 +573,11 @@ fn layout_record(
                 if !packed && s / unit_bits != (s + w - 1) / unit_bits {
                     s = s.div_ceil(unit_bits) * unit_bits;
                 }
-                let unit_start_bits = if packed { s / 8 * 8 } else { s / unit_bits * unit_bits };
+                let unit_start_bits = if packed {
+                    s / 8 * 8
+                } else {
+                    s / unit_bits * unit_bits
+                };
                 // A packed bit-field may straddle its declared unit: the engine cannot read it
                 // as one unit, so say the layout is unknown.
                 if packed && (s - unit_start_bits) + w > unit_bits {

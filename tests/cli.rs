@@ -1,0 +1,211 @@
+//! End-to-end tests of the `covprune` binary: outputs, exit codes and bad input.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn covprune() -> Command {
+    Command::cargo_bin("covprune").unwrap()
+}
+
+#[test]
+fn parse_json_has_the_documented_keys() {
+    let out = covprune()
+        .args(["parse", "--json", "benchmarks/programs/triangle.c"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    for key in ["functions", "lowered", "fallbacks", "errors"] {
+        assert!(v.get(key).is_some(), "missing key {key}");
+    }
+    assert_eq!(v["functions"], 1);
+    assert_eq!(v["lowered"], 1);
+    assert_eq!(v["errors"], 0);
+}
+
+#[test]
+fn parse_text_reports_functions_and_fallbacks() {
+    covprune()
+        .args(["parse", "tests/fixtures/frontend/gnu.c"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "functions:   2 (2 lowered, 100.0%)",
+        ))
+        .stdout(predicate::str::contains("inline_asm"));
+}
+
+#[test]
+fn cfg_prints_dot_for_a_function() {
+    let out = covprune()
+        .args([
+            "cfg",
+            "benchmarks/programs/triangle.c",
+            "--function",
+            "triangle_type",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let dot = String::from_utf8(out).unwrap();
+    insta::assert_snapshot!(dot);
+}
+
+#[test]
+fn missing_file_is_a_clear_error() {
+    covprune()
+        .args(["parse", "no/such/file.c"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no/such/file.c"))
+        .stderr(predicate::str::contains("no such file"));
+}
+
+#[test]
+fn unreadable_file_is_a_clear_error() {
+    // A directory cannot be read as a file, even by root.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dir.c");
+    std::fs::create_dir(&path).unwrap();
+    covprune()
+        .arg("parse")
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read"))
+        .stderr(predicate::str::contains("dir.c"));
+}
+
+#[test]
+fn preprocessing_failure_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad_include.c");
+    std::fs::write(&path, "#include \"does_not_exist.h\"\nint x;\n").unwrap();
+    covprune()
+        .arg("parse")
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot preprocess"))
+        .stderr(predicate::str::contains("bad_include.c"))
+        .stderr(predicate::str::contains("does_not_exist.h"));
+}
+
+#[test]
+fn a_file_that_is_not_c_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.c");
+    std::fs::write(
+        &path,
+        "Dear reader, this is prose: it has no C in it at all!\n",
+    )
+    .unwrap();
+    covprune()
+        .arg("parse")
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("does not look like C"))
+        .stderr(predicate::str::contains("notes.c"));
+}
+
+#[test]
+fn a_binary_file_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("blob.c");
+    std::fs::write(&path, [0x7f, b'E', b'L', b'F', 0, 0, 1, 2]).unwrap();
+    covprune()
+        .arg("parse")
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("does not look like C"));
+}
+
+#[test]
+fn unknown_function_is_a_clear_error() {
+    covprune()
+        .args([
+            "cfg",
+            "benchmarks/programs/triangle.c",
+            "--function",
+            "nope",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no lowered function named `nope`"));
+}
+
+#[test]
+fn preprocessor_flags_pass_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let inc = dir.path().join("inc");
+    std::fs::create_dir(&inc).unwrap();
+    std::fs::write(inc.join("cfg.h"), "#define LIMIT 10\n").unwrap();
+    std::fs::write(dir.path().join("pre.h"), "typedef int myint;\n").unwrap();
+    let src = dir.path().join("uses.c");
+    std::fs::write(
+        &src,
+        "#include \"cfg.h\"\nmyint f(myint x) { return x > LIMIT ? EXTRA : 0; }\n",
+    )
+    .unwrap();
+    covprune()
+        .arg("ir")
+        .arg(&src)
+        .arg("-I")
+        .arg(&inc)
+        .arg("-DEXTRA=7")
+        .arg("-include")
+        .arg(dir.path().join("pre.h"))
+        .args(["--std", "gnu89"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("tmp.1 := 7"));
+}
+
+#[test]
+fn compile_commands_supply_the_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("defs.h"), "#define K 42\n").unwrap();
+    std::fs::write(dir.path().join("m.c"), "int f(void) { return K; }\n").unwrap();
+    let db = serde_json::json!([{
+        "directory": dir.path(),
+        "file": "m.c",
+        "arguments": ["cc", "-c", "-include", "defs.h", "-o", "m.o", "m.c"]
+    }]);
+    std::fs::write(dir.path().join("compile_commands.json"), db.to_string()).unwrap();
+    covprune()
+        .arg("ir")
+        .arg(dir.path().join("m.c"))
+        .arg("-p")
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("return 42"));
+    // A database without an entry for the file is an error that names the file.
+    std::fs::write(dir.path().join("other.c"), "int g;\n").unwrap();
+    covprune()
+        .arg("parse")
+        .arg(dir.path().join("other.c"))
+        .arg("--compile-commands")
+        .arg(dir.path().join("compile_commands.json"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no entry for"));
+}
+
+#[test]
+fn callgraph_lists_calls_and_flags() {
+    covprune()
+        .args(["callgraph", "tests/fixtures/frontend/noreturn.c"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "die [static, never-returns] call sites: 1",
+        ))
+        .stdout(predicate::str::contains("  -> abort x1"));
+}

@@ -310,7 +310,7 @@ mod tests {
         let s = String::from_utf8(p.text).unwrap();
         assert_eq!(s.len(), raw.len());
         assert!(s.starts_with("signed     int a;"));
-        assert!(s.contains("( int)__cp_va_arg(ap)"));
+        assert!(s.contains("(int)__cp_va_arg(ap)"));
         assert!(!s.contains("fallthrough"));
     }
 }

@@ -63,6 +63,17 @@ impl<'s> Lowerer<'s> {
     /// Runs `f` and then undoes every statement, block and local it created: for `sizeof`,
     /// `typeof` and constant expressions, whose operands are not evaluated.
     pub(super) fn speculative<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        if self.fs.is_none() {
+            // At file scope (array sizes, enumerators, bit-field widths) lower into a scratch
+            // function that is thrown away.
+            self.fs = Some(super::FnState::scratch(String::new()));
+            let loc = Loc::default();
+            let b = self.new_block(loc);
+            self.start_block(b);
+            let r = f(self);
+            self.fs = None;
+            return r;
+        }
         let saved = self.fs.as_ref().map(|fs| {
             let cur = fs.cur.map(|b| {
                 let blk = &fs.blocks[b.0 as usize];
@@ -323,7 +334,7 @@ impl<'s> Lowerer<'s> {
         match node.kind() {
             "number_literal" => self.number_literal(node),
             "char_literal" => {
-                let bytes = decode_literal(self.node_text(node));
+                let bytes = decode_literal(&self.text[node.byte_range()]);
                 let text = self.node_text(node);
                 let wide = text.starts_with('L') || text.starts_with('u') || text.starts_with('U');
                 let v = if wide || bytes.len() > 1 {
@@ -340,12 +351,12 @@ impl<'s> Lowerer<'s> {
             "string_literal" | "concatenated_string" => {
                 let mut bytes = Vec::new();
                 if node.kind() == "string_literal" {
-                    bytes.extend(decode_literal(self.node_text(node)));
+                    bytes.extend(decode_literal(&self.text[node.byte_range()]));
                 } else {
                     let mut c = node.walk();
                     for part in node.named_children(&mut c) {
                         if part.kind() == "string_literal" {
-                            bytes.extend(decode_literal(self.node_text(part)));
+                            bytes.extend(decode_literal(&self.text[part.byte_range()]));
                         }
                     }
                 }
@@ -1822,10 +1833,17 @@ pub(super) fn parse_number(text: &str) -> Option<Number> {
 }
 
 /// The bytes of a string or character literal, escapes decoded (prefix and quotes removed).
-pub(super) fn decode_literal(text: &str) -> Vec<u8> {
-    let t = text.trim_start_matches(['L', 'u', 'U', '8']);
-    let inner = if t.len() >= 2 { &t[1..t.len() - 1] } else { "" };
-    let bytes = inner.as_bytes();
+pub(super) fn decode_literal(text: &[u8]) -> Vec<u8> {
+    let start = text
+        .iter()
+        .position(|b| !matches!(b, b'L' | b'u' | b'U' | b'8'))
+        .unwrap_or(text.len());
+    let t = &text[start..];
+    let bytes: &[u8] = if t.len() >= 2 {
+        &t[1..t.len() - 1]
+    } else {
+        &[]
+    };
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
@@ -1851,7 +1869,8 @@ pub(super) fn decode_literal(text: &str) -> Vec<u8> {
                 while i < bytes.len() && bytes[i].is_ascii_hexdigit() {
                     i += 1;
                 }
-                let v = u32::from_str_radix(&inner[start..i], 16).unwrap_or(0);
+                let digits = std::str::from_utf8(&bytes[start..i]).unwrap_or("0");
+                let v = u32::from_str_radix(digits, 16).unwrap_or(0);
                 out.push(v as u8);
             }
             b'0'..=b'7' => {
@@ -1859,7 +1878,8 @@ pub(super) fn decode_literal(text: &str) -> Vec<u8> {
                 while i < bytes.len() && i - start < 3 && (b'0'..=b'7').contains(&bytes[i]) {
                     i += 1;
                 }
-                let v = u32::from_str_radix(&inner[start..i], 8).unwrap_or(0);
+                let digits = std::str::from_utf8(&bytes[start..i]).unwrap_or("0");
+                let v = u32::from_str_radix(digits, 8).unwrap_or(0);
                 out.push(v as u8);
             }
             other => out.push(other),
@@ -1893,7 +1913,8 @@ mod tests {
 
     #[test]
     fn escapes_decode() {
-        assert_eq!(decode_literal(r#""a\n\x41\101\0""#), b"a\nAA\0".to_vec());
-        assert_eq!(decode_literal(r"'\''"), b"'".to_vec());
+        assert_eq!(decode_literal(br#""a\n\x41\101\0""#), b"a\nAA\0".to_vec());
+        assert_eq!(decode_literal(br"'\''"), b"'".to_vec());
+        assert_eq!(decode_literal(b"\"caf\xe9\""), b"caf\xe9".to_vec());
     }
 }

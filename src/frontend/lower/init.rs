@@ -397,20 +397,9 @@ impl<'s> Lowerer<'s> {
         };
         let loc = self.loc(value);
         let saved = self.fs.take();
-        self.fs = Some(FnState {
-            name: saved.as_ref().map_or_else(String::new, |f| f.name.clone()),
-            locals: Vec::new(),
-            blocks: Vec::new(),
-            cur: None,
-            break_targets: Vec::new(),
-            continue_targets: Vec::new(),
-            switches: Vec::new(),
-            c_labels: Default::default(),
-            ret: CType::Void,
-            has_fallbacks: false,
-            fatal: None,
-            const_context: true,
-        });
+        self.fs = Some(FnState::scratch(
+            saved.as_ref().map_or_else(String::new, |f| f.name.clone()),
+        ));
         let b = self.new_block(loc);
         self.start_block(b);
         self.initialize(LValue::Var(VarRef::Global(id)), &ty, value);

@@ -57,6 +57,27 @@ struct FnState {
     const_context: bool,
 }
 
+impl FnState {
+    /// State for lowering code that is not a function body (static initializers, constant
+    /// expressions): no branches, effects collected in one block.
+    fn scratch(name: String) -> FnState {
+        FnState {
+            name,
+            locals: Vec::new(),
+            blocks: Vec::new(),
+            cur: None,
+            break_targets: Vec::new(),
+            continue_targets: Vec::new(),
+            switches: Vec::new(),
+            c_labels: HashMap::new(),
+            ret: CType::Void,
+            has_fallbacks: false,
+            fatal: None,
+            const_context: true,
+        }
+    }
+}
+
 struct SwitchState {
     /// Type of the promoted controlling expression; case values convert to it.
     kind: IntKind,

@@ -492,7 +492,7 @@ impl<'s> Lowerer<'s> {
         let tag = args
             .get(2)
             .map(|t| {
-                let bytes = super::expr::decode_literal(self.node_text(*t));
+                let bytes = super::expr::decode_literal(&self.text[t.byte_range()]);
                 String::from_utf8_lossy(&bytes).into_owned()
             })
             .unwrap_or_default();

@@ -60,6 +60,38 @@ pub enum Command {
         #[command(flatten)]
         cc: CcFlags,
     },
+    /// Prove labels of an annotated file polluting; update its .labels file and write a ledger.
+    Prune(PruneArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct PruneArgs {
+    /// The annotated C file (`pc_label(cond, id, "TAG");` statements).
+    pub file: PathBuf,
+    /// The LTest-style labels file (default: the file's name with `.labels`, if it exists).
+    #[arg(long)]
+    pub labels: Option<PathBuf>,
+    /// Steps to run (1: infeasible labels).
+    #[arg(long, value_delimiter = ',', default_value = "1")]
+    pub steps: Vec<u8>,
+    /// Time limit of each proof obligation, in milliseconds.
+    #[arg(long, default_value_t = 2000)]
+    pub timeout_ms: u32,
+    /// Deterministic resource limit of each obligation (0: none); makes results reproducible.
+    #[arg(long, default_value_t = 0)]
+    pub rlimit: u32,
+    /// Worker threads (default: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
+    /// `main`: whole-program runs from `main` with initialised globals (default: any
+    /// externally visible function, any arguments and globals).
+    #[arg(long)]
+    pub entry: Option<String>,
+    /// Print a JSON summary instead of text.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub cc: CcFlags,
 }
 
 /// Flags passed to the C preprocessor.
@@ -201,6 +233,7 @@ fn execute(command: Command) -> anyhow::Result<()> {
             }
             print_out(&out);
         }
+        Command::Prune(args) => prune(args)?,
         Command::Callgraph { file, cc } => {
             let loaded = load(&file, &cc)?;
             let program = &loaded.program;
@@ -233,6 +266,184 @@ fn execute(command: Command) -> anyhow::Result<()> {
             }
             print_out(&out);
         }
+    }
+    Ok(())
+}
+
+fn prune(args: PruneArgs) -> anyhow::Result<()> {
+    use crate::prune::{PruneConfig, Status};
+    use crate::report::{labels, ledger::Ledger};
+    use std::collections::BTreeSet;
+
+    if let Some(step) = args.steps.iter().find(|s| **s != 1) {
+        anyhow::bail!("step {step} is not available yet (this version runs step 1: infeasible labels)");
+    }
+    if let Some(e) = &args.entry {
+        if e != "main" {
+            anyhow::bail!("--entry takes `main` (got `{e}`)");
+        }
+    }
+    // Read and check every input before proving anything, so that bad input leaves the files
+    // untouched.
+    let loaded = load(&args.file, &args.cc)?;
+    let program = &loaded.program;
+    let labels_path = args.labels.clone().or_else(|| {
+        let p = args.file.with_extension("labels");
+        p.exists().then_some(p)
+    });
+    let mut labels_file = match &labels_path {
+        Some(p) => Some(labels::read(p)?),
+        None => None,
+    };
+    let ir_ids: BTreeSet<u64> = program
+        .functions
+        .iter()
+        .flat_map(|f| f.labels())
+        .filter_map(|(_, s)| match &s.kind {
+            crate::ir::StmtKind::Label { id, .. } => Some(*id),
+            _ => None,
+        })
+        .collect();
+    let mut file_only: Vec<u64> = Vec::new();
+    if let (Some(lf), Some(lp)) = (&labels_file, &labels_path) {
+        let file_ids: BTreeSet<u64> = lf.rows.iter().map(|r| r.id).collect();
+        if let Some(missing) = ir_ids.difference(&file_ids).next() {
+            anyhow::bail!(
+                "{} does not match {}: label {missing} of the program is missing from it",
+                lp.display(),
+                args.file.display()
+            );
+        }
+        file_only = file_ids.difference(&ir_ids).copied().collect();
+        if !file_only.is_empty() && program.skipped.is_empty() {
+            anyhow::bail!(
+                "{} does not match {}: label {} is not in the program",
+                lp.display(),
+                args.file.display(),
+                file_only[0]
+            );
+        }
+    }
+    if ir_ids.is_empty() && file_only.is_empty() {
+        anyhow::bail!(
+            "{}: no pc_label(...) statement found (annotate the file first)",
+            args.file.display()
+        );
+    }
+    let config = PruneConfig {
+        solver: crate::smt::SolverConfig {
+            timeout_ms: args.timeout_ms,
+            rlimit: args.rlimit,
+        },
+        encode: crate::vc::encode::EncodeConfig {
+            entry_main: args.entry.is_some(),
+        },
+        jobs: args.jobs,
+    };
+    let t0 = std::time::Instant::now();
+    let mut verdicts = crate::prune::step1(program, &config);
+    for id in &file_only {
+        verdicts.push(crate::prune::LabelVerdict {
+            id: *id,
+            status: Status::Unknown("in a function that was not lowered".into()),
+            step: None,
+            time_ms: 0,
+            function: String::new(),
+            loc: crate::ir::Loc::default(),
+            tag: labels_file
+                .as_ref()
+                .and_then(|f| f.rows.iter().find(|r| r.id == *id))
+                .map(|r| r.tag.clone())
+                .unwrap_or_default(),
+            text: String::new(),
+        });
+    }
+    verdicts.sort_by_key(|v| v.id);
+    let total_ms = t0.elapsed().as_millis();
+
+    // A label a test covered cannot be infeasible: refuse to write a contradiction.
+    if let Some(lf) = &labels_file {
+        for v in &verdicts {
+            if v.status == Status::Infeasible
+                && lf.rows.iter().any(|r| r.id == v.id && r.status == "covered")
+            {
+                anyhow::bail!(
+                    "soundness alarm: label {} is marked covered in the labels file but was proved infeasible; nothing written",
+                    v.id
+                );
+            }
+        }
+    }
+    let file_name = args
+        .file
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let ledger = Ledger::new(&file_name, program, &verdicts, true);
+    let stem = args.file.with_extension("");
+    let ledger_path = PathBuf::from(format!("{}.covprune.json", stem.display()));
+    labels::write_atomic(&ledger_path, &(serde_json::to_string_pretty(&ledger)? + "\n"))?;
+
+    let lf = labels_file.get_or_insert_with(labels::LabelsFile::default);
+    for v in &verdicts {
+        let current = if v.loc.line > 0 {
+            format!("{file_name}:{}", v.loc.line)
+        } else {
+            String::new()
+        };
+        if lf.row_mut(v.id).is_none() {
+            lf.rows.push(labels::LabelRow {
+                id: v.id,
+                status: "unknown".into(),
+                tag: v.tag.clone(),
+                origin_loc: current.clone(),
+                current_loc: String::new(),
+                emitter: "covprune".into(),
+                drivers: String::new(),
+                exec_time: "0.".into(),
+                extra: Vec::new(),
+            });
+        }
+        if let (Status::Infeasible, Some(row)) = (&v.status, lf.row_mut(v.id)) {
+            row.status = "uncoverable".into();
+            row.emitter = "covprune".into();
+            row.current_loc = current;
+            row.exec_time = format!("{:.3}", v.time_ms as f64 / 1000.0);
+        }
+    }
+    lf.rows.sort_by_key(|r| r.id);
+    let out_labels = labels_path.unwrap_or_else(|| args.file.with_extension("labels"));
+    labels::write_atomic(&out_labels, &lf.to_text())?;
+
+    let n = verdicts.len();
+    let infeasible = verdicts.iter().filter(|v| v.status == Status::Infeasible).count();
+    let unknown = n - infeasible;
+    if args.json {
+        let summary = serde_json::json!({
+            "file": file_name,
+            "labels": n,
+            "infeasible": infeasible,
+            "unknown": unknown,
+            "time_ms": total_ms,
+            "ledger": ledger_path.display().to_string(),
+            "labels_file": out_labels.display().to_string(),
+        });
+        print_out(&format!("{}\n", serde_json::to_string_pretty(&summary)?));
+    } else {
+        let mut out = format!(
+            "{file_name}: {n} labels, {infeasible} infeasible (step 1), {unknown} unknown, {total_ms} ms\n"
+        );
+        for v in verdicts.iter().filter(|v| v.status == Status::Infeasible) {
+            out.push_str(&format!(
+                "  infeasible {:>5}  {:<8} line {:<5} {}\n",
+                v.id, v.tag, v.loc.line, v.text
+            ));
+        }
+        out.push_str(&format!(
+            "wrote {} and {}\n",
+            out_labels.display(),
+            ledger_path.display()
+        ));
+        print_out(&out);
     }
     Ok(())
 }

@@ -7,4 +7,7 @@ pub mod console;
 pub mod frontend;
 pub mod ir;
 pub mod libc;
+pub mod prune;
 pub mod report;
+pub mod smt;
+pub mod vc;

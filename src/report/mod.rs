@@ -1,5 +1,8 @@
 //! Output records (serde) and their text renderings; the only module with serde derives.
 
+pub mod labels;
+pub mod ledger;
+
 use std::collections::BTreeMap;
 
 use serde::Serialize;

@@ -1,0 +1,173 @@
+//! Pruning: turns every label into proof obligations over its function's encoding and decides
+//! them in parallel. Step 1: `reach(l) ∧ p_l` unsatisfiable ⇒ the label is infeasible.
+//!
+//! Obligations never lean on each other: each is checked against the encoding alone.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::ir::{Function, Loc, Program, StmtKind};
+use crate::smt::{Session, SolverConfig, Verdict};
+use crate::vc::encode::{encode, EncodeConfig};
+use crate::vc::Summaries;
+
+#[derive(Clone, Debug, Default)]
+pub struct PruneConfig {
+    pub solver: SolverConfig,
+    pub encode: EncodeConfig,
+    /// Worker threads (0: one per core).
+    pub jobs: usize,
+}
+
+/// What the engine concluded about a label.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// No run covers the label (proved).
+    Infeasible,
+    /// Nothing proved; the reason says why (`feasible`, `timeout`, `not lowered`, ...).
+    Unknown(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct LabelVerdict {
+    pub id: u64,
+    pub status: Status,
+    /// The step that decided the status (1 for infeasible).
+    pub step: Option<u8>,
+    pub time_ms: u128,
+    pub function: String,
+    pub loc: Loc,
+    pub tag: String,
+    pub text: String,
+}
+
+/// One occurrence of a label in the IR (an id may occur more than once, e.g. in a macro
+/// expanded twice: the label is infeasible only if every occurrence is).
+struct Occurrence {
+    id: u64,
+    function: String,
+    loc: Loc,
+    tag: String,
+    text: String,
+    outcome: Outcome,
+    time_ms: u128,
+}
+
+enum Outcome {
+    Infeasible,
+    Unknown(String),
+}
+
+/// Runs step 1 on every label of the program; results sorted by label id.
+pub fn step1(program: &Program, config: &PruneConfig) -> Vec<LabelVerdict> {
+    let sums = Summaries::new(program);
+    let mut functions: Vec<&Function> = program
+        .functions
+        .iter()
+        .filter(|f| f.labels().next().is_some())
+        .collect();
+    // Biggest first, so that the longest encodings do not start last.
+    functions.sort_by_key(|f| std::cmp::Reverse(f.blocks.len()));
+    let run = || -> Vec<Vec<Occurrence>> {
+        functions
+            .par_iter()
+            .map(|f| prove_function(program, f, &sums, config))
+            .collect()
+    };
+    let per_function = if config.jobs > 0 {
+        match rayon::ThreadPoolBuilder::new().num_threads(config.jobs).build() {
+            Ok(pool) => pool.install(run),
+            Err(_) => run(),
+        }
+    } else {
+        run()
+    };
+    let mut by_id: BTreeMap<u64, Vec<Occurrence>> = BTreeMap::new();
+    for occ in per_function.into_iter().flatten() {
+        by_id.entry(occ.id).or_default().push(occ);
+    }
+    by_id
+        .into_iter()
+        .map(|(id, occs)| {
+            let all_infeasible = occs.iter().all(|o| matches!(o.outcome, Outcome::Infeasible));
+            let time_ms = occs.iter().map(|o| o.time_ms).sum();
+            let first = &occs[0];
+            let status = if all_infeasible {
+                Status::Infeasible
+            } else {
+                let reason = occs
+                    .iter()
+                    .find_map(|o| match &o.outcome {
+                        Outcome::Unknown(r) => Some(r.clone()),
+                        Outcome::Infeasible => None,
+                    })
+                    .unwrap_or_default();
+                Status::Unknown(reason)
+            };
+            LabelVerdict {
+                id,
+                step: matches!(status, Status::Infeasible).then_some(1),
+                status,
+                time_ms,
+                function: first.function.clone(),
+                loc: first.loc,
+                tag: first.tag.clone(),
+                text: first.text.clone(),
+            }
+        })
+        .collect()
+}
+
+fn prove_function(
+    program: &Program,
+    f: &Function,
+    sums: &Summaries,
+    config: &PruneConfig,
+) -> Vec<Occurrence> {
+    let t0 = Instant::now();
+    let vc = encode(program, f, sums, &config.encode);
+    let mut session = Session::new(&config.solver);
+    for &a in &vc.assertions {
+        session.assert(&vc.terms, a);
+    }
+    let encode_ms = t0.elapsed().as_millis();
+    let mut terms = vc.terms;
+    // Label statements in order, to recover their tags, texts and locations.
+    let stmts: Vec<(u64, Loc, String, String)> = f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.stmts)
+        .filter_map(|s| match &s.kind {
+            StmtKind::Label { id, tag, text, .. } => Some((*id, s.loc, tag.clone(), text.clone())),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::with_capacity(vc.labels.len());
+    for (k, l) in vc.labels.iter().enumerate() {
+        let t = Instant::now();
+        let goal = terms.and2(l.reach, l.pred);
+        let outcome = match session.check(&terms, goal, &[]) {
+            Verdict::Proved => Outcome::Infeasible,
+            Verdict::Refuted(_) => Outcome::Unknown("feasible".into()),
+            Verdict::Unknown(r) => Outcome::Unknown(r),
+        };
+        let (loc, tag, text) = stmts
+            .iter()
+            .find(|(id, ..)| *id == l.id)
+            .map(|(_, loc, tag, text)| (*loc, tag.clone(), text.clone()))
+            .unwrap_or_default();
+        let _ = k;
+        out.push(Occurrence {
+            id: l.id,
+            function: f.name.clone(),
+            loc,
+            tag,
+            text,
+            outcome,
+            time_ms: t.elapsed().as_millis() + if out.is_empty() { encode_ms } else { 0 },
+        });
+    }
+    out
+}

@@ -1,0 +1,163 @@
+//! LTest's `.labels` side file (8 comma-separated columns; extra columns kept): reading with
+//! line-numbered errors, and atomic writing.
+
+use std::path::{Path, PathBuf};
+
+/// `# id, status, tag, origin_loc, current_loc, emitter, drivers, exec_time`
+pub const COLUMNS: &str = "# id, status, tag, origin_loc, current_loc, emitter, drivers, exec_time";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabelRow {
+    pub id: u64,
+    pub status: String,
+    pub tag: String,
+    pub origin_loc: String,
+    pub current_loc: String,
+    pub emitter: String,
+    pub drivers: String,
+    pub exec_time: String,
+    /// Columns after the eighth (covprune writes `duplicate-of:` / `subsumed-by:` there).
+    pub extra: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LabelsFile {
+    pub rows: Vec<LabelRow>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LabelsError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {message}")]
+    Malformed {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+}
+
+/// Statuses LTest's tools accept.
+const STATUSES: &[&str] = &["unknown", "covered", "uncoverable", "unreachable"];
+
+pub fn read(path: &Path) -> Result<LabelsFile, LabelsError> {
+    let text = std::fs::read_to_string(path).map_err(|e| LabelsError::Read {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    parse(&text, path)
+}
+
+pub fn parse(text: &str, path: &Path) -> Result<LabelsFile, LabelsError> {
+    let bad = |line: usize, message: String| LabelsError::Malformed {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let mut rows = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<String> = line.split(',').map(|c| c.trim().to_string()).collect();
+        if cols.len() < 8 {
+            return Err(bad(
+                i + 1,
+                format!("expected 8 comma-separated columns ({COLUMNS}), found {}", cols.len()),
+            ));
+        }
+        let id: u64 = cols[0]
+            .parse()
+            .map_err(|_| bad(i + 1, format!("label id `{}` is not a number", cols[0])))?;
+        if !seen.insert(id) {
+            return Err(bad(i + 1, format!("label id {id} appears twice")));
+        }
+        if !STATUSES.contains(&cols[1].as_str()) {
+            return Err(bad(
+                i + 1,
+                format!("unknown status `{}` (expected one of {})", cols[1], STATUSES.join(", ")),
+            ));
+        }
+        rows.push(LabelRow {
+            id,
+            status: cols[1].clone(),
+            tag: cols[2].clone(),
+            origin_loc: cols[3].clone(),
+            current_loc: cols[4].clone(),
+            emitter: cols[5].clone(),
+            drivers: cols[6].clone(),
+            exec_time: cols[7].clone(),
+            extra: cols[8..].to_vec(),
+        });
+    }
+    Ok(LabelsFile { rows })
+}
+
+impl LabelsFile {
+    pub fn row_mut(&mut self, id: u64) -> Option<&mut LabelRow> {
+        self.rows.iter_mut().find(|r| r.id == id)
+    }
+
+    pub fn to_text(&self) -> String {
+        let mut out = String::from("# covprune-updated coverage data\n");
+        out.push_str(COLUMNS);
+        out.push('\n');
+        for r in &self.rows {
+            let mut cols = vec![
+                r.id.to_string(),
+                r.status.clone(),
+                r.tag.clone(),
+                r.origin_loc.clone(),
+                r.current_loc.clone(),
+                r.emitter.clone(),
+                r.drivers.clone(),
+                r.exec_time.clone(),
+            ];
+            cols.extend(r.extra.iter().cloned());
+            out.push_str(&cols.join(", "));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Writes `text` to `path` through a temporary file and a rename, so that readers never see a
+/// half-written file and a crash leaves the old one intact.
+pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_ltest_rows_and_keeps_extra_columns() {
+        let text = "# id, status, tag, origin_loc, current_loc, emitter, drivers, exec_time\n\
+                    1, unknown, CC, sample.c:5, , LAnnot, , 0.\n\
+                    2, covered, CC, sample.c:5, sample_CC.c:17, LReplay, 1 2 3, 0., extra\n";
+        let f = parse(text, Path::new("x.labels")).unwrap();
+        assert_eq!(f.rows.len(), 2);
+        assert_eq!(f.rows[1].drivers, "1 2 3");
+        assert_eq!(f.rows[1].extra, vec!["extra".to_string()]);
+    }
+
+    #[test]
+    fn malformed_rows_name_the_line() {
+        let err = parse("1, unknown, CC\n", Path::new("x.labels")).unwrap_err();
+        assert!(err.to_string().starts_with("x.labels:1:"), "{err}");
+        let err = parse("1, maybe, CC, a, b, c, d, e\n", Path::new("x.labels")).unwrap_err();
+        assert!(err.to_string().contains("unknown status"), "{err}");
+        let err = parse("x, unknown, CC, a, b, c, d, e\n", Path::new("y.labels")).unwrap_err();
+        assert!(err.to_string().contains("not a number"), "{err}");
+    }
+}

@@ -1,0 +1,315 @@
+//! The SMT back end: translates our terms to Z3 and answers satisfiability questions.
+//!
+//! Architecture invariant: this is the only module that imports z3. Answers are data
+//! ([`Verdict`]), never errors: a timeout, a resource limit or a solver failure is `Unknown`
+//! with its reason. Z3 objects are not `Send`: a [`Session`] lives on the thread that made it.
+
+use std::collections::HashMap;
+
+use z3::ast::{Array, Ast, Bool, Dynamic, BV};
+use z3::{Params, SatResult, Solver, Sort as ZSort};
+
+use crate::vc::term::{BvOp, CmpOp, Node, Sort, Terms, T};
+
+/// Limits of each check.
+#[derive(Clone, Debug)]
+pub struct SolverConfig {
+    /// Wall-clock limit per check, in milliseconds.
+    pub timeout_ms: u32,
+    /// Deterministic resource limit per check (0: none).
+    pub rlimit: u32,
+}
+
+impl Default for SolverConfig {
+    fn default() -> Self {
+        SolverConfig {
+            timeout_ms: 2000,
+            rlimit: 0,
+        }
+    }
+}
+
+/// The answer to "is this formula satisfiable?", from the prover's side: `Proved` means
+/// unsatisfiable (the claim holds), `Refuted` carries the values of the observed terms in a
+/// model, `Unknown` says why no answer came.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Proved,
+    Refuted(Vec<Option<u128>>),
+    Unknown(String),
+}
+
+/// One incremental solver with the background facts of one encoding asserted.
+pub struct Session {
+    solver: Solver,
+    cache: HashMap<T, Dynamic>,
+}
+
+impl Session {
+    pub fn new(config: &SolverConfig) -> Session {
+        let solver = Solver::new_for_logic("QF_AUFBV").unwrap_or_else(Solver::new);
+        let mut p = Params::new();
+        p.set_u32("timeout", config.timeout_ms.max(1));
+        if config.rlimit > 0 {
+            p.set_u32("rlimit", config.rlimit);
+        }
+        solver.set_params(&p);
+        Session {
+            solver,
+            cache: HashMap::new(),
+        }
+    }
+
+    pub fn assert(&mut self, terms: &Terms, t: T) {
+        let b = self.boolean(terms, t);
+        self.solver.assert(&b);
+    }
+
+    /// Is `goal` satisfiable together with the asserted facts? On `Refuted`, the model values
+    /// of `observe` (booleans as 0/1) are returned in order.
+    pub fn check(&mut self, terms: &Terms, goal: T, observe: &[T]) -> Verdict {
+        if terms.as_bool(goal) == Some(false) {
+            return Verdict::Proved;
+        }
+        let g = self.boolean(terms, goal);
+        let obs: Vec<Dynamic> = observe.iter().map(|&t| self.translate(terms, t)).collect();
+        self.solver.push();
+        self.solver.assert(&g);
+        let r = self.solver.check();
+        let verdict = match r {
+            SatResult::Unsat => Verdict::Proved,
+            SatResult::Sat => {
+                let values = match self.solver.get_model() {
+                    Some(m) => obs
+                        .iter()
+                        .map(|d| {
+                            let v = m.eval(d, true)?;
+                            if let Some(b) = v.as_bool() {
+                                return b.as_bool().map(u128::from);
+                            }
+                            v.as_bv().and_then(|bv| bv_value(&bv))
+                        })
+                        .collect(),
+                    None => vec![None; obs.len()],
+                };
+                Verdict::Refuted(values)
+            }
+            SatResult::Unknown => Verdict::Unknown(
+                self.solver
+                    .get_reason_unknown()
+                    .unwrap_or_else(|| "unknown".to_string()),
+            ),
+        };
+        self.solver.pop(1);
+        verdict
+    }
+
+    fn boolean(&mut self, terms: &Terms, t: T) -> Bool {
+        self.translate(terms, t)
+            .as_bool()
+            .expect("the encoding only asks boolean terms as formulas")
+    }
+
+    fn bv(&mut self, terms: &Terms, t: T) -> BV {
+        self.translate(terms, t)
+            .as_bv()
+            .expect("the encoding is well-sorted: bitvector operands")
+    }
+
+    fn array(&mut self, terms: &Terms, t: T) -> Array {
+        self.translate(terms, t)
+            .as_array()
+            .expect("the encoding is well-sorted: memory operands")
+    }
+
+    /// Translates a term (iteratively over its not-yet-translated operands, so that deep
+    /// formulas cannot overflow the stack).
+    fn translate(&mut self, terms: &Terms, root: T) -> Dynamic {
+        if let Some(d) = self.cache.get(&root) {
+            return d.clone();
+        }
+        let mut stack = vec![(root, false)];
+        while let Some((t, children_done)) = stack.pop() {
+            if self.cache.contains_key(&t) {
+                continue;
+            }
+            if !children_done {
+                stack.push((t, true));
+                for c in operands(terms.node(t)) {
+                    if !self.cache.contains_key(&c) {
+                        stack.push((c, false));
+                    }
+                }
+                continue;
+            }
+            let d = self.build(terms, t);
+            self.cache.insert(t, d);
+        }
+        self.cache[&root].clone()
+    }
+
+    /// Builds the Z3 term of `t`, whose operands are already translated.
+    fn build(&mut self, terms: &Terms, t: T) -> Dynamic {
+        let byte_sort = ZSort::bitvector(8);
+        let addr_sort = ZSort::bitvector(64);
+        match terms.node(t).clone() {
+            Node::True => Dynamic::from_ast(&Bool::from_bool(true)),
+            Node::False => Dynamic::from_ast(&Bool::from_bool(false)),
+            Node::Bv { width, value } => Dynamic::from_ast(&bv_const(width, value)),
+            Node::Var { id, sort } => {
+                let name = format!("v{id}_{}", terms.var_names.get(id as usize).map_or("", |s| s.as_str()));
+                match sort {
+                    Sort::Bool => Dynamic::from_ast(&Bool::new_const(name)),
+                    Sort::Bv(w) => Dynamic::from_ast(&BV::new_const(name, w)),
+                    Sort::Mem => Dynamic::from_ast(&Array::new_const(name, &addr_sort, &byte_sort)),
+                }
+            }
+            Node::Not(a) => Dynamic::from_ast(&self.boolean(terms, a).not()),
+            Node::And(xs) => {
+                let bs: Vec<Bool> = xs.iter().map(|x| self.boolean(terms, *x)).collect();
+                Dynamic::from_ast(&Bool::and(&bs))
+            }
+            Node::Or(xs) => {
+                let bs: Vec<Bool> = xs.iter().map(|x| self.boolean(terms, *x)).collect();
+                Dynamic::from_ast(&Bool::or(&bs))
+            }
+            Node::Ite(c, a, b) => {
+                let c = self.boolean(terms, c);
+                let a = self.translate(terms, a);
+                let b = self.translate(terms, b);
+                c.ite(&a, &b)
+            }
+            Node::Eq(a, b) => {
+                let a = self.translate(terms, a);
+                let b = self.translate(terms, b);
+                Dynamic::from_ast(&a.eq(&b))
+            }
+            Node::BvBin(op, a, b) => {
+                let a = self.bv(terms, a);
+                let b = self.bv(terms, b);
+                let r = match op {
+                    BvOp::Add => a.bvadd(&b),
+                    BvOp::Sub => a.bvsub(&b),
+                    BvOp::Mul => a.bvmul(&b),
+                    BvOp::UDiv => a.bvudiv(&b),
+                    BvOp::SDiv => a.bvsdiv(&b),
+                    BvOp::URem => a.bvurem(&b),
+                    BvOp::SRem => a.bvsrem(&b),
+                    BvOp::Shl => a.bvshl(&b),
+                    BvOp::LShr => a.bvlshr(&b),
+                    BvOp::AShr => a.bvashr(&b),
+                    BvOp::And => a.bvand(&b),
+                    BvOp::Or => a.bvor(&b),
+                    BvOp::Xor => a.bvxor(&b),
+                };
+                Dynamic::from_ast(&r)
+            }
+            Node::BvNot(a) => Dynamic::from_ast(&self.bv(terms, a).bvnot()),
+            Node::BvNeg(a) => Dynamic::from_ast(&self.bv(terms, a).bvneg()),
+            Node::Cmp(op, a, b) => {
+                let a = self.bv(terms, a);
+                let b = self.bv(terms, b);
+                let r = match op {
+                    CmpOp::Ult => a.bvult(&b),
+                    CmpOp::Ule => a.bvule(&b),
+                    CmpOp::Slt => a.bvslt(&b),
+                    CmpOp::Sle => a.bvsle(&b),
+                };
+                Dynamic::from_ast(&r)
+            }
+            Node::Extract { hi, lo, arg } => Dynamic::from_ast(&self.bv(terms, arg).extract(hi, lo)),
+            Node::ZeroExt { by, arg } => Dynamic::from_ast(&self.bv(terms, arg).zero_ext(by)),
+            Node::SignExt { by, arg } => Dynamic::from_ast(&self.bv(terms, arg).sign_ext(by)),
+            Node::Concat(a, b) => {
+                let a = self.bv(terms, a);
+                let b = self.bv(terms, b);
+                Dynamic::from_ast(&a.concat(&b))
+            }
+            Node::Select { mem, addr } => {
+                let m = self.array(terms, mem);
+                let a = self.bv(terms, addr);
+                m.select(&a)
+            }
+            Node::Store { mem, addr, byte } => {
+                let m = self.array(terms, mem);
+                let a = self.bv(terms, addr);
+                let b = self.bv(terms, byte);
+                Dynamic::from_ast(&m.store(&a, &b))
+            }
+        }
+    }
+}
+
+fn operands(n: &Node) -> Vec<T> {
+    match n {
+        Node::True | Node::False | Node::Bv { .. } | Node::Var { .. } => Vec::new(),
+        Node::Not(a) | Node::BvNot(a) | Node::BvNeg(a) => vec![*a],
+        Node::Extract { arg, .. } | Node::ZeroExt { arg, .. } | Node::SignExt { arg, .. } => {
+            vec![*arg]
+        }
+        Node::And(xs) | Node::Or(xs) => xs.clone(),
+        Node::Ite(a, b, c) => vec![*a, *b, *c],
+        Node::Eq(a, b) | Node::BvBin(_, a, b) | Node::Cmp(_, a, b) | Node::Concat(a, b) => {
+            vec![*a, *b]
+        }
+        Node::Select { mem, addr } => vec![*mem, *addr],
+        Node::Store { mem, addr, byte } => vec![*mem, *addr, *byte],
+    }
+}
+
+fn bv_const(width: u32, value: u128) -> BV {
+    if width <= 64 {
+        BV::from_u64(value as u64, width)
+    } else {
+        let hi = BV::from_u64((value >> 64) as u64, width - 64);
+        let lo = BV::from_u64(value as u64, 64);
+        hi.concat(&lo)
+    }
+}
+
+fn bv_value(bv: &BV) -> Option<u128> {
+    let w = bv.get_size();
+    if w <= 64 {
+        return bv.as_u64().map(u128::from);
+    }
+    let hi = bv.extract(w - 1, 64).simplify().as_u64()?;
+    let lo = bv.extract(63, 0).simplify().as_u64()?;
+    Some((u128::from(hi) << 64) | u128::from(lo))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proves_and_refutes_bitvector_facts() {
+        let mut t = Terms::default();
+        let x = t.var(Sort::Bv(8), "x");
+        let one = t.bv(8, 1);
+        let y = t.bin(BvOp::Add, x, one);
+        // x + 1 == x is impossible
+        let same = t.eq(y, x);
+        let mut s = Session::new(&SolverConfig::default());
+        assert_eq!(s.check(&t, same, &[]), Verdict::Proved);
+        // x + 1 <u x happens exactly for x == 255
+        let wrap = t.cmp(CmpOp::Ult, y, x);
+        match s.check(&t, wrap, &[x]) {
+            Verdict::Refuted(v) => assert_eq!(v, vec![Some(255)]),
+            other => panic!("expected a model, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn memory_reads_back_what_was_stored() {
+        let mut t = Terms::default();
+        let mem = t.var(Sort::Mem, "m");
+        let a = t.var(Sort::Bv(64), "a");
+        let v = t.var(Sort::Bv(32), "v");
+        let m2 = t.store_value(mem, a, v);
+        let r = t.load(m2, a, 4);
+        let eq = t.eq(r, v);
+        let ne = t.not(eq);
+        let mut s = Session::new(&SolverConfig::default());
+        assert_eq!(s.check(&t, ne, &[]), Verdict::Proved);
+    }
+}

@@ -1,0 +1,1012 @@
+//! Encodes one IR function as a formula: loop-cut CFG, passive SSA, a reachability condition per
+//! block, byte-addressed memory, and, for every label, its reach condition and predicate.
+//!
+//! Soundness rules, each applied where the code meets it:
+//! - Loops: at the head of every loop, everything the loop may write gets a fresh value; back
+//!   edges end the path. An irreducible loop (entered other than through its head) havocs
+//!   everything at its heads.
+//! - Memory: non-address-taken scalar locals are SSA values; every other object (globals,
+//!   address-taken locals, arrays, records, string literals) lives in one byte-addressed memory at
+//!   a symbolic, non-null, aligned base address, disjoint from the other objects of the function.
+//!   Pointer parameters and initial memory are unconstrained.
+//! - Calls: a callee that may write memory (program function by summary, unknown external,
+//!   indirect call) makes all memory fresh; the result is a fresh value.
+//! - Division by zero, out-of-range shifts, floating point and fallbacks give fresh values.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use super::term::{BvOp, CmpOp, Sort, Terms, T};
+use super::Summaries;
+use crate::ir::*;
+
+/// Largest object copied or initialised byte by byte; beyond it, memory is havocked instead.
+const MAX_BYTEWISE: u64 = 256;
+/// Largest zero-initialised object written byte by byte.
+const MAX_ZERO_INIT: u64 = 1024;
+/// Above this many memory objects, pairwise disjointness is asserted for the first ones only.
+const MAX_DISJOINT_OBJECTS: usize = 300;
+
+#[derive(Clone, Debug, Default)]
+pub struct EncodeConfig {
+    /// Whole-program view: `main` starts with initialised globals.
+    pub entry_main: bool,
+}
+
+/// The encoding of one label: reached at a state where `reach` holds; covered if also `pred`.
+#[derive(Clone, Debug)]
+pub struct LabelVc {
+    pub id: u64,
+    pub block: BlockId,
+    pub reach: T,
+    pub pred: T,
+}
+
+/// A function encoded once, to be asked many questions.
+pub struct FunctionVc {
+    pub terms: Terms,
+    /// Background facts (object layout, SSA definitions): always asserted.
+    pub assertions: Vec<T>,
+    pub labels: Vec<LabelVc>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum MemObj {
+    Local(LocalId),
+    Global(GlobalId),
+    Str(u32),
+}
+
+#[derive(Clone)]
+struct State {
+    /// SSA value of each local (`None` for locals living in memory).
+    vars: Vec<Option<T>>,
+    mem: T,
+}
+
+struct Enc<'a> {
+    prog: &'a Program,
+    f: &'a Function,
+    sums: &'a Summaries,
+    t: Terms,
+    asserts: Vec<T>,
+    in_memory: Vec<bool>,
+    bases: HashMap<MemObj, T>,
+    objects: Vec<(T, u64, u64)>,
+    func_addrs: HashMap<String, T>,
+    labels: Vec<LabelVc>,
+    /// The block being encoded (labels record it).
+    cur_block: BlockId,
+}
+
+pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeConfig) -> FunctionVc {
+    let in_memory = f
+        .locals
+        .iter()
+        .map(|l| l.address_taken || l.ty.is_aggregate() || matches!(l.ty, CType::Unknown))
+        .collect();
+    let mut e = Enc {
+        prog,
+        f,
+        sums,
+        t: Terms::default(),
+        asserts: Vec::new(),
+        in_memory,
+        bases: HashMap::new(),
+        objects: Vec::new(),
+        func_addrs: HashMap::new(),
+        labels: Vec::new(),
+        cur_block: f.entry,
+    };
+    e.run(config);
+    e.layout_constraints();
+    FunctionVc {
+        terms: e.t,
+        assertions: e.asserts,
+        labels: e.labels,
+    }
+}
+
+/// Width in bits of a scalar value of type `ty` (pointers are 64-bit).
+pub fn width_of(ty: &CType) -> u32 {
+    match ty {
+        CType::Int(k) => k.bits(),
+        CType::Float(f) => f.size() as u32 * 8,
+        CType::Void => 8,
+        _ => 64,
+    }
+}
+
+fn is_signed(ty: &CType) -> bool {
+    matches!(ty, CType::Int(k) if k.is_signed())
+}
+
+/// Depth-first search from the entry: reverse postorder and the retreating (back) edges.
+fn dfs_order(f: &Function) -> (Vec<BlockId>, HashSet<(BlockId, BlockId)>) {
+    let n = f.blocks.len();
+    let mut color = vec![0u8; n]; // 0 white, 1 on stack, 2 done
+    let mut post = Vec::new();
+    let mut back = HashSet::new();
+    let mut stack: Vec<(BlockId, usize)> = vec![(f.entry, 0)];
+    color[f.entry.0 as usize] = 1;
+    while let Some((b, i)) = stack.pop() {
+        let succs = f.successors(b);
+        if i < succs.len() {
+            stack.push((b, i + 1));
+            let s = succs[i];
+            match color[s.0 as usize] {
+                0 => {
+                    color[s.0 as usize] = 1;
+                    stack.push((s, 0));
+                }
+                1 => {
+                    back.insert((b, s));
+                }
+                _ => {}
+            }
+        } else {
+            color[b.0 as usize] = 2;
+            post.push(b);
+        }
+    }
+    post.reverse();
+    (post, back)
+}
+
+impl<'a> Enc<'a> {
+    fn fresh(&mut self, width: u32, hint: &str) -> T {
+        self.t.var(Sort::Bv(width), hint)
+    }
+
+    fn fresh_of(&mut self, ty: &CType, hint: &str) -> T {
+        let w = width_of(ty);
+        self.fresh(w, hint)
+    }
+
+    fn local_width(&self, id: LocalId) -> u32 {
+        width_of(&self.f.local(id).ty)
+    }
+
+    fn base(&mut self, obj: MemObj) -> T {
+        if let Some(&b) = self.bases.get(&obj) {
+            return b;
+        }
+        let (ty, hint) = match obj {
+            MemObj::Local(l) => (Some(self.f.local(l).ty.clone()), self.f.local(l).name.clone()),
+            MemObj::Global(g) => {
+                let g = &self.prog.globals[g.0 as usize];
+                (Some(g.ty.clone()), g.name.clone())
+            }
+            MemObj::Str(i) => (None, format!("str{i}")),
+        };
+        let layout = self.prog.layout();
+        let (size, align) = match (&ty, obj) {
+            (_, MemObj::Str(i)) => (self.prog.strings[i as usize].len() as u64, 1),
+            (Some(ty), _) => (
+                layout.size_of(ty).unwrap_or(1).max(1),
+                layout.align_of(ty).unwrap_or(1).max(1),
+            ),
+            (None, _) => (1, 1),
+        };
+        let b = self.t.var(Sort::Bv(64), &format!("&{hint}"));
+        self.objects.push((b, size, align));
+        self.bases.insert(obj, b);
+        b
+    }
+
+    /// Objects are non-null, do not wrap around, are aligned and do not overlap.
+    fn layout_constraints(&mut self) {
+        let objects = self.objects.clone();
+        for &(b, size, align) in &objects {
+            let zero = self.t.bv(64, 0);
+            let is_null = self.t.eq(b, zero);
+            let non_null = self.t.not(is_null);
+            let limit = self.t.bv(64, u128::from(u64::MAX - size));
+            let no_wrap = self.t.cmp(CmpOp::Ule, b, limit);
+            self.asserts.push(non_null);
+            self.asserts.push(no_wrap);
+            if align > 1 && align.is_power_of_two() {
+                let m = self.t.bv(64, u128::from(align - 1));
+                let low = self.t.bin(BvOp::And, b, m);
+                let aligned = self.t.eq(low, zero);
+                self.asserts.push(aligned);
+            }
+        }
+        let n = objects.len().min(MAX_DISJOINT_OBJECTS);
+        for i in 0..n {
+            for j in i + 1..n {
+                let (bi, si, _) = objects[i];
+                let (bj, sj, _) = objects[j];
+                let si_t = self.t.bv(64, u128::from(si));
+                let sj_t = self.t.bv(64, u128::from(sj));
+                let end_i = self.t.bin(BvOp::Add, bi, si_t);
+                let end_j = self.t.bin(BvOp::Add, bj, sj_t);
+                let before = self.t.cmp(CmpOp::Ule, end_i, bj);
+                let after = self.t.cmp(CmpOp::Ule, end_j, bi);
+                let disjoint = self.t.or2(before, after);
+                self.asserts.push(disjoint);
+            }
+        }
+    }
+
+    // ----- the function -------------------------------------------------------------------
+
+    fn run(&mut self, config: &EncodeConfig) {
+        let f = self.f;
+        let (order, back) = dfs_order(f);
+        let havoc_sets = self.loop_havoc_sets(&order, &back);
+        let mem0 = self.t.var(Sort::Mem, "mem0");
+        let mut init = State {
+            vars: Vec::with_capacity(f.locals.len()),
+            mem: mem0,
+        };
+        for (i, l) in f.locals.iter().enumerate() {
+            if self.in_memory[i] {
+                init.vars.push(None);
+            } else {
+                let v = self.fresh_of(&l.ty, &l.name);
+                init.vars.push(Some(v));
+            }
+        }
+        // Outgoing edges of encoded blocks: target -> [(condition, state)].
+        let mut incoming: HashMap<BlockId, Vec<(T, State)>> = HashMap::new();
+        let mut visited: HashSet<BlockId> = HashSet::new();
+        for &b in &order {
+            self.cur_block = b;
+            let (mut pc, mut st) = if b == f.entry {
+                let tru = self.t.tru();
+                let mut st = init.clone();
+                if config.entry_main && f.name == "main" {
+                    let pc = self.t.tru();
+                    for g in &self.prog.globals {
+                        for s in &g.init {
+                            self.stmt(s, &mut st, pc);
+                        }
+                    }
+                }
+                (tru, st)
+            } else {
+                match incoming.remove(&b) {
+                    Some(ins) => self.merge(b, ins),
+                    None => continue, // only reached through back edges from unreached code
+                }
+            };
+            visited.insert(b);
+            if let Some(set) = havoc_sets.get(&b) {
+                for &l in &set.locals {
+                    let w = self.local_width(l);
+                    st.vars[l.0 as usize] = Some(self.fresh(w, "loop"));
+                }
+                if set.memory {
+                    st.mem = self.t.var(Sort::Mem, "mem_loop");
+                }
+            }
+            let blk = f.block(b);
+            for s in &blk.stmts {
+                pc = self.stmt(s, &mut st, pc);
+            }
+            for (target, cond) in self.edges(&blk.term, &st, pc) {
+                if back.contains(&(b, target)) {
+                    continue;
+                }
+                incoming.entry(target).or_default().push((cond, st.clone()));
+            }
+        }
+        // Labels in blocks never reached from the entry are unreachable.
+        for (i, blk) in f.blocks.iter().enumerate() {
+            let b = BlockId(i as u32);
+            if visited.contains(&b) {
+                continue;
+            }
+            for s in &blk.stmts {
+                if let StmtKind::Label { id, .. } = &s.kind {
+                    let fls = self.t.fls();
+                    self.labels.push(LabelVc {
+                        id: *id,
+                        block: b,
+                        reach: fls,
+                        pred: fls,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Joins the states of the incoming edges: one reachability symbol and one φ symbol per
+    /// differing value, defined by implications from each edge (passive form).
+    fn merge(&mut self, b: BlockId, ins: Vec<(T, State)>) -> (T, State) {
+        if ins.len() == 1 {
+            let (c, s) = ins.into_iter().next().expect("one incoming edge");
+            return (c, s);
+        }
+        let conds: Vec<T> = ins.iter().map(|(c, _)| *c).collect();
+        let any = self.t.or(&conds);
+        let reach = self.t.var(Sort::Bool, &format!("reach_bb{}", b.0));
+        let iff1 = self.t.implies(reach, any);
+        let iff2 = self.t.implies(any, reach);
+        self.asserts.push(iff1);
+        self.asserts.push(iff2);
+        let n_vars = ins[0].1.vars.len();
+        let mut out = ins[0].1.clone();
+        for v in 0..n_vars {
+            let vals: Vec<Option<T>> = ins.iter().map(|(_, s)| s.vars[v]).collect();
+            if vals.iter().all(|x| *x == vals[0]) {
+                continue;
+            }
+            let w = self.local_width(LocalId(v as u32));
+            let phi = self.fresh(w, "phi");
+            for (c, s) in &ins {
+                if let Some(val) = s.vars[v] {
+                    let eq = self.t.eq(phi, val);
+                    let imp = self.t.implies(*c, eq);
+                    self.asserts.push(imp);
+                }
+            }
+            out.vars[v] = Some(phi);
+        }
+        if !ins.iter().all(|(_, s)| s.mem == ins[0].1.mem) {
+            let phi = self.t.var(Sort::Mem, "mem_phi");
+            for (c, s) in &ins {
+                let eq = self.t.eq(phi, s.mem);
+                let imp = self.t.implies(*c, eq);
+                self.asserts.push(imp);
+            }
+            out.mem = phi;
+        }
+        (reach, out)
+    }
+
+    /// For each loop head: the SSA locals and whether memory the loop may write.
+    fn loop_havoc_sets(
+        &self,
+        order: &[BlockId],
+        back: &HashSet<(BlockId, BlockId)>,
+    ) -> HashMap<BlockId, HavocSet> {
+        let mut out = HashMap::new();
+        if back.is_empty() {
+            return out;
+        }
+        // Strongly connected components of the reachable blocks.
+        let mut g = petgraph::graph::DiGraph::<BlockId, ()>::new();
+        let mut idx = HashMap::new();
+        for &b in order {
+            idx.insert(b, g.add_node(b));
+        }
+        for &b in order {
+            for s in self.f.successors(b) {
+                if let (Some(&x), Some(&y)) = (idx.get(&b), idx.get(&s)) {
+                    g.add_edge(x, y, ());
+                }
+            }
+        }
+        let sccs = petgraph::algo::tarjan_scc(&g);
+        let mut scc_of: HashMap<BlockId, usize> = HashMap::new();
+        for (i, scc) in sccs.iter().enumerate() {
+            for n in scc {
+                scc_of.insert(g[*n], i);
+            }
+        }
+        let heads: BTreeSet<BlockId> = back.iter().map(|(_, h)| *h).collect();
+        for h in heads {
+            let Some(&si) = scc_of.get(&h) else { continue };
+            let members: Vec<BlockId> = sccs[si].iter().map(|n| g[*n]).collect();
+            let member_set: HashSet<BlockId> = members.iter().copied().collect();
+            // Reducible when every edge entering the loop from outside enters at the head.
+            let reducible = order.iter().all(|&p| {
+                member_set.contains(&p)
+                    || self
+                        .f
+                        .successors(p)
+                        .iter()
+                        .all(|s| !member_set.contains(s) || *s == h)
+            });
+            let mut set = HavocSet::default();
+            if !reducible {
+                set.memory = true;
+                set.locals = (0..self.f.locals.len())
+                    .filter(|&i| !self.in_memory[i])
+                    .map(|i| LocalId(i as u32))
+                    .collect();
+            } else {
+                for b in &members {
+                    self.writes_of(self.f.block(*b), &mut set);
+                }
+            }
+            out.insert(h, set);
+        }
+        out
+    }
+
+    fn writes_of(&self, blk: &Block, set: &mut HavocSet) {
+        for s in &blk.stmts {
+            let dst = match &s.kind {
+                StmtKind::Assign { dst, .. }
+                | StmtKind::Havoc { dst, .. }
+                | StmtKind::ZeroInit { dst } => Some(dst),
+                StmtKind::Call { dst, callee, .. } => {
+                    if self.callee_writes_memory(callee) {
+                        set.memory = true;
+                    }
+                    dst.as_ref()
+                }
+                StmtKind::HavocMemory(_) => {
+                    set.memory = true;
+                    None
+                }
+                StmtKind::Assume(_) | StmtKind::Label { .. } => None,
+            };
+            match dst {
+                Some(LValue::Var(VarRef::Local(l))) if !self.in_memory[l.0 as usize] => {
+                    set.locals.insert(*l);
+                }
+                Some(_) => set.memory = true,
+                None => {}
+            }
+        }
+    }
+
+    fn callee_writes_memory(&self, callee: &Callee) -> bool {
+        match callee {
+            Callee::Direct(n) => self.sums.writes_memory(n),
+            Callee::Indirect(_) => true,
+        }
+    }
+
+    // ----- statements ---------------------------------------------------------------------
+
+    /// Encodes one statement; returns the path condition after it.
+    fn stmt(&mut self, s: &Stmt, st: &mut State, pc: T) -> T {
+        match &s.kind {
+            StmtKind::Assign { dst, src } => {
+                let dty = self.lvalue_type(dst);
+                if dty.is_aggregate() {
+                    match &src.kind {
+                        ExprKind::Read(src_lv) => self.copy_object(dst, src_lv, &dty, st),
+                        _ => self.havoc_object(dst, &dty, st),
+                    }
+                } else {
+                    let v = self.eval(src, st);
+                    self.write(dst, &dty, v, st);
+                }
+            }
+            StmtKind::Havoc { dst, .. } => {
+                let dty = self.lvalue_type(dst);
+                self.havoc_object(dst, &dty, st);
+            }
+            StmtKind::ZeroInit { dst } => {
+                let dty = self.lvalue_type(dst);
+                self.zero_object(dst, &dty, st);
+            }
+            StmtKind::Assume(e) => {
+                let c = self.eval_bool(e, st);
+                return self.t.and2(pc, c);
+            }
+            StmtKind::Call { dst, callee, .. } => {
+                if self.callee_writes_memory(callee) {
+                    st.mem = self.t.var(Sort::Mem, "mem_call");
+                }
+                if let Some(d) = dst {
+                    let dty = self.lvalue_type(d);
+                    self.havoc_object(d, &dty, st);
+                }
+            }
+            StmtKind::Label { id, pred, .. } => {
+                let p = self.eval_bool(pred, st);
+                self.labels.push(LabelVc {
+                    id: *id,
+                    block: self.cur_block,
+                    reach: pc,
+                    pred: p,
+                });
+            }
+            StmtKind::HavocMemory(_) => {
+                st.mem = self.t.var(Sort::Mem, "mem_havoc");
+            }
+        }
+        pc
+    }
+
+    fn copy_object(&mut self, dst: &LValue, src: &LValue, ty: &CType, st: &mut State) {
+        let size = self.prog.layout().size_of(ty);
+        match size {
+            Some(n) if n <= MAX_BYTEWISE => {
+                let da = self.addr(dst, st);
+                let sa = self.addr(src, st);
+                let src_mem = st.mem;
+                let mut m = st.mem;
+                for k in 0..n {
+                    let off = self.t.bv(64, u128::from(k));
+                    let from = self.t.bin(BvOp::Add, sa, off);
+                    let byte = self.t.select(src_mem, from);
+                    let to = self.t.bin(BvOp::Add, da, off);
+                    m = self.t.store(m, to, byte);
+                }
+                st.mem = m;
+            }
+            _ => st.mem = self.t.var(Sort::Mem, "mem_copy"),
+        }
+    }
+
+    fn havoc_object(&mut self, dst: &LValue, ty: &CType, st: &mut State) {
+        if !ty.is_aggregate() {
+            let v = self.fresh_of(ty, "havoc");
+            self.write(dst, ty, v, st);
+            return;
+        }
+        match self.prog.layout().size_of(ty) {
+            Some(n) if n <= MAX_BYTEWISE => {
+                let a = self.addr(dst, st);
+                for k in 0..n {
+                    let off = self.t.bv(64, u128::from(k));
+                    let to = self.t.bin(BvOp::Add, a, off);
+                    let byte = self.fresh(8, "havoc_byte");
+                    st.mem = self.t.store(st.mem, to, byte);
+                }
+            }
+            _ => st.mem = self.t.var(Sort::Mem, "mem_havoc_obj"),
+        }
+    }
+
+    fn zero_object(&mut self, dst: &LValue, ty: &CType, st: &mut State) {
+        if !ty.is_aggregate() {
+            let w = width_of(ty);
+            let z = self.t.bv(w, 0);
+            self.write(dst, ty, z, st);
+            return;
+        }
+        match self.prog.layout().size_of(ty) {
+            Some(n) if n <= MAX_ZERO_INIT => {
+                let a = self.addr(dst, st);
+                let zero = self.t.bv(8, 0);
+                for k in 0..n {
+                    let off = self.t.bv(64, u128::from(k));
+                    let to = self.t.bin(BvOp::Add, a, off);
+                    st.mem = self.t.store(st.mem, to, zero);
+                }
+            }
+            _ => st.mem = self.t.var(Sort::Mem, "mem_zero_big"),
+        }
+    }
+
+    // ----- places -------------------------------------------------------------------------
+
+    fn lvalue_type(&self, lv: &LValue) -> CType {
+        match lv {
+            LValue::Var(VarRef::Local(l)) => self.f.local(*l).ty.clone(),
+            LValue::Var(VarRef::Global(g)) => self.prog.globals[g.0 as usize].ty.clone(),
+            LValue::Deref(e) => e.ty.pointee().cloned().unwrap_or(CType::Unknown),
+            LValue::Field(_, r, i) => self
+                .prog
+                .records
+                .get(r.0 as usize)
+                .and_then(|r| r.fields.get(*i as usize))
+                .map_or(CType::Unknown, |f| f.ty.clone()),
+            LValue::Index(b, _) => match self.lvalue_type(b) {
+                CType::Array(e, _) => *e,
+                _ => CType::Unknown,
+            },
+        }
+    }
+
+    fn is_ssa(&self, lv: &LValue) -> Option<LocalId> {
+        match lv {
+            LValue::Var(VarRef::Local(l)) if !self.in_memory[l.0 as usize] => Some(*l),
+            _ => None,
+        }
+    }
+
+    /// The address of a place in memory.
+    fn addr(&mut self, lv: &LValue, st: &mut State) -> T {
+        match lv {
+            LValue::Var(VarRef::Local(l)) => self.base(MemObj::Local(*l)),
+            LValue::Var(VarRef::Global(g)) => self.base(MemObj::Global(*g)),
+            LValue::Deref(e) => self.eval(e, st),
+            LValue::Field(b, r, i) => {
+                let base = self.addr(b, st);
+                let off = self
+                    .prog
+                    .records
+                    .get(r.0 as usize)
+                    .and_then(|r| r.fields.get(*i as usize))
+                    .map_or(0, |f| f.offset);
+                let o = self.t.bv(64, u128::from(off));
+                self.t.bin(BvOp::Add, base, o)
+            }
+            LValue::Index(b, i) => {
+                let base = self.addr(b, st);
+                let elem = match self.lvalue_type(b) {
+                    CType::Array(e, _) => *e,
+                    _ => CType::Unknown,
+                };
+                let Some(size) = self.prog.layout().size_of(&elem) else {
+                    return self.fresh(64, "addr_unknown_elem");
+                };
+                let iv = self.eval(i, st);
+                let signed = is_signed(&i.ty);
+                let i64v = self.t.resize(iv, 64, signed);
+                let s = self.t.bv(64, u128::from(size));
+                let off = self.t.bin(BvOp::Mul, i64v, s);
+                self.t.bin(BvOp::Add, base, off)
+            }
+        }
+    }
+
+    fn bitfield(&self, lv: &LValue) -> Option<(u32, u32)> {
+        match lv {
+            LValue::Field(_, r, i) => self
+                .prog
+                .records
+                .get(r.0 as usize)
+                .and_then(|r| r.fields.get(*i as usize))
+                .and_then(|f| f.bits),
+            _ => None,
+        }
+    }
+
+    fn read(&mut self, lv: &LValue, ty: &CType, st: &mut State) -> T {
+        if let Some(l) = self.is_ssa(lv) {
+            let w = width_of(ty);
+            return match st.vars[l.0 as usize] {
+                Some(v) => self.t.resize(v, w, is_signed(ty)),
+                None => self.fresh(w, "read"),
+            };
+        }
+        if ty.is_aggregate() || matches!(ty, CType::Unknown | CType::Function(_)) {
+            // An aggregate as a value (passed or returned by value): not modelled.
+            return self.fresh(64, "aggregate");
+        }
+        let addr = self.addr(lv, st);
+        let w = width_of(ty);
+        if let Some((bit, width)) = self.bitfield(lv) {
+            let unit = self.t.load(st.mem, addr, w / 8);
+            let hi = (bit + width - 1).min(w - 1);
+            let raw = self.t.extract(hi, bit.min(hi), unit);
+            return self.t.resize(raw, w, is_signed(ty));
+        }
+        self.t.load(st.mem, addr, w / 8)
+    }
+
+    fn write(&mut self, lv: &LValue, ty: &CType, v: T, st: &mut State) {
+        if let Some(l) = self.is_ssa(lv) {
+            let w = self.local_width(l);
+            let v = self.t.resize(v, w, is_signed(ty));
+            st.vars[l.0 as usize] = Some(v);
+            return;
+        }
+        if ty.is_aggregate() || matches!(ty, CType::Unknown | CType::Function(_)) {
+            st.mem = self.t.var(Sort::Mem, "mem_unknown_write");
+            return;
+        }
+        let addr = self.addr(lv, st);
+        let w = width_of(ty);
+        let v = self.t.resize(v, w, is_signed(ty));
+        if let Some((bit, width)) = self.bitfield(lv) {
+            if bit + width > w {
+                st.mem = self.t.var(Sort::Mem, "mem_bitfield");
+                return;
+            }
+            let unit = self.t.load(st.mem, addr, w / 8);
+            let field_mask = (if width >= 128 { u128::MAX } else { (1u128 << width) - 1 }) << bit;
+            let keep = self.t.bv(w, !field_mask);
+            let kept = self.t.bin(BvOp::And, unit, keep);
+            let sh = self.t.bv(w, u128::from(bit));
+            let shifted = self.t.bin(BvOp::Shl, v, sh);
+            let fm = self.t.bv(w, field_mask);
+            let placed = self.t.bin(BvOp::And, shifted, fm);
+            let merged = self.t.bin(BvOp::Or, kept, placed);
+            st.mem = self.t.store_value(st.mem, addr, merged);
+            return;
+        }
+        st.mem = self.t.store_value(st.mem, addr, v);
+    }
+
+    // ----- expressions --------------------------------------------------------------------
+
+    /// The value of a pure IR expression, as a bitvector of its type's width.
+    fn eval(&mut self, e: &Expr, st: &mut State) -> T {
+        let w = width_of(&e.ty);
+        match &e.kind {
+            ExprKind::Const(v) => self.t.bv_i(w, *v),
+            ExprKind::FloatConst(_) => self.fresh(w, "float"),
+            ExprKind::Str(i) => self.base(MemObj::Str(*i)),
+            ExprKind::Read(lv) => self.read(lv, &e.ty, st),
+            ExprKind::AddrOf(lv) => self.addr(lv, st),
+            ExprKind::FuncAddr(name) => {
+                if let Some(&a) = self.func_addrs.get(name) {
+                    return a;
+                }
+                let a = self.t.var(Sort::Bv(64), &format!("&{name}"));
+                let zero = self.t.bv(64, 0);
+                let null = self.t.eq(a, zero);
+                let nn = self.t.not(null);
+                self.asserts.push(nn);
+                self.func_addrs.insert(name.clone(), a);
+                a
+            }
+            ExprKind::Unary(op, a) => {
+                if matches!(e.ty, CType::Float(_)) || matches!(a.ty, CType::Float(_)) {
+                    return self.fresh(w, "float");
+                }
+                match op {
+                    UnOp::Neg => {
+                        let x = self.eval(a, st);
+                        let x = self.t.resize(x, w, is_signed(&a.ty));
+                        self.t.neg(x)
+                    }
+                    UnOp::BitNot => {
+                        let x = self.eval(a, st);
+                        let x = self.t.resize(x, w, is_signed(&a.ty));
+                        self.t.bvnot(x)
+                    }
+                    UnOp::LogNot => {
+                        let c = self.eval_bool(a, st);
+                        let nc = self.t.not(c);
+                        self.bool_to_int(nc, w)
+                    }
+                }
+            }
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, &e.ty, st),
+            ExprKind::Cast(a) => {
+                let x = self.eval(a, st);
+                self.convert(x, &a.ty, &e.ty)
+            }
+            ExprKind::Cond(c, a, b) => {
+                let cv = self.eval_bool(c, st);
+                let av = self.eval(a, st);
+                let bv = self.eval(b, st);
+                let av = self.t.resize(av, w, is_signed(&a.ty));
+                let bv = self.t.resize(bv, w, is_signed(&b.ty));
+                self.t.ite(cv, av, bv)
+            }
+            ExprKind::Fresh(_) => self.fresh(w, "fresh"),
+        }
+    }
+
+    fn bool_to_int(&mut self, c: T, w: u32) -> T {
+        let one = self.t.bv(w, 1);
+        let zero = self.t.bv(w, 0);
+        self.t.ite(c, one, zero)
+    }
+
+    /// The truth of an expression used as a condition (non-zero).
+    fn eval_bool(&mut self, e: &Expr, st: &mut State) -> T {
+        match &e.kind {
+            ExprKind::Binary(op, a, b) if op.is_comparison() => self.compare(*op, a, b, st),
+            ExprKind::Binary(BinOp::LogAnd, a, b) => {
+                let x = self.eval_bool(a, st);
+                let y = self.eval_bool(b, st);
+                self.t.and2(x, y)
+            }
+            ExprKind::Binary(BinOp::LogOr, a, b) => {
+                let x = self.eval_bool(a, st);
+                let y = self.eval_bool(b, st);
+                self.t.or2(x, y)
+            }
+            ExprKind::Unary(UnOp::LogNot, a) => {
+                let x = self.eval_bool(a, st);
+                self.t.not(x)
+            }
+            ExprKind::Const(v) => self.t.bool_const(*v != 0),
+            _ => {
+                if matches!(e.ty, CType::Float(_)) {
+                    return self.t.var(Sort::Bool, "float_cond");
+                }
+                let v = self.eval(e, st);
+                let w = self.t.width(v);
+                let zero = self.t.bv(w, 0);
+                let is_zero = self.t.eq(v, zero);
+                self.t.not(is_zero)
+            }
+        }
+    }
+
+    fn compare(&mut self, op: BinOp, a: &Expr, b: &Expr, st: &mut State) -> T {
+        if matches!(a.ty, CType::Float(_)) || matches!(b.ty, CType::Float(_)) {
+            return self.t.var(Sort::Bool, "float_cmp");
+        }
+        let x = self.eval(a, st);
+        let y = self.eval(b, st);
+        let w = self.t.width(x).max(self.t.width(y));
+        let signed = is_signed(&a.ty);
+        let x = self.t.resize(x, w, signed);
+        let y = self.t.resize(y, w, is_signed(&b.ty));
+        let (lt, le) = if signed {
+            (CmpOp::Slt, CmpOp::Sle)
+        } else {
+            (CmpOp::Ult, CmpOp::Ule)
+        };
+        match op {
+            BinOp::Lt => self.t.cmp(lt, x, y),
+            BinOp::Le => self.t.cmp(le, x, y),
+            BinOp::Gt => self.t.cmp(lt, y, x),
+            BinOp::Ge => self.t.cmp(le, y, x),
+            BinOp::Eq => self.t.eq(x, y),
+            _ => {
+                let eq = self.t.eq(x, y);
+                self.t.not(eq)
+            }
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, ty: &CType, st: &mut State) -> T {
+        let w = width_of(ty);
+        if op.is_comparison() || matches!(op, BinOp::LogAnd | BinOp::LogOr) {
+            let e = Expr::new(
+                ExprKind::Binary(op, Box::new(a.clone()), Box::new(b.clone())),
+                ty.clone(),
+            );
+            let c = self.eval_bool(&e, st);
+            return self.bool_to_int(c, w);
+        }
+        if matches!(ty, CType::Float(_))
+            || matches!(a.ty, CType::Float(_))
+            || matches!(b.ty, CType::Float(_))
+        {
+            return self.fresh(w, "float");
+        }
+        match op {
+            BinOp::PtrAdd => {
+                let p = self.eval(a, st);
+                let i = self.eval(b, st);
+                let i = self.t.resize(i, 64, is_signed(&b.ty));
+                let elem = a.ty.pointee().cloned().unwrap_or(CType::Unknown);
+                let Some(size) = self.prog.layout().size_of(&elem) else {
+                    return self.fresh(64, "ptr_unknown_elem");
+                };
+                let s = self.t.bv(64, u128::from(size));
+                let off = self.t.bin(BvOp::Mul, i, s);
+                return self.t.bin(BvOp::Add, p, off);
+            }
+            BinOp::PtrDiff => {
+                let p = self.eval(a, st);
+                let q = self.eval(b, st);
+                let elem = a.ty.pointee().cloned().unwrap_or(CType::Unknown);
+                let d = self.t.bin(BvOp::Sub, p, q);
+                return match self.prog.layout().size_of(&elem) {
+                    Some(0) | None => self.fresh(w, "ptrdiff"),
+                    Some(1) => self.t.resize(d, w, true),
+                    Some(size) => {
+                        let s = self.t.bv(64, u128::from(size));
+                        let q = self.t.bin(BvOp::SDiv, d, s);
+                        self.t.resize(q, w, true)
+                    }
+                };
+            }
+            _ => {}
+        }
+        let signed = is_signed(ty);
+        let x = self.eval(a, st);
+        let x = self.t.resize(x, w, is_signed(&a.ty));
+        let yv = self.eval(b, st);
+        match op {
+            BinOp::Shl | BinOp::Shr => {
+                // The amount keeps its own (promoted) type; out of range gives a fresh value.
+                let bw = self.t.width(yv);
+                let limit = self.t.bv(bw, u128::from(w));
+                let in_range = if is_signed(&b.ty) {
+                    let zero = self.t.bv(bw, 0);
+                    let nonneg = self.t.cmp(CmpOp::Sle, zero, yv);
+                    let below = self.t.cmp(CmpOp::Slt, yv, limit);
+                    self.t.and2(nonneg, below)
+                } else {
+                    self.t.cmp(CmpOp::Ult, yv, limit)
+                };
+                let amount = self.t.resize(yv, w, false);
+                let bop = match (op, signed) {
+                    (BinOp::Shl, _) => BvOp::Shl,
+                    (_, true) => BvOp::AShr,
+                    _ => BvOp::LShr,
+                };
+                let shifted = self.t.bin(bop, x, amount);
+                let junk = self.fresh(w, "bad_shift");
+                self.t.ite(in_range, shifted, junk)
+            }
+            BinOp::Div | BinOp::Rem => {
+                let y = self.t.resize(yv, w, is_signed(&b.ty));
+                let bop = match (op, signed) {
+                    (BinOp::Div, true) => BvOp::SDiv,
+                    (BinOp::Div, false) => BvOp::UDiv,
+                    (_, true) => BvOp::SRem,
+                    _ => BvOp::URem,
+                };
+                let q = self.t.bin(bop, x, y);
+                let zero = self.t.bv(w, 0);
+                let by_zero = self.t.eq(y, zero);
+                let junk = self.fresh(w, "div_by_zero");
+                self.t.ite(by_zero, junk, q)
+            }
+            _ => {
+                let y = self.t.resize(yv, w, is_signed(&b.ty));
+                let bop = match op {
+                    BinOp::Add => BvOp::Add,
+                    BinOp::Sub => BvOp::Sub,
+                    BinOp::Mul => BvOp::Mul,
+                    BinOp::BitAnd => BvOp::And,
+                    BinOp::BitOr => BvOp::Or,
+                    _ => BvOp::Xor,
+                };
+                self.t.bin(bop, x, y)
+            }
+        }
+    }
+
+    /// C conversion of a value from one scalar type to another (C11 6.3).
+    fn convert(&mut self, v: T, from: &CType, to: &CType) -> T {
+        let w = width_of(to);
+        match (from, to) {
+            (CType::Float(_), _) | (_, CType::Float(_)) => self.fresh(w, "float_conv"),
+            (_, CType::Int(IntKind::Bool)) => {
+                let vw = self.t.width(v);
+                let zero = self.t.bv(vw, 0);
+                let is_zero = self.t.eq(v, zero);
+                let nz = self.t.not(is_zero);
+                self.bool_to_int(nz, 8)
+            }
+            (CType::Int(k), CType::Int(_) | CType::Pointer(_)) => {
+                self.t.resize(v, w, k.is_signed())
+            }
+            (CType::Pointer(_), CType::Int(_) | CType::Pointer(_)) => self.t.resize(v, w, false),
+            (_, CType::Void) => self.t.bv(8, 0),
+            _ => self.fresh(w, "conv"),
+        }
+    }
+
+    /// Conditions of the edges leaving a block.
+    fn edges(&mut self, term: &Terminator, st: &State, pc: T) -> Vec<(BlockId, T)> {
+        let mut st = st.clone();
+        match term {
+            Terminator::Goto(t) => vec![(*t, pc)],
+            Terminator::Branch {
+                cond,
+                then_bb,
+                else_bb,
+            } => {
+                let c = self.eval_bool(cond, &mut st);
+                let nc = self.t.not(c);
+                let tc = self.t.and2(pc, c);
+                let ec = self.t.and2(pc, nc);
+                vec![(*then_bb, tc), (*else_bb, ec)]
+            }
+            Terminator::Switch {
+                scrutinee,
+                cases,
+                default,
+            } => {
+                let v = self.eval(scrutinee, &mut st);
+                let w = self.t.width(v);
+                let signed = is_signed(&scrutinee.ty);
+                let le = if signed { CmpOp::Sle } else { CmpOp::Ule };
+                let mut by_target: Vec<(BlockId, Vec<T>)> = Vec::new();
+                let mut all = Vec::new();
+                for c in cases {
+                    let lo = self.t.bv_i(w, c.lo);
+                    let hi = self.t.bv_i(w, c.hi);
+                    let a = self.t.cmp(le, lo, v);
+                    let b = self.t.cmp(le, v, hi);
+                    let inr = self.t.and2(a, b);
+                    all.push(inr);
+                    match by_target.iter_mut().find(|(t, _)| *t == c.target) {
+                        Some((_, v)) => v.push(inr),
+                        None => by_target.push((c.target, vec![inr])),
+                    }
+                }
+                let any = self.t.or(&all);
+                let none = self.t.not(any);
+                let mut out = Vec::new();
+                for (target, conds) in by_target {
+                    let c = self.t.or(&conds);
+                    out.push((target, self.t.and2(pc, c)));
+                }
+                let dc = self.t.and2(pc, none);
+                out.push((*default, dc));
+                out
+            }
+            Terminator::Return(_) | Terminator::NoReturn | Terminator::Unreachable => Vec::new(),
+        }
+    }
+}
+
+#[derive(Default, Debug)]
+struct HavocSet {
+    locals: BTreeSet<LocalId>,
+    memory: bool,
+}

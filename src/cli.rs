@@ -276,7 +276,9 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
     use std::collections::BTreeSet;
 
     if let Some(step) = args.steps.iter().find(|s| **s != 1) {
-        anyhow::bail!("step {step} is not available yet (this version runs step 1: infeasible labels)");
+        anyhow::bail!(
+            "step {step} is not available yet (this version runs step 1: infeasible labels)"
+        );
     }
     if let Some(e) = &args.entry {
         if e != "main" {
@@ -365,7 +367,10 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
     if let Some(lf) = &labels_file {
         for v in &verdicts {
             if v.status == Status::Infeasible
-                && lf.rows.iter().any(|r| r.id == v.id && r.status == "covered")
+                && lf
+                    .rows
+                    .iter()
+                    .any(|r| r.id == v.id && r.status == "covered")
             {
                 anyhow::bail!(
                     "soundness alarm: label {} is marked covered in the labels file but was proved infeasible; nothing written",
@@ -381,7 +386,10 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
     let ledger = Ledger::new(&file_name, program, &verdicts, true);
     let stem = args.file.with_extension("");
     let ledger_path = PathBuf::from(format!("{}.covprune.json", stem.display()));
-    labels::write_atomic(&ledger_path, &(serde_json::to_string_pretty(&ledger)? + "\n"))?;
+    labels::write_atomic(
+        &ledger_path,
+        &(serde_json::to_string_pretty(&ledger)? + "\n"),
+    )?;
 
     let lf = labels_file.get_or_insert_with(labels::LabelsFile::default);
     for v in &verdicts {
@@ -415,7 +423,10 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
     labels::write_atomic(&out_labels, &lf.to_text())?;
 
     let n = verdicts.len();
-    let infeasible = verdicts.iter().filter(|v| v.status == Status::Infeasible).count();
+    let infeasible = verdicts
+        .iter()
+        .filter(|v| v.status == Status::Infeasible)
+        .count();
     let unknown = n - infeasible;
     if args.json {
         let summary = serde_json::json!({

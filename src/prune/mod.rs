@@ -77,7 +77,10 @@ pub fn step1(program: &Program, config: &PruneConfig) -> Vec<LabelVerdict> {
             .collect()
     };
     let per_function = if config.jobs > 0 {
-        match rayon::ThreadPoolBuilder::new().num_threads(config.jobs).build() {
+        match rayon::ThreadPoolBuilder::new()
+            .num_threads(config.jobs)
+            .build()
+        {
             Ok(pool) => pool.install(run),
             Err(_) => run(),
         }
@@ -91,7 +94,9 @@ pub fn step1(program: &Program, config: &PruneConfig) -> Vec<LabelVerdict> {
     by_id
         .into_iter()
         .map(|(id, occs)| {
-            let all_infeasible = occs.iter().all(|o| matches!(o.outcome, Outcome::Infeasible));
+            let all_infeasible = occs
+                .iter()
+                .all(|o| matches!(o.outcome, Outcome::Infeasible));
             let time_ms = occs.iter().map(|o| o.time_ms).sum();
             let first = &occs[0];
             let status = if all_infeasible {

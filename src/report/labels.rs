@@ -68,7 +68,10 @@ pub fn parse(text: &str, path: &Path) -> Result<LabelsFile, LabelsError> {
         if cols.len() < 8 {
             return Err(bad(
                 i + 1,
-                format!("expected 8 comma-separated columns ({COLUMNS}), found {}", cols.len()),
+                format!(
+                    "expected 8 comma-separated columns ({COLUMNS}), found {}",
+                    cols.len()
+                ),
             ));
         }
         let id: u64 = cols[0]
@@ -80,7 +83,11 @@ pub fn parse(text: &str, path: &Path) -> Result<LabelsFile, LabelsError> {
         if !STATUSES.contains(&cols[1].as_str()) {
             return Err(bad(
                 i + 1,
-                format!("unknown status `{}` (expected one of {})", cols[1], STATUSES.join(", ")),
+                format!(
+                    "unknown status `{}` (expected one of {})",
+                    cols[1],
+                    STATUSES.join(", ")
+                ),
             ));
         }
         rows.push(LabelRow {
@@ -129,8 +136,13 @@ impl LabelsFile {
 /// Writes `text` to `path` through a temporary file and a rename, so that readers never see a
 /// half-written file and a crash leaves the old one intact.
 pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
     let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
     std::fs::write(&tmp, text)?;
     std::fs::rename(&tmp, path)

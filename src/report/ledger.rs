@@ -31,7 +31,12 @@ pub struct LedgerLabel {
 }
 
 impl Ledger {
-    pub fn new(file: &str, program: &Program, verdicts: &[LabelVerdict], with_times: bool) -> Ledger {
+    pub fn new(
+        file: &str,
+        program: &Program,
+        verdicts: &[LabelVerdict],
+        with_times: bool,
+    ) -> Ledger {
         let mut labels: Vec<LedgerLabel> = verdicts
             .iter()
             .map(|v| LedgerLabel {
@@ -45,7 +50,11 @@ impl Ledger {
                 loc: if v.loc.line == 0 {
                     String::new()
                 } else {
-                    format!("{}:{}", base_name(program.file_name(v.loc.file)), v.loc.line)
+                    format!(
+                        "{}:{}",
+                        base_name(program.file_name(v.loc.file)),
+                        v.loc.line
+                    )
                 },
                 function: v.function.clone(),
                 predicate: v.text.clone(),

@@ -157,7 +157,10 @@ impl Session {
             Node::False => Dynamic::from_ast(&Bool::from_bool(false)),
             Node::Bv { width, value } => Dynamic::from_ast(&bv_const(width, value)),
             Node::Var { id, sort } => {
-                let name = format!("v{id}_{}", terms.var_names.get(id as usize).map_or("", |s| s.as_str()));
+                let name = format!(
+                    "v{id}_{}",
+                    terms.var_names.get(id as usize).map_or("", |s| s.as_str())
+                );
                 match sort {
                     Sort::Bool => Dynamic::from_ast(&Bool::new_const(name)),
                     Sort::Bv(w) => Dynamic::from_ast(&BV::new_const(name, w)),
@@ -217,7 +220,9 @@ impl Session {
                 };
                 Dynamic::from_ast(&r)
             }
-            Node::Extract { hi, lo, arg } => Dynamic::from_ast(&self.bv(terms, arg).extract(hi, lo)),
+            Node::Extract { hi, lo, arg } => {
+                Dynamic::from_ast(&self.bv(terms, arg).extract(hi, lo))
+            }
             Node::ZeroExt { by, arg } => Dynamic::from_ast(&self.bv(terms, arg).zero_ext(by)),
             Node::SignExt { by, arg } => Dynamic::from_ast(&self.bv(terms, arg).sign_ext(by)),
             Node::Concat(a, b) => {

@@ -171,7 +171,10 @@ impl<'a> Enc<'a> {
             return b;
         }
         let (ty, hint) = match obj {
-            MemObj::Local(l) => (Some(self.f.local(l).ty.clone()), self.f.local(l).name.clone()),
+            MemObj::Local(l) => (
+                Some(self.f.local(l).ty.clone()),
+                self.f.local(l).name.clone(),
+            ),
             MemObj::Global(g) => {
                 let g = &self.prog.globals[g.0 as usize];
                 (Some(g.ty.clone()), g.name.clone())
@@ -685,7 +688,11 @@ impl<'a> Enc<'a> {
                 return;
             }
             let unit = self.t.load(st.mem, addr, w / 8);
-            let field_mask = (if width >= 128 { u128::MAX } else { (1u128 << width) - 1 }) << bit;
+            let field_mask = (if width >= 128 {
+                u128::MAX
+            } else {
+                (1u128 << width) - 1
+            }) << bit;
             let keep = self.t.bv(w, !field_mask);
             let kept = self.t.bin(BvOp::And, unit, keep);
             let sh = self.t.bv(w, u128::from(bit));

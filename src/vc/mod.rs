@@ -12,11 +12,40 @@ use crate::ir::{Callee, LValue, Program, StmtKind, VarRef};
 
 /// Library functions that write no program-visible memory (they may read it).
 const PURE_LIBC: &[&str] = &[
-    "strlen", "strnlen", "strcmp", "strncmp", "memcmp", "strchr", "strrchr", "strstr",
-    "strspn", "strcspn", "strpbrk", "memchr", "abs", "labs", "llabs", "isalpha", "isdigit",
-    "isalnum", "isspace", "isupper", "islower", "isprint", "ispunct", "isxdigit", "iscntrl",
-    "isgraph", "toupper", "tolower", "__ctype_b_loc", "__ctype_toupper_loc",
-    "__ctype_tolower_loc", "__errno_location", "getenv", "__builtin_strlen",
+    "strlen",
+    "strnlen",
+    "strcmp",
+    "strncmp",
+    "memcmp",
+    "strchr",
+    "strrchr",
+    "strstr",
+    "strspn",
+    "strcspn",
+    "strpbrk",
+    "memchr",
+    "abs",
+    "labs",
+    "llabs",
+    "isalpha",
+    "isdigit",
+    "isalnum",
+    "isspace",
+    "isupper",
+    "islower",
+    "isprint",
+    "ispunct",
+    "isxdigit",
+    "iscntrl",
+    "isgraph",
+    "toupper",
+    "tolower",
+    "__ctype_b_loc",
+    "__ctype_toupper_loc",
+    "__ctype_tolower_loc",
+    "__errno_location",
+    "getenv",
+    "__builtin_strlen",
 ];
 
 /// Which calls may write memory: the mod summary of program functions (fixpoint over the call
@@ -37,23 +66,28 @@ impl Summaries {
                 if writes.contains(&f.name) {
                     continue;
                 }
-                let w = f.blocks.iter().flat_map(|b| &b.stmts).any(|s| match &s.kind {
-                    StmtKind::Assign { dst, .. }
-                    | StmtKind::Havoc { dst, .. }
-                    | StmtKind::ZeroInit { dst } => !own_local(dst),
-                    StmtKind::Call { callee, dst, .. } => {
-                        dst.as_ref().is_some_and(|d| !own_local(d))
-                            || match callee {
-                                Callee::Direct(n) => {
-                                    writes.contains(n)
-                                        || (!defined.contains(n) && !PURE_LIBC.contains(&n.as_str()))
+                let w = f
+                    .blocks
+                    .iter()
+                    .flat_map(|b| &b.stmts)
+                    .any(|s| match &s.kind {
+                        StmtKind::Assign { dst, .. }
+                        | StmtKind::Havoc { dst, .. }
+                        | StmtKind::ZeroInit { dst } => !own_local(dst),
+                        StmtKind::Call { callee, dst, .. } => {
+                            dst.as_ref().is_some_and(|d| !own_local(d))
+                                || match callee {
+                                    Callee::Direct(n) => {
+                                        writes.contains(n)
+                                            || (!defined.contains(n)
+                                                && !PURE_LIBC.contains(&n.as_str()))
+                                    }
+                                    Callee::Indirect(_) => true,
                                 }
-                                Callee::Indirect(_) => true,
-                            }
-                    }
-                    StmtKind::HavocMemory(_) => true,
-                    StmtKind::Assume(_) | StmtKind::Label { .. } => false,
-                });
+                        }
+                        StmtKind::HavocMemory(_) => true,
+                        StmtKind::Assume(_) | StmtKind::Label { .. } => false,
+                    });
                 if w {
                     writes.insert(f.name.clone());
                     changed = true;

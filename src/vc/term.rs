@@ -43,9 +43,15 @@ pub enum CmpOp {
 pub enum Node {
     True,
     False,
-    Bv { width: u32, value: u128 },
+    Bv {
+        width: u32,
+        value: u128,
+    },
     /// A free symbol; the name is only a hint for dumps.
-    Var { id: u32, sort: Sort },
+    Var {
+        id: u32,
+        sort: Sort,
+    },
     Not(T),
     And(Vec<T>),
     Or(Vec<T>),
@@ -55,12 +61,29 @@ pub enum Node {
     BvNot(T),
     BvNeg(T),
     Cmp(CmpOp, T, T),
-    Extract { hi: u32, lo: u32, arg: T },
-    ZeroExt { by: u32, arg: T },
-    SignExt { by: u32, arg: T },
+    Extract {
+        hi: u32,
+        lo: u32,
+        arg: T,
+    },
+    ZeroExt {
+        by: u32,
+        arg: T,
+    },
+    SignExt {
+        by: u32,
+        arg: T,
+    },
     Concat(T, T),
-    Select { mem: T, addr: T },
-    Store { mem: T, addr: T, byte: T },
+    Select {
+        mem: T,
+        addr: T,
+    },
+    Store {
+        mem: T,
+        addr: T,
+        byte: T,
+    },
 }
 
 /// The term arena of one function encoding.
@@ -274,9 +297,11 @@ impl Terms {
         }
         // Neutral elements keep the formulas small.
         match (op, self.as_const(a), self.as_const(b)) {
-            (BvOp::Add | BvOp::Sub | BvOp::Or | BvOp::Xor | BvOp::Shl | BvOp::LShr | BvOp::AShr, _, Some(0)) => {
-                return a
-            }
+            (
+                BvOp::Add | BvOp::Sub | BvOp::Or | BvOp::Xor | BvOp::Shl | BvOp::LShr | BvOp::AShr,
+                _,
+                Some(0),
+            ) => return a,
             (BvOp::Add | BvOp::Or | BvOp::Xor, Some(0), _) => return b,
             (BvOp::Mul, _, Some(1)) => return a,
             (BvOp::Mul, Some(1), _) => return b,
@@ -389,7 +414,12 @@ impl Terms {
 
     pub fn select(&mut self, mem: T, addr: T) -> T {
         // Read over a write to the same constant-equal address: the written byte.
-        if let Node::Store { mem: m, addr: a, byte } = *self.node(mem) {
+        if let Node::Store {
+            mem: m,
+            addr: a,
+            byte,
+        } = *self.node(mem)
+        {
             if a == addr {
                 return byte;
             }

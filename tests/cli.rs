@@ -1,5 +1,7 @@
 //! End-to-end tests of the `covprune` binary: outputs, exit codes and bad input.
 
+use std::path::Path;
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 
@@ -208,4 +210,169 @@ fn callgraph_lists_calls_and_flags() {
             "die [static, never-returns] call sites: 1",
         ))
         .stdout(predicate::str::contains("  -> abort x1"));
+}
+
+/// Copies the triangle example into a fresh directory; returns (dir, annotated file).
+fn triangle_in_tempdir() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("triangle.c");
+    std::fs::copy("benchmarks/programs/triangle.c", &path).unwrap();
+    (dir, path)
+}
+
+/// Replaces the solver times of a ledger or labels file, which vary from run to run.
+fn mask_times(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            if let Some(pos) = l.find("\"time_ms\": ") {
+                format!("{}\"time_ms\": <ms>", &l[..pos])
+            } else {
+                l.to_string()
+            }
+        })
+        .map(|l| {
+            let cols: Vec<&str> = l.split(", ").collect();
+            if cols.len() == 8 && cols[1] == "uncoverable" {
+                let mut c: Vec<String> = cols.iter().map(|s| s.to_string()).collect();
+                c[7] = "<s>".into();
+                c.join(", ")
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn prune_writes_the_ledger_and_the_labels_file() {
+    let (dir, path) = triangle_in_tempdir();
+    covprune()
+        .arg("prune")
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("14 labels, 2 infeasible (step 1), 12 unknown"));
+    let ledger = std::fs::read_to_string(dir.path().join("triangle.covprune.json")).unwrap();
+    insta::assert_snapshot!("triangle_ledger", mask_times(&ledger));
+    let labels = std::fs::read_to_string(dir.path().join("triangle.labels")).unwrap();
+    insta::assert_snapshot!("triangle_labels", mask_times(&labels));
+}
+
+#[test]
+fn prune_json_summary() {
+    let (_dir, path) = triangle_in_tempdir();
+    let out = covprune()
+        .arg("prune")
+        .arg(&path)
+        .arg("--json")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["labels"], 14);
+    assert_eq!(v["infeasible"], 2);
+    assert_eq!(v["unknown"], 12);
+}
+
+#[test]
+fn prune_reads_lannotate_output_and_updates_its_labels_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new("../shared/reference/ltest-samples");
+    for name in ["sample_WM.c", "sample_WM.labels"] {
+        std::fs::copy(src.join(name), dir.path().join(name)).unwrap();
+    }
+    covprune()
+        .arg("prune")
+        .arg(dir.path().join("sample_WM.c"))
+        .assert()
+        .success();
+    let labels = std::fs::read_to_string(dir.path().join("sample_WM.labels")).unwrap();
+    let original = std::fs::read_to_string(src.join("sample_WM.labels")).unwrap();
+    let rows = |t: &str| t.lines().filter(|l| !l.starts_with('#')).count();
+    assert_eq!(rows(&labels), rows(&original), "every LAnnotate row is kept");
+    assert!(labels.contains(", uncoverable, WM"), "some mutants are proved equivalent");
+    assert!(labels.contains("LAnnot"), "untouched rows keep their emitter");
+}
+
+#[test]
+fn prune_rejects_a_labels_file_that_does_not_match_and_leaves_files_untouched() {
+    let (dir, path) = triangle_in_tempdir();
+    let labels = dir.path().join("triangle.labels");
+    let text = "# id, status, tag, origin_loc, current_loc, emitter, drivers, exec_time\n\
+                1, unknown, DC, triangle.c:9, , LAnnot, , 0.\n";
+    std::fs::write(&labels, text).unwrap();
+    covprune()
+        .arg("prune")
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("does not match"))
+        .stderr(predicate::str::contains("label 2"));
+    assert_eq!(std::fs::read_to_string(&labels).unwrap(), text);
+    assert!(!dir.path().join("triangle.covprune.json").exists());
+}
+
+#[test]
+fn prune_rejects_a_malformed_labels_file() {
+    let (dir, path) = triangle_in_tempdir();
+    let labels = dir.path().join("other.labels");
+    std::fs::write(&labels, "1, unknown, DC\n").unwrap();
+    covprune()
+        .arg("prune")
+        .arg(&path)
+        .arg("--labels")
+        .arg(&labels)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("other.labels:1"))
+        .stderr(predicate::str::contains("expected 8"));
+    std::fs::write(&labels, "# header\nseven, unknown, DC, a, b, c, d, e\n").unwrap();
+    covprune()
+        .arg("prune")
+        .arg(&path)
+        .arg("--labels")
+        .arg(&labels)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("other.labels:2"))
+        .stderr(predicate::str::contains("not a number"));
+    let missing = dir.path().join("missing.labels");
+    covprune()
+        .arg("prune")
+        .arg(&path)
+        .arg("--labels")
+        .arg(&missing)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("missing.labels"));
+}
+
+#[test]
+fn prune_of_a_file_without_labels_is_a_clear_error() {
+    covprune()
+        .args(["prune", "tests/fixtures/frontend/loops.c"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no pc_label"));
+}
+
+#[test]
+fn prune_refuses_to_contradict_a_covered_label() {
+    let (dir, path) = triangle_in_tempdir();
+    covprune().arg("prune").arg(&path).assert().success();
+    let labels = dir.path().join("triangle.labels");
+    let text = std::fs::read_to_string(&labels)
+        .unwrap()
+        .replace("9, uncoverable", "9, covered");
+    std::fs::write(&labels, &text).unwrap();
+    covprune()
+        .arg("prune")
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("soundness alarm: label 9"));
+    assert_eq!(std::fs::read_to_string(&labels).unwrap(), text);
 }

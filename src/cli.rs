@@ -62,6 +62,25 @@ pub enum Command {
     },
     /// Prove labels of an annotated file polluting; update its .labels file and write a ledger.
     Prune(PruneArgs),
+    /// Insert test objectives (labels) for coverage criteria: writes DIR/STEM_labels.c and
+    /// DIR/STEM_labels.labels.
+    Annotate {
+        file: PathBuf,
+        /// Comma-separated criteria (see `covprune criteria`).
+        #[arg(long, value_delimiter = ',', required = true)]
+        criteria: Vec<String>,
+        /// Output directory (default: the file's directory).
+        #[arg(short = 'o', long = "out")]
+        out_dir: Option<PathBuf>,
+        /// MCC: decisions with more atoms than this get no labels.
+        #[arg(long, default_value_t = 10)]
+        mcc_max_atoms: usize,
+        /// Print per-criterion label counts as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the coverage criteria.
+    Criteria,
 }
 
 #[derive(Args, Debug)]
@@ -234,6 +253,20 @@ fn execute(command: Command) -> anyhow::Result<()> {
             print_out(&out);
         }
         Command::Prune(args) => prune(args)?,
+        Command::Criteria => {
+            let mut out = String::new();
+            for c in covprune_encoders::Criterion::ALL {
+                out.push_str(&format!("{:<5} {}\n", c.name(), c.description()));
+            }
+            print_out(&out);
+        }
+        Command::Annotate {
+            file,
+            criteria,
+            out_dir,
+            mcc_max_atoms,
+            json,
+        } => annotate(&file, &criteria, out_dir, mcc_max_atoms, json)?,
         Command::Callgraph { file, cc } => {
             let loaded = load(&file, &cc)?;
             let program = &loaded.program;
@@ -316,15 +349,9 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
                 args.file.display()
             );
         }
+        // Labels of the file that the compiled program lacks sit in code the preprocessor
+        // dropped or in functions that were not lowered: they stay unknown.
         file_only = file_ids.difference(&ir_ids).copied().collect();
-        if !file_only.is_empty() && program.skipped.is_empty() {
-            anyhow::bail!(
-                "{} does not match {}: label {} is not in the program",
-                lp.display(),
-                args.file.display(),
-                file_only[0]
-            );
-        }
     }
     if ir_ids.is_empty() && file_only.is_empty() {
         anyhow::bail!(
@@ -347,7 +374,10 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
     for id in &file_only {
         verdicts.push(crate::prune::LabelVerdict {
             id: *id,
-            status: Status::Unknown("in a function that was not lowered".into()),
+            status: Status::Unknown(
+                "not in the compiled program (inactive preprocessor branch or function not lowered)"
+                    .into(),
+            ),
             step: None,
             time_ms: 0,
             function: String::new(),
@@ -453,6 +483,100 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
             "wrote {} and {}\n",
             out_labels.display(),
             ledger_path.display()
+        ));
+        print_out(&out);
+    }
+    Ok(())
+}
+
+fn annotate(
+    file: &Path,
+    criteria: &[String],
+    out_dir: Option<PathBuf>,
+    mcc_max_atoms: usize,
+    json: bool,
+) -> anyhow::Result<()> {
+    use covprune_encoders::Criterion;
+    let mut chosen = Vec::new();
+    for name in criteria {
+        match Criterion::from_name(name) {
+            Some(c) if !chosen.contains(&c) => chosen.push(c),
+            Some(_) => {}
+            None => {
+                let valid: Vec<&str> = Criterion::ALL.iter().map(|c| c.name()).collect();
+                anyhow::bail!("unknown criterion `{name}` (valid: {})", valid.join(", "));
+            }
+        }
+    }
+    if !file.exists() {
+        anyhow::bail!("{}: no such file", file.display());
+    }
+    let source =
+        std::fs::read(file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+    if source.contains(&0) {
+        anyhow::bail!(
+            "{} does not look like C: it contains NUL bytes",
+            file.display()
+        );
+    }
+    // The file must be C that the front end accepts, so that labels can be proved later.
+    frontend::load(file, &PreprocessOptions::default())?;
+    let limits = covprune_encoders::Limits { mcc_max_atoms };
+    let annotated = crate::annotate::annotate(&source, &chosen, &limits);
+    let dir = out_dir.unwrap_or_else(|| {
+        file.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    });
+    std::fs::create_dir_all(&dir)?;
+    let stem = file
+        .file_stem()
+        .map_or_else(|| "out".into(), |s| s.to_string_lossy().into_owned());
+    let c_path = dir.join(format!("{stem}_labels.c"));
+    let l_path = dir.join(format!("{stem}_labels.labels"));
+    let origin = file
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    std::fs::write(&c_path, &annotated.text)?;
+    crate::report::labels::write_atomic(
+        &l_path,
+        &crate::annotate::labels_file(&annotated, &origin),
+    )?;
+    let counts = annotated.counts();
+    if json {
+        let per: serde_json::Map<String, serde_json::Value> = chosen
+            .iter()
+            .map(|c| {
+                let n = counts
+                    .iter()
+                    .filter(|(tag, _)| tag.split(' ').next() == Some(c.name()))
+                    .map(|(_, n)| *n)
+                    .sum::<usize>();
+                (c.name().to_string(), serde_json::json!(n))
+            })
+            .collect();
+        let v = serde_json::json!({
+            "file": origin,
+            "labels": annotated.labels.len(),
+            "criteria": per,
+            "decisions": annotated.decisions,
+            "skipped_decisions": annotated.skipped.len(),
+            "functions": annotated.functions,
+            "annotated": c_path.display().to_string(),
+            "labels_file": l_path.display().to_string(),
+        });
+        print_out(&format!("{}\n", serde_json::to_string_pretty(&v)?));
+    } else {
+        let mut out = format!("{origin}: {} labels", annotated.labels.len());
+        for (tag, n) in &counts {
+            out.push_str(&format!(", {tag} {n}"));
+        }
+        out.push_str(&format!(
+            " ({} decisions, {} left without labels)\nwrote {} and {}\n",
+            annotated.decisions,
+            annotated.skipped.len(),
+            c_path.display(),
+            l_path.display()
         ));
         print_out(&out);
     }

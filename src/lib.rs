@@ -1,6 +1,7 @@
 //! covprune: finds and prunes polluting test objectives (infeasible, duplicate, subsumed labels)
 //! in C programs. See the README's "Architecture" section for the pipeline and its invariants.
 
+pub mod annotate;
 pub mod cfg;
 pub mod cli;
 pub mod console;

@@ -252,7 +252,9 @@ fn prune_writes_the_ledger_and_the_labels_file() {
         .arg(&path)
         .assert()
         .success()
-        .stdout(predicate::str::contains("14 labels, 2 infeasible (step 1), 12 unknown"));
+        .stdout(predicate::str::contains(
+            "14 labels, 2 infeasible (step 1), 12 unknown",
+        ));
     let ledger = std::fs::read_to_string(dir.path().join("triangle.covprune.json")).unwrap();
     insta::assert_snapshot!("triangle_ledger", mask_times(&ledger));
     let labels = std::fs::read_to_string(dir.path().join("triangle.labels")).unwrap();
@@ -292,9 +294,19 @@ fn prune_reads_lannotate_output_and_updates_its_labels_file() {
     let labels = std::fs::read_to_string(dir.path().join("sample_WM.labels")).unwrap();
     let original = std::fs::read_to_string(src.join("sample_WM.labels")).unwrap();
     let rows = |t: &str| t.lines().filter(|l| !l.starts_with('#')).count();
-    assert_eq!(rows(&labels), rows(&original), "every LAnnotate row is kept");
-    assert!(labels.contains(", uncoverable, WM"), "some mutants are proved equivalent");
-    assert!(labels.contains("LAnnot"), "untouched rows keep their emitter");
+    assert_eq!(
+        rows(&labels),
+        rows(&original),
+        "every LAnnotate row is kept"
+    );
+    assert!(
+        labels.contains(", uncoverable, WM"),
+        "some mutants are proved equivalent"
+    );
+    assert!(
+        labels.contains("LAnnot"),
+        "untouched rows keep their emitter"
+    );
 }
 
 #[test]

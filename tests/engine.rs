@@ -12,8 +12,12 @@ fn expectations(path: &Path) -> BTreeMap<u64, &'static str> {
     let text = std::fs::read_to_string(path).unwrap();
     let mut out = BTreeMap::new();
     for line in text.lines() {
-        let Some(pos) = line.find("pc_label(") else { continue };
-        let Some(exp) = line.find("expect: ") else { continue };
+        let Some(pos) = line.find("pc_label(") else {
+            continue;
+        };
+        let Some(exp) = line.find("expect: ") else {
+            continue;
+        };
         let rest = &line[pos..];
         // The id is the last integer argument before the tag string.
         let id: u64 = rest
@@ -54,8 +58,17 @@ fn check_fixture(path: &Path) {
             wrong.push(format!("label {id}: expected {want}, got {have}"));
         }
     }
-    assert_eq!(got.len(), expected.len(), "every label has a verdict and an expectation");
-    assert!(wrong.is_empty(), "{}:\n{}", path.display(), wrong.join("\n"));
+    assert_eq!(
+        got.len(),
+        expected.len(),
+        "every label has a verdict and an expectation"
+    );
+    assert!(
+        wrong.is_empty(),
+        "{}:\n{}",
+        path.display(),
+        wrong.join("\n")
+    );
 }
 
 #[test]
@@ -65,8 +78,11 @@ fn fixture_labels_get_their_expected_verdicts() {
 
 #[test]
 fn the_papers_figure_1_has_exactly_l9_and_l10_infeasible() {
-    let loaded =
-        frontend::load(Path::new("benchmarks/programs/triangle.c"), &PreprocessOptions::default()).unwrap();
+    let loaded = frontend::load(
+        Path::new("benchmarks/programs/triangle.c"),
+        &PreprocessOptions::default(),
+    )
+    .unwrap();
     let verdicts = step1(&loaded.program, &PruneConfig::default());
     let infeasible: Vec<u64> = verdicts
         .iter()
@@ -81,8 +97,20 @@ fn the_papers_figure_1_has_exactly_l9_and_l10_infeasible() {
 fn results_do_not_depend_on_the_number_of_workers() {
     let path = Path::new("tests/fixtures/engine/statements.c");
     let loaded = frontend::load(path, &PreprocessOptions::default()).unwrap();
-    let one = step1(&loaded.program, &PruneConfig { jobs: 1, ..PruneConfig::default() });
-    let two = step1(&loaded.program, &PruneConfig { jobs: 2, ..PruneConfig::default() });
+    let one = step1(
+        &loaded.program,
+        &PruneConfig {
+            jobs: 1,
+            ..PruneConfig::default()
+        },
+    );
+    let two = step1(
+        &loaded.program,
+        &PruneConfig {
+            jobs: 2,
+            ..PruneConfig::default()
+        },
+    );
     let statuses = |v: &[covprune::prune::LabelVerdict]| -> Vec<(u64, Status)> {
         v.iter().map(|x| (x.id, x.status.clone())).collect()
     };

@@ -9,6 +9,7 @@ mod lower;
 mod noreturn;
 mod oldc;
 pub mod preprocess;
+pub mod sites;
 pub mod source;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,36 @@
+//! CC, condition coverage: every atomic condition of every decision is both true and false.
+//!
+//! Labels: two per atom, `c` and `!(c)`, placed before the decision (short-circuit is ignored, as
+//! in LAnnotate: every atom is evaluated on each arrival).
+//! Example: `if (a <= 0 || b <= 0)` gives `pc_label(a <= 0, 1, "CC"); pc_label(!(a <= 0), 2, "CC");
+//! pc_label(b <= 0, 3, "CC"); pc_label(!(b <= 0), 4, "CC");`.
+//! Reference: LAnnotate `gen_labels_ncc` with n = 1 (`../shared/reference/LTEST.md`, section 3).
+
+use crate::{not, Decision, LabelSpec};
+
+pub const DESCRIPTION: &str =
+    "condition coverage: each atomic condition both true and false (2 per atom)";
+
+pub fn labels(d: &Decision) -> Vec<LabelSpec> {
+    d.cond
+        .atoms()
+        .into_iter()
+        .flat_map(|a| {
+            [
+                LabelSpec::new(a.to_string(), "CC"),
+                LabelSpec::new(not(a), "CC"),
+            ]
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn two_labels_per_atom() {
+        let l = super::labels(&crate::tests::abc());
+        assert_eq!(l.len(), 6);
+        assert_eq!(l[0].predicate, "a <= 0");
+        assert_eq!(l[1].predicate, "!(a <= 0)");
+    }
+}

@@ -1,0 +1,61 @@
+//! MCC, multiple condition coverage: every combination of truth values of the atoms of a
+//! decision.
+//!
+//! Labels: 2^n per decision with n atoms, each the conjunction of every atom or its negation,
+//! right-nested, positive first (LAnnotate's order). Decisions with more than
+//! `Limits::mcc_max_atoms` atoms get none (the count would explode).
+//! Example: `if (a && b)` gives `a && (b)`, `a && (!(b))`, `!(a) && (b)`, `!(a) && (!(b))`.
+//! Reference: LAnnotate `gen_labels_ncc` with n = 0 (`../shared/reference/LTEST.md`, section 3).
+
+use crate::{not, Decision, LabelSpec, Limits};
+
+pub const DESCRIPTION: &str =
+    "multiple condition coverage: every combination of atom values (2^n per decision)";
+
+pub fn labels(d: &Decision, limits: &Limits) -> Vec<LabelSpec> {
+    let atoms = d.cond.atoms();
+    if atoms.is_empty() || atoms.len() > limits.mcc_max_atoms {
+        return Vec::new();
+    }
+    let n = atoms.len();
+    (0..1usize << n)
+        .map(|mask| {
+            // Bit n-1-i clear means atom i is positive, so positives come first.
+            let lits: Vec<String> = atoms
+                .iter()
+                .enumerate()
+                .map(|(i, a)| {
+                    if mask >> (n - 1 - i) & 1 == 0 {
+                        format!("({a})")
+                    } else {
+                        not(a)
+                    }
+                })
+                .collect();
+            let mut pred = lits[n - 1].clone();
+            for lit in lits[..n - 1].iter().rev() {
+                pred = format!("{lit} && ({pred})");
+            }
+            LabelSpec::new(pred, "MCC")
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Limits;
+
+    #[test]
+    fn mcc_on_three_atoms_yields_eight_labels() {
+        let l = super::labels(&crate::tests::abc(), &Limits::default());
+        assert_eq!(l.len(), 8);
+        assert_eq!(l[0].predicate, "(a <= 0) && ((b <= 0) && ((c <= 0)))");
+        assert_eq!(l[7].predicate, "!(a <= 0) && (!(b <= 0) && (!(c <= 0)))");
+    }
+
+    #[test]
+    fn too_many_atoms_give_no_labels() {
+        let limits = Limits { mcc_max_atoms: 2 };
+        assert!(super::labels(&crate::tests::abc(), &limits).is_empty());
+    }
+}

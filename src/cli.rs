@@ -102,6 +102,16 @@ pub struct PruneArgs {
     /// Worker threads (default: one per core).
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
+    /// Wall-clock budget per function in seconds (0: none); labels left when it runs out stay
+    /// unknown.
+    #[arg(long, default_value_t = 120)]
+    pub function_budget_s: u64,
+    /// Treat every call as opaque (by default small callees are encoded in place).
+    #[arg(long)]
+    pub no_inline: bool,
+    /// Do not draw a progress bar (it is drawn only on a terminal anyway).
+    #[arg(long)]
+    pub no_progress: bool,
     /// `main`: whole-program runs from `main` with initialised globals (default: any
     /// externally visible function, any arguments and globals).
     #[arg(long)]
@@ -366,11 +376,19 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
         },
         encode: crate::vc::encode::EncodeConfig {
             entry_main: args.entry.is_some(),
+            inline: !args.no_inline,
         },
         jobs: args.jobs,
+        function_budget_s: args.function_budget_s,
     };
     let t0 = std::time::Instant::now();
-    let mut verdicts = crate::prune::step1(program, &config);
+    let bar = crate::console::Progress::new(
+        crate::prune::count_labels(program),
+        "step 1",
+        !args.no_progress && !args.json,
+    );
+    let mut verdicts = crate::prune::step1_with_progress(program, &config, &|n| bar.inc(n));
+    bar.finish();
     for id in &file_only {
         verdicts.push(crate::prune::LabelVerdict {
             id: *id,

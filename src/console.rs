@@ -16,3 +16,40 @@ pub fn print_err(text: &str) {
         let _ = err.write_all(b"\n");
     }
 }
+
+/// A progress bar on stderr, drawn only when stderr is a terminal (indicatif hides it
+/// otherwise) and when enabled.
+pub struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Progress {
+    pub fn new(total: u64, what: &str, enabled: bool) -> Progress {
+        if !enabled || total == 0 {
+            return Progress { bar: None };
+        }
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(total),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {pos}/{len} labels, {per_sec}, eta {eta}",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_prefix(what.to_string());
+        Progress { bar: Some(bar) }
+    }
+
+    pub fn inc(&self, n: u64) {
+        if let Some(b) = &self.bar {
+            b.inc(n);
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}

@@ -134,6 +134,106 @@ fn frontend_bench(args: &Args) -> Result<()> {
     Ok(())
 }
 
+/// Annotates each C file of a project with CC and runs step 1 on it, as a user would with
+/// `covprune annotate` then `covprune prune`.
+fn step1_bench(args: &Args) -> Result<()> {
+    use covprune::prune::{step1, PruneConfig, Status};
+    use covprune_encoders::{Criterion, Limits};
+    let inputs: Vec<(&str, PathBuf, Vec<String>)> = {
+        let mut v = vec![(
+            "sqlite",
+            args.corpus.join("sqlite-3.17.0/sqlite3.c"),
+            Vec::new(),
+        )];
+        let zdir = args.corpus.join("zlib-1.3.2");
+        let mut zfiles: Vec<PathBuf> = std::fs::read_dir(&zdir)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "c"))
+            .collect();
+        zfiles.sort();
+        v.extend(
+            zfiles
+                .into_iter()
+                .map(|p| ("zlib", p, vec![format!("-I{}", zdir.display())])),
+        );
+        v
+    };
+    let only = std::env::var("COVPRUNE_BENCH_ONLY").ok();
+    let tmp = std::env::temp_dir().join(format!("covprune-step1-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp)?;
+    let mut rows = Vec::new();
+    let mut md = String::from("| project | file | CC labels | infeasible | unknown: feasible | unknown: timeout/limit | annotate (ms) | step 1 (s) |\n|---|---|---|---|---|---|---|---|\n");
+    for (project, path, includes) in inputs {
+        if only.as_deref().is_some_and(|o| o != project) {
+            continue;
+        }
+        let source = std::fs::read(&path)?;
+        let t = Instant::now();
+        let annotated = covprune::annotate::annotate(&source, &[Criterion::Cc], &Limits::default());
+        let annotate_ms = t.elapsed().as_millis();
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let out = tmp.join(format!("{stem}_labels.c"));
+        std::fs::write(&out, &annotated.text)?;
+        let opts = PreprocessOptions {
+            include_dirs: includes.iter().map(|i| PathBuf::from(&i[2..])).collect(),
+            ..PreprocessOptions::default()
+        };
+        let loaded =
+            frontend::load(&out, &opts).with_context(|| format!("loading {}", out.display()))?;
+        let config = PruneConfig {
+            function_budget_s: 120,
+            ..PruneConfig::default()
+        };
+        let t = Instant::now();
+        let verdicts = step1(&loaded.program, &config);
+        let secs = t.elapsed().as_secs_f64();
+        let infeasible = verdicts
+            .iter()
+            .filter(|v| v.status == Status::Infeasible)
+            .count();
+        let feasible = verdicts
+            .iter()
+            .filter(|v| matches!(&v.status, Status::Unknown(r) if r == "feasible"))
+            .count();
+        let limited = verdicts.len() - infeasible - feasible;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        eprintln!("{project:8} {name:14} {} labels, {infeasible} infeasible, {limited} limited, {secs:.1} s", annotated.labels.len());
+        md.push_str(&format!(
+            "| {project} | {name} | {} | {infeasible} | {feasible} | {limited} | {annotate_ms} | {secs:.1} |\n",
+            annotated.labels.len()
+        ));
+        rows.push(serde_json::json!({
+            "project": project, "file": name, "labels": annotated.labels.len(),
+            "labels_in_program": verdicts.len(), "infeasible": infeasible,
+            "unknown_feasible": feasible, "unknown_limited": limited,
+            "annotate_ms": annotate_ms, "step1_s": secs,
+        }));
+    }
+    std::fs::create_dir_all(&args.out)?;
+    let json = serde_json::json!({
+        "benchmark": "step1",
+        "command": "cargo run --release -p covprune-benchmarks -- step1",
+        "criterion": "CC",
+        "timeout_ms": 2000,
+        "function_budget_s": 120,
+        "machine": machine_note(),
+        "files": rows,
+    });
+    std::fs::write(
+        args.out.join("step1.json"),
+        serde_json::to_string_pretty(&json)? + "\n",
+    )?;
+    std::fs::write(args.out.join("step1.md"), md)?;
+    let _ = std::fs::remove_dir_all(&tmp);
+    Ok(())
+}
+
 fn machine_note() -> String {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     format!("{cores} cores, {}", std::env::consts::ARCH)
@@ -143,6 +243,7 @@ fn main() -> Result<()> {
     let args = parse_args()?;
     match args.command.as_str() {
         "frontend" => frontend_bench(&args),
-        other => bail!("unknown benchmark {other} (known: frontend)"),
+        "step1" => step1_bench(&args),
+        other => bail!("unknown benchmark {other} (known: frontend, step1)"),
     }
 }

@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use crate::ir::{Function, Loc, Program, StmtKind};
 use crate::smt::{Session, SolverConfig, Verdict};
+use crate::vc::cone::{needed_facts, FactIndex};
 use crate::vc::encode::{encode, EncodeConfig};
 use crate::vc::Summaries;
 
@@ -19,7 +20,13 @@ pub struct PruneConfig {
     pub encode: EncodeConfig,
     /// Worker threads (0: one per core).
     pub jobs: usize,
+    /// Wall-clock budget per function, in seconds (0: none); labels left when it runs out
+    /// stay unknown.
+    pub function_budget_s: u64,
 }
+
+/// Called with the number of labels just decided, from any worker thread.
+pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 
 /// What the engine concluded about a label.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,6 +69,23 @@ enum Outcome {
 
 /// Runs step 1 on every label of the program; results sorted by label id.
 pub fn step1(program: &Program, config: &PruneConfig) -> Vec<LabelVerdict> {
+    step1_with_progress(program, config, &|_| {})
+}
+
+/// The number of label occurrences step 1 will decide (for progress bars).
+pub fn count_labels(program: &Program) -> u64 {
+    program
+        .functions
+        .iter()
+        .map(|f| f.labels().count() as u64)
+        .sum()
+}
+
+pub fn step1_with_progress(
+    program: &Program,
+    config: &PruneConfig,
+    progress: Progress,
+) -> Vec<LabelVerdict> {
     let sums = Summaries::new(program);
     let mut functions: Vec<&Function> = program
         .functions
@@ -73,7 +97,7 @@ pub fn step1(program: &Program, config: &PruneConfig) -> Vec<LabelVerdict> {
     let run = || -> Vec<Vec<Occurrence>> {
         functions
             .par_iter()
-            .map(|f| prove_function(program, f, &sums, config))
+            .map(|f| prove_function(program, f, &sums, config, progress))
             .collect()
     };
     let per_function = if config.jobs > 0 {
@@ -130,14 +154,15 @@ fn prove_function(
     f: &Function,
     sums: &Summaries,
     config: &PruneConfig,
+    progress: Progress,
 ) -> Vec<Occurrence> {
     let t0 = Instant::now();
     let vc = encode(program, f, sums, &config.encode);
     let mut session = Session::new(&config.solver);
-    for &a in &vc.assertions {
-        session.assert(&vc.terms, a);
-    }
+    let index = FactIndex::new(&vc.facts);
     let encode_ms = t0.elapsed().as_millis();
+    let budget = (config.function_budget_s > 0)
+        .then(|| std::time::Duration::from_secs(config.function_budget_s));
     let mut terms = vc.terms;
     // Label statements in order, to recover their tags, texts and locations.
     let stmts: Vec<(u64, Loc, String, String)> = f
@@ -153,11 +178,20 @@ fn prove_function(
     for (k, l) in vc.labels.iter().enumerate() {
         let t = Instant::now();
         let goal = terms.and2(l.reach, l.pred);
-        let outcome = match session.check(&terms, goal, &[]) {
-            Verdict::Proved => Outcome::Infeasible,
-            Verdict::Refuted(_) => Outcome::Unknown("feasible".into()),
-            Verdict::Unknown(r) => Outcome::Unknown(r),
+        let outcome = if budget.is_some_and(|b| t0.elapsed() > b) {
+            Outcome::Unknown("function budget exhausted".into())
+        } else {
+            let needed: Vec<_> = needed_facts(&terms, &vc.facts, &index, &[goal])
+                .into_iter()
+                .map(|i| vc.facts[i].fact)
+                .collect();
+            match session.check_with(&terms, &needed, goal, &[]) {
+                Verdict::Proved => Outcome::Infeasible,
+                Verdict::Refuted(_) => Outcome::Unknown("feasible".into()),
+                Verdict::Unknown(r) => Outcome::Unknown(r),
+            }
         };
+        progress(1);
         let (loc, tag, text) = stmts
             .iter()
             .find(|(id, ..)| *id == l.id)

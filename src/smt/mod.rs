@@ -68,12 +68,21 @@ impl Session {
     /// Is `goal` satisfiable together with the asserted facts? On `Refuted`, the model values
     /// of `observe` (booleans as 0/1) are returned in order.
     pub fn check(&mut self, terms: &Terms, goal: T, observe: &[T]) -> Verdict {
+        self.check_with(terms, &[], goal, observe)
+    }
+
+    /// Like [`Session::check`], with `context` facts asserted for this question only.
+    pub fn check_with(&mut self, terms: &Terms, context: &[T], goal: T, observe: &[T]) -> Verdict {
         if terms.as_bool(goal) == Some(false) {
             return Verdict::Proved;
         }
         let g = self.boolean(terms, goal);
+        let ctx: Vec<Bool> = context.iter().map(|&t| self.boolean(terms, t)).collect();
         let obs: Vec<Dynamic> = observe.iter().map(|&t| self.translate(terms, t)).collect();
         self.solver.push();
+        for c in &ctx {
+            self.solver.assert(c);
+        }
         self.solver.assert(&g);
         let r = self.solver.check();
         let verdict = match r {

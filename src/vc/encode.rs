@@ -26,10 +26,21 @@ const MAX_ZERO_INIT: u64 = 1024;
 /// Above this many memory objects, pairwise disjointness is asserted for the first ones only.
 const MAX_DISJOINT_OBJECTS: usize = 300;
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct EncodeConfig {
     /// Whole-program view: `main` starts with initialised globals.
     pub entry_main: bool,
+    /// Encode small callees in place of their calls.
+    pub inline: bool,
+}
+
+impl Default for EncodeConfig {
+    fn default() -> Self {
+        EncodeConfig {
+            entry_main: false,
+            inline: true,
+        }
+    }
 }
 
 /// The encoding of one label: reached at a state where `reach` holds; covered if also `pred`.
@@ -41,17 +52,28 @@ pub struct LabelVc {
     pub pred: T,
 }
 
+/// A background fact and the symbols it is about: it is needed by a question only when its
+/// symbols occur in that question's cone of influence (any of them, or all for `needs_all`).
+#[derive(Clone, Debug)]
+pub struct Fact {
+    pub about: Vec<T>,
+    pub needs_all: bool,
+    pub fact: T,
+}
+
 /// A function encoded once, to be asked many questions.
 pub struct FunctionVc {
     pub terms: Terms,
-    /// Background facts (object layout, SSA definitions): always asserted.
-    pub assertions: Vec<T>,
+    /// Background facts (object layout, passive SSA definitions).
+    pub facts: Vec<Fact>,
     pub labels: Vec<LabelVc>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum MemObj {
-    Local(LocalId),
+    /// A local of one activation: the root function is instance 0, each inlined call gets its
+    /// own.
+    Local(u32, LocalId),
     Global(GlobalId),
     Str(u32),
 }
@@ -63,13 +85,28 @@ struct State {
     mem: T,
 }
 
+/// Inlining limits: small, non-recursive callees are encoded in place of their call, so that
+/// their effects and return values are exact instead of fresh.
+const MAX_INLINE_DEPTH: usize = 2;
+const MAX_INLINE_BLOCKS: usize = 40;
+const INLINE_BUDGET_STMTS: usize = 1500;
+
 struct Enc<'a> {
     prog: &'a Program,
+    /// The function whose body is being encoded: the root, or a callee inlined at a call.
     f: &'a Function,
-    sums: &'a Summaries,
-    t: Terms,
-    asserts: Vec<T>,
     in_memory: Vec<bool>,
+    /// Activation of `f`: 0 for the root, a new number for each inlined call.
+    instance: u32,
+    sums: &'a Summaries,
+    functions: HashMap<&'a str, &'a Function>,
+    inline_stack: Vec<&'a str>,
+    inline_budget: usize,
+    n_instances: u32,
+    /// Labels are recorded only in the root function's own body.
+    record_labels: bool,
+    t: Terms,
+    facts: Vec<Fact>,
     bases: HashMap<MemObj, T>,
     objects: Vec<(T, u64, u64)>,
     func_addrs: HashMap<String, T>,
@@ -78,19 +115,36 @@ struct Enc<'a> {
     cur_block: BlockId,
 }
 
-pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeConfig) -> FunctionVc {
-    let in_memory = f
-        .locals
+fn memory_locals(f: &Function) -> Vec<bool> {
+    f.locals
         .iter()
         .map(|l| l.address_taken || l.ty.is_aggregate() || matches!(l.ty, CType::Unknown))
-        .collect();
+        .collect()
+}
+
+pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeConfig) -> FunctionVc {
+    let in_memory = memory_locals(f);
     let mut e = Enc {
         prog,
         f,
-        sums,
-        t: Terms::default(),
-        asserts: Vec::new(),
         in_memory,
+        instance: 0,
+        sums,
+        functions: prog
+            .functions
+            .iter()
+            .map(|g| (g.name.as_str(), g))
+            .collect(),
+        inline_stack: vec![f.name.as_str()],
+        inline_budget: if config.inline {
+            INLINE_BUDGET_STMTS
+        } else {
+            0
+        },
+        n_instances: 1,
+        record_labels: true,
+        t: Terms::default(),
+        facts: Vec::new(),
         bases: HashMap::new(),
         objects: Vec::new(),
         func_addrs: HashMap::new(),
@@ -101,7 +155,7 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
     e.layout_constraints();
     FunctionVc {
         terms: e.t,
-        assertions: e.asserts,
+        facts: e.facts,
         labels: e.labels,
     }
 }
@@ -153,6 +207,14 @@ fn dfs_order(f: &Function) -> (Vec<BlockId>, HashSet<(BlockId, BlockId)>) {
 }
 
 impl<'a> Enc<'a> {
+    fn fact(&mut self, about: &[T], fact: T) {
+        self.facts.push(Fact {
+            about: about.to_vec(),
+            needs_all: false,
+            fact,
+        });
+    }
+
     fn fresh(&mut self, width: u32, hint: &str) -> T {
         self.t.var(Sort::Bv(width), hint)
     }
@@ -171,7 +233,7 @@ impl<'a> Enc<'a> {
             return b;
         }
         let (ty, hint) = match obj {
-            MemObj::Local(l) => (
+            MemObj::Local(_, l) => (
                 Some(self.f.local(l).ty.clone()),
                 self.f.local(l).name.clone(),
             ),
@@ -205,13 +267,13 @@ impl<'a> Enc<'a> {
             let non_null = self.t.not(is_null);
             let limit = self.t.bv(64, u128::from(u64::MAX - size));
             let no_wrap = self.t.cmp(CmpOp::Ule, b, limit);
-            self.asserts.push(non_null);
-            self.asserts.push(no_wrap);
+            self.fact(&[b], non_null);
+            self.fact(&[b], no_wrap);
             if align > 1 && align.is_power_of_two() {
                 let m = self.t.bv(64, u128::from(align - 1));
                 let low = self.t.bin(BvOp::And, b, m);
                 let aligned = self.t.eq(low, zero);
-                self.asserts.push(aligned);
+                self.fact(&[b], aligned);
             }
         }
         let n = objects.len().min(MAX_DISJOINT_OBJECTS);
@@ -226,7 +288,11 @@ impl<'a> Enc<'a> {
                 let before = self.t.cmp(CmpOp::Ule, end_i, bj);
                 let after = self.t.cmp(CmpOp::Ule, end_j, bi);
                 let disjoint = self.t.or2(before, after);
-                self.asserts.push(disjoint);
+                self.facts.push(Fact {
+                    about: vec![bi, bj],
+                    needs_all: true,
+                    fact: disjoint,
+                });
             }
         }
     }
@@ -235,38 +301,55 @@ impl<'a> Enc<'a> {
 
     fn run(&mut self, config: &EncodeConfig) {
         let f = self.f;
-        let (order, back) = dfs_order(f);
-        let havoc_sets = self.loop_havoc_sets(&order, &back);
         let mem0 = self.t.var(Sort::Mem, "mem0");
-        let mut init = State {
+        let mut init = self.initial_state(mem0);
+        let tru = self.t.tru();
+        if config.entry_main && f.name == "main" {
+            for g in &self.prog.globals {
+                for s in &g.init {
+                    self.stmt(s, &mut init, tru);
+                }
+            }
+        }
+        let _returns = self.encode_body(init, tru);
+    }
+
+    /// The state at entry of the current frame: parameters and other SSA locals fresh.
+    fn initial_state(&mut self, mem: T) -> State {
+        let f = self.f;
+        let mut st = State {
             vars: Vec::with_capacity(f.locals.len()),
-            mem: mem0,
+            mem,
         };
         for (i, l) in f.locals.iter().enumerate() {
             if self.in_memory[i] {
-                init.vars.push(None);
+                st.vars.push(None);
             } else {
                 let v = self.fresh_of(&l.ty, &l.name);
-                init.vars.push(Some(v));
+                st.vars.push(Some(v));
             }
         }
+        st
+    }
+
+    /// Encodes the current frame's body from `init` under path condition `entry_pc`; returns
+    /// the (path condition, state, returned value) of every `return` reached.
+    fn encode_body(&mut self, init: State, entry_pc: T) -> Vec<(T, State, Option<T>)> {
+        let f = self.f;
+        let (order, back) = dfs_order(f);
+        let havoc_sets = self.loop_havoc_sets(&order, &back);
+        let mut returns = Vec::new();
+        let mut init = Some(init);
         // Outgoing edges of encoded blocks: target -> [(condition, state)].
         let mut incoming: HashMap<BlockId, Vec<(T, State)>> = HashMap::new();
         let mut visited: HashSet<BlockId> = HashSet::new();
         for &b in &order {
             self.cur_block = b;
             let (mut pc, mut st) = if b == f.entry {
-                let tru = self.t.tru();
-                let mut st = init.clone();
-                if config.entry_main && f.name == "main" {
-                    let pc = self.t.tru();
-                    for g in &self.prog.globals {
-                        for s in &g.init {
-                            self.stmt(s, &mut st, pc);
-                        }
-                    }
+                match init.take() {
+                    Some(st) => (entry_pc, st),
+                    None => continue,
                 }
-                (tru, st)
             } else {
                 match incoming.remove(&b) {
                     Some(ins) => self.merge(b, ins),
@@ -287,6 +370,10 @@ impl<'a> Enc<'a> {
             for s in &blk.stmts {
                 pc = self.stmt(s, &mut st, pc);
             }
+            if let Terminator::Return(v) = &blk.term {
+                let value = v.as_ref().map(|e| self.eval(e, &mut st));
+                returns.push((pc, st.clone(), value));
+            }
             for (target, cond) in self.edges(&blk.term, &st, pc) {
                 if back.contains(&(b, target)) {
                     continue;
@@ -294,24 +381,141 @@ impl<'a> Enc<'a> {
                 incoming.entry(target).or_default().push((cond, st.clone()));
             }
         }
-        // Labels in blocks never reached from the entry are unreachable.
-        for (i, blk) in f.blocks.iter().enumerate() {
-            let b = BlockId(i as u32);
-            if visited.contains(&b) {
-                continue;
-            }
-            for s in &blk.stmts {
-                if let StmtKind::Label { id, .. } = &s.kind {
-                    let fls = self.t.fls();
-                    self.labels.push(LabelVc {
-                        id: *id,
-                        block: b,
-                        reach: fls,
-                        pred: fls,
-                    });
+        if self.record_labels {
+            // Labels in blocks never reached from the entry are unreachable.
+            for (i, blk) in f.blocks.iter().enumerate() {
+                let b = BlockId(i as u32);
+                if visited.contains(&b) {
+                    continue;
+                }
+                for s in &blk.stmts {
+                    if let StmtKind::Label { id, .. } = &s.kind {
+                        let fls = self.t.fls();
+                        self.labels.push(LabelVc {
+                            id: *id,
+                            block: b,
+                            reach: fls,
+                            pred: fls,
+                        });
+                    }
                 }
             }
         }
+        returns
+    }
+
+    /// The callee to inline at a direct call, if it is small, lowered and not recursive here.
+    fn inlinable(&self, name: &str) -> Option<&'a Function> {
+        let callee = *self.functions.get(name)?;
+        let size: usize = callee.blocks.iter().map(|b| b.stmts.len() + 1).sum();
+        let ok = self.inline_stack.len() <= MAX_INLINE_DEPTH
+            && !self.inline_stack.contains(&name)
+            && callee.blocks.len() <= MAX_INLINE_BLOCKS
+            && size <= self.inline_budget;
+        ok.then_some(callee)
+    }
+
+    /// Encodes `callee` in place of a call: returns the path condition after the call (false
+    /// if it never returns) and sets `dst` to its returned value.
+    fn inline_call(
+        &mut self,
+        callee: &'a Function,
+        args: &[Expr],
+        dst: Option<&LValue>,
+        st: &mut State,
+        pc: T,
+    ) -> T {
+        let size: usize = callee.blocks.iter().map(|b| b.stmts.len() + 1).sum();
+        self.inline_budget = self.inline_budget.saturating_sub(size);
+        let arg_values: Vec<(T, CType)> = args
+            .iter()
+            .map(|a| (self.eval(a, st), a.ty.clone()))
+            .collect();
+        // Switch to the callee's frame.
+        let saved = (
+            self.f,
+            std::mem::replace(&mut self.in_memory, memory_locals(callee)),
+            self.instance,
+            self.record_labels,
+            self.cur_block,
+        );
+        self.f = callee;
+        self.instance = self.n_instances;
+        self.n_instances += 1;
+        self.record_labels = false;
+        self.inline_stack.push(callee.name.as_str());
+        let mut init = self.initial_state(st.mem);
+        for (k, pid) in callee.params.iter().enumerate() {
+            let pty = callee.local(*pid).ty.clone();
+            let value = match arg_values.get(k) {
+                Some((v, aty)) => self.convert(*v, aty, &pty),
+                None => self.fresh_of(&pty, "missing_arg"),
+            };
+            let lv = LValue::Var(VarRef::Local(*pid));
+            self.write(&lv, &pty, value, &mut init);
+        }
+        let returns = self.encode_body(init, pc);
+        let ret_ty = callee.ty.ret.clone();
+        self.inline_stack.pop();
+        self.f = saved.0;
+        self.in_memory = saved.1;
+        self.instance = saved.2;
+        self.record_labels = saved.3;
+        self.cur_block = saved.4;
+        if returns.is_empty() {
+            return self.t.fls();
+        }
+        let w = width_of(&ret_ty);
+        let values: Vec<(T, T, T)> = returns
+            .iter()
+            .map(|(c, s, v)| {
+                let v = match v {
+                    Some(v) => self.t.resize(*v, w, is_signed(&ret_ty)),
+                    None => self.fresh(w, "no_return_value"),
+                };
+                (*c, s.mem, v)
+            })
+            .collect();
+        let (after, mem, value) = if values.len() == 1 {
+            values[0]
+        } else {
+            let conds: Vec<T> = values.iter().map(|x| x.0).collect();
+            let any = self.t.or(&conds);
+            let after = self.t.var(Sort::Bool, "returned");
+            let a = self.t.implies(after, any);
+            let b = self.t.implies(any, after);
+            self.fact(&[after], a);
+            self.fact(&[after], b);
+            let mem = if values.iter().all(|x| x.1 == values[0].1) {
+                values[0].1
+            } else {
+                let m = self.t.var(Sort::Mem, "mem_ret");
+                for (c, vm, _) in &values {
+                    let eq = self.t.eq(m, *vm);
+                    let imp = self.t.implies(*c, eq);
+                    self.fact(&[m], imp);
+                }
+                m
+            };
+            let ret = self.fresh(w, "ret");
+            for (c, _, v) in &values {
+                let eq = self.t.eq(ret, *v);
+                let imp = self.t.implies(*c, eq);
+                self.fact(&[ret], imp);
+            }
+            (after, mem, ret)
+        };
+        st.mem = mem;
+        if let Some(d) = dst {
+            let dty = self.lvalue_type(d);
+            if dty.is_aggregate() || ret_ty.is_aggregate() {
+                self.havoc_object(d, &dty, st);
+            } else {
+                let v = self.convert(value, &ret_ty, &dty);
+                self.write(d, &dty, v, st);
+            }
+        }
+        after
     }
 
     /// Joins the states of the incoming edges: one reachability symbol and one φ symbol per
@@ -326,8 +530,8 @@ impl<'a> Enc<'a> {
         let reach = self.t.var(Sort::Bool, &format!("reach_bb{}", b.0));
         let iff1 = self.t.implies(reach, any);
         let iff2 = self.t.implies(any, reach);
-        self.asserts.push(iff1);
-        self.asserts.push(iff2);
+        self.fact(&[reach], iff1);
+        self.fact(&[reach], iff2);
         let n_vars = ins[0].1.vars.len();
         let mut out = ins[0].1.clone();
         for v in 0..n_vars {
@@ -341,7 +545,7 @@ impl<'a> Enc<'a> {
                 if let Some(val) = s.vars[v] {
                     let eq = self.t.eq(phi, val);
                     let imp = self.t.implies(*c, eq);
-                    self.asserts.push(imp);
+                    self.fact(&[phi], imp);
                 }
             }
             out.vars[v] = Some(phi);
@@ -351,7 +555,7 @@ impl<'a> Enc<'a> {
             for (c, s) in &ins {
                 let eq = self.t.eq(phi, s.mem);
                 let imp = self.t.implies(*c, eq);
-                self.asserts.push(imp);
+                self.fact(&[phi], imp);
             }
             out.mem = phi;
         }
@@ -483,7 +687,12 @@ impl<'a> Enc<'a> {
                 let c = self.eval_bool(e, st);
                 return self.t.and2(pc, c);
             }
-            StmtKind::Call { dst, callee, .. } => {
+            StmtKind::Call { dst, callee, args } => {
+                if let Callee::Direct(n) = callee {
+                    if let Some(f) = self.inlinable(n) {
+                        return self.inline_call(f, args, dst.as_ref(), st, pc);
+                    }
+                }
                 if self.callee_writes_memory(callee) {
                     st.mem = self.t.var(Sort::Mem, "mem_call");
                 }
@@ -492,6 +701,7 @@ impl<'a> Enc<'a> {
                     self.havoc_object(d, &dty, st);
                 }
             }
+            StmtKind::Label { .. } if !self.record_labels => {}
             StmtKind::Label { id, pred, .. } => {
                 let p = self.eval_bool(pred, st);
                 self.labels.push(LabelVc {
@@ -600,7 +810,7 @@ impl<'a> Enc<'a> {
     /// The address of a place in memory.
     fn addr(&mut self, lv: &LValue, st: &mut State) -> T {
         match lv {
-            LValue::Var(VarRef::Local(l)) => self.base(MemObj::Local(*l)),
+            LValue::Var(VarRef::Local(l)) => self.base(MemObj::Local(self.instance, *l)),
             LValue::Var(VarRef::Global(g)) => self.base(MemObj::Global(*g)),
             LValue::Deref(e) => self.eval(e, st),
             LValue::Field(b, r, i) => {
@@ -725,7 +935,7 @@ impl<'a> Enc<'a> {
                 let zero = self.t.bv(64, 0);
                 let null = self.t.eq(a, zero);
                 let nn = self.t.not(null);
-                self.asserts.push(nn);
+                self.fact(&[a], nn);
                 self.func_addrs.insert(name.clone(), a);
                 a
             }

@@ -3,6 +3,7 @@
 //!
 //! Architecture invariant: nothing here imports z3; `smt` translates terms.
 
+pub mod cone;
 pub mod encode;
 pub mod term;
 

@@ -1,0 +1,77 @@
+//! Cone of influence: the background facts a question needs. A label early in a big function
+//! only needs the definitions of the symbols its reach condition and predicate mention (and,
+//! transitively, theirs), so each query stays proportional to what it is about.
+
+use std::collections::{HashMap, HashSet};
+
+use super::encode::Fact;
+use super::term::{Node, Terms, T};
+
+/// Which facts mention which symbol.
+pub struct FactIndex {
+    by_var: HashMap<T, Vec<usize>>,
+}
+
+impl FactIndex {
+    pub fn new(facts: &[Fact]) -> FactIndex {
+        let mut by_var: HashMap<T, Vec<usize>> = HashMap::new();
+        for (i, f) in facts.iter().enumerate() {
+            for v in &f.about {
+                by_var.entry(*v).or_default().push(i);
+            }
+        }
+        FactIndex { by_var }
+    }
+}
+
+/// The facts (by index, sorted) needed to decide a question about `roots`.
+pub fn needed_facts(terms: &Terms, facts: &[Fact], index: &FactIndex, roots: &[T]) -> Vec<usize> {
+    let mut seen: HashSet<T> = HashSet::new();
+    let mut vars: HashSet<T> = HashSet::new();
+    let mut included: HashSet<usize> = HashSet::new();
+    let mut stack: Vec<T> = roots.to_vec();
+    while let Some(t) = stack.pop() {
+        if !seen.insert(t) {
+            continue;
+        }
+        let node = terms.node(t);
+        if let Node::Var { .. } = node {
+            vars.insert(t);
+            if let Some(fs) = index.by_var.get(&t) {
+                for &fi in fs {
+                    if included.contains(&fi) {
+                        continue;
+                    }
+                    let f = &facts[fi];
+                    if f.needs_all && !f.about.iter().all(|v| vars.contains(v)) {
+                        continue;
+                    }
+                    included.insert(fi);
+                    stack.push(f.fact);
+                }
+            }
+            continue;
+        }
+        push_operands(node, &mut stack);
+    }
+    let mut out: Vec<usize> = included.into_iter().collect();
+    out.sort_unstable();
+    out
+}
+
+fn push_operands(n: &Node, stack: &mut Vec<T>) {
+    match n {
+        Node::True | Node::False | Node::Bv { .. } | Node::Var { .. } => {}
+        Node::Not(a) | Node::BvNot(a) | Node::BvNeg(a) => stack.push(*a),
+        Node::Extract { arg, .. } | Node::ZeroExt { arg, .. } | Node::SignExt { arg, .. } => {
+            stack.push(*arg)
+        }
+        Node::And(xs) | Node::Or(xs) => stack.extend(xs.iter().copied()),
+        Node::Ite(a, b, c) => stack.extend([*a, *b, *c]),
+        Node::Eq(a, b) | Node::BvBin(_, a, b) | Node::Cmp(_, a, b) | Node::Concat(a, b) => {
+            stack.extend([*a, *b])
+        }
+        Node::Select { mem, addr } => stack.extend([*mem, *addr]),
+        Node::Store { mem, addr, byte } => stack.extend([*mem, *addr, *byte]),
+    }
+}

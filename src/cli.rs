@@ -112,6 +112,9 @@ pub struct PruneArgs {
     /// Do not draw a progress bar (it is drawn only on a terminal anyway).
     #[arg(long)]
     pub no_progress: bool,
+    /// Report each function's encoding and every slow obligation on stderr.
+    #[arg(short, long)]
+    pub verbose: bool,
     /// `main`: whole-program runs from `main` with initialised globals (default: any
     /// externally visible function, any arguments and globals).
     #[arg(long)]
@@ -380,6 +383,7 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
         },
         jobs: args.jobs,
         function_budget_s: args.function_budget_s,
+        trace: args.verbose,
     };
     let t0 = std::time::Instant::now();
     let bar = crate::console::Progress::new(

@@ -23,6 +23,8 @@ pub struct PruneConfig {
     /// Wall-clock budget per function, in seconds (0: none); labels left when it runs out
     /// stay unknown.
     pub function_budget_s: u64,
+    /// Report each function as it finishes (name, labels, infeasible, time) on stderr.
+    pub trace: bool,
 }
 
 /// Called with the number of labels just decided, from any worker thread.
@@ -149,6 +151,43 @@ pub fn step1_with_progress(
         .collect()
 }
 
+/// Decides one step-1 question. Memory makes queries expensive, so a question that reads memory
+/// is first asked with every memory read unconstrained (cheap; unsat there is a proof), and only
+/// if that is satisfiable asked again with the byte-level memory, under a quarter of the time
+/// limit.
+fn decide(
+    session: &mut Session,
+    terms: &crate::vc::term::Terms,
+    facts: &[crate::vc::encode::Fact],
+    index: &FactIndex,
+    goal: crate::vc::term::T,
+    solver: &SolverConfig,
+) -> Outcome {
+    let facts_of = |ids: Vec<usize>| -> Vec<crate::vc::term::T> {
+        ids.into_iter().map(|i| facts[i].fact).collect()
+    };
+    let (ids, reads_memory) = needed_facts(terms, facts, index, &[goal], true);
+    let light = facts_of(ids);
+    let first = if reads_memory {
+        session.check_abstract(terms, &light, goal)
+    } else {
+        session.check_with(terms, &light, goal, &[])
+    };
+    match first {
+        Verdict::Proved => return Outcome::Infeasible,
+        Verdict::Refuted(_) if !reads_memory => return Outcome::Unknown("feasible".into()),
+        Verdict::Unknown(r) if !reads_memory => return Outcome::Unknown(r),
+        _ => {}
+    }
+    let (ids, _) = needed_facts(terms, facts, index, &[goal], false);
+    let full = facts_of(ids);
+    match session.check_with_timeout(terms, &full, goal, solver.timeout_ms / 4) {
+        Verdict::Proved => Outcome::Infeasible,
+        Verdict::Refuted(_) => Outcome::Unknown("feasible".into()),
+        Verdict::Unknown(r) => Outcome::Unknown(r),
+    }
+}
+
 fn prove_function(
     program: &Program,
     f: &Function,
@@ -161,6 +200,16 @@ fn prove_function(
     let mut session = Session::new(&config.solver);
     let index = FactIndex::new(&vc.facts);
     let encode_ms = t0.elapsed().as_millis();
+    if config.trace {
+        eprintln!(
+            "covprune: {}: encoded {} blocks, {} terms, {} labels in {} ms",
+            f.name,
+            f.blocks.len(),
+            vc.terms.len(),
+            vc.labels.len(),
+            encode_ms
+        );
+    }
     let budget = (config.function_budget_s > 0)
         .then(|| std::time::Duration::from_secs(config.function_budget_s));
     let mut terms = vc.terms;
@@ -181,17 +230,17 @@ fn prove_function(
         let outcome = if budget.is_some_and(|b| t0.elapsed() > b) {
             Outcome::Unknown("function budget exhausted".into())
         } else {
-            let needed: Vec<_> = needed_facts(&terms, &vc.facts, &index, &[goal])
-                .into_iter()
-                .map(|i| vc.facts[i].fact)
-                .collect();
-            match session.check_with(&terms, &needed, goal, &[]) {
-                Verdict::Proved => Outcome::Infeasible,
-                Verdict::Refuted(_) => Outcome::Unknown("feasible".into()),
-                Verdict::Unknown(r) => Outcome::Unknown(r),
-            }
+            decide(&mut session, &terms, &vc.facts, &index, goal, &config.solver)
         };
         progress(1);
+        if config.trace && t.elapsed().as_millis() > 1000 {
+            eprintln!(
+                "covprune: {}: label {} took {} ms",
+                f.name,
+                l.id,
+                t.elapsed().as_millis()
+            );
+        }
         let (loc, tag, text) = stmts
             .iter()
             .find(|(id, ..)| *id == l.id)

@@ -43,6 +43,12 @@ pub enum Verdict {
 pub struct Session {
     solver: Solver,
     cache: HashMap<T, Dynamic>,
+    /// Translation of terms with every memory read replaced by a fresh byte: an
+    /// over-approximation that is much cheaper to solve (see [`Session::check_abstract`]).
+    abstract_cache: HashMap<T, Dynamic>,
+    abstract_mode: bool,
+    base_timeout_ms: u32,
+    rlimit: u32,
 }
 
 impl Session {
@@ -57,7 +63,45 @@ impl Session {
         Session {
             solver,
             cache: HashMap::new(),
+            abstract_cache: HashMap::new(),
+            abstract_mode: false,
+            base_timeout_ms: config.timeout_ms.max(1),
+            rlimit: config.rlimit,
         }
+    }
+
+    fn set_timeout(&self, ms: u32) {
+        let mut p = Params::new();
+        p.set_u32("timeout", ms.max(1));
+        if self.rlimit > 0 {
+            p.set_u32("rlimit", self.rlimit);
+        }
+        self.solver.set_params(&p);
+    }
+
+    /// Like [`Session::check_with`] where every memory read is an unconstrained byte. This
+    /// over-approximates the program, so `Proved` is still a proof; `Refuted` proves nothing.
+    pub fn check_abstract(&mut self, terms: &Terms, context: &[T], goal: T) -> Verdict {
+        self.abstract_mode = true;
+        std::mem::swap(&mut self.cache, &mut self.abstract_cache);
+        let v = self.check_with(terms, context, goal, &[]);
+        std::mem::swap(&mut self.cache, &mut self.abstract_cache);
+        self.abstract_mode = false;
+        v
+    }
+
+    /// [`Session::check_with`] under a shorter time limit (a fraction of the configured one).
+    pub fn check_with_timeout(
+        &mut self,
+        terms: &Terms,
+        context: &[T],
+        goal: T,
+        timeout_ms: u32,
+    ) -> Verdict {
+        self.set_timeout(timeout_ms.min(self.base_timeout_ms));
+        let v = self.check_with(terms, context, goal, &[]);
+        self.set_timeout(self.base_timeout_ms);
+        v
     }
 
     pub fn assert(&mut self, terms: &Terms, t: T) {
@@ -144,6 +188,9 @@ impl Session {
             }
             if !children_done {
                 stack.push((t, true));
+                if self.abstract_mode && matches!(terms.node(t), Node::Select { .. }) {
+                    continue; // a fresh byte: its operands are not needed
+                }
                 for c in operands(terms.node(t)) {
                     if !self.cache.contains_key(&c) {
                         stack.push((c, false));
@@ -238,6 +285,9 @@ impl Session {
                 let a = self.bv(terms, a);
                 let b = self.bv(terms, b);
                 Dynamic::from_ast(&a.concat(&b))
+            }
+            Node::Select { .. } if self.abstract_mode => {
+                Dynamic::from_ast(&BV::fresh_const("mem_read", 8))
             }
             Node::Select { mem, addr } => {
                 let m = self.array(terms, mem);

@@ -24,8 +24,17 @@ impl FactIndex {
     }
 }
 
-/// The facts (by index, sorted) needed to decide a question about `roots`.
-pub fn needed_facts(terms: &Terms, facts: &[Fact], index: &FactIndex, roots: &[T]) -> Vec<usize> {
+/// The facts (by index, sorted) needed to decide a question about `roots`, and whether the
+/// question reads memory. With `abstract_memory`, memory reads are left out of the cone (the
+/// caller treats each as an unconstrained byte).
+pub fn needed_facts(
+    terms: &Terms,
+    facts: &[Fact],
+    index: &FactIndex,
+    roots: &[T],
+    abstract_memory: bool,
+) -> (Vec<usize>, bool) {
+    let mut reads_memory = false;
     let mut seen: HashSet<T> = HashSet::new();
     let mut vars: HashSet<T> = HashSet::new();
     let mut included: HashSet<usize> = HashSet::new();
@@ -35,6 +44,12 @@ pub fn needed_facts(terms: &Terms, facts: &[Fact], index: &FactIndex, roots: &[T
             continue;
         }
         let node = terms.node(t);
+        if let Node::Select { .. } = node {
+            reads_memory = true;
+            if abstract_memory {
+                continue;
+            }
+        }
         if let Node::Var { .. } = node {
             vars.insert(t);
             if let Some(fs) = index.by_var.get(&t) {
@@ -56,7 +71,7 @@ pub fn needed_facts(terms: &Terms, facts: &[Fact], index: &FactIndex, roots: &[T
     }
     let mut out: Vec<usize> = included.into_iter().collect();
     out.sort_unstable();
-    out
+    (out, reads_memory)
 }
 
 fn push_operands(n: &Node, stack: &mut Vec<T>) {

@@ -90,9 +90,12 @@ pub struct PruneArgs {
     /// The LTest-style labels file (default: the file's name with `.labels`, if it exists).
     #[arg(long)]
     pub labels: Option<PathBuf>,
-    /// Steps to run (1: infeasible labels).
-    #[arg(long, value_delimiter = ',', default_value = "1")]
+    /// Steps to run: 1 infeasible, 2 always-true duplicates, 3 subsumption and duplicates.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
     pub steps: Vec<u8>,
+    /// Step 3: do not use solver models to rule out pairs before asking (for measurement).
+    #[arg(long)]
+    pub no_model_filter: bool,
     /// Time limit of each proof obligation, in milliseconds.
     #[arg(long, default_value_t = 2000)]
     pub timeout_ms: u32,
@@ -321,10 +324,8 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
     use crate::report::{labels, ledger::Ledger};
     use std::collections::BTreeSet;
 
-    if let Some(step) = args.steps.iter().find(|s| **s != 1) {
-        anyhow::bail!(
-            "step {step} is not available yet (this version runs step 1: infeasible labels)"
-        );
+    if let Some(step) = args.steps.iter().find(|s| !(1..=3).contains(*s)) {
+        anyhow::bail!("there is no step {step} (steps are 1, 2 and 3)");
     }
     if let Some(e) = &args.entry {
         if e != "main" {
@@ -384,6 +385,8 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
         jobs: args.jobs,
         function_budget_s: args.function_budget_s,
         trace: args.verbose,
+        steps: args.steps.iter().copied().chain([1]).collect(),
+        model_filter: !args.no_model_filter,
     };
     let t0 = std::time::Instant::now();
     let bar = crate::console::Progress::new(
@@ -391,7 +394,7 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
         "step 1",
         !args.no_progress && !args.json,
     );
-    let mut verdicts = crate::prune::step1_with_progress(program, &config, &|n| bar.inc(n));
+    let (mut verdicts, run_stats) = crate::prune::run(program, &config, &|n| bar.inc(n));
     bar.finish();
     for id in &file_only {
         verdicts.push(crate::prune::LabelVerdict {
@@ -470,37 +473,29 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
             row.exec_time = format!("{:.3}", v.time_ms as f64 / 1000.0);
         }
     }
+    for v in &verdicts {
+        if let Some(row) = lf.row_mut(v.id) {
+            let col = crate::report::ledger::pollution_column(&v.status);
+            if row.extra.is_empty() {
+                row.extra.push(col);
+            } else {
+                row.extra[0] = col;
+            }
+        }
+    }
     lf.rows.sort_by_key(|r| r.id);
     let out_labels = labels_path.unwrap_or_else(|| args.file.with_extension("labels"));
     labels::write_atomic(&out_labels, &lf.to_text())?;
 
-    let n = verdicts.len();
-    let infeasible = verdicts
-        .iter()
-        .filter(|v| v.status == Status::Infeasible)
-        .count();
-    let unknown = n - infeasible;
+    let summary = crate::report::PruneSummary::new(&verdicts, &run_stats, total_ms);
     if args.json {
-        let summary = serde_json::json!({
-            "file": file_name,
-            "labels": n,
-            "infeasible": infeasible,
-            "unknown": unknown,
-            "time_ms": total_ms,
-            "ledger": ledger_path.display().to_string(),
-            "labels_file": out_labels.display().to_string(),
-        });
-        print_out(&format!("{}\n", serde_json::to_string_pretty(&summary)?));
+        let mut v = serde_json::to_value(&summary)?;
+        v["file"] = serde_json::json!(file_name);
+        v["ledger"] = serde_json::json!(ledger_path.display().to_string());
+        v["labels_file"] = serde_json::json!(out_labels.display().to_string());
+        print_out(&format!("{}\n", serde_json::to_string_pretty(&v)?));
     } else {
-        let mut out = format!(
-            "{file_name}: {n} labels, {infeasible} infeasible (step 1), {unknown} unknown, {total_ms} ms\n"
-        );
-        for v in verdicts.iter().filter(|v| v.status == Status::Infeasible) {
-            out.push_str(&format!(
-                "  infeasible {:>5}  {:<8} line {:<5} {}\n",
-                v.id, v.tag, v.loc.line, v.text
-            ));
-        }
+        let mut out = format!("{file_name}\n{}", summary.to_text());
         out.push_str(&format!(
             "wrote {} and {}\n",
             out_labels.display(),

@@ -276,7 +276,14 @@ fn prune_json_summary() {
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v["labels"], 14);
     assert_eq!(v["infeasible"], 2);
-    assert_eq!(v["unknown"], 12);
+    assert_eq!(v["duplicate_step2"], 1);
+    assert_eq!(v["duplicate_step3"], 3);
+    assert_eq!(v["subsumed"], 5);
+    assert_eq!(v["pruned"], 11);
+    assert_eq!(v["unknown"], 3);
+    for key in ["seconds_step1", "seconds_step2", "seconds_step3"] {
+        assert!(v[key].is_number(), "{key}");
+    }
 }
 
 #[test]
@@ -387,4 +394,28 @@ fn prune_refuses_to_contradict_a_covered_label() {
         .code(2)
         .stderr(predicate::str::contains("soundness alarm: label 9"));
     assert_eq!(std::fs::read_to_string(&labels).unwrap(), text);
+}
+
+#[test]
+fn prune_with_step_1_only_leaves_relations_alone() {
+    let (_dir, path) = triangle_in_tempdir();
+    let out = covprune()
+        .arg("prune")
+        .arg(&path)
+        .args(["--steps", "1", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["infeasible"], 2);
+    assert_eq!(v["pruned"], 2);
+    covprune()
+        .arg("prune")
+        .arg(&path)
+        .args(["--steps", "4"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("there is no step 4"));
 }

@@ -46,7 +46,7 @@ fn check_fixture(path: &Path) {
                 v.id,
                 match v.status {
                     Status::Infeasible => "infeasible",
-                    Status::Unknown(_) => "unknown",
+                    _ => "unknown",
                 },
             )
         })
@@ -115,4 +115,70 @@ fn results_do_not_depend_on_the_number_of_workers() {
         v.iter().map(|x| (x.id, x.status.clone())).collect()
     };
     assert_eq!(statuses(&one), statuses(&two));
+}
+
+#[test]
+fn the_papers_figure_1_relations_are_found_and_no_false_one() {
+    use std::collections::BTreeSet;
+    let loaded =
+        frontend::load(Path::new("benchmarks/programs/triangle.c"), &PreprocessOptions::default()).unwrap();
+    let config = PruneConfig {
+        steps: BTreeSet::from([1, 2, 3]),
+        ..PruneConfig::default()
+    };
+    let (verdicts, _) = covprune::prune::run(&loaded.program, &config, &|_| {});
+    let status = |id: u64| verdicts.iter().find(|v| v.id == id).unwrap().status.clone();
+    // l3 ⇔ l7, l4 ⇔ l8, l11 ⇔ l12, l13 ⇔ l14
+    assert_eq!(status(7), Status::Duplicate { of: 3 });
+    assert_eq!(status(8), Status::Duplicate { of: 4 });
+    assert_eq!(status(12), Status::Duplicate { of: 11 });
+    assert_eq!(status(14), Status::Duplicate { of: 13 });
+    // l1 ⇒ l5, l6 ⇒ l2
+    assert!(matches!(status(5), Status::Subsumed { by } if by.contains(&1)));
+    assert!(matches!(status(2), Status::Subsumed { by } if by.contains(&6)));
+    assert_eq!(status(9), Status::Infeasible);
+    assert_eq!(status(10), Status::Infeasible);
+    // Labels the paper keeps: l1, l6 (DC), l13 (WM) survive.
+    for id in [1, 6, 13] {
+        assert!(matches!(status(id), Status::Unknown(_)), "label {id}: {:?}", status(id));
+    }
+}
+
+#[test]
+fn co_reached_groups_follow_control_equivalence() {
+    // Shaped after the paper's Figure 3: l2 in a branch; l3, l4, l1 straight-line around it;
+    // l5, l6 after a call that may not return; l7 in a loop.
+    let src = "#ifndef pc_label\n#define pc_label(...) do{}while(0)\n#endif\n\
+        int may_exit(int);\n\
+        int fig3(int x, int n) {\n\
+          pc_label(x > 0, 3, \"T\");\n\
+          if (x > 5) { pc_label(x > 6, 2, \"T\"); }\n\
+          pc_label(x > 1, 4, \"T\");\n\
+          pc_label(x > 2, 1, \"T\");\n\
+          may_exit(x);\n\
+          pc_label(x > 3, 5, \"T\");\n\
+          if (x) { x++; } else { x--; }\n\
+          pc_label(x > 4, 6, \"T\");\n\
+          while (n-- > 0) { pc_label(n > 7, 7, \"T\"); }\n\
+          return x;\n\
+        }\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fig3.c");
+    std::fs::write(&path, src).unwrap();
+    let loaded = frontend::load(&path, &PreprocessOptions::default()).unwrap();
+    let f = loaded.program.function("fig3").unwrap();
+    let cg = covprune::cfg::callgraph::CallGraph::build(&loaded.program);
+    let may_stop = |c: &covprune::ir::Callee| match c {
+        covprune::ir::Callee::Direct(n) => cg.may_not_return(n),
+        covprune::ir::Callee::Indirect(_) => true,
+    };
+    let groups: Vec<Vec<u64>> = covprune::prune::groups::co_reached(f, &may_stop)
+        .into_iter()
+        .map(|g| {
+            let mut ids: Vec<u64> = g.into_iter().map(|p| p.id).collect();
+            ids.sort();
+            ids
+        })
+        .collect();
+    assert_eq!(groups, vec![vec![1, 3, 4], vec![2], vec![5, 6], vec![7]]);
 }

@@ -1,19 +1,20 @@
 //! The exhaustive soundness harness: random small C programs over narrow inputs
 //! (`unsigned char a`, `signed char b`), compiled and run on all 65,536 inputs to get the exact
-//! set of covered labels, then checked against every claim of the engine. A label claimed
-//! infeasible that some input covers is a soundness bug. Also reports recall (found / truly
-//! infeasible).
+//! sets of inputs covering each label, then checked against every claim of the engine (steps
+//! 1-3): a label claimed infeasible that some input covers, duplicates covered by different
+//! inputs, or a subsumer covered by an input that misses the subsumed label, is a soundness bug.
+//! Also reports recall on infeasibility (found / truly infeasible) and the number of claims.
 //!
 //! `COVPRUNE_SOUNDNESS_PROGRAMS` sets the number of programs (default 200);
 //! `COVPRUNE_SOUNDNESS_SEED` the first seed.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::Path;
 use std::process::Command;
 
 use covprune::frontend::{self, PreprocessOptions};
-use covprune::prune::{step1, PruneConfig, Status};
+use covprune::prune::{run, PruneConfig, Status};
 use covprune::smt::SolverConfig;
 
 /// xorshift64*: deterministic and dependency-free.
@@ -226,29 +227,44 @@ fn generate(seed: u64) -> (String, u32) {
 const DRIVER: &str = r#"
 #include <setjmp.h>
 #include <stdio.h>
-unsigned char covered[4096];
+#include <string.h>
+#define MAXL 256
+unsigned char covered[MAXL];
+static unsigned long long inputs[MAXL][1024]; /* one bit per input covering the label */
 static jmp_buf env;
 void harness_exit(int code) { (void)code; longjmp(env, 1); }
 int f(unsigned char a, signed char b);
 int main(void) {
     for (int a = 0; a < 256; a++)
-        for (int b = -128; b < 128; b++)
+        for (int b = -128; b < 128; b++) {
+            int input = a * 256 + (b + 128);
+            memset(covered, 0, sizeof covered);
             if (!setjmp(env)) f((unsigned char)a, (signed char)b);
-    for (int i = 0; i < 4096; i++)
-        if (covered[i]) printf("%d\n", i);
+            for (int i = 0; i < MAXL; i++)
+                if (covered[i]) inputs[i][input / 64] |= 1ULL << (input % 64);
+        }
+    for (int i = 0; i < MAXL; i++) {
+        int any = 0;
+        for (int w = 0; w < 1024; w++) any |= inputs[i][w] != 0;
+        if (!any) continue;
+        printf("%d", i);
+        for (int w = 0; w < 1024; w++) printf(" %llx", inputs[i][w]);
+        printf("\n");
+    }
     return 0;
 }
 "#;
 
 const HARNESS_H: &str = r#"
-extern unsigned char covered[4096];
+extern unsigned char covered[256];
 void harness_exit(int code) __attribute__((noreturn));
 #define pc_label(c, id, tag) do { if (c) covered[id] = 1; } while (0)
 #define exit harness_exit
 "#;
 
-/// Labels some input covers, by running the compiled program on every input.
-fn covered_labels(dir: &Path, program: &Path) -> BTreeSet<u32> {
+/// For each label some input covers, the set of covering inputs (a bitset), by running the
+/// compiled program on every input.
+fn covered_labels(dir: &Path, program: &Path) -> BTreeMap<u32, Vec<u64>> {
     let exe = dir.join("prog");
     let status = Command::new("cc")
         .args(["-O0", "-w", "-include"])
@@ -272,8 +288,17 @@ fn covered_labels(dir: &Path, program: &Path) -> BTreeSet<u32> {
     );
     String::from_utf8_lossy(&out.stdout)
         .lines()
-        .filter_map(|l| l.trim().parse().ok())
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            let id: u32 = it.next()?.parse().ok()?;
+            let bits: Vec<u64> = it.map(|w| u64::from_str_radix(w, 16).unwrap_or(0)).collect();
+            Some((id, bits))
+        })
         .collect()
+}
+
+fn subset(a: &[u64], b: &[u64]) -> bool {
+    a.iter().zip(b).all(|(x, y)| x & !y == 0)
 }
 
 #[test]
@@ -295,8 +320,10 @@ fn exhaustive_runs_never_contradict_an_infeasible_claim() {
             rlimit: 0,
         },
         jobs: 1,
+        steps: BTreeSet::from([1, 2, 3]),
         ..PruneConfig::default()
     };
+    let (mut n_duplicate, mut n_subsumed) = (0usize, 0usize);
     let (mut truly_infeasible, mut found, mut labels) = (0usize, 0usize, 0usize);
     let mut false_claims = Vec::new();
     for seed in first_seed..first_seed + n_programs {
@@ -310,7 +337,9 @@ fn exhaustive_runs_never_contradict_an_infeasible_claim() {
             "seed {seed}: {:?}",
             loaded.program.skipped
         );
-        let verdicts = step1(&loaded.program, &config);
+        let (verdicts, _) = run(&loaded.program, &config, &|_| {});
+        let empty = vec![0u64; 1024];
+        let cov = |id: u64| covered.get(&(id as u32)).unwrap_or(&empty);
         assert_eq!(
             verdicts.len(),
             n_labels as usize,
@@ -318,7 +347,30 @@ fn exhaustive_runs_never_contradict_an_infeasible_claim() {
         );
         labels += n_labels as usize;
         for v in &verdicts {
-            let is_covered = covered.contains(&(v.id as u32));
+            let is_covered = covered.contains_key(&(v.id as u32));
+            match &v.status {
+                Status::Duplicate { of } => {
+                    n_duplicate += 1;
+                    if cov(v.id) != cov(*of) {
+                        false_claims.push(format!(
+                            "seed {seed}: label {} claimed a duplicate of {of}, but inputs cover them differently\n{text}",
+                            v.id
+                        ));
+                    }
+                }
+                Status::Subsumed { by } => {
+                    n_subsumed += 1;
+                    for b in by {
+                        if !subset(cov(*b), cov(v.id)) {
+                            false_claims.push(format!(
+                                "seed {seed}: label {} claimed subsumed by {b}, but an input covers {b} and not {}\n{text}",
+                                v.id, v.id
+                            ));
+                        }
+                    }
+                }
+                _ => {}
+            }
             if !is_covered {
                 truly_infeasible += 1;
                 if v.status != Status::Infeasible
@@ -348,7 +400,7 @@ fn exhaustive_runs_never_contradict_an_infeasible_claim() {
         found as f64 / truly_infeasible as f64
     };
     eprintln!(
-        "soundness harness: {n_programs} programs, {labels} labels, {truly_infeasible} truly infeasible, {found} proved infeasible (recall {:.1}%), {} false claims",
+        "soundness harness: {n_programs} programs, {labels} labels, {truly_infeasible} truly infeasible, {found} proved infeasible (recall {:.1}%), {n_duplicate} duplicate and {n_subsumed} subsumed claims, {} false claims",
         100.0 * recall,
         false_claims.len()
     );

@@ -162,7 +162,7 @@ fn step1_bench(args: &Args) -> Result<()> {
     let tmp = std::env::temp_dir().join(format!("covprune-step1-{}", std::process::id()));
     std::fs::create_dir_all(&tmp)?;
     let mut rows = Vec::new();
-    let mut md = String::from("| project | file | CC labels | infeasible | unknown: feasible | unknown: timeout/limit | annotate (ms) | step 1 (s) |\n|---|---|---|---|---|---|---|---|\n");
+    let mut md = String::from("| project | file | CC labels | infeasible | unknown: satisfiable | unknown: timeout/limit | annotate (ms) | step 1 (s) |\n|---|---|---|---|---|---|---|---|\n");
     for (project, path, includes) in inputs {
         if only.as_deref().is_some_and(|o| o != project) {
             continue;
@@ -196,7 +196,7 @@ fn step1_bench(args: &Args) -> Result<()> {
             .count();
         let feasible = verdicts
             .iter()
-            .filter(|v| matches!(&v.status, Status::Unknown(r) if r == "feasible"))
+            .filter(|v| matches!(&v.status, Status::Unknown(r) if r == "satisfiable"))
             .count();
         let limited = verdicts.len() - infeasible - feasible;
         let name = path
@@ -211,7 +211,7 @@ fn step1_bench(args: &Args) -> Result<()> {
         rows.push(serde_json::json!({
             "project": project, "file": name, "labels": annotated.labels.len(),
             "labels_in_program": verdicts.len(), "infeasible": infeasible,
-            "unknown_feasible": feasible, "unknown_limited": limited,
+            "unknown_satisfiable": feasible, "unknown_limited": limited,
             "annotate_ms": annotate_ms, "step1_s": secs,
         }));
     }

@@ -1,20 +1,34 @@
 //! Pruning: turns every label into proof obligations over its function's encoding and decides
-//! them in parallel. Step 1: `reach(l) ∧ p_l` unsatisfiable ⇒ the label is infeasible.
+//! them in parallel, one encoding per function for all its questions.
+//!
+//! - Step 1: `reach(l) ∧ p_l` unsatisfiable ⇒ `l` is infeasible.
+//! - Step 2: `reach(l) ∧ ¬p_l` unsatisfiable ⇒ `l` is always true when reached; such labels of
+//!   one co-reached group are duplicates of one representative (lowest id).
+//! - Step 3: in a co-reached group, `reach ∧ p_i ∧ ¬p_j` unsatisfiable ⇒ `i` subsumes `j`. Models
+//!   returned by the solver refute pairs before they are asked; implications that follow by
+//!   transitivity are not asked. Strongly connected components of the implication graph are
+//!   duplicates; a surviving label implied by another surviving label is subsumed.
 //!
 //! Obligations never lean on each other: each is checked against the encoding alone.
 
-use std::collections::BTreeMap;
+pub mod groups;
+
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::ir::{Function, Loc, Program, StmtKind};
+use crate::ir::{Callee, Function, Loc, Program, StmtKind};
 use crate::smt::{Session, SolverConfig, Verdict};
 use crate::vc::cone::{needed_facts, FactIndex};
-use crate::vc::encode::{encode, EncodeConfig};
+use crate::vc::encode::{encode, EncodeConfig, Fact, LabelVc};
+use crate::vc::term::{Terms, T};
 use crate::vc::Summaries;
 
-#[derive(Clone, Debug, Default)]
+/// Largest group for which step 3 compares every ordered pair.
+const MAX_STEP3_GROUP: usize = 120;
+
+#[derive(Clone, Debug)]
 pub struct PruneConfig {
     pub solver: SolverConfig,
     pub encode: EncodeConfig,
@@ -25,9 +39,27 @@ pub struct PruneConfig {
     pub function_budget_s: u64,
     /// Report each function as it finishes (name, labels, infeasible, time) on stderr.
     pub trace: bool,
+    /// Which steps run (step 1 always runs: later steps need its results).
+    pub steps: BTreeSet<u8>,
+    /// Step 3: use solver models to refute pairs before asking (on by default).
+    pub model_filter: bool,
 }
 
-/// Called with the number of labels just decided, from any worker thread.
+impl Default for PruneConfig {
+    fn default() -> Self {
+        PruneConfig {
+            solver: SolverConfig::default(),
+            encode: EncodeConfig::default(),
+            jobs: 0,
+            function_budget_s: 0,
+            trace: false,
+            steps: BTreeSet::from([1]),
+            model_filter: true,
+        }
+    }
+}
+
+/// Called with the number of questions just decided, from any worker thread.
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 
 /// What the engine concluded about a label.
@@ -35,7 +67,11 @@ pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 pub enum Status {
     /// No run covers the label (proved).
     Infeasible,
-    /// Nothing proved; the reason says why (`feasible`, `timeout`, `not lowered`, ...).
+    /// Covered by exactly the runs that cover the representative `of`.
+    Duplicate { of: u64 },
+    /// Covered whenever any of `by` is covered.
+    Subsumed { by: Vec<u64> },
+    /// Nothing proved; the reason says why (`satisfiable`, `timeout`, `not lowered`, ...).
     Unknown(String),
 }
 
@@ -43,13 +79,24 @@ pub enum Status {
 pub struct LabelVerdict {
     pub id: u64,
     pub status: Status,
-    /// The step that decided the status (1 for infeasible).
+    /// The step that decided the status.
     pub step: Option<u8>,
     pub time_ms: u128,
     pub function: String,
     pub loc: Loc,
     pub tag: String,
     pub text: String,
+}
+
+/// Counts and timings of a run, for summaries and benchmarks.
+#[derive(Clone, Debug, Default)]
+pub struct RunStats {
+    pub queries: [u64; 4],
+    pub ms: [u128; 4],
+    /// Step-3 pairs refuted by a model without asking the solver.
+    pub refuted_by_models: u64,
+    /// Step-3 pairs settled by transitivity.
+    pub by_transitivity: u64,
 }
 
 /// One occurrence of a label in the IR (an id may occur more than once, e.g. in a macro
@@ -64,31 +111,43 @@ struct Occurrence {
     time_ms: u128,
 }
 
+#[derive(Clone)]
 enum Outcome {
     Infeasible,
     Unknown(String),
 }
 
+/// What steps 2 and 3 found in one co-reached group.
+struct GroupResult {
+    /// Members (single-occurrence, not infeasible), in execution order.
+    members: Vec<u64>,
+    always_true: BTreeSet<u64>,
+    /// Proven implications `i ⇒ j` (after merging always-true labels).
+    implications: BTreeSet<(u64, u64)>,
+}
+
+struct FunctionResult {
+    occurrences: Vec<Occurrence>,
+    groups: Vec<GroupResult>,
+    stats: RunStats,
+}
+
 /// Runs step 1 on every label of the program; results sorted by label id.
 pub fn step1(program: &Program, config: &PruneConfig) -> Vec<LabelVerdict> {
-    step1_with_progress(program, config, &|_| {})
+    let mut c = config.clone();
+    c.steps = BTreeSet::from([1]);
+    run(program, &c, &|_| {}).0
 }
 
-/// The number of label occurrences step 1 will decide (for progress bars).
+/// The number of label occurrences (for progress bars).
 pub fn count_labels(program: &Program) -> u64 {
-    program
-        .functions
-        .iter()
-        .map(|f| f.labels().count() as u64)
-        .sum()
+    program.functions.iter().map(|f| f.labels().count() as u64).sum()
 }
 
-pub fn step1_with_progress(
-    program: &Program,
-    config: &PruneConfig,
-    progress: Progress,
-) -> Vec<LabelVerdict> {
+/// Runs the configured steps; results sorted by label id.
+pub fn run(program: &Program, config: &PruneConfig, progress: Progress) -> (Vec<LabelVerdict>, RunStats) {
     let sums = Summaries::new(program);
+    let cg = crate::cfg::callgraph::CallGraph::build(program);
     let mut functions: Vec<&Function> = program
         .functions
         .iter()
@@ -96,33 +155,49 @@ pub fn step1_with_progress(
         .collect();
     // Biggest first, so that the longest encodings do not start last.
     functions.sort_by_key(|f| std::cmp::Reverse(f.blocks.len()));
-    let run = || -> Vec<Vec<Occurrence>> {
+    // Ids that occur more than once take no part in steps 2 and 3.
+    let mut occurrences: BTreeMap<u64, usize> = BTreeMap::new();
+    for f in &program.functions {
+        for (_, s) in f.labels() {
+            if let StmtKind::Label { id, .. } = &s.kind {
+                *occurrences.entry(*id).or_default() += 1;
+            }
+        }
+    }
+    let single = |id: u64| occurrences.get(&id) == Some(&1);
+    let work = || -> Vec<FunctionResult> {
         functions
             .par_iter()
-            .map(|f| prove_function(program, f, &sums, config, progress))
+            .map(|f| prove_function(program, f, &sums, &cg, config, progress, &single))
             .collect()
     };
-    let per_function = if config.jobs > 0 {
-        match rayon::ThreadPoolBuilder::new()
-            .num_threads(config.jobs)
-            .build()
-        {
-            Ok(pool) => pool.install(run),
-            Err(_) => run(),
+    let results = if config.jobs > 0 {
+        match rayon::ThreadPoolBuilder::new().num_threads(config.jobs).build() {
+            Ok(pool) => pool.install(work),
+            Err(_) => work(),
         }
     } else {
-        run()
+        work()
     };
+    let mut stats = RunStats::default();
     let mut by_id: BTreeMap<u64, Vec<Occurrence>> = BTreeMap::new();
-    for occ in per_function.into_iter().flatten() {
-        by_id.entry(occ.id).or_default().push(occ);
+    let mut groups = Vec::new();
+    for r in results {
+        for k in 0..4 {
+            stats.queries[k] += r.stats.queries[k];
+            stats.ms[k] += r.stats.ms[k];
+        }
+        stats.refuted_by_models += r.stats.refuted_by_models;
+        stats.by_transitivity += r.stats.by_transitivity;
+        for occ in r.occurrences {
+            by_id.entry(occ.id).or_default().push(occ);
+        }
+        groups.extend(r.groups);
     }
-    by_id
+    let mut verdicts: BTreeMap<u64, LabelVerdict> = by_id
         .into_iter()
         .map(|(id, occs)| {
-            let all_infeasible = occs
-                .iter()
-                .all(|o| matches!(o.outcome, Outcome::Infeasible));
+            let all_infeasible = occs.iter().all(|o| matches!(o.outcome, Outcome::Infeasible));
             let time_ms = occs.iter().map(|o| o.time_ms).sum();
             let first = &occs[0];
             let status = if all_infeasible {
@@ -137,64 +212,139 @@ pub fn step1_with_progress(
                     .unwrap_or_default();
                 Status::Unknown(reason)
             };
-            LabelVerdict {
+            (
                 id,
-                step: matches!(status, Status::Infeasible).then_some(1),
-                status,
-                time_ms,
-                function: first.function.clone(),
-                loc: first.loc,
-                tag: first.tag.clone(),
-                text: first.text.clone(),
-            }
+                LabelVerdict {
+                    id,
+                    step: matches!(status, Status::Infeasible).then_some(1),
+                    status,
+                    time_ms,
+                    function: first.function.clone(),
+                    loc: first.loc,
+                    tag: first.tag.clone(),
+                    text: first.text.clone(),
+                },
+            )
         })
-        .collect()
+        .collect();
+    for g in &groups {
+        apply_group(g, &mut verdicts);
+    }
+    (verdicts.into_values().collect(), stats)
 }
 
-/// Decides one step-1 question. Memory makes queries expensive, so a question that reads memory
-/// is first asked with every memory read unconstrained (cheap; unsat there is a proof), and only
+/// Turns a group's always-true labels and implications into duplicate and subsumed statuses.
+fn apply_group(g: &GroupResult, verdicts: &mut BTreeMap<u64, LabelVerdict>) {
+    // Step 2: always-true labels are duplicates of the lowest one.
+    let rep2 = g.always_true.iter().next().copied();
+    if let Some(rep) = rep2 {
+        for &id in g.always_true.iter().skip(1) {
+            if let Some(v) = verdicts.get_mut(&id) {
+                v.status = Status::Duplicate { of: rep };
+                v.step = Some(2);
+            }
+        }
+    }
+    // Step 3 over the survivors: SCCs of the implication graph are duplicates.
+    let survivors: Vec<u64> = g
+        .members
+        .iter()
+        .copied()
+        .filter(|id| Some(*id) == rep2 || !g.always_true.contains(id))
+        .collect();
+    if survivors.len() < 2 {
+        return;
+    }
+    let mut graph = petgraph::graph::DiGraph::<u64, ()>::new();
+    let idx: BTreeMap<u64, petgraph::graph::NodeIndex> =
+        survivors.iter().map(|&id| (id, graph.add_node(id))).collect();
+    for &(i, j) in &g.implications {
+        if let (Some(&a), Some(&b)) = (idx.get(&i), idx.get(&j)) {
+            graph.add_edge(a, b, ());
+        }
+    }
+    let mut rep_of: BTreeMap<u64, u64> = BTreeMap::new();
+    for scc in petgraph::algo::tarjan_scc(&graph) {
+        let ids: Vec<u64> = scc.iter().map(|n| graph[*n]).collect();
+        let rep = ids.iter().copied().min().unwrap_or_default();
+        for &id in &ids {
+            rep_of.insert(id, rep);
+            if id != rep {
+                if let Some(v) = verdicts.get_mut(&id) {
+                    v.status = Status::Duplicate { of: rep };
+                    v.step = Some(3);
+                }
+            }
+        }
+    }
+    // A representative implied by another class's representative is subsumed. The condensed
+    // graph is acyclic, so every subsumed label keeps a non-subsumed subsumer.
+    let reps: BTreeSet<u64> = rep_of.values().copied().collect();
+    for &j in &reps {
+        let by: BTreeSet<u64> = g
+            .implications
+            .iter()
+            .filter(|(a, b)| rep_of.get(b) == Some(&j) && rep_of.get(a) != Some(&j))
+            .filter_map(|(a, _)| rep_of.get(a).copied())
+            .collect();
+        if !by.is_empty() {
+            if let Some(v) = verdicts.get_mut(&j) {
+                v.status = Status::Subsumed {
+                    by: by.into_iter().collect(),
+                };
+                v.step = Some(3);
+            }
+        }
+    }
+}
+
+/// Decides one question. Memory makes queries expensive, so a question that reads memory is
+/// first asked with every memory read unconstrained (cheap; unsat there is a proof), and only
 /// if that is satisfiable asked again with the byte-level memory, under a quarter of the time
-/// limit.
+/// limit. Returns the verdict and, when the full question was satisfiable, the model's values
+/// of `observe`.
 fn decide(
     session: &mut Session,
-    terms: &crate::vc::term::Terms,
-    facts: &[crate::vc::encode::Fact],
+    terms: &Terms,
+    facts: &[Fact],
     index: &FactIndex,
-    goal: crate::vc::term::T,
+    goal: T,
     solver: &SolverConfig,
-) -> Outcome {
-    let facts_of = |ids: Vec<usize>| -> Vec<crate::vc::term::T> {
-        ids.into_iter().map(|i| facts[i].fact).collect()
-    };
+    observe: &[T],
+) -> (Outcome, Option<Vec<Option<u128>>>) {
+    let facts_of =
+        |ids: Vec<usize>| -> Vec<T> { ids.into_iter().map(|i| facts[i].fact).collect() };
     let (ids, reads_memory) = needed_facts(terms, facts, index, &[goal], true);
     let light = facts_of(ids);
-    let first = if reads_memory {
-        session.check_abstract(terms, &light, goal)
-    } else {
-        session.check_with(terms, &light, goal, &[])
-    };
-    match first {
-        Verdict::Proved => return Outcome::Infeasible,
-        Verdict::Refuted(_) if !reads_memory => return Outcome::Unknown("feasible".into()),
-        Verdict::Unknown(r) if !reads_memory => return Outcome::Unknown(r),
-        _ => {}
+    if !reads_memory {
+        return match session.check_with(terms, &light, goal, observe) {
+            Verdict::Proved => (Outcome::Infeasible, None),
+            Verdict::Refuted(v) => (Outcome::Unknown("satisfiable".into()), Some(v)),
+            Verdict::Unknown(r) => (Outcome::Unknown(r), None),
+        };
+    }
+    if session.check_abstract(terms, &light, goal) == Verdict::Proved {
+        return (Outcome::Infeasible, None);
     }
     let (ids, _) = needed_facts(terms, facts, index, &[goal], false);
     let full = facts_of(ids);
     match session.check_with_timeout(terms, &full, goal, solver.timeout_ms / 4) {
-        Verdict::Proved => Outcome::Infeasible,
-        Verdict::Refuted(_) => Outcome::Unknown("feasible".into()),
-        Verdict::Unknown(r) => Outcome::Unknown(r),
+        Verdict::Proved => (Outcome::Infeasible, None),
+        Verdict::Refuted(_) => (Outcome::Unknown("satisfiable".into()), None),
+        Verdict::Unknown(r) => (Outcome::Unknown(r), None),
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn prove_function(
     program: &Program,
     f: &Function,
     sums: &Summaries,
+    cg: &crate::cfg::callgraph::CallGraph,
     config: &PruneConfig,
     progress: Progress,
-) -> Vec<Occurrence> {
+    single: &(dyn Fn(u64) -> bool + Sync),
+) -> FunctionResult {
     let t0 = Instant::now();
     let vc = encode(program, f, sums, &config.encode);
     let mut session = Session::new(&config.solver);
@@ -212,8 +362,9 @@ fn prove_function(
     }
     let budget = (config.function_budget_s > 0)
         .then(|| std::time::Duration::from_secs(config.function_budget_s));
+    let over_budget = || budget.is_some_and(|b| t0.elapsed() > b);
     let mut terms = vc.terms;
-    // Label statements in order, to recover their tags, texts and locations.
+    let mut stats = RunStats::default();
     let stmts: Vec<(u64, Loc, String, String)> = f
         .blocks
         .iter()
@@ -223,39 +374,241 @@ fn prove_function(
             _ => None,
         })
         .collect();
-    let mut out = Vec::with_capacity(vc.labels.len());
-    for (k, l) in vc.labels.iter().enumerate() {
+    // Co-reached groups of single-occurrence labels (needed by the model filter already).
+    let want_groups = config.steps.contains(&2) || config.steps.contains(&3);
+    let groups: Vec<Vec<u64>> = if want_groups {
+        let may_stop = |c: &Callee| match c {
+            Callee::Direct(n) => cg.may_not_return(n),
+            Callee::Indirect(_) => true,
+        };
+        groups::co_reached(f, &may_stop)
+            .into_iter()
+            .map(|g| g.into_iter().map(|p| p.id).filter(|id| single(*id)).collect::<Vec<_>>())
+            .filter(|g: &Vec<u64>| g.len() >= 2 || config.steps.contains(&2))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let label_of = |id: u64| -> Option<&LabelVc> { vc.labels.iter().find(|l| l.id == id) };
+    let group_of: BTreeMap<u64, usize> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(gi, g)| g.iter().map(move |id| (*id, gi)))
+        .collect();
+    // Models seen so far, per group: each a vector of predicate values of the members.
+    let mut models: Vec<Vec<Vec<Option<u128>>>> = vec![Vec::new(); groups.len()];
+
+    // ----- step 1 -----
+    let t1 = Instant::now();
+    let mut occurrences = Vec::with_capacity(vc.labels.len());
+    let mut infeasible: BTreeSet<u64> = BTreeSet::new();
+    for l in &vc.labels {
         let t = Instant::now();
         let goal = terms.and2(l.reach, l.pred);
-        let outcome = if budget.is_some_and(|b| t0.elapsed() > b) {
+        let observe: Vec<T> = match group_of.get(&l.id) {
+            Some(&gi) if config.model_filter => groups[gi]
+                .iter()
+                .filter_map(|id| label_of(*id).map(|x| x.pred))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let outcome = if over_budget() {
             Outcome::Unknown("function budget exhausted".into())
         } else {
-            decide(&mut session, &terms, &vc.facts, &index, goal, &config.solver)
+            stats.queries[1] += 1;
+            let (o, model) = decide(&mut session, &terms, &vc.facts, &index, goal, &config.solver, &observe);
+            if let (Some(m), Some(&gi)) = (model, group_of.get(&l.id)) {
+                if m.len() == groups[gi].len() {
+                    models[gi].push(m);
+                }
+            }
+            o
         };
-        progress(1);
-        if config.trace && t.elapsed().as_millis() > 1000 {
-            eprintln!(
-                "covprune: {}: label {} took {} ms",
-                f.name,
-                l.id,
-                t.elapsed().as_millis()
-            );
+        if matches!(outcome, Outcome::Infeasible) {
+            infeasible.insert(l.id);
         }
+        progress(1);
         let (loc, tag, text) = stmts
             .iter()
             .find(|(id, ..)| *id == l.id)
             .map(|(_, loc, tag, text)| (*loc, tag.clone(), text.clone()))
             .unwrap_or_default();
-        let _ = k;
-        out.push(Occurrence {
+        occurrences.push(Occurrence {
             id: l.id,
             function: f.name.clone(),
             loc,
             tag,
             text,
             outcome,
-            time_ms: t.elapsed().as_millis() + if out.is_empty() { encode_ms } else { 0 },
+            time_ms: t.elapsed().as_millis() + if occurrences.is_empty() { encode_ms } else { 0 },
         });
+    }
+    stats.ms[1] = t1.elapsed().as_millis();
+
+    // ----- steps 2 and 3, group by group -----
+    let mut results = Vec::new();
+    for (gi, group) in groups.iter().enumerate() {
+        let members: Vec<u64> = group.iter().copied().filter(|id| !infeasible.contains(id)).collect();
+        let mut always_true = BTreeSet::new();
+        if config.steps.contains(&2) {
+            let t2 = Instant::now();
+            for &id in &members {
+                let Some(l) = label_of(id) else { continue };
+                if over_budget() {
+                    break;
+                }
+                let np = terms.not(l.pred);
+                let goal = terms.and2(l.reach, np);
+                stats.queries[2] += 1;
+                let (o, _) = decide(&mut session, &terms, &vc.facts, &index, goal, &config.solver, &[]);
+                if matches!(o, Outcome::Infeasible) {
+                    always_true.insert(id);
+                }
+            }
+            stats.ms[2] += t2.elapsed().as_millis();
+        }
+        let mut implications = BTreeSet::new();
+        if config.steps.contains(&3) {
+            let t3 = Instant::now();
+            // Always-true labels are merged into their representative for step 3.
+            let rep2 = always_true.iter().next().copied();
+            let survivors: Vec<u64> = members
+                .iter()
+                .copied()
+                .filter(|id| Some(*id) == rep2 || !always_true.contains(id))
+                .collect();
+            if survivors.len() >= 2 && survivors.len() <= MAX_STEP3_GROUP {
+                implications = step3(
+                    &survivors,
+                    group,
+                    &models[gi],
+                    &mut session,
+                    &mut terms,
+                    &vc.facts,
+                    &index,
+                    &vc.labels,
+                    config,
+                    &mut stats,
+                    &over_budget,
+                );
+            }
+            stats.ms[3] += t3.elapsed().as_millis();
+        }
+        results.push(GroupResult {
+            members,
+            always_true,
+            implications,
+        });
+    }
+    FunctionResult {
+        occurrences,
+        groups: results,
+        stats,
+    }
+}
+
+/// Step 3 on one group: the proven implications `i ⇒ j` among `survivors`.
+#[allow(clippy::too_many_arguments)]
+fn step3(
+    survivors: &[u64],
+    group: &[u64],
+    models: &[Vec<Option<u128>>],
+    session: &mut Session,
+    terms: &mut Terms,
+    facts: &[Fact],
+    index: &FactIndex,
+    labels: &[LabelVc],
+    config: &PruneConfig,
+    stats: &mut RunStats,
+    over_budget: &dyn Fn() -> bool,
+) -> BTreeSet<(u64, u64)> {
+    let n = survivors.len();
+    let pos_in_group = |id: u64| group.iter().position(|x| *x == id);
+    let lab = |id: u64| labels.iter().find(|l| l.id == id);
+    // known[i][j]: Some(true) proven, Some(false) refuted, None not yet known.
+    let mut known = vec![vec![None::<bool>; n]; n];
+    let refute_with = |values: &[Option<u128>], known: &mut Vec<Vec<Option<bool>>>| {
+        for a in 0..n {
+            for b in 0..n {
+                if a == b || known[a][b].is_some() {
+                    continue;
+                }
+                let (Some(pa), Some(pb)) = (pos_in_group(survivors[a]), pos_in_group(survivors[b]))
+                else {
+                    continue;
+                };
+                if values.get(pa).copied().flatten() == Some(1)
+                    && values.get(pb).copied().flatten() == Some(0)
+                {
+                    known[a][b] = Some(false);
+                }
+            }
+        }
+    };
+    if config.model_filter {
+        for m in models {
+            refute_with(m, &mut known);
+        }
+    }
+    let observe: Vec<T> = group.iter().filter_map(|id| lab(*id).map(|l| l.pred)).collect();
+    for a in 0..n {
+        for b in 0..n {
+            if a == b {
+                continue;
+            }
+            if known[a][b].is_some() {
+                if known[a][b] == Some(false) {
+                    stats.refuted_by_models += 1;
+                }
+                continue;
+            }
+            // Transitivity: a ⇒ k ⇒ b.
+            if (0..n).any(|k| known[a][k] == Some(true) && known[k][b] == Some(true)) {
+                known[a][b] = Some(true);
+                stats.by_transitivity += 1;
+                continue;
+            }
+            if over_budget() {
+                return BTreeSet::new();
+            }
+            let (Some(la), Some(lb)) = (lab(survivors[a]), lab(survivors[b])) else {
+                continue;
+            };
+            // The later of the two locations: its reach condition implies the earlier one's.
+            let later = if pos_in_group(survivors[a]) > pos_in_group(survivors[b]) {
+                la.reach
+            } else {
+                lb.reach
+            };
+            let nb = terms.not(lb.pred);
+            let goal = terms.and(&[later, la.pred, nb]);
+            stats.queries[3] += 1;
+            let obs: &[T] = if config.model_filter && observe.len() == group.len() {
+                &observe
+            } else {
+                &[]
+            };
+            let (o, model) = decide(session, terms, facts, index, goal, &config.solver, obs);
+            match o {
+                Outcome::Infeasible => known[a][b] = Some(true),
+                Outcome::Unknown(_) => {
+                    known[a][b] = Some(false);
+                    if let Some(m) = model {
+                        if config.model_filter {
+                            refute_with(&m, &mut known);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    for a in 0..n {
+        for b in 0..n {
+            if a != b && known[a][b] == Some(true) {
+                out.insert((survivors[a], survivors[b]));
+            }
+        }
     }
     out
 }

@@ -25,6 +25,12 @@ pub struct LedgerLabel {
     pub loc: String,
     pub function: String,
     pub predicate: String,
+    /// For a duplicate: its representative.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub of: Option<Vec<u64>>,
+    /// For a subsumed label: the labels that subsume it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<Vec<u64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub time_ms: u128,
@@ -41,10 +47,7 @@ impl Ledger {
             .iter()
             .map(|v| LedgerLabel {
                 id: v.id,
-                status: match v.status {
-                    Status::Infeasible => "infeasible",
-                    Status::Unknown(_) => "unknown",
-                },
+                status: status_name(&v.status),
                 step: v.step,
                 tag: v.tag.clone(),
                 loc: if v.loc.line == 0 {
@@ -58,9 +61,17 @@ impl Ledger {
                 },
                 function: v.function.clone(),
                 predicate: v.text.clone(),
+                of: match &v.status {
+                    Status::Duplicate { of } => Some(vec![*of]),
+                    _ => None,
+                },
+                by: match &v.status {
+                    Status::Subsumed { by } => Some(by.clone()),
+                    _ => None,
+                },
                 reason: match &v.status {
                     Status::Unknown(r) => Some(r.clone()),
-                    Status::Infeasible => None,
+                    _ => None,
                 },
                 time_ms: if with_times { v.time_ms } else { 0 },
             })
@@ -71,6 +82,28 @@ impl Ledger {
             file: file.to_string(),
             labels,
         }
+    }
+}
+
+pub fn status_name(s: &Status) -> &'static str {
+    match s {
+        Status::Infeasible => "infeasible",
+        Status::Duplicate { .. } => "duplicate",
+        Status::Subsumed { .. } => "subsumed",
+        Status::Unknown(_) => "unknown",
+    }
+}
+
+/// The `.labels` file's ninth column: `infeasible`, `duplicate-of:ID`, `subsumed-by:ID ID`.
+pub fn pollution_column(s: &Status) -> String {
+    match s {
+        Status::Infeasible => "infeasible".into(),
+        Status::Duplicate { of } => format!("duplicate-of:{of}"),
+        Status::Subsumed { by } => format!(
+            "subsumed-by:{}",
+            by.iter().map(u64::to_string).collect::<Vec<_>>().join(" ")
+        ),
+        Status::Unknown(_) => String::new(),
     }
 }
 

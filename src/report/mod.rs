@@ -141,3 +141,136 @@ pub fn diagnostics_text(program: &Program) -> String {
     }
     out
 }
+
+/// The `prune` summary: the paper's Figure 6 row, overall and per criterion tag.
+#[derive(Debug, Serialize)]
+pub struct PruneSummary {
+    pub labels: usize,
+    pub infeasible: usize,
+    pub duplicate_step2: usize,
+    pub duplicate_step3: usize,
+    pub subsumed: usize,
+    pub unknown: usize,
+    pub pruned: usize,
+    pub seconds_step1: f64,
+    pub seconds_step2: f64,
+    pub seconds_step3: f64,
+    /// Solver questions asked in steps 1, 2 and 3.
+    pub queries: [u64; 3],
+    pub step3_refuted_by_models: u64,
+    pub step3_by_transitivity: u64,
+    pub total_ms: u128,
+    pub per_tag: BTreeMap<String, TagRow>,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct TagRow {
+    pub labels: usize,
+    pub infeasible: usize,
+    pub duplicate_step2: usize,
+    pub duplicate_step3: usize,
+    pub subsumed: usize,
+}
+
+impl TagRow {
+    fn pruned(&self) -> usize {
+        self.infeasible + self.duplicate_step2 + self.duplicate_step3 + self.subsumed
+    }
+
+    fn add(&mut self, v: &crate::prune::LabelVerdict) {
+        use crate::prune::Status;
+        self.labels += 1;
+        match (&v.status, v.step) {
+            (Status::Infeasible, _) => self.infeasible += 1,
+            (Status::Duplicate { .. }, Some(2)) => self.duplicate_step2 += 1,
+            (Status::Duplicate { .. }, _) => self.duplicate_step3 += 1,
+            (Status::Subsumed { .. }, _) => self.subsumed += 1,
+            (Status::Unknown(_), _) => {}
+        }
+    }
+}
+
+impl PruneSummary {
+    pub fn new(
+        verdicts: &[crate::prune::LabelVerdict],
+        stats: &crate::prune::RunStats,
+        total_ms: u128,
+    ) -> PruneSummary {
+        let mut all = TagRow::default();
+        let mut per_tag: BTreeMap<String, TagRow> = BTreeMap::new();
+        for v in verdicts {
+            all.add(v);
+            let tag = v.tag.split(' ').next().unwrap_or("").to_string();
+            per_tag.entry(tag).or_default().add(v);
+        }
+        PruneSummary {
+            labels: all.labels,
+            infeasible: all.infeasible,
+            duplicate_step2: all.duplicate_step2,
+            duplicate_step3: all.duplicate_step3,
+            subsumed: all.subsumed,
+            unknown: all.labels - all.pruned(),
+            pruned: all.pruned(),
+            seconds_step1: stats.ms[1] as f64 / 1000.0,
+            seconds_step2: stats.ms[2] as f64 / 1000.0,
+            seconds_step3: stats.ms[3] as f64 / 1000.0,
+            queries: [stats.queries[1], stats.queries[2], stats.queries[3]],
+            step3_refuted_by_models: stats.refuted_by_models,
+            step3_by_transitivity: stats.by_transitivity,
+            total_ms,
+            per_tag,
+        }
+    }
+
+    /// One row per criterion, as in the paper's Figure 6 (step times are summed over workers).
+    pub fn to_text(&self) -> String {
+        let mut out = format!(
+            "{:<9} {:>7} {:>10} {:>8} {:>8} {:>8} {:>12}\n",
+            "criterion", "labels", "infeasible", "dup(s2)", "dup(s3)", "subsumed", "pruned"
+        );
+        let row = |name: &str, r: &TagRow| {
+            let pct = if r.labels == 0 {
+                0.0
+            } else {
+                100.0 * r.pruned() as f64 / r.labels as f64
+            };
+            format!(
+                "{:<9} {:>7} {:>10} {:>8} {:>8} {:>8} {:>6} {:>4.0}%\n",
+                name,
+                r.labels,
+                r.infeasible,
+                r.duplicate_step2,
+                r.duplicate_step3,
+                r.subsumed,
+                r.pruned(),
+                pct
+            )
+        };
+        for (tag, r) in &self.per_tag {
+            out.push_str(&row(tag, r));
+        }
+        if self.per_tag.len() > 1 {
+            let all = TagRow {
+                labels: self.labels,
+                infeasible: self.infeasible,
+                duplicate_step2: self.duplicate_step2,
+                duplicate_step3: self.duplicate_step3,
+                subsumed: self.subsumed,
+            };
+            out.push_str(&row("all", &all));
+        }
+        out.push_str(&format!(
+            "time: step 1 {:.1} s, step 2 {:.1} s, step 3 {:.1} s; {} ms wall\n",
+            self.seconds_step1, self.seconds_step2, self.seconds_step3, self.total_ms
+        ));
+        out.push_str(&format!(
+            "queries: {} / {} / {}; step 3 pairs ruled out by models: {}, by transitivity: {}\n",
+            self.queries[0],
+            self.queries[1],
+            self.queries[2],
+            self.step3_refuted_by_models,
+            self.step3_by_transitivity
+        ));
+        out
+    }
+}

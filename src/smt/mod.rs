@@ -53,7 +53,7 @@ pub struct Session {
 
 impl Session {
     pub fn new(config: &SolverConfig) -> Session {
-        let solver = Solver::new_for_logic("QF_AUFBV").unwrap_or_else(Solver::new);
+        let solver = Solver::new_for_logic("QF_AUFBV").unwrap_or_default();
         let mut p = Params::new();
         p.set_u32("timeout", config.timeout_ms.max(1));
         if config.rlimit > 0 {

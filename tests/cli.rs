@@ -232,7 +232,7 @@ fn mask_times(text: &str) -> String {
         })
         .map(|l| {
             let cols: Vec<&str> = l.split(", ").collect();
-            if cols.len() == 8 && cols[1] == "uncoverable" {
+            if cols.len() >= 8 && cols[1] == "uncoverable" {
                 let mut c: Vec<String> = cols.iter().map(|s| s.to_string()).collect();
                 c[7] = "<s>".into();
                 c.join(", ")
@@ -252,9 +252,8 @@ fn prune_writes_the_ledger_and_the_labels_file() {
         .arg(&path)
         .assert()
         .success()
-        .stdout(predicate::str::contains(
-            "14 labels, 2 infeasible (step 1), 12 unknown",
-        ));
+        .stdout(predicate::str::contains("criterion  labels infeasible"))
+        .stdout(predicate::str::contains("MCC             2          2"));
     let ledger = std::fs::read_to_string(dir.path().join("triangle.covprune.json")).unwrap();
     insta::assert_snapshot!("triangle_ledger", mask_times(&ledger));
     let labels = std::fs::read_to_string(dir.path().join("triangle.labels")).unwrap();

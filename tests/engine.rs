@@ -120,8 +120,11 @@ fn results_do_not_depend_on_the_number_of_workers() {
 #[test]
 fn the_papers_figure_1_relations_are_found_and_no_false_one() {
     use std::collections::BTreeSet;
-    let loaded =
-        frontend::load(Path::new("benchmarks/programs/triangle.c"), &PreprocessOptions::default()).unwrap();
+    let loaded = frontend::load(
+        Path::new("benchmarks/programs/triangle.c"),
+        &PreprocessOptions::default(),
+    )
+    .unwrap();
     let config = PruneConfig {
         steps: BTreeSet::from([1, 2, 3]),
         ..PruneConfig::default()
@@ -140,7 +143,11 @@ fn the_papers_figure_1_relations_are_found_and_no_false_one() {
     assert_eq!(status(10), Status::Infeasible);
     // Labels the paper keeps: l1, l6 (DC), l13 (WM) survive.
     for id in [1, 6, 13] {
-        assert!(matches!(status(id), Status::Unknown(_)), "label {id}: {:?}", status(id));
+        assert!(
+            matches!(status(id), Status::Unknown(_)),
+            "label {id}: {:?}",
+            status(id)
+        );
     }
 }
 

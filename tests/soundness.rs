@@ -291,7 +291,9 @@ fn covered_labels(dir: &Path, program: &Path) -> BTreeMap<u32, Vec<u64>> {
         .filter_map(|l| {
             let mut it = l.split_whitespace();
             let id: u32 = it.next()?.parse().ok()?;
-            let bits: Vec<u64> = it.map(|w| u64::from_str_radix(w, 16).unwrap_or(0)).collect();
+            let bits: Vec<u64> = it
+                .map(|w| u64::from_str_radix(w, 16).unwrap_or(0))
+                .collect();
             Some((id, bits))
         })
         .collect()

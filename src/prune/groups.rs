@@ -77,9 +77,10 @@ pub fn co_reached(f: &Function, may_stop: &dyn Fn(&Callee) -> bool) -> Vec<Vec<P
     let mut rev = g.clone();
     rev.reverse();
     let pdom = simple_fast(&rev, end);
-    let dominates = |d: &petgraph::algo::dominators::Dominators<NodeIndex>, a: NodeIndex, b: NodeIndex| {
-        d.dominators(b).is_some_and(|mut it| it.any(|x| x == a))
-    };
+    let dominates =
+        |d: &petgraph::algo::dominators::Dominators<NodeIndex>, a: NodeIndex, b: NodeIndex| {
+            d.dominators(b).is_some_and(|mut it| it.any(|x| x == a))
+        };
     let (loops, irreducible) = loop_sets(f);
     let reachable = |x: NodeIndex| x == entry || dom.immediate_dominator(x).is_some();
 
@@ -101,7 +102,10 @@ pub fn co_reached(f: &Function, may_stop: &dyn Fn(&Callee) -> bool) -> Vec<Vec<P
     }
     let mut by_seg: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new();
     for (k, (p, seg)) in points.iter().enumerate() {
-        by_seg.entry((p.block.0 as usize, *seg)).or_default().push(k);
+        by_seg
+            .entry((p.block.0 as usize, *seg))
+            .or_default()
+            .push(k);
     }
     for members in by_seg.values() {
         for w in members.windows(2) {
@@ -139,9 +143,9 @@ pub fn co_reached(f: &Function, may_stop: &dyn Fn(&Callee) -> bool) -> Vec<Vec<P
     // Execution order: reverse postorder of blocks, then position.
     let order = rpo(f);
     let mut groups: BTreeMap<usize, Vec<Point>> = BTreeMap::new();
-    for k in 0..points.len() {
+    for (k, (point, _)) in points.iter().enumerate() {
         let r = find(&mut parent, k);
-        groups.entry(r).or_default().push(points[k].0);
+        groups.entry(r).or_default().push(*point);
     }
     let mut out: Vec<Vec<Point>> = groups
         .into_values()
@@ -189,7 +193,8 @@ fn loop_sets(f: &Function) -> (Vec<BTreeSet<usize>>, HashSet<usize>) {
         }
     }
     let dom = simple_fast(&g, nodes[f.entry.0 as usize]);
-    let index_of: HashMap<NodeIndex, usize> = nodes.iter().enumerate().map(|(i, x)| (*x, i)).collect();
+    let index_of: HashMap<NodeIndex, usize> =
+        nodes.iter().enumerate().map(|(i, x)| (*x, i)).collect();
     let mut loops = vec![BTreeSet::new(); n];
     let mut irreducible = HashSet::new();
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];

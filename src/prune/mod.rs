@@ -141,11 +141,19 @@ pub fn step1(program: &Program, config: &PruneConfig) -> Vec<LabelVerdict> {
 
 /// The number of label occurrences (for progress bars).
 pub fn count_labels(program: &Program) -> u64 {
-    program.functions.iter().map(|f| f.labels().count() as u64).sum()
+    program
+        .functions
+        .iter()
+        .map(|f| f.labels().count() as u64)
+        .sum()
 }
 
 /// Runs the configured steps; results sorted by label id.
-pub fn run(program: &Program, config: &PruneConfig, progress: Progress) -> (Vec<LabelVerdict>, RunStats) {
+pub fn run(
+    program: &Program,
+    config: &PruneConfig,
+    progress: Progress,
+) -> (Vec<LabelVerdict>, RunStats) {
     let sums = Summaries::new(program);
     let cg = crate::cfg::callgraph::CallGraph::build(program);
     let mut functions: Vec<&Function> = program
@@ -172,7 +180,10 @@ pub fn run(program: &Program, config: &PruneConfig, progress: Progress) -> (Vec<
             .collect()
     };
     let results = if config.jobs > 0 {
-        match rayon::ThreadPoolBuilder::new().num_threads(config.jobs).build() {
+        match rayon::ThreadPoolBuilder::new()
+            .num_threads(config.jobs)
+            .build()
+        {
             Ok(pool) => pool.install(work),
             Err(_) => work(),
         }
@@ -197,7 +208,9 @@ pub fn run(program: &Program, config: &PruneConfig, progress: Progress) -> (Vec<
     let mut verdicts: BTreeMap<u64, LabelVerdict> = by_id
         .into_iter()
         .map(|(id, occs)| {
-            let all_infeasible = occs.iter().all(|o| matches!(o.outcome, Outcome::Infeasible));
+            let all_infeasible = occs
+                .iter()
+                .all(|o| matches!(o.outcome, Outcome::Infeasible));
             let time_ms = occs.iter().map(|o| o.time_ms).sum();
             let first = &occs[0];
             let status = if all_infeasible {
@@ -256,8 +269,10 @@ fn apply_group(g: &GroupResult, verdicts: &mut BTreeMap<u64, LabelVerdict>) {
         return;
     }
     let mut graph = petgraph::graph::DiGraph::<u64, ()>::new();
-    let idx: BTreeMap<u64, petgraph::graph::NodeIndex> =
-        survivors.iter().map(|&id| (id, graph.add_node(id))).collect();
+    let idx: BTreeMap<u64, petgraph::graph::NodeIndex> = survivors
+        .iter()
+        .map(|&id| (id, graph.add_node(id)))
+        .collect();
     for &(i, j) in &g.implications {
         if let (Some(&a), Some(&b)) = (idx.get(&i), idx.get(&j)) {
             graph.add_edge(a, b, ());
@@ -312,8 +327,7 @@ fn decide(
     solver: &SolverConfig,
     observe: &[T],
 ) -> (Outcome, Option<Vec<Option<u128>>>) {
-    let facts_of =
-        |ids: Vec<usize>| -> Vec<T> { ids.into_iter().map(|i| facts[i].fact).collect() };
+    let facts_of = |ids: Vec<usize>| -> Vec<T> { ids.into_iter().map(|i| facts[i].fact).collect() };
     let (ids, reads_memory) = needed_facts(terms, facts, index, &[goal], true);
     let light = facts_of(ids);
     if !reads_memory {
@@ -383,7 +397,12 @@ fn prove_function(
         };
         groups::co_reached(f, &may_stop)
             .into_iter()
-            .map(|g| g.into_iter().map(|p| p.id).filter(|id| single(*id)).collect::<Vec<_>>())
+            .map(|g| {
+                g.into_iter()
+                    .map(|p| p.id)
+                    .filter(|id| single(*id))
+                    .collect::<Vec<_>>()
+            })
             .filter(|g: &Vec<u64>| g.len() >= 2 || config.steps.contains(&2))
             .collect()
     } else {
@@ -416,7 +435,15 @@ fn prove_function(
             Outcome::Unknown("function budget exhausted".into())
         } else {
             stats.queries[1] += 1;
-            let (o, model) = decide(&mut session, &terms, &vc.facts, &index, goal, &config.solver, &observe);
+            let (o, model) = decide(
+                &mut session,
+                &terms,
+                &vc.facts,
+                &index,
+                goal,
+                &config.solver,
+                &observe,
+            );
             if let (Some(m), Some(&gi)) = (model, group_of.get(&l.id)) {
                 if m.len() == groups[gi].len() {
                     models[gi].push(m);
@@ -448,7 +475,11 @@ fn prove_function(
     // ----- steps 2 and 3, group by group -----
     let mut results = Vec::new();
     for (gi, group) in groups.iter().enumerate() {
-        let members: Vec<u64> = group.iter().copied().filter(|id| !infeasible.contains(id)).collect();
+        let members: Vec<u64> = group
+            .iter()
+            .copied()
+            .filter(|id| !infeasible.contains(id))
+            .collect();
         let mut always_true = BTreeSet::new();
         if config.steps.contains(&2) {
             let t2 = Instant::now();
@@ -460,7 +491,15 @@ fn prove_function(
                 let np = terms.not(l.pred);
                 let goal = terms.and2(l.reach, np);
                 stats.queries[2] += 1;
-                let (o, _) = decide(&mut session, &terms, &vc.facts, &index, goal, &config.solver, &[]);
+                let (o, _) = decide(
+                    &mut session,
+                    &terms,
+                    &vc.facts,
+                    &index,
+                    goal,
+                    &config.solver,
+                    &[],
+                );
                 if matches!(o, Outcome::Infeasible) {
                     always_true.insert(id);
                 }
@@ -550,7 +589,10 @@ fn step3(
             refute_with(m, &mut known);
         }
     }
-    let observe: Vec<T> = group.iter().filter_map(|id| lab(*id).map(|l| l.pred)).collect();
+    let observe: Vec<T> = group
+        .iter()
+        .filter_map(|id| lab(*id).map(|l| l.pred))
+        .collect();
     for a in 0..n {
         for b in 0..n {
             if a == b {

@@ -134,102 +134,116 @@ fn frontend_bench(args: &Args) -> Result<()> {
     Ok(())
 }
 
-/// Annotates each C file of a project with CC and runs step 1 on it, as a user would with
-/// `covprune annotate` then `covprune prune`.
-fn step1_bench(args: &Args) -> Result<()> {
-    use covprune::prune::{step1, PruneConfig, Status};
+/// Annotates each C file of SQLite and zlib with CC, then with MCC, and runs steps 1-3 on it,
+/// as a user would with `covprune annotate` then `covprune prune`. On one file, step 3 also
+/// runs without the model filter, to count the solver queries the filter saves.
+fn prune_bench(args: &Args) -> Result<()> {
+    use covprune::prune::{run, PruneConfig, Status};
     use covprune_encoders::{Criterion, Limits};
-    let inputs: Vec<(&str, PathBuf, Vec<String>)> = {
-        let mut v = vec![(
-            "sqlite",
-            args.corpus.join("sqlite-3.17.0/sqlite3.c"),
-            Vec::new(),
-        )];
+    use std::collections::BTreeSet;
+    let inputs: Vec<(&str, PathBuf, Vec<PathBuf>)> = {
+        let mut v = vec![("sqlite", args.corpus.join("sqlite-3.17.0/sqlite3.c"), Vec::new())];
         let zdir = args.corpus.join("zlib-1.3.2");
         let mut zfiles: Vec<PathBuf> = std::fs::read_dir(&zdir)?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "c"))
             .collect();
         zfiles.sort();
-        v.extend(
-            zfiles
-                .into_iter()
-                .map(|p| ("zlib", p, vec![format!("-I{}", zdir.display())])),
-        );
+        v.extend(zfiles.into_iter().map(|p| ("zlib", p, vec![zdir.clone()])));
         v
     };
     let only = std::env::var("COVPRUNE_BENCH_ONLY").ok();
-    let tmp = std::env::temp_dir().join(format!("covprune-step1-{}", std::process::id()));
+    let filter_probe = "deflate.c";
+    let tmp = std::env::temp_dir().join(format!("covprune-prune-{}", std::process::id()));
     std::fs::create_dir_all(&tmp)?;
     let mut rows = Vec::new();
-    let mut md = String::from("| project | file | CC labels | infeasible | unknown: satisfiable | unknown: timeout/limit | annotate (ms) | step 1 (s) |\n|---|---|---|---|---|---|---|---|\n");
-    for (project, path, includes) in inputs {
-        if only.as_deref().is_some_and(|o| o != project) {
-            continue;
+    let mut md = String::from(
+        "| project | file | criterion | labels | compiled | infeasible | dup (s2) | dup (s3) | subsumed | pruned | queries s1/s2/s3 | step 1 (s) | step 2 (s) | step 3 (s) | wall (s) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    let mut filter_note = String::new();
+    for criterion in [Criterion::Cc, Criterion::Mcc] {
+        for (project, path, includes) in &inputs {
+            if only.as_deref().is_some_and(|o| o != *project) {
+                continue;
+            }
+            let source = std::fs::read(path)?;
+            let annotated = covprune::annotate::annotate(&source, &[criterion], &Limits::default());
+            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let out = tmp.join(format!("{stem}_labels.c"));
+            std::fs::write(&out, &annotated.text)?;
+            let opts = PreprocessOptions {
+                include_dirs: includes.clone(),
+                ..PreprocessOptions::default()
+            };
+            let loaded = frontend::load(&out, &opts).with_context(|| format!("loading {}", out.display()))?;
+            let mut config = PruneConfig {
+                function_budget_s: 120,
+                steps: BTreeSet::from([1, 2, 3]),
+                ..PruneConfig::default()
+            };
+            let t = Instant::now();
+            let (verdicts, stats) = run(&loaded.program, &config, &|_| {});
+            let wall = t.elapsed().as_secs_f64();
+            let count = |p: &dyn Fn(&covprune::prune::LabelVerdict) -> bool| verdicts.iter().filter(|v| p(v)).count();
+            let infeasible = count(&|v| v.status == Status::Infeasible);
+            let dup2 = count(&|v| matches!(v.status, Status::Duplicate { .. }) && v.step == Some(2));
+            let dup3 = count(&|v| matches!(v.status, Status::Duplicate { .. }) && v.step == Some(3));
+            let subsumed = count(&|v| matches!(v.status, Status::Subsumed { .. }));
+            let compiled = count(&|v| !matches!(&v.status, Status::Unknown(r) if r.starts_with("not in")));
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let pruned = infeasible + dup2 + dup3 + subsumed;
+            eprintln!(
+                "{project:7} {name:14} {:<4} {} labels ({compiled} compiled): {infeasible} infeasible, {dup2}+{dup3} duplicate, {subsumed} subsumed, {wall:.1} s",
+                criterion.name(),
+                annotated.labels.len()
+            );
+            md.push_str(&format!(
+                "| {project} | {name} | {} | {} | {} | {infeasible} | {dup2} | {dup3} | {subsumed} | {pruned} | {}/{}/{} | {:.1} | {:.1} | {:.1} | {wall:.1} |\n",
+                criterion.name(),
+                annotated.labels.len(),
+                verdicts.len(),
+                stats.queries[1], stats.queries[2], stats.queries[3],
+                stats.ms[1] as f64 / 1000.0, stats.ms[2] as f64 / 1000.0, stats.ms[3] as f64 / 1000.0,
+            ));
+            let mut row = serde_json::json!({
+                "project": project, "file": name, "criterion": criterion.name(),
+                "labels": annotated.labels.len(), "labels_in_ledger": verdicts.len(),
+                "infeasible": infeasible, "duplicate_step2": dup2, "duplicate_step3": dup3,
+                "subsumed": subsumed, "pruned": pruned,
+                "queries": [stats.queries[1], stats.queries[2], stats.queries[3]],
+                "step3_refuted_by_models": stats.refuted_by_models,
+                "step3_by_transitivity": stats.by_transitivity,
+                "seconds_per_step_summed_over_workers": [stats.ms[1] as f64 / 1000.0, stats.ms[2] as f64 / 1000.0, stats.ms[3] as f64 / 1000.0],
+                "wall_s": wall,
+            });
+            if name == filter_probe {
+                config.model_filter = false;
+                let (_, without) = run(&loaded.program, &config, &|_| {});
+                row["step3_queries_without_model_filter"] = serde_json::json!(without.queries[3]);
+                filter_note.push_str(&format!(
+                    "- {name}, {}: step 3 asked the solver {} times with the model filter ({} pairs ruled out by models, {} by transitivity) and {} times without it.\n",
+                    criterion.name(), stats.queries[3], stats.refuted_by_models, stats.by_transitivity, without.queries[3]
+                ));
+            }
+            rows.push(row);
         }
-        let source = std::fs::read(&path)?;
-        let t = Instant::now();
-        let annotated = covprune::annotate::annotate(&source, &[Criterion::Cc], &Limits::default());
-        let annotate_ms = t.elapsed().as_millis();
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let out = tmp.join(format!("{stem}_labels.c"));
-        std::fs::write(&out, &annotated.text)?;
-        let opts = PreprocessOptions {
-            include_dirs: includes.iter().map(|i| PathBuf::from(&i[2..])).collect(),
-            ..PreprocessOptions::default()
-        };
-        let loaded =
-            frontend::load(&out, &opts).with_context(|| format!("loading {}", out.display()))?;
-        let config = PruneConfig {
-            function_budget_s: 120,
-            ..PruneConfig::default()
-        };
-        let t = Instant::now();
-        let verdicts = step1(&loaded.program, &config);
-        let secs = t.elapsed().as_secs_f64();
-        let infeasible = verdicts
-            .iter()
-            .filter(|v| v.status == Status::Infeasible)
-            .count();
-        let feasible = verdicts
-            .iter()
-            .filter(|v| matches!(&v.status, Status::Unknown(r) if r == "satisfiable"))
-            .count();
-        let limited = verdicts.len() - infeasible - feasible;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        eprintln!("{project:8} {name:14} {} labels, {infeasible} infeasible, {limited} limited, {secs:.1} s", annotated.labels.len());
-        md.push_str(&format!(
-            "| {project} | {name} | {} | {infeasible} | {feasible} | {limited} | {annotate_ms} | {secs:.1} |\n",
-            annotated.labels.len()
-        ));
-        rows.push(serde_json::json!({
-            "project": project, "file": name, "labels": annotated.labels.len(),
-            "labels_in_program": verdicts.len(), "infeasible": infeasible,
-            "unknown_satisfiable": feasible, "unknown_limited": limited,
-            "annotate_ms": annotate_ms, "step1_s": secs,
-        }));
     }
+    if !filter_note.is_empty() {
+        md.push_str("\nModel-based filter:\n\n");
+        md.push_str(&filter_note);
+    }
+    md.push_str("\n`compiled`: labels in code the preprocessor keeps (the rest sit in inactive `#if` branches and stay unknown). Step times are summed over the 2 workers.\n");
     std::fs::create_dir_all(&args.out)?;
     let json = serde_json::json!({
-        "benchmark": "step1",
-        "command": "cargo run --release -p covprune-benchmarks -- step1",
-        "criterion": "CC",
+        "benchmark": "prune",
+        "command": "cargo run --release -p covprune-benchmarks -- prune",
         "timeout_ms": 2000,
         "function_budget_s": 120,
         "machine": machine_note(),
-        "files": rows,
+        "runs": rows,
     });
-    std::fs::write(
-        args.out.join("step1.json"),
-        serde_json::to_string_pretty(&json)? + "\n",
-    )?;
-    std::fs::write(args.out.join("step1.md"), md)?;
+    std::fs::write(args.out.join("prune.json"), serde_json::to_string_pretty(&json)? + "\n")?;
+    std::fs::write(args.out.join("prune.md"), md)?;
     let _ = std::fs::remove_dir_all(&tmp);
     Ok(())
 }
@@ -243,7 +257,7 @@ fn main() -> Result<()> {
     let args = parse_args()?;
     match args.command.as_str() {
         "frontend" => frontend_bench(&args),
-        "step1" => step1_bench(&args),
-        other => bail!("unknown benchmark {other} (known: frontend, step1)"),
+        "prune" => prune_bench(&args),
+        other => bail!("unknown benchmark {other} (known: frontend, prune)"),
     }
 }

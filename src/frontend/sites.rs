@@ -62,13 +62,14 @@ pub fn find(text: &[u8]) -> Sites {
         return Sites::default();
     };
     let mut sites = Sites::default();
-    // Only functions that parsed without error are annotated: inside them the tree is
-    // reliable. They may sit inside ERROR regions (macro-heavy files confuse tree-sitter at
-    // the top level), so those are searched too.
+    // Function bodies are annotated statement by statement: a decision whose statement parsed
+    // without error, and which no ERROR node encloses, has a reliable extent even when a
+    // macro elsewhere confused tree-sitter (`local int f(...)`, `struct s FAR *p;`).
+    // Functions may sit inside ERROR regions at the top level, so those are searched too.
     let mut stack = vec![tree.root_node()];
     while let Some(node) = stack.pop() {
         if node.kind() == "function_definition" {
-            if !node.has_error() {
+            if node.child_by_field_name("body").is_some() {
                 function(node, text, &mut sites);
             }
             continue;
@@ -97,6 +98,9 @@ fn function(node: Node, text: &[u8], sites: &mut Sites) {
     });
     let mut stack = vec![(body, 0usize)];
     while let Some((n, depth)) = stack.pop() {
+        if n.is_error() {
+            continue; // nothing under an ERROR node is trusted
+        }
         match n.kind() {
             "if_statement" | "while_statement" | "for_statement" => {
                 decision(n, text, depth, sites);
@@ -137,6 +141,21 @@ fn decision(node: Node, text: &[u8], depth: usize, sites: &mut Sites) {
     let Some(cond_node) = node.child_by_field_name("condition") else {
         return; // `for (;;)`
     };
+    // A preprocessor directive inside the statement (`} else\n#endif\n{`), or an `else`
+    // right after an `if` that tree-sitter ended early, means the statement's extent in the
+    // tree is not the one the compiler sees: inserting there could break the file.
+    let stmt_text = &text[node.start_byte()..node.end_byte()];
+    let has_directive = stmt_text
+        .split(|b| *b == b'\n')
+        .skip(1)
+        .any(|l| l.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'#'));
+    let next_word = next_word_after(text, node.end_byte());
+    if has_directive || next_word == b"else" {
+        sites
+            .skipped_decisions
+            .push((line, "statement split by a preprocessor directive".into()));
+        return;
+    }
     let inner = if cond_node.kind() == "parenthesized_expression" {
         match cond_node.named_child(0) {
             Some(i) => i,
@@ -182,6 +201,40 @@ fn decision(node: Node, text: &[u8], depth: usize, sites: &mut Sites) {
         line,
         depth,
     });
+}
+
+/// The first word after `pos`, skipping whitespace, comments and preprocessor directive lines.
+fn next_word_after(text: &[u8], mut pos: usize) -> Vec<u8> {
+    loop {
+        while pos < text.len() && text[pos].is_ascii_whitespace() {
+            pos += 1;
+        }
+        if text[pos..].starts_with(b"#") {
+            while pos < text.len() && text[pos] != b'\n' {
+                pos += 1;
+            }
+            continue;
+        }
+        if text[pos..].starts_with(b"/*") {
+            match text[pos + 2..].windows(2).position(|w| w == b"*/") {
+                Some(p) => pos += p + 4,
+                None => return Vec::new(),
+            }
+            continue;
+        }
+        if text[pos..].starts_with(b"//") {
+            while pos < text.len() && text[pos] != b'\n' {
+                pos += 1;
+            }
+            continue;
+        }
+        break;
+    }
+    text[pos..]
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .copied()
+        .collect()
 }
 
 /// The decision as a tree of `&&`, `||`, `!` over atoms (parentheses peeled).

@@ -153,7 +153,21 @@ fn prune_bench(args: &Args) -> Result<()> {
         v
     };
     let only = std::env::var("COVPRUNE_BENCH_ONLY").ok();
-    let filter_probe = "deflate.c";
+    let filter_probe =
+        std::env::var("COVPRUNE_BENCH_FILTER_PROBE").unwrap_or_else(|_| "trees.c".to_string());
+    let criteria: Vec<Criterion> = match std::env::var("COVPRUNE_BENCH_CRITERIA").ok().as_deref() {
+        Some("CC") => vec![Criterion::Cc],
+        Some("MCC") => vec![Criterion::Mcc],
+        _ => vec![Criterion::Cc, Criterion::Mcc],
+    };
+    let timeout_ms: u32 = std::env::var("COVPRUNE_BENCH_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000);
+    let budget_s: u64 = std::env::var("COVPRUNE_BENCH_BUDGET_S")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(120);
     let tmp = std::env::temp_dir().join(format!("covprune-prune-{}", std::process::id()));
     std::fs::create_dir_all(&tmp)?;
     let mut rows = Vec::new();
@@ -161,7 +175,7 @@ fn prune_bench(args: &Args) -> Result<()> {
         "| project | file | criterion | labels | compiled | infeasible | dup (s2) | dup (s3) | subsumed | pruned | queries s1/s2/s3 | step 1 (s) | step 2 (s) | step 3 (s) | wall (s) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut filter_note = String::new();
-    for criterion in [Criterion::Cc, Criterion::Mcc] {
+    for &criterion in &criteria {
         for (project, path, includes) in &inputs {
             if only.as_deref().is_some_and(|o| o != *project) {
                 continue;
@@ -177,8 +191,12 @@ fn prune_bench(args: &Args) -> Result<()> {
             };
             let loaded = frontend::load(&out, &opts).with_context(|| format!("loading {}", out.display()))?;
             let mut config = PruneConfig {
-                function_budget_s: 120,
+                function_budget_s: budget_s,
                 steps: BTreeSet::from([1, 2, 3]),
+                solver: covprune::smt::SolverConfig {
+                    timeout_ms,
+                    rlimit: 0,
+                },
                 ..PruneConfig::default()
             };
             let t = Instant::now();
@@ -237,8 +255,8 @@ fn prune_bench(args: &Args) -> Result<()> {
     let json = serde_json::json!({
         "benchmark": "prune",
         "command": "cargo run --release -p covprune-benchmarks -- prune",
-        "timeout_ms": 2000,
-        "function_budget_s": 120,
+        "timeout_ms": timeout_ms,
+        "function_budget_s": budget_s,
         "machine": machine_note(),
         "runs": rows,
     });

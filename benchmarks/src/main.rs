@@ -142,7 +142,11 @@ fn prune_bench(args: &Args) -> Result<()> {
     use covprune_encoders::{Criterion, Limits};
     use std::collections::BTreeSet;
     let inputs: Vec<(&str, PathBuf, Vec<PathBuf>)> = {
-        let mut v = vec![("sqlite", args.corpus.join("sqlite-3.17.0/sqlite3.c"), Vec::new())];
+        let mut v = vec![(
+            "sqlite",
+            args.corpus.join("sqlite-3.17.0/sqlite3.c"),
+            Vec::new(),
+        )];
         let zdir = args.corpus.join("zlib-1.3.2");
         let mut zfiles: Vec<PathBuf> = std::fs::read_dir(&zdir)?
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -182,14 +186,18 @@ fn prune_bench(args: &Args) -> Result<()> {
             }
             let source = std::fs::read(path)?;
             let annotated = covprune::annotate::annotate(&source, &[criterion], &Limits::default());
-            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let out = tmp.join(format!("{stem}_labels.c"));
             std::fs::write(&out, &annotated.text)?;
             let opts = PreprocessOptions {
                 include_dirs: includes.clone(),
                 ..PreprocessOptions::default()
             };
-            let loaded = frontend::load(&out, &opts).with_context(|| format!("loading {}", out.display()))?;
+            let loaded = frontend::load(&out, &opts)
+                .with_context(|| format!("loading {}", out.display()))?;
             let mut config = PruneConfig {
                 function_budget_s: budget_s,
                 steps: BTreeSet::from([1, 2, 3]),
@@ -202,13 +210,21 @@ fn prune_bench(args: &Args) -> Result<()> {
             let t = Instant::now();
             let (verdicts, stats) = run(&loaded.program, &config, &|_| {});
             let wall = t.elapsed().as_secs_f64();
-            let count = |p: &dyn Fn(&covprune::prune::LabelVerdict) -> bool| verdicts.iter().filter(|v| p(v)).count();
+            let count = |p: &dyn Fn(&covprune::prune::LabelVerdict) -> bool| {
+                verdicts.iter().filter(|v| p(v)).count()
+            };
             let infeasible = count(&|v| v.status == Status::Infeasible);
-            let dup2 = count(&|v| matches!(v.status, Status::Duplicate { .. }) && v.step == Some(2));
-            let dup3 = count(&|v| matches!(v.status, Status::Duplicate { .. }) && v.step == Some(3));
+            let dup2 =
+                count(&|v| matches!(v.status, Status::Duplicate { .. }) && v.step == Some(2));
+            let dup3 =
+                count(&|v| matches!(v.status, Status::Duplicate { .. }) && v.step == Some(3));
             let subsumed = count(&|v| matches!(v.status, Status::Subsumed { .. }));
-            let compiled = count(&|v| !matches!(&v.status, Status::Unknown(r) if r.starts_with("not in")));
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let compiled =
+                count(&|v| !matches!(&v.status, Status::Unknown(r) if r.starts_with("not in")));
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let pruned = infeasible + dup2 + dup3 + subsumed;
             eprintln!(
                 "{project:7} {name:14} {:<4} {} labels ({compiled} compiled): {infeasible} infeasible, {dup2}+{dup3} duplicate, {subsumed} subsumed, {wall:.1} s",
@@ -260,7 +276,10 @@ fn prune_bench(args: &Args) -> Result<()> {
         "machine": machine_note(),
         "runs": rows,
     });
-    std::fs::write(args.out.join("prune.json"), serde_json::to_string_pretty(&json)? + "\n")?;
+    std::fs::write(
+        args.out.join("prune.json"),
+        serde_json::to_string_pretty(&json)? + "\n",
+    )?;
     std::fs::write(args.out.join("prune.md"), md)?;
     let _ = std::fs::remove_dir_all(&tmp);
     Ok(())

@@ -302,6 +302,24 @@ impl<'s> Lowerer<'s> {
         }
     }
 
+    /// `-e`, `~e`, `!e`, `+e`, with the operand lowered by `operand` (program code or pure).
+    fn unary_expression(&mut self, node: Node, operand: fn(&mut Self, Node) -> Expr) -> Expr {
+        let op = node
+            .child_by_field_name("operator")
+            .map(|o| self.node_text(o))
+            .unwrap_or("");
+        let Some(arg) = node.child_by_field_name("argument") else {
+            return Expr::fresh(FallbackKind::UnsupportedExpr, CType::INT);
+        };
+        let a = operand(self, arg);
+        match op {
+            "-" => self.unary(UnOp::Neg, a),
+            "~" => self.unary(UnOp::BitNot, a),
+            "!" => self.unary(UnOp::LogNot, a),
+            _ => self.promote_expr(a), // unary plus
+        }
+    }
+
     fn unary(&mut self, op: UnOp, a: Expr) -> Expr {
         let a = self.rv(a);
         match op {
@@ -380,22 +398,7 @@ impl<'s> Lowerer<'s> {
                 None => Expr::fresh(FallbackKind::UnsupportedExpr, CType::INT),
             },
             "binary_expression" => self.binary_expression(node),
-            "unary_expression" => {
-                let op = node
-                    .child_by_field_name("operator")
-                    .map(|o| self.node_text(o))
-                    .unwrap_or("");
-                let Some(arg) = node.child_by_field_name("argument") else {
-                    return Expr::fresh(FallbackKind::UnsupportedExpr, CType::INT);
-                };
-                let a = self.expr(arg);
-                match op {
-                    "-" => self.unary(UnOp::Neg, a),
-                    "~" => self.unary(UnOp::BitNot, a),
-                    "!" => self.unary(UnOp::LogNot, a),
-                    _ => self.promote_expr(a), // unary plus
-                }
-            }
+            "unary_expression" => self.unary_expression(node, Self::expr),
             "pointer_expression" => {
                 let op = node
                     .child_by_field_name("operator")
@@ -1111,22 +1114,7 @@ impl<'s> Lowerer<'s> {
                 let b = self.pure_expr(r);
                 self.binary(bop, a, b)
             }
-            "unary_expression" => {
-                let op = node
-                    .child_by_field_name("operator")
-                    .map(|o| self.node_text(o))
-                    .unwrap_or("");
-                let Some(arg) = node.child_by_field_name("argument") else {
-                    return Expr::fresh(FallbackKind::UnsupportedExpr, CType::INT);
-                };
-                let a = self.pure_expr(arg);
-                match op {
-                    "-" => self.unary(UnOp::Neg, a),
-                    "~" => self.unary(UnOp::BitNot, a),
-                    "!" => self.unary(UnOp::LogNot, a),
-                    _ => self.promote_expr(a),
-                }
-            }
+            "unary_expression" => self.unary_expression(node, Self::pure_expr),
             "conditional_expression" => {
                 let (Some(c), Some(alt)) = (
                     node.child_by_field_name("condition"),

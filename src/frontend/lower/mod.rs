@@ -61,6 +61,10 @@ impl FnState {
     /// State for lowering code that is not a function body (static initializers, constant
     /// expressions): no branches, effects collected in one block.
     fn scratch(name: String) -> FnState {
+        FnState::new(name, CType::Void, true)
+    }
+
+    fn new(name: String, ret: CType, const_context: bool) -> FnState {
         FnState {
             name,
             locals: Vec::new(),
@@ -70,10 +74,10 @@ impl FnState {
             continue_targets: Vec::new(),
             switches: Vec::new(),
             c_labels: HashMap::new(),
-            ret: CType::Void,
+            ret,
             has_fallbacks: false,
             fatal: None,
-            const_context: true,
+            const_context,
         }
     }
 }
@@ -542,20 +546,7 @@ impl<'s> Lowerer<'s> {
             return;
         };
 
-        self.fs = Some(FnState {
-            name: name.clone(),
-            locals: Vec::new(),
-            blocks: Vec::new(),
-            cur: None,
-            break_targets: Vec::new(),
-            continue_targets: Vec::new(),
-            switches: Vec::new(),
-            c_labels: HashMap::new(),
-            ret: ft.ret.clone(),
-            has_fallbacks: false,
-            fatal: None,
-            const_context: false,
-        });
+        self.fs = Some(FnState::new(name.clone(), ft.ret.clone(), false));
         let entry = self.new_block(loc);
         self.start_block(entry);
         self.push_scope();

@@ -1,5 +1,5 @@
-//! What covprune knows of C library functions: which never return and which always do.
-//! The proof engine extends this table with memory effects.
+//! What covprune knows of C library functions: which never return, which always return, and
+//! which write no memory the program can see.
 
 /// Functions that never return, whatever their declaration says.
 pub const NEVER_RETURNS: &[&str] = &[
@@ -156,4 +156,42 @@ pub const ALWAYS_RETURN: &[&str] = &[
     "__builtin_va_copy",
     "__builtin_alloca",
     "alloca",
+];
+
+/// Library functions that write no program-visible memory (they may read it).
+pub const WRITES_NO_MEMORY: &[&str] = &[
+    "strlen",
+    "strnlen",
+    "strcmp",
+    "strncmp",
+    "memcmp",
+    "strchr",
+    "strrchr",
+    "strstr",
+    "strspn",
+    "strcspn",
+    "strpbrk",
+    "memchr",
+    "abs",
+    "labs",
+    "llabs",
+    "isalpha",
+    "isdigit",
+    "isalnum",
+    "isspace",
+    "isupper",
+    "islower",
+    "isprint",
+    "ispunct",
+    "isxdigit",
+    "iscntrl",
+    "isgraph",
+    "toupper",
+    "tolower",
+    "__ctype_b_loc",
+    "__ctype_toupper_loc",
+    "__ctype_tolower_loc",
+    "__errno_location",
+    "getenv",
+    "__builtin_strlen",
 ];

@@ -11,44 +11,6 @@ use std::collections::HashSet;
 
 use crate::ir::{Callee, LValue, Program, StmtKind, VarRef};
 
-/// Library functions that write no program-visible memory (they may read it).
-const PURE_LIBC: &[&str] = &[
-    "strlen",
-    "strnlen",
-    "strcmp",
-    "strncmp",
-    "memcmp",
-    "strchr",
-    "strrchr",
-    "strstr",
-    "strspn",
-    "strcspn",
-    "strpbrk",
-    "memchr",
-    "abs",
-    "labs",
-    "llabs",
-    "isalpha",
-    "isdigit",
-    "isalnum",
-    "isspace",
-    "isupper",
-    "islower",
-    "isprint",
-    "ispunct",
-    "isxdigit",
-    "iscntrl",
-    "isgraph",
-    "toupper",
-    "tolower",
-    "__ctype_b_loc",
-    "__ctype_toupper_loc",
-    "__ctype_tolower_loc",
-    "__errno_location",
-    "getenv",
-    "__builtin_strlen",
-];
-
 /// Which calls may write memory: the mod summary of program functions (fixpoint over the call
 /// graph) and a table for library functions. Unknown externals may write anything.
 pub struct Summaries {
@@ -81,7 +43,8 @@ impl Summaries {
                                     Callee::Direct(n) => {
                                         writes.contains(n)
                                             || (!defined.contains(n)
-                                                && !PURE_LIBC.contains(&n.as_str()))
+                                                && !crate::libc::WRITES_NO_MEMORY
+                                                    .contains(&n.as_str()))
                                     }
                                     Callee::Indirect(_) => true,
                                 }
@@ -109,7 +72,7 @@ impl Summaries {
         if self.defined.contains(name) {
             return self.program_writes.contains(name);
         }
-        !PURE_LIBC.contains(&name)
+        !crate::libc::WRITES_NO_MEMORY.contains(&name)
     }
 }
 

@@ -381,6 +381,38 @@ impl Function {
             Terminator::Return(_) | Terminator::NoReturn | Terminator::Unreachable => vec![],
         }
     }
+    /// Depth-first search from the entry: the reachable blocks in reverse postorder, and the
+    /// retreating edges (to a block still on the search stack), which include every back edge.
+    pub fn depth_first(&self) -> (Vec<BlockId>, std::collections::HashSet<(BlockId, BlockId)>) {
+        let mut color = vec![0u8; self.blocks.len()]; // 0 white, 1 on stack, 2 done
+        let mut post = Vec::new();
+        let mut back = std::collections::HashSet::new();
+        let mut stack: Vec<(BlockId, usize)> = vec![(self.entry, 0)];
+        color[self.entry.0 as usize] = 1;
+        while let Some((b, i)) = stack.pop() {
+            let succs = self.successors(b);
+            if i < succs.len() {
+                stack.push((b, i + 1));
+                let s = succs[i];
+                match color[s.0 as usize] {
+                    0 => {
+                        color[s.0 as usize] = 1;
+                        stack.push((s, 0));
+                    }
+                    1 => {
+                        back.insert((b, s));
+                    }
+                    _ => {}
+                }
+            } else {
+                color[b.0 as usize] = 2;
+                post.push(b);
+            }
+        }
+        post.reverse();
+        (post, back)
+    }
+
     /// Every label statement of the function, with its block.
     pub fn labels(&self) -> impl Iterator<Item = (BlockId, &Stmt)> {
         self.blocks.iter().enumerate().flat_map(|(b, blk)| {

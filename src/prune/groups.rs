@@ -141,7 +141,13 @@ pub fn co_reached(f: &Function, may_stop: &dyn Fn(&Callee) -> bool) -> Vec<Vec<P
         }
     }
     // Execution order: reverse postorder of blocks, then position.
-    let order = rpo(f);
+    let order: HashMap<BlockId, usize> = f
+        .depth_first()
+        .0
+        .into_iter()
+        .enumerate()
+        .map(|(i, b)| (b, i))
+        .collect();
     let mut groups: BTreeMap<usize, Vec<Point>> = BTreeMap::new();
     for (k, (point, _)) in points.iter().enumerate() {
         let r = find(&mut parent, k);
@@ -156,28 +162,6 @@ pub fn co_reached(f: &Function, may_stop: &dyn Fn(&Callee) -> bool) -> Vec<Vec<P
         .collect();
     out.sort_by_key(|g| g.iter().map(|p| p.id).min());
     out
-}
-
-fn rpo(f: &Function) -> HashMap<BlockId, usize> {
-    let mut seen = vec![false; f.blocks.len()];
-    let mut post = Vec::new();
-    let mut stack = vec![(f.entry, 0usize)];
-    seen[f.entry.0 as usize] = true;
-    while let Some((b, i)) = stack.pop() {
-        let succs = f.successors(b);
-        if i < succs.len() {
-            stack.push((b, i + 1));
-            let s = succs[i];
-            if !seen[s.0 as usize] {
-                seen[s.0 as usize] = true;
-                stack.push((s, 0));
-            }
-        } else {
-            post.push(b);
-        }
-    }
-    post.reverse();
-    post.into_iter().enumerate().map(|(i, b)| (b, i)).collect()
 }
 
 /// For each block, the set of natural-loop heads whose loop contains it; and the blocks of
@@ -203,28 +187,12 @@ fn loop_sets(f: &Function) -> (Vec<BTreeSet<usize>>, HashSet<usize>) {
             preds[s.0 as usize].push(b);
         }
     }
-    // Retreating edges by DFS.
-    let mut color = vec![0u8; n];
-    let mut stack = vec![(f.entry.0 as usize, 0usize)];
-    color[f.entry.0 as usize] = 1;
-    let mut retreating = Vec::new();
-    while let Some((b, i)) = stack.pop() {
-        let succs = f.successors(BlockId(b as u32));
-        if i < succs.len() {
-            stack.push((b, i + 1));
-            let s = succs[i].0 as usize;
-            match color[s] {
-                0 => {
-                    color[s] = 1;
-                    stack.push((s, 0));
-                }
-                1 => retreating.push((b, s)),
-                _ => {}
-            }
-        } else {
-            color[b] = 2;
-        }
-    }
+    let retreating: Vec<(usize, usize)> = f
+        .depth_first()
+        .1
+        .into_iter()
+        .map(|(t, h)| (t.0 as usize, h.0 as usize))
+        .collect();
     for (t, h) in retreating {
         let natural = dom
             .dominators(nodes[t])

@@ -174,38 +174,6 @@ fn is_signed(ty: &CType) -> bool {
     matches!(ty, CType::Int(k) if k.is_signed())
 }
 
-/// Depth-first search from the entry: reverse postorder and the retreating (back) edges.
-fn dfs_order(f: &Function) -> (Vec<BlockId>, HashSet<(BlockId, BlockId)>) {
-    let n = f.blocks.len();
-    let mut color = vec![0u8; n]; // 0 white, 1 on stack, 2 done
-    let mut post = Vec::new();
-    let mut back = HashSet::new();
-    let mut stack: Vec<(BlockId, usize)> = vec![(f.entry, 0)];
-    color[f.entry.0 as usize] = 1;
-    while let Some((b, i)) = stack.pop() {
-        let succs = f.successors(b);
-        if i < succs.len() {
-            stack.push((b, i + 1));
-            let s = succs[i];
-            match color[s.0 as usize] {
-                0 => {
-                    color[s.0 as usize] = 1;
-                    stack.push((s, 0));
-                }
-                1 => {
-                    back.insert((b, s));
-                }
-                _ => {}
-            }
-        } else {
-            color[b.0 as usize] = 2;
-            post.push(b);
-        }
-    }
-    post.reverse();
-    (post, back)
-}
-
 impl<'a> Enc<'a> {
     fn fact(&mut self, about: &[T], fact: T) {
         self.facts.push(Fact {
@@ -336,7 +304,7 @@ impl<'a> Enc<'a> {
     /// the (path condition, state, returned value) of every `return` reached.
     fn encode_body(&mut self, init: State, entry_pc: T) -> Vec<(T, State, Option<T>)> {
         let f = self.f;
-        let (order, back) = dfs_order(f);
+        let (order, back) = f.depth_first();
         let havoc_sets = self.loop_havoc_sets(&order, &back);
         let mut returns = Vec::new();
         let mut init = Some(init);

@@ -64,23 +64,37 @@ pub enum Command {
     Prune(PruneArgs),
     /// Insert test objectives (labels) for coverage criteria: writes DIR/STEM_labels.c and
     /// DIR/STEM_labels.labels.
-    Annotate {
-        file: PathBuf,
-        /// Comma-separated criteria (see `covprune criteria`).
-        #[arg(long, value_delimiter = ',', required = true)]
-        criteria: Vec<String>,
-        /// Output directory (default: the file's directory).
-        #[arg(short = 'o', long = "out")]
-        out_dir: Option<PathBuf>,
-        /// MCC: decisions with more atoms than this get no labels.
-        #[arg(long, default_value_t = 10)]
-        mcc_max_atoms: usize,
-        /// Print per-criterion label counts as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Annotate(AnnotateArgs),
     /// List the coverage criteria.
     Criteria,
+}
+
+#[derive(Args, Debug)]
+pub struct AnnotateArgs {
+    pub file: PathBuf,
+    /// Comma-separated criteria (see `covprune criteria`).
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub criteria: Vec<String>,
+    /// Output directory (default: the file's directory).
+    #[arg(short = 'o', long = "out")]
+    pub out_dir: Option<PathBuf>,
+    /// MCC: decisions with more atoms than this get no labels.
+    #[arg(long, default_value_t = 10)]
+    pub mcc_max_atoms: usize,
+    /// NCC: the number of atoms combined.
+    #[arg(long = "ncc-n", alias = "n", default_value_t = 2)]
+    pub ncc_n: usize,
+    /// PCT: the number of a function's predicates taken into account (labels grow as 2^n).
+    #[arg(long, default_value_t = 4)]
+    pub pct_max_predicates: usize,
+    /// WM, WM-S: mutation operator groups, e.g. `AOR,ROR`, or `-ABS,-AOR` to remove groups.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub mutators: Vec<String>,
+    /// Print per-criterion label counts as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub cc: CcFlags,
 }
 
 #[derive(Args, Debug)]
@@ -276,13 +290,7 @@ fn execute(command: Command) -> anyhow::Result<()> {
             }
             print_out(&out);
         }
-        Command::Annotate {
-            file,
-            criteria,
-            out_dir,
-            mcc_max_atoms,
-            json,
-        } => annotate(&file, &criteria, out_dir, mcc_max_atoms, json)?,
+        Command::Annotate(args) => annotate(args)?,
         Command::Callgraph { file, cc } => {
             let loaded = load(&file, &cc)?;
             let program = &loaded.program;
@@ -506,14 +514,16 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn annotate(
-    file: &Path,
-    criteria: &[String],
-    out_dir: Option<PathBuf>,
-    mcc_max_atoms: usize,
-    json: bool,
-) -> anyhow::Result<()> {
+fn annotate(args: AnnotateArgs) -> anyhow::Result<()> {
     use covprune_encoders::Criterion;
+    let AnnotateArgs {
+        file,
+        criteria,
+        out_dir,
+        json,
+        ..
+    } = &args;
+    let file = file.as_path();
     let mut chosen = Vec::new();
     for name in criteria {
         match Criterion::from_name(name) {
@@ -536,11 +546,19 @@ fn annotate(
             file.display()
         );
     }
-    // The file must be C that the front end accepts, so that labels can be proved later.
-    frontend::load(file, &PreprocessOptions::default())?;
-    let limits = covprune_encoders::Limits { mcc_max_atoms };
-    let annotated = crate::annotate::annotate(&source, &chosen, &limits);
-    let dir = out_dir.unwrap_or_else(|| {
+    let mutators =
+        covprune_encoders::parse_mutators(&args.mutators).map_err(|e| anyhow::anyhow!(e))?;
+    // The file must be C that the front end accepts, so that labels can be proved later; its
+    // lowered form types the expressions that mutation changes.
+    let loaded = frontend::load(file, &args.cc.to_options())?;
+    let limits = covprune_encoders::Limits {
+        mcc_max_atoms: args.mcc_max_atoms,
+        ncc_n: args.ncc_n.max(1),
+        pct_max_predicates: args.pct_max_predicates,
+        mutators,
+    };
+    let annotated = crate::annotate::annotate(&source, Some(&loaded.program), &chosen, &limits);
+    let dir = out_dir.clone().unwrap_or_else(|| {
         file.parent()
             .filter(|p| !p.as_os_str().is_empty())
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
@@ -559,17 +577,22 @@ fn annotate(
         &l_path,
         &crate::annotate::labels_file(&annotated, &origin),
     )?;
+    let h_path = dir.join(format!("{stem}_labels.hyperlabels"));
+    if chosen.iter().any(|c| c.has_hyperlabels()) {
+        crate::report::labels::write_atomic(
+            &h_path,
+            &crate::annotate::hyperlabels_file(&annotated),
+        )?;
+    }
     let counts = annotated.counts();
-    if json {
+    if *json {
         let per: serde_json::Map<String, serde_json::Value> = chosen
             .iter()
             .map(|c| {
-                let n = counts
-                    .iter()
-                    .filter(|(tag, _)| tag.split(' ').next() == Some(c.name()))
-                    .map(|(_, n)| *n)
-                    .sum::<usize>();
-                (c.name().to_string(), serde_json::json!(n))
+                (
+                    c.name().to_string(),
+                    serde_json::json!(annotated.count_of(*c)),
+                )
             })
             .collect();
         let v = serde_json::json!({
@@ -581,6 +604,7 @@ fn annotate(
             "functions": annotated.functions,
             "annotated": c_path.display().to_string(),
             "labels_file": l_path.display().to_string(),
+            "hyperlabels": annotated.hyperlabels.len(),
         });
         print_out(&format!("{}\n", serde_json::to_string_pretty(&v)?));
     } else {

@@ -7,10 +7,21 @@ use std::process::Command;
 use assert_cmd::Command as Cmd;
 use predicates::prelude::*;
 
-use covprune::annotate::annotate;
+use std::collections::BTreeMap;
+
+use covprune::annotate::{annotate, Annotated};
+use covprune::frontend::preprocess::PreprocessOptions;
 use covprune_encoders::{Criterion, Limits};
 
 const LTEST: &str = "../shared/reference/ltest-samples";
+const CORPUS: &str = "../shared/corpus/realworld";
+
+/// Annotates a file as the CLI does: lowered first, so that expressions are typed.
+fn annotate_file(path: &Path, criteria: &[Criterion], limits: &Limits) -> Annotated {
+    let loaded = covprune::frontend::load(path, &PreprocessOptions::default()).unwrap();
+    let source = std::fs::read(path).unwrap();
+    annotate(&source, Some(&loaded.program), criteria, limits)
+}
 
 fn rows(path: &Path) -> usize {
     std::fs::read_to_string(path)
@@ -20,20 +31,288 @@ fn rows(path: &Path) -> usize {
         .count()
 }
 
+/// The criteria LAnnotate's samples show, with the sample's file suffix.
+const SAMPLED: &[(Criterion, &str)] = &[
+    (Criterion::Cc, "CC"),
+    (Criterion::Mcc, "MCC"),
+    (Criterion::Gacc, "GACC"),
+    (Criterion::Dc, "DC"),
+    (Criterion::Fc, "FC"),
+    (Criterion::Wm, "WM"),
+    (Criterion::Stmt, "STMT"),
+    (Criterion::Ncc, "NCC"),
+    (Criterion::Cacc, "CACC"),
+    (Criterion::Racc, "RACC"),
+];
+
 #[test]
 fn label_counts_equal_lannotates_on_the_ltest_sample() {
-    let source = std::fs::read(Path::new(LTEST).join("sample.c")).unwrap();
-    for c in [Criterion::Cc, Criterion::Mcc, Criterion::Dc, Criterion::Fc] {
-        let ours = annotate(&source, &[c], &Limits::default());
-        let theirs = rows(&Path::new(LTEST).join(format!("sample_{}.labels", c.name())));
+    let sample = Path::new(LTEST).join("sample.c");
+    for (c, suffix) in SAMPLED {
+        let ours = annotate_file(&sample, &[*c], &Limits::default());
+        let theirs = rows(&Path::new(LTEST).join(format!("sample_{suffix}.labels")));
         assert_eq!(ours.labels.len(), theirs, "{} label count", c.name());
+    }
+    // `-lannot-mutators=-ABS,-AOR`: ROR and COR only.
+    let limits = Limits {
+        mutators: covprune_encoders::parse_mutators(&["-ABS,-AOR".into()]).unwrap(),
+        ..Limits::default()
+    };
+    let ours = annotate_file(&sample, &[Criterion::Wm], &limits);
+    assert_eq!(
+        ours.labels.len(),
+        rows(&Path::new(LTEST).join("sample_WM_ROR_COR.labels"))
+    );
+    // Hyperlabels: one per atom.
+    for c in [Criterion::Cacc, Criterion::Racc] {
+        let ours = annotate_file(&sample, &[c], &Limits::default());
+        let theirs = rows(&Path::new(LTEST).join(format!("sample_{}.hyperlabels", c.name())));
+        assert_eq!(ours.hyperlabels.len(), theirs, "{} hyperlabels", c.name());
+    }
+}
+
+/// `pc_label(...)` and `pc_label_bindings(...)` calls of a C text: (id, predicate).
+fn label_calls(text: &str) -> Vec<(u64, String)> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("pc_label") {
+        let after = &rest[at + "pc_label".len()..];
+        let after = after.strip_prefix("_bindings").unwrap_or(after);
+        let Some(args) = after.strip_prefix('(') else {
+            rest = after;
+            continue;
+        };
+        // Split the arguments at top-level commas.
+        let (mut depth, mut parts, mut cur) = (0, Vec::new(), String::new());
+        let mut end = args.len();
+        for (i, ch) in args.char_indices() {
+            match ch {
+                '(' => depth += 1,
+                ')' if depth == 0 => {
+                    end = i;
+                    break;
+                }
+                ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    parts.push(std::mem::take(&mut cur));
+                    continue;
+                }
+                _ => {}
+            }
+            cur.push(ch);
+        }
+        parts.push(cur);
+        if let (Some(p), Some(id)) = (
+            parts.first(),
+            parts.get(1).and_then(|s| s.trim().parse().ok()),
+        ) {
+            out.push((id, p.split_whitespace().collect::<Vec<_>>().join(" ")));
+        }
+        rest = &args[end..];
+    }
+    out
+}
+
+/// Origin line of each label id, from a `.labels` file.
+fn origin_lines(labels: &str) -> BTreeMap<u64, usize> {
+    labels
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split(',').map(str::trim).collect();
+            let id = cols.first()?.parse().ok()?;
+            let line = cols.get(3)?.rsplit(':').next()?.parse().ok()?;
+            Some((id, line))
+        })
+        .collect()
+}
+
+const VARS: &[&str] = &["a", "b", "c", "t", "i", "n", "s", "x"];
+
+/// Truth tables of predicates over the sample's variables, each on a grid of the variables it
+/// shares with the others of its group: one string per predicate, `0`, `1`, or `T` where
+/// evaluating it traps (SIGFPE).
+fn truth_tables(groups: &[Vec<String>]) -> Vec<Vec<String>> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = String::from(
+        "#include <setjmp.h>\n#include <signal.h>\n#include <stdio.h>\n\
+         static sigjmp_buf jb;\nstatic void on_fpe(int s) { (void)s; siglongjmp(jb, 1); }\n",
+    );
+    let params = VARS
+        .iter()
+        .map(|v| format!("int {v}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut k = 0;
+    let mut body = String::from("int main(void) {\n  signal(SIGFPE, on_fpe);\n");
+    for g in groups {
+        let used: Vec<&str> = VARS
+            .iter()
+            .copied()
+            .filter(|v| {
+                g.iter().any(|p| {
+                    p.split(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_')
+                        .any(|w| w == *v)
+                })
+            })
+            .collect();
+        for p in g {
+            c.push_str(&format!(
+                "static int p{k}({params}) {{ return ({p}) != 0; }}\n"
+            ));
+            body.push_str("  { volatile int a=0,b=0,c=0,t=0,i=0,n=0,s=0,x=0;\n");
+            let mut close = String::new();
+            for v in &used {
+                body.push_str(&format!("  for ({v} = -2; {v} <= 3; {v}++) {{\n"));
+                close.push('}');
+            }
+            body.push_str(&format!(
+                "  if (sigsetjmp(jb, 1) == 0) putchar('0' + p{k}(a,b,c,t,i,n,s,x)); else putchar('T');\n{close}\n  putchar('\\n'); }}\n"
+            ));
+            k += 1;
+        }
+    }
+    body.push_str("  return 0;\n}\n");
+    c.push_str(&body);
+    let src = dir.path().join("tables.c");
+    std::fs::write(&src, c).unwrap();
+    let exe = dir.path().join("tables");
+    let st = Command::new("cc")
+        .args(["-w", "-O0", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(st.success(), "truth-table program compiles");
+    let out = Command::new(&exe).output().unwrap();
+    let mut lines = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect::<Vec<_>>()
+        .into_iter();
+    groups
+        .iter()
+        .map(|g| g.iter().map(|_| lines.next().unwrap()).collect())
+        .collect()
+}
+
+/// For each criterion LAnnotate's samples show: at every source line, our predicates and
+/// LAnnotate's are equivalent one to one (same truth table wherever LAnnotate's does not trap;
+/// ours never trap). LAnnotate's `__retres < 0` (one per function, on its normalised single
+/// return) is matched by count with our return-value labels.
+#[test]
+fn predicates_are_equivalent_to_lannotates() {
+    let sample = Path::new(LTEST).join("sample.c");
+    for (c, suffix) in SAMPLED {
+        let theirs_c =
+            std::fs::read_to_string(Path::new(LTEST).join(format!("sample_{suffix}.c"))).unwrap();
+        let theirs_lines = origin_lines(
+            &std::fs::read_to_string(Path::new(LTEST).join(format!("sample_{suffix}.labels")))
+                .unwrap(),
+        );
+        let ours = annotate_file(&sample, &[*c], &Limits::default());
+        let ours_c = String::from_utf8(ours.text.clone()).unwrap();
+        let ours_lines: BTreeMap<u64, usize> = ours.labels.iter().map(|l| (l.id, l.line)).collect();
+        // Our return-value labels: the ids written right before `return`, more than once or
+        // tagged ABS.
+        let mut returns: Vec<u64> = Vec::new();
+        for (at, _) in ours_c.match_indices("\"WM ABS\"); return") {
+            let id = label_calls(&ours_c[ours_c[..at].rfind("pc_label").unwrap()..])
+                .first()
+                .unwrap()
+                .0;
+            if !returns.contains(&id) {
+                returns.push(id);
+            }
+        }
+        let group = |calls: Vec<(u64, String)>,
+                     lines: &BTreeMap<u64, usize>,
+                     skip: &dyn Fn(u64, &str) -> bool| {
+            let mut m: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+            let mut seen = std::collections::BTreeSet::new();
+            for (id, p) in calls {
+                if skip(id, &p) || !seen.insert(id) {
+                    continue;
+                }
+                m.entry(lines[&id]).or_default().push(p);
+            }
+            m
+        };
+        let theirs_retres = label_calls(&theirs_c)
+            .iter()
+            .filter(|(_, p)| p.contains("__retres"))
+            .count();
+        assert_eq!(
+            returns.len(),
+            theirs_retres,
+            "{}: return-value labels",
+            c.name()
+        );
+        let theirs = group(label_calls(&theirs_c), &theirs_lines, &|_, p| {
+            p.contains("__retres")
+        });
+        let ours_g = group(label_calls(&ours_c), &ours_lines, &|id, _| {
+            returns.contains(&id)
+        });
+        if *c == Criterion::Stmt {
+            // LAnnotate's CIL places some block heads on other lines; all are `1`.
+            let count = |m: &BTreeMap<usize, Vec<String>>| m.values().map(Vec::len).sum::<usize>();
+            assert_eq!(count(&theirs), count(&ours_g));
+            continue;
+        }
+        assert_eq!(
+            theirs.keys().collect::<Vec<_>>(),
+            ours_g.keys().collect::<Vec<_>>(),
+            "{}: lines",
+            c.name()
+        );
+        let lines: Vec<usize> = theirs.keys().copied().collect();
+        let mut groups = Vec::new();
+        for l in &lines {
+            let mut g = theirs[l].clone();
+            g.extend(ours_g[l].iter().cloned());
+            groups.push(g);
+        }
+        let tables = truth_tables(&groups);
+        for (gi, l) in lines.iter().enumerate() {
+            let n_theirs = theirs[l].len();
+            let (t_tabs, o_tabs) = tables[gi].split_at(n_theirs);
+            assert_eq!(
+                t_tabs.len(),
+                o_tabs.len(),
+                "{} line {l}: label count",
+                c.name()
+            );
+            for (o, p) in o_tabs.iter().zip(&ours_g[l]) {
+                assert!(
+                    !o.contains('T'),
+                    "{} line {l}: our label `{p}` can trap",
+                    c.name()
+                );
+            }
+            let mut used = vec![false; o_tabs.len()];
+            for (t, tp) in t_tabs.iter().zip(&theirs[l]) {
+                let agree = |o: &String| t.chars().zip(o.chars()).all(|(a, b)| a == 'T' || a == b);
+                let found = (0..o_tabs.len()).find(|&k| !used[k] && agree(&o_tabs[k]));
+                match found {
+                    Some(k) => used[k] = true,
+                    None => panic!("{} line {l}: no label of ours is equivalent to LAnnotate's `{tp}` (ours: {:?})", c.name(), ours_g[l]),
+                }
+            }
+        }
     }
 }
 
 #[test]
 fn several_criteria_share_one_id_space() {
     let source = std::fs::read(Path::new(LTEST).join("sample.c")).unwrap();
-    let a = annotate(&source, &[Criterion::Cc, Criterion::Dc], &Limits::default());
+    let a = annotate(
+        &source,
+        None,
+        &[Criterion::Cc, Criterion::Dc],
+        &Limits::default(),
+    );
     let ids: Vec<u64> = a.labels.iter().map(|l| l.id).collect();
     let expected: Vec<u64> = (1..=ids.len() as u64).collect();
     assert_eq!(ids, expected);
@@ -46,6 +325,7 @@ fn annotated_output_snapshot() {
     let src = b"int f(int a, int b)\n{\n    int n = 0;\n    if (a > 0 && !(b < 2))\n        n++;\n    else if (a == b)\n        n--;\n    while (n < 10 || a)\n        n += 2;\n    for (int i = 0; i < b; i++)\n        if (i == a) break;\n    if (g(a)) n = 0;\n    do n--; while (n > 0);\n    return n;\n}\n";
     let a = annotate(
         src,
+        None,
         &[Criterion::Fc, Criterion::Cc, Criterion::Dc],
         &Limits::default(),
     );
@@ -56,6 +336,39 @@ fn annotated_output_snapshot() {
         "the call and the do-while are left alone: {:?}",
         a.skipped
     );
+}
+
+/// One snapshot per criterion of the annotated small fixture (typed by its lowering).
+#[test]
+fn annotated_output_per_criterion() {
+    let path = Path::new("tests/fixtures/annotate/small.c");
+    for c in Criterion::ALL {
+        let a = annotate_file(path, &[*c], &Limits::default());
+        let mut text = String::from_utf8(a.text.clone()).unwrap();
+        if !a.hyperlabels.is_empty() {
+            text.push_str("\n/* .hyperlabels */\n");
+            text.push_str(&covprune::annotate::hyperlabels_file(&a));
+        }
+        insta::assert_snapshot!(format!("small_{}", c.name()), text);
+    }
+}
+
+/// Every criterion's output for the small fixture compiles as C89.
+#[test]
+fn every_criterion_compiles() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Path::new("tests/fixtures/annotate/small.c");
+    for c in Criterion::ALL {
+        let a = annotate_file(path, &[*c], &Limits::default());
+        let out = dir.path().join(format!("small_{}.c", c.name()));
+        std::fs::write(&out, &a.text).unwrap();
+        let st = Command::new("cc")
+            .args(["-c", "-std=gnu89", "-w", "-o", "/dev/null"])
+            .arg(&out)
+            .status()
+            .unwrap();
+        assert!(st.success(), "{} output does not compile", c.name());
+    }
 }
 
 /// The annotated file compiles with `cc -std=gnu89`, and with a recording `pc_label` it runs
@@ -72,7 +385,10 @@ fn annotated_programs_compile_and_behave_like_the_original() {
         .unwrap()
         .arg("annotate")
         .arg(&orig)
-        .args(["--criteria", "CC,MCC,DC,DCC,FC"])
+        .args([
+            "--criteria",
+            "CC,MCC,DC,DCC,FC,STMT,GACC,GICC,NCC,LIMIT,WM,WM-S,PCT,FCC,CACC,RACC",
+        ])
         .arg("-o")
         .arg(dir.path())
         .assert()
@@ -81,7 +397,7 @@ fn annotated_programs_compile_and_behave_like_the_original() {
     let rec = dir.path().join("rec.h");
     std::fs::write(
         &rec,
-        "#include <stdio.h>\n#define pc_label(c, id, tag) do { if (c) fprintf(stderr, \"%d\\n\", id); } while (0)\n",
+        "#include <stdio.h>\n#define pc_label(c, id, tag) do { if (c) fprintf(stderr, \"%d\\n\", id); } while (0)\n#define pc_label_bindings(c, id, tag, ...) pc_label(c, id, tag)\n",
     )
     .unwrap();
     let build = |src: &Path, exe: &Path, extra: &[&str]| {
@@ -127,7 +443,9 @@ fn unknown_criterion_lists_the_valid_ones() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("unknown criterion `XYZ`"))
-        .stderr(predicate::str::contains("FC, DC, CC, DCC, MCC"));
+        .stderr(predicate::str::contains(
+            "FC, STMT, DC, CC, DCC, MCC, NCC, GACC",
+        ));
 }
 
 #[test]
@@ -154,4 +472,123 @@ fn criteria_are_listed() {
         .success()
         .stdout(predicate::str::contains("MCC"))
         .stdout(predicate::str::contains("condition coverage"));
+}
+
+/// The recording runtime of these tests: each covered label id is printed once per hit.
+/// It includes no header, so that it can go before a project's own `config.h`.
+const RECORDER: &str = "extern int covprune_hit(int, int);\n#define pc_label(c, id, tag) covprune_hit(!!(c), (int)(id))\n#define pc_label_bindings(c, id, tag, ...) pc_label(c, id, tag)\n";
+
+/// Files of the corpus annotated with every criterion: each annotated file compiles with
+/// `cc -c -std=gnu89 -w` (plain and with a recording `pc_label`), and the ids of the `.labels`
+/// file are exactly those written in the C file. zlib's `adler32.c`, annotated, is linked with
+/// a driver and runs with the same output as the original.
+#[test]
+fn annotated_corpus_files_compile_and_run() {
+    let corpus = Path::new(CORPUS);
+    if !corpus.exists() {
+        eprintln!("skipped: {CORPUS} is absent");
+        return;
+    }
+    let all: Vec<String> = Criterion::ALL
+        .iter()
+        .map(|c| c.name().to_string())
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec.h");
+    std::fs::write(&rec, RECORDER).unwrap();
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("zlib-1.3.2", "adler32.c", &["-I."]),
+        ("zlib-1.3.2", "inftrees.c", &["-I."]),
+        ("zlib-1.3.2", "trees.c", &["-I."]),
+        ("gzip-1.12", "util.c", &["-DHAVE_CONFIG_H", "-I.", "-Ilib"]),
+        (
+            "openssl-1.1.1w",
+            "crypto/aes/aes_core.c",
+            &["-I.", "-Iinclude", "-DL_ENDIAN", "-DNDEBUG"],
+        ),
+    ];
+    for (project, file, flags) in cases {
+        let root = corpus.join(project).canonicalize().unwrap();
+        let out = dir.path().join(project);
+        Cmd::cargo_bin("covprune")
+            .unwrap()
+            .current_dir(&root)
+            .args(["annotate", file, "--criteria", &all.join(",")])
+            .arg("-o")
+            .arg(&out)
+            .args(*flags)
+            .assert()
+            .success();
+        let stem = Path::new(file)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let annotated = out.join(format!("{stem}_labels.c"));
+        let text = std::fs::read_to_string(&annotated).unwrap();
+        let written: std::collections::BTreeSet<u64> =
+            label_calls(&text).into_iter().map(|(id, _)| id).collect();
+        let listed: std::collections::BTreeSet<u64> = origin_lines(
+            &std::fs::read_to_string(out.join(format!("{stem}_labels.labels"))).unwrap(),
+        )
+        .into_keys()
+        .collect();
+        assert_eq!(
+            written, listed,
+            "{project}/{file}: ids in the C file and in the .labels file"
+        );
+        assert!(written.len() > 50, "{project}/{file}: labels were written");
+        let src_dir = root.join(Path::new(file).parent().unwrap());
+        for extra in [None, Some(format!("-include{}", rec.display()))] {
+            let o = Command::new("cc")
+                .current_dir(&src_dir)
+                .args(["-c", "-std=gnu89", "-w", "-o", "/dev/null"])
+                .args(extra.iter())
+                .arg(format!("-I{}", src_dir.display()))
+                .args(flags.iter().map(|f| match f.strip_prefix("-I") {
+                    Some(d) => format!("-I{}", root.join(d).display()),
+                    None => f.to_string(),
+                }))
+                .arg(&annotated)
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success(),
+                "{project}/{file} ({extra:?}) does not compile:\n{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+    }
+    // adler32 runs like the original.
+    let zlib = corpus.join("zlib-1.3.2").canonicalize().unwrap();
+    let driver = dir.path().join("driver.c");
+    std::fs::write(
+        &driver,
+        "#include <stdio.h>\n#include \"zlib.h\"\nint covprune_hit(int c, int id) { if (c) fprintf(stderr, \"%d\\n\", id); return 0; }\nint main(void) {\n  unsigned char buf[6000];\n  unsigned i, n;\n  for (i = 0; i < sizeof buf; i++) buf[i] = (unsigned char)(i * 7 + 3);\n  for (n = 0; n < sizeof buf; n = n * 3 + 1)\n    printf(\"%lu %lu\\n\", (unsigned long)adler32(1, buf, n), (unsigned long)adler32_combine(adler32(1, buf, n / 2), adler32(1, buf + n / 2, n - n / 2), (z_off_t)(n - n / 2)));\n  return 0;\n}\n",
+    )
+    .unwrap();
+    let build = |src: &Path, exe: &Path, extra: &[String]| {
+        let o = Command::new("cc")
+            .args(["-std=gnu89", "-w"])
+            .args(extra)
+            .arg(format!("-I{}", zlib.display()))
+            .arg("-o")
+            .arg(exe)
+            .arg(&driver)
+            .arg(src)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    build(&zlib.join("adler32.c"), &dir.path().join("orig"), &[]);
+    build(
+        &dir.path().join("zlib-1.3.2/adler32_labels.c"),
+        &dir.path().join("recording"),
+        &[format!("-include{}", rec.display())],
+    );
+    let o = Command::new(dir.path().join("orig")).output().unwrap();
+    let r = Command::new(dir.path().join("recording")).output().unwrap();
+    assert!(r.status.success());
+    assert_eq!(o.stdout, r.stdout, "labels must not change behaviour");
+    assert!(r.stderr.len() > 100, "labels were covered");
 }

@@ -185,7 +185,20 @@ fn prune_bench(args: &Args) -> Result<()> {
                 continue;
             }
             let source = std::fs::read(path)?;
-            let annotated = covprune::annotate::annotate(&source, &[criterion], &Limits::default());
+            let typing = frontend::load(
+                path,
+                &PreprocessOptions {
+                    include_dirs: includes.clone(),
+                    ..PreprocessOptions::default()
+                },
+            )
+            .with_context(|| format!("loading {}", path.display()))?;
+            let annotated = covprune::annotate::annotate(
+                &source,
+                Some(&typing.program),
+                &[criterion],
+                &Limits::default(),
+            );
             let stem = path
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())

@@ -5,11 +5,27 @@
 //! inputs are the small types below, its outputs plain [`LabelSpec`]s. One file per criterion,
 //! one [`Criterion`] variant, one match arm in [`Criterion::decision_labels`].
 
+mod cacc;
 mod cc;
 mod dc;
 mod dcc;
+pub mod expr;
 mod fc;
+mod fcc;
+mod gacc;
+mod gicc;
+mod limit;
 mod mcc;
+pub mod mutation;
+mod ncc;
+mod pct;
+mod racc;
+mod stmt;
+mod wm;
+mod wms;
+
+pub use expr::{BinOp, Expr, Ty, UnOp};
+pub use mutation::Mutator;
 
 /// A boolean condition as written in the program: atoms are C expressions kept as text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,12 +64,131 @@ impl Cond {
             Cond::Or(a, b) => format!("({}) || ({})", a.to_c(), b.to_c()),
         }
     }
+
+    /// The condition with its `index`-th atom (left to right) replaced by a truth value,
+    /// simplified: `Ok(cond)` or `Err(constant)` when the whole condition becomes constant.
+    pub fn with_atom(&self, index: usize, value: bool) -> Result<Cond, bool> {
+        let mut next = 0;
+        self.subst(index, value, &mut next)
+    }
+
+    fn subst(&self, index: usize, value: bool, next: &mut usize) -> Result<Cond, bool> {
+        match self {
+            Cond::Atom(_) => {
+                let i = *next;
+                *next += 1;
+                if i == index {
+                    Err(value)
+                } else {
+                    Ok(self.clone())
+                }
+            }
+            Cond::Not(c) => match c.subst(index, value, next) {
+                Ok(c) => Ok(Cond::Not(Box::new(c))),
+                Err(v) => Err(!v),
+            },
+            Cond::And(a, b) | Cond::Or(a, b) => {
+                let is_and = matches!(self, Cond::And(..));
+                let (x, y) = (a.subst(index, value, next), b.subst(index, value, next));
+                match (x, y) {
+                    (Err(v), _) | (_, Err(v)) if v != is_and => Err(v),
+                    (Err(_), Err(_)) => Err(is_and),
+                    (Err(_), Ok(c)) | (Ok(c), Err(_)) => Ok(c),
+                    (Ok(x), Ok(y)) => Ok(if is_and {
+                        Cond::And(Box::new(x), Box::new(y))
+                    } else {
+                        Cond::Or(Box::new(x), Box::new(y))
+                    }),
+                }
+            }
+        }
+    }
+}
+
+/// A simplified boolean: a constant or a C condition text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Bool {
+    Const(bool),
+    Text(String),
+}
+
+impl Bool {
+    fn of(r: Result<Cond, bool>) -> Bool {
+        match r {
+            Ok(c) => Bool::Text(c.to_c()),
+            Err(v) => Bool::Const(v),
+        }
+    }
+
+    pub(crate) fn not(&self) -> Bool {
+        match self {
+            Bool::Const(v) => Bool::Const(!v),
+            Bool::Text(t) => Bool::Text(not(t)),
+        }
+    }
+
+    pub(crate) fn and(&self, other: &Bool) -> Bool {
+        match (self, other) {
+            (Bool::Const(false), _) | (_, Bool::Const(false)) => Bool::Const(false),
+            (Bool::Const(true), x) | (x, Bool::Const(true)) => x.clone(),
+            (Bool::Text(a), Bool::Text(b)) => Bool::Text(format!("({a}) && ({b})")),
+        }
+    }
+
+    pub(crate) fn xor(&self, other: &Bool) -> Bool {
+        match (self, other) {
+            (Bool::Const(a), Bool::Const(b)) => Bool::Const(a != b),
+            (Bool::Const(false), x) | (x, Bool::Const(false)) => x.clone(),
+            (Bool::Const(true), x) | (x, Bool::Const(true)) => x.not(),
+            (Bool::Text(a), Bool::Text(b)) => {
+                Bool::Text(format!("(!({a}) && ({b})) || (({a}) && !({b}))"))
+            }
+        }
+    }
+
+    pub(crate) fn text(&self) -> String {
+        match self {
+            Bool::Const(true) => "1".into(),
+            Bool::Const(false) => "0".into(),
+            Bool::Text(t) => t.clone(),
+        }
+    }
+}
+
+/// `D[c:=1] xor D[c:=0]` for the `index`-th atom: the atom determines the decision.
+pub(crate) fn determines(d: &Decision, index: usize) -> Bool {
+    Bool::of(d.cond.with_atom(index, true)).xor(&Bool::of(d.cond.with_atom(index, false)))
 }
 
 /// A decision of the program: the condition of an `if`, `while`, `for` or `do`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
     pub cond: Cond,
+    /// The condition as an expression tree (for boundary labels), when the annotator built one.
+    pub expr: Option<Expr>,
+    /// Conditions under which evaluating the decision's atoms cannot trap (divisors not zero,
+    /// shift counts in range); every label of the decision is guarded by them, because labels
+    /// evaluate every atom, ignoring short-circuits.
+    pub guards: Vec<String>,
+}
+
+impl Decision {
+    pub fn new(cond: Cond) -> Decision {
+        Decision {
+            cond,
+            expr: None,
+            guards: Vec::new(),
+        }
+    }
+}
+
+/// Values a hyperlabel's label records when it is covered (`pc_label_bindings`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// Index, among the hyperlabels of the same decision, of the hyperlabel this label is part of.
+    pub hyper: usize,
+    /// (name, C expression) pairs.
+    pub vars: Vec<(String, String)>,
 }
 
 /// One test objective to insert as `pc_label(predicate, id, "tag");`.
@@ -61,6 +196,7 @@ pub struct Decision {
 pub struct LabelSpec {
     pub predicate: String,
     pub tag: String,
+    pub binding: Option<Binding>,
 }
 
 impl LabelSpec {
@@ -68,8 +204,18 @@ impl LabelSpec {
         LabelSpec {
             predicate,
             tag: tag.to_string(),
+            binding: None,
         }
     }
+}
+
+/// A hyperlabel over labels of one decision: the conjunction of its members (`l1.l2`) under a
+/// guard over their bindings, in LTest's `.hyperlabels` grammar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HyperSpec {
+    /// Indices into the decision's labels of this criterion.
+    pub members: Vec<usize>,
+    pub guard: String,
 }
 
 /// `!(p)`, as a predicate text.
@@ -77,60 +223,210 @@ fn not(p: &str) -> String {
     format!("!({p})")
 }
 
+/// Every combination of truth values of `atoms`, each a right-nested conjunction, positive
+/// literals first (LAnnotate's order for MCC and NCC).
+fn combinations(atoms: &[&str]) -> Vec<String> {
+    let n = atoms.len();
+    (0..1usize << n)
+        .map(|mask| {
+            // Bit n-1-i clear means atom i is positive, so positives come first.
+            let lits: Vec<String> = atoms
+                .iter()
+                .enumerate()
+                .map(|(i, a)| {
+                    if mask >> (n - 1 - i) & 1 == 0 {
+                        format!("({a})")
+                    } else {
+                        not(a)
+                    }
+                })
+                .collect();
+            let mut pred = lits[n - 1].clone();
+            for lit in lits[..n - 1].iter().rev() {
+                pred = format!("{lit} && ({pred})");
+            }
+            pred
+        })
+        .collect()
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Criterion {
     Fc,
+    Stmt,
     Dc,
     Cc,
     Dcc,
     Mcc,
+    Ncc,
+    Gacc,
+    Gicc,
+    Cacc,
+    Racc,
+    Limit,
+    Wm,
+    WmS,
+    Pct,
+    Fcc,
+}
+
+/// Where a criterion puts its labels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Before each decision, from its condition.
+    Decision,
+    /// Before each visited statement, from its expressions (WM: assignments, conditions,
+    /// returns, switch expressions).
+    Expression,
+    /// At function entry.
+    Function,
+    /// At the head of each basic block (statement coverage).
+    Statement,
+    /// At every statement of a function, over the function's predicates.
+    FunctionStatements,
+    /// Before each call site.
+    Call,
 }
 
 impl Criterion {
     pub const ALL: &'static [Criterion] = &[
         Criterion::Fc,
+        Criterion::Stmt,
         Criterion::Dc,
         Criterion::Cc,
         Criterion::Dcc,
         Criterion::Mcc,
+        Criterion::Ncc,
+        Criterion::Gacc,
+        Criterion::Gicc,
+        Criterion::Cacc,
+        Criterion::Racc,
+        Criterion::Limit,
+        Criterion::Wm,
+        Criterion::WmS,
+        Criterion::Pct,
+        Criterion::Fcc,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
             Criterion::Fc => "FC",
+            Criterion::Stmt => "STMT",
             Criterion::Dc => "DC",
             Criterion::Cc => "CC",
             Criterion::Dcc => "DCC",
             Criterion::Mcc => "MCC",
+            Criterion::Ncc => "NCC",
+            Criterion::Gacc => "GACC",
+            Criterion::Gicc => "GICC",
+            Criterion::Cacc => "CACC",
+            Criterion::Racc => "RACC",
+            Criterion::Limit => "LIMIT",
+            Criterion::Wm => "WM",
+            Criterion::WmS => "WM-S",
+            Criterion::Pct => "PCT",
+            Criterion::Fcc => "FCC",
         }
     }
 
     pub fn description(self) -> &'static str {
         match self {
             Criterion::Fc => fc::DESCRIPTION,
+            Criterion::Stmt => stmt::DESCRIPTION,
             Criterion::Dc => dc::DESCRIPTION,
             Criterion::Cc => cc::DESCRIPTION,
             Criterion::Dcc => dcc::DESCRIPTION,
             Criterion::Mcc => mcc::DESCRIPTION,
+            Criterion::Ncc => ncc::DESCRIPTION,
+            Criterion::Gacc => gacc::DESCRIPTION,
+            Criterion::Gicc => gicc::DESCRIPTION,
+            Criterion::Cacc => cacc::DESCRIPTION,
+            Criterion::Racc => racc::DESCRIPTION,
+            Criterion::Limit => limit::DESCRIPTION,
+            Criterion::Wm => wm::DESCRIPTION,
+            Criterion::WmS => wms::DESCRIPTION,
+            Criterion::Pct => pct::DESCRIPTION,
+            Criterion::Fcc => fcc::DESCRIPTION,
         }
     }
 
-    /// Parses a criterion name (case-insensitive).
+    pub fn placement(self) -> Placement {
+        match self {
+            Criterion::Fc => Placement::Function,
+            Criterion::Stmt => Placement::Statement,
+            Criterion::Wm | Criterion::WmS => Placement::Expression,
+            Criterion::Pct => Placement::FunctionStatements,
+            Criterion::Fcc => Placement::Call,
+            _ => Placement::Decision,
+        }
+    }
+
+    /// True for criteria whose labels are grouped into hyperlabels (`.hyperlabels` file).
+    pub fn has_hyperlabels(self) -> bool {
+        matches!(self, Criterion::Cacc | Criterion::Racc | Criterion::Fcc)
+    }
+
+    /// Parses a criterion name (case-insensitive; `WMS` and `WM_S` are accepted for WM-S).
     pub fn from_name(name: &str) -> Option<Criterion> {
+        let n = name.trim().replace('_', "-");
+        let n = if n.eq_ignore_ascii_case("WMS") {
+            "WM-S".to_string()
+        } else {
+            n
+        };
         Criterion::ALL
             .iter()
             .copied()
-            .find(|c| c.name().eq_ignore_ascii_case(name.trim()))
+            .find(|c| c.name().eq_ignore_ascii_case(&n))
     }
 
-    /// Labels for one decision (empty for criteria that do not look at decisions).
+    /// Labels for one decision (empty for criteria placed elsewhere), guarded so that their
+    /// evaluation cannot trap.
     pub fn decision_labels(self, d: &Decision, limits: &Limits) -> Vec<LabelSpec> {
-        match self {
-            Criterion::Fc => Vec::new(),
+        let mut specs = match self {
             Criterion::Dc => dc::labels(d),
             Criterion::Cc => cc::labels(d),
             Criterion::Dcc => dcc::labels(d),
             Criterion::Mcc => mcc::labels(d, limits),
+            Criterion::Ncc => ncc::labels(d, limits),
+            Criterion::Gacc => gacc::labels(d),
+            Criterion::Gicc => gicc::labels(d),
+            Criterion::Cacc => cacc::labels(d),
+            Criterion::Racc => racc::labels(d),
+            Criterion::Limit => limit::labels(d),
+            _ => Vec::new(),
+        };
+        for s in &mut specs {
+            s.predicate = expr::guarded(&d.guards, &s.predicate);
+        }
+        specs
+    }
+
+    /// Hyperlabels over the labels [`Criterion::decision_labels`] gives for the same decision.
+    pub fn decision_hyperlabels(self, d: &Decision) -> Vec<HyperSpec> {
+        match self {
+            Criterion::Cacc => cacc::hyperlabels(d),
+            Criterion::Racc => racc::hyperlabels(d),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Labels for one expression that a visited statement evaluates (mutation criteria).
+    pub fn expression_labels(self, e: &Expr, limits: &Limits) -> Vec<LabelSpec> {
+        match self {
+            Criterion::Wm => wm::labels(e, limits),
+            Criterion::WmS => wms::labels(e, limits),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The label on a function's returned value (`return e;` with an arithmetic type): WM's
+    /// ABS on LAnnotate's `__retres`, one per function, placed at every return.
+    pub fn return_value_label(self, value: &str, limits: &Limits) -> Option<LabelSpec> {
+        match self {
+            Criterion::Wm => wm::return_label(value, limits),
+            Criterion::WmS => wms::return_label(value, limits),
+            _ => None,
         }
     }
 
@@ -141,19 +437,85 @@ impl Criterion {
             _ => Vec::new(),
         }
     }
+
+    /// Labels at the head of a basic block.
+    pub fn statement_labels(self) -> Vec<LabelSpec> {
+        match self {
+            Criterion::Stmt => stmt::labels(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Labels before a call site.
+    pub fn call_labels(self) -> Vec<LabelSpec> {
+        match self {
+            Criterion::Fcc => fcc::labels(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Labels at a statement of a function whose predicates (atoms) are `preds`.
+    pub fn function_statement_labels(self, preds: &[String], limits: &Limits) -> Vec<LabelSpec> {
+        match self {
+            Criterion::Pct => pct::labels(preds, limits),
+            _ => Vec::new(),
+        }
+    }
 }
 
-/// Bounds on criteria that grow exponentially.
+/// Bounds and options of criteria.
 #[derive(Clone, Debug)]
 pub struct Limits {
     /// MCC: decisions with more atoms than this get no labels (2^n would be too many).
     pub mcc_max_atoms: usize,
+    /// NCC: the number of atoms combined.
+    pub ncc_n: usize,
+    /// PCT: predicates of a function taken into account (the first ones in source order).
+    pub pct_max_predicates: usize,
+    /// WM, WM-S: the mutation operator groups applied.
+    pub mutators: Vec<Mutator>,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { mcc_max_atoms: 10 }
+        Limits {
+            mcc_max_atoms: 10,
+            ncc_n: 2,
+            pct_max_predicates: 4,
+            mutators: Mutator::ALL.to_vec(),
+        }
     }
+}
+
+/// Parses LAnnotate's mutator selection: `AOR,ROR` keeps those groups; `-ABS,-AOR` removes
+/// groups from all of them.
+pub fn parse_mutators(list: &[String]) -> Result<Vec<Mutator>, String> {
+    let mut keep: Vec<Mutator> = Vec::new();
+    let mut drop: Vec<Mutator> = Vec::new();
+    for item in list.iter().flat_map(|s| s.split(',')).map(str::trim) {
+        if item.is_empty() {
+            continue;
+        }
+        let (neg, name) = match item.strip_prefix('-') {
+            Some(n) => (true, n),
+            None => (false, item),
+        };
+        let m = Mutator::from_name(name).ok_or_else(|| {
+            let valid: Vec<&str> = Mutator::ALL.iter().map(|m| m.name()).collect();
+            format!("unknown mutator `{name}` (valid: {})", valid.join(", "))
+        })?;
+        if neg {
+            drop.push(m);
+        } else {
+            keep.push(m);
+        }
+    }
+    let base = if keep.is_empty() {
+        Mutator::ALL.to_vec()
+    } else {
+        keep
+    };
+    Ok(base.into_iter().filter(|m| !drop.contains(m)).collect())
 }
 
 #[cfg(test)]
@@ -163,12 +525,10 @@ mod tests {
     pub(crate) fn abc() -> Decision {
         // (a <= 0 || b <= 0) || c <= 0
         let atom = |s: &str| Box::new(Cond::Atom(s.to_string()));
-        Decision {
-            cond: Cond::Or(
-                Box::new(Cond::Or(atom("a <= 0"), atom("b <= 0"))),
-                atom("c <= 0"),
-            ),
-        }
+        Decision::new(Cond::Or(
+            Box::new(Cond::Or(atom("a <= 0"), atom("b <= 0"))),
+            atom("c <= 0"),
+        ))
     }
 
     #[test]
@@ -178,6 +538,33 @@ mod tests {
         }
         assert_eq!(Criterion::from_name("mcc"), Some(Criterion::Mcc));
         assert_eq!(Criterion::from_name("XYZ"), None);
+    }
+
+    pub(crate) fn and2() -> Decision {
+        // a + b <= c && b + c <= a
+        let atom = |s: &str| Box::new(Cond::Atom(s.to_string()));
+        Decision::new(Cond::And(atom("a + b <= c"), atom("b + c <= a")))
+    }
+
+    #[test]
+    fn substituting_an_atom_simplifies() {
+        let d = abc();
+        assert_eq!(d.cond.with_atom(0, true), Err(true));
+        assert_eq!(
+            d.cond.with_atom(0, false).map(|c| c.to_c()),
+            Ok("(b <= 0) || (c <= 0)".into())
+        );
+        assert_eq!(and2().cond.with_atom(1, false), Err(false));
+    }
+
+    #[test]
+    fn mutator_selection_follows_lannotate() {
+        let m = parse_mutators(&["-ABS,-AOR".to_string()]).unwrap();
+        assert!(!m.contains(&Mutator::Abs) && m.contains(&Mutator::Ror));
+        assert_eq!(parse_mutators(&["ROR".into()]).unwrap(), vec![Mutator::Ror]);
+        assert!(parse_mutators(&["XYZ".into()])
+            .unwrap_err()
+            .contains("valid: AOR"));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! Example: `if (a && b)` gives `a && (b)`, `a && (!(b))`, `!(a) && (b)`, `!(a) && (!(b))`.
 //! Reference: LAnnotate `gen_labels_ncc` with n = 0 (`../shared/reference/LTEST.md`, section 3).
 
-use crate::{not, Decision, LabelSpec, Limits};
+use crate::{Decision, LabelSpec, Limits};
 
 pub const DESCRIPTION: &str =
     "multiple condition coverage: every combination of atom values (2^n per decision)";
@@ -17,27 +17,9 @@ pub fn labels(d: &Decision, limits: &Limits) -> Vec<LabelSpec> {
     if atoms.is_empty() || atoms.len() > limits.mcc_max_atoms {
         return Vec::new();
     }
-    let n = atoms.len();
-    (0..1usize << n)
-        .map(|mask| {
-            // Bit n-1-i clear means atom i is positive, so positives come first.
-            let lits: Vec<String> = atoms
-                .iter()
-                .enumerate()
-                .map(|(i, a)| {
-                    if mask >> (n - 1 - i) & 1 == 0 {
-                        format!("({a})")
-                    } else {
-                        not(a)
-                    }
-                })
-                .collect();
-            let mut pred = lits[n - 1].clone();
-            for lit in lits[..n - 1].iter().rev() {
-                pred = format!("{lit} && ({pred})");
-            }
-            LabelSpec::new(pred, "MCC")
-        })
+    crate::combinations(&atoms)
+        .into_iter()
+        .map(|p| LabelSpec::new(p, "MCC"))
         .collect()
 }
 
@@ -55,7 +37,10 @@ mod tests {
 
     #[test]
     fn too_many_atoms_give_no_labels() {
-        let limits = Limits { mcc_max_atoms: 2 };
+        let limits = Limits {
+            mcc_max_atoms: 2,
+            ..Limits::default()
+        };
         assert!(super::labels(&crate::tests::abc(), &limits).is_empty());
     }
 }

@@ -1,27 +1,31 @@
 //! Annotation: inserts `pc_label(pred, id, "TAG");` statements for the chosen criteria into a
-//! C source, leaving everything else byte for byte as it was, and lists the labels.
+//! C source, leaving everything else byte for byte as it was, and lists the labels (and the
+//! hyperlabels of CACC, RACC and FCC).
 //!
-//! Labels go before each `if` (in a new block when the `if` is the branch or body of another
-//! statement); loops are rewritten so that labels run before every evaluation of the condition:
-//! `while (c) S` becomes `while (1) { labels if (!(c)) break; S }`, and `for (i; c; s) S`
-//! becomes `for (i; ; s) { labels if (!(c)) break; S }` (a `continue` still reaches `s` and the
-//! labels). Decisions whose evaluation has effects are left alone (see `Sites`).
+//! Labels go before the statement they observe (in a new block when the statement is the
+//! branch or body of another statement); loops are rewritten so that labels run before every
+//! evaluation of the condition: `while (c) S` becomes `while (1) { labels if (!(c)) break; S }`,
+//! and `for (i; c; s) S` becomes `for (i; ; s) { labels if (!(c)) break; S update-labels }`
+//! (a `continue` still reaches `s`; update labels are only written when the body has no
+//! `continue`). Statement coverage adds labels at branch heads and an `else` where an `if` has
+//! none. Places whose evaluation has effects are left alone (see `Sites`).
 
 use std::collections::BTreeMap;
 
-use covprune_encoders::{Criterion, Decision, LabelSpec, Limits};
+use covprune_encoders::{Criterion, Decision, LabelSpec, Limits, Placement};
 
-use crate::frontend::sites::{self, DecisionKind};
+use crate::frontend::sites::{self, Branch, StmtKind, StmtSite};
+use crate::ir::Program;
 
-pub const HEADER: &str =
-    "/* Annotated by covprune */\n#ifndef pc_label\n#define pc_label(...) do{}while(0)\n#endif\n";
+pub const HEADER: &str = "/* Annotated by covprune */\n#ifndef pc_label\n#define pc_label(...) do{}while(0)\n#endif\n#ifndef pc_label_bindings\n#define pc_label_bindings(...) do{}while(0)\n#endif\n";
 
 /// One label as written, for the `.labels` file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LabelRecord {
     pub id: u64,
     pub tag: String,
-    /// Line of the statement in the original file.
+    /// Line of the statement in the original file (the first one for a label written at
+    /// several places).
     pub line: usize,
 }
 
@@ -30,7 +34,9 @@ pub struct Annotated {
     /// The annotated file: the original bytes plus insertions (non-UTF-8 bytes are kept).
     pub text: Vec<u8>,
     pub labels: Vec<LabelRecord>,
-    /// (line, why) of decisions left without labels.
+    /// Lines of the `.hyperlabels` file (empty when no criterion has hyperlabels).
+    pub hyperlabels: Vec<String>,
+    /// (line, why) of places left without labels.
     pub skipped: Vec<(usize, String)>,
     pub functions: usize,
     pub decisions: usize,
@@ -44,6 +50,14 @@ impl Annotated {
         }
         m
     }
+
+    /// Labels per criterion (a tag's first word, so `WM ROR` counts under `WM`).
+    pub fn count_of(&self, c: Criterion) -> usize {
+        self.labels
+            .iter()
+            .filter(|l| l.tag.split(' ').next() == Some(c.name()))
+            .count()
+    }
 }
 
 /// An insertion (start == end) or replacement of the original text.
@@ -51,135 +65,347 @@ struct Edit {
     start: usize,
     end: usize,
     /// Order among edits at one position: closings (deepest first) before openings
-    /// (shallowest first).
+    /// (shallowest first); see [`Edits`].
     key: (u8, i64),
     text: String,
 }
 
-fn label_stmt(l: &LabelSpec, id: u64) -> String {
-    format!("pc_label({}, {id}, \"{}\"); ", l.predicate, l.tag)
+/// The edits of one file. At one position, closings go first, deepest first: an `if`'s added
+/// `else` (key -(2d+1)) before the block that wraps it (-2d); then openings, shallowest first:
+/// a wrapping block (2d) before its labels and a loop's rewritten head (2d+1).
+#[derive(Default)]
+struct Edits {
+    edits: Vec<Edit>,
+    /// Label texts to put before statements, by statement index.
+    before: BTreeMap<usize, String>,
 }
 
-pub fn annotate(source: &[u8], criteria: &[Criterion], limits: &Limits) -> Annotated {
-    let found = sites::find(source);
+impl Edits {
+    fn insert(&mut self, pos: usize, key: (u8, i64), text: String) {
+        self.edits.push(Edit {
+            start: pos,
+            end: pos,
+            key,
+            text,
+        });
+    }
+}
+
+/// Assigns ids and writes label statements.
+struct Writer<'a> {
+    next_id: u64,
+    next_hyper: usize,
+    out: &'a mut Annotated,
+    /// FCC: (caller, callee) → call-site label ids, in order of first appearance.
+    fcc: Vec<((String, String), Vec<u64>)>,
+}
+
+impl Writer<'_> {
+    fn new_id(&mut self, tag: &str, line: usize) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.out.labels.push(LabelRecord {
+            id,
+            tag: tag.to_string(),
+            line,
+        });
+        id
+    }
+
+    /// Writes labels; a label with a binding names the hyperlabel `hyper_base + 1 + index`.
+    fn write(&mut self, specs: &[LabelSpec], line: usize, hyper_base: usize) -> (String, Vec<u64>) {
+        let mut s = String::new();
+        let mut ids = Vec::new();
+        for l in specs {
+            let id = self.new_id(&l.tag, line);
+            ids.push(id);
+            s.push_str(&label_stmt(l, id, hyper_base));
+        }
+        (s, ids)
+    }
+}
+
+fn label_stmt(l: &LabelSpec, id: u64, hyper_base: usize) -> String {
+    match &l.binding {
+        None => format!("pc_label({}, {id}, \"{}\"); ", l.predicate, l.tag),
+        Some(b) => {
+            let mut s = format!(
+                "pc_label_bindings({}, {id}, \"{}\", {}, {}",
+                l.predicate,
+                l.tag,
+                hyper_base + 1 + b.hyper,
+                b.vars.len()
+            );
+            for (name, e) in &b.vars {
+                s.push_str(&format!(", \"{name}\", {e}"));
+            }
+            s.push_str("); ");
+            s
+        }
+    }
+}
+
+pub fn annotate(
+    source: &[u8],
+    program: Option<&Program>,
+    criteria: &[Criterion],
+    limits: &Limits,
+) -> Annotated {
+    let found = sites::find(source, program);
     let mut out = Annotated {
-        skipped: found.skipped_decisions.clone(),
+        skipped: found.skipped.clone(),
         functions: found.functions.len(),
-        decisions: found.decisions.len(),
+        decisions: found.decisions(),
         ..Annotated::default()
     };
-    // Sites in source order: functions (at their body) and decisions (at their statement).
-    enum Site<'a> {
-        Function(&'a sites::FunctionSite),
-        Decision(&'a sites::DecisionSite),
-    }
-    let mut all: Vec<(usize, Site)> = found
+    let by_range: BTreeMap<(usize, usize), usize> = found
+        .statements
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.range, i))
+        .collect();
+    let has = |p: Placement| criteria.iter().any(|c| c.placement() == p);
+    let stmt_cov = has(Placement::Statement);
+    let stmt_labels: Vec<LabelSpec> = criteria.iter().flat_map(|c| c.statement_labels()).collect();
+    let mut edits = Edits::default();
+    let mut w = Writer {
+        next_id: 1,
+        next_hyper: 0,
+        out: &mut out,
+        fcc: Vec::new(),
+    };
+    // Return-value labels: one id per (function, criterion), written at every return.
+    let mut return_ids: BTreeMap<(usize, Criterion), u64> = BTreeMap::new();
+
+    // Functions and statements in source order, so that ids follow the text.
+    let mut order: Vec<(usize, bool, usize)> = found
         .functions
         .iter()
-        .map(|f| (f.body_start, Site::Function(f)))
+        .enumerate()
+        .map(|(i, f)| (f.body_start, false, i))
         .chain(
             found
-                .decisions
+                .statements
                 .iter()
-                .map(|d| (d.stmt.0, Site::Decision(d))),
+                .enumerate()
+                .map(|(i, s)| (s.range.0, true, i)),
         )
         .collect();
-    all.sort_by_key(|(pos, _)| *pos);
-    let mut edits: Vec<Edit> = Vec::new();
-    let mut next_id: u64 = 1;
-    let mut take = |specs: Vec<LabelSpec>, line: usize, out: &mut Annotated| -> String {
-        let mut s = String::new();
-        for l in specs {
-            s.push_str(&label_stmt(&l, next_id));
-            out.labels.push(LabelRecord {
-                id: next_id,
-                tag: l.tag,
-                line,
-            });
-            next_id += 1;
+    order.sort();
+    let can_before = |s: &StmtSite| {
+        if s.needs_block {
+            s.reliable
+        } else {
+            s.safe_before
         }
-        s
     };
-    for (_, site) in &all {
-        match site {
-            Site::Function(f) => {
-                let specs: Vec<LabelSpec> =
-                    criteria.iter().flat_map(|c| c.function_labels()).collect();
-                if specs.is_empty() {
-                    continue;
-                }
-                let text = take(specs, f.line, &mut out);
-                edits.push(Edit {
-                    start: f.body_start,
-                    end: f.body_start,
-                    key: (1, 0),
-                    text: format!(" {}", text.trim_end()),
-                });
+    // A branch head: after `{` of a block, or before a single statement (wrapped); None when
+    // labels cannot go there.
+    let head_ok = |b: &Branch| {
+        b.compound
+            || by_range
+                .get(&b.range)
+                .is_some_and(|&i| can_before(&found.statements[i]))
+    };
+    let head = |b: &Branch, owner_depth: usize, text: String, edits: &mut Edits| {
+        if b.compound {
+            edits.insert(
+                b.range.0 + 1,
+                (1, 2 * owner_depth as i64 + 1),
+                format!(" {text}"),
+            );
+        } else if let Some(&i) = by_range.get(&b.range) {
+            edits.before.entry(i).or_default().push_str(&text);
+        }
+    };
+    for (_, is_stmt, i) in order {
+        if !is_stmt {
+            let f = &found.functions[i];
+            let specs: Vec<LabelSpec> = criteria
+                .iter()
+                .flat_map(|c| {
+                    let mut v = c.function_labels();
+                    v.extend(c.statement_labels());
+                    v
+                })
+                .collect();
+            if !specs.is_empty() {
+                let (text, _) = w.write(&specs, f.line, 0);
+                edits.insert(f.body_start, (1, 1), format!(" {}", text.trim_end()));
             }
-            Site::Decision(d) => {
-                let decision = Decision {
-                    cond: d.cond.clone(),
-                };
-                let specs: Vec<LabelSpec> = criteria
-                    .iter()
-                    .flat_map(|c| c.decision_labels(&decision, limits))
-                    .collect();
-                if specs.is_empty() {
-                    continue;
+            continue;
+        }
+        let s = &found.statements[i];
+        let func = &found.functions[s.function];
+        let depth = s.depth as i64;
+        let is_loop = matches!(s.kind, StmtKind::While | StmtKind::For);
+        let before_ok = can_before(s);
+        // Labels of the condition go before the statement, or inside a rewritten loop.
+        let cond_ok = if is_loop {
+            s.reliable && s.body.is_some()
+        } else {
+            before_ok
+        };
+        let mut before = String::new();
+        // Calls (FCC), then PCT, then what observes the statement itself.
+        if has(Placement::Call) && before_ok {
+            for callee in &s.calls {
+                let specs: Vec<LabelSpec> = criteria.iter().flat_map(|c| c.call_labels()).collect();
+                let (t, ids) = w.write(&specs, s.line, 0);
+                before.push_str(&t);
+                let key = (func.name.clone(), callee.clone());
+                match w.fcc.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, v)) => v.extend(ids),
+                    None => w.fcc.push((key, ids)),
                 }
-                let labels = take(specs, d.line, &mut out);
-                let depth = d.depth as i64;
-                match d.kind {
-                    DecisionKind::If => {
-                        let (open, close) = if d.needs_block {
-                            (format!("{{ {labels}"), " }".to_string())
-                        } else {
-                            (labels, String::new())
-                        };
-                        edits.push(Edit {
-                            start: d.stmt.0,
-                            end: d.stmt.0,
-                            key: (1, depth),
-                            text: open,
-                        });
-                        if !close.is_empty() {
-                            edits.push(Edit {
-                                start: d.stmt.1,
-                                end: d.stmt.1,
-                                key: (0, -depth),
-                                text: close,
-                            });
+            }
+        }
+        if before_ok
+            && s.block_item
+            && !matches!(
+                s.kind,
+                StmtKind::Declaration | StmtKind::Labeled | StmtKind::Case
+            )
+        {
+            let specs: Vec<LabelSpec> = criteria
+                .iter()
+                .flat_map(|c| c.function_statement_labels(&func.predicates, limits))
+                .collect();
+            before.push_str(&w.write(&specs, s.line, 0).0);
+        }
+        let decision = s.decision.as_ref().filter(|_| cond_ok).map(|d| Decision {
+            cond: d.cond.clone(),
+            expr: Some(d.expr.clone()),
+            guards: d.guards.clone(),
+        });
+        // Labels observing the condition: decision criteria, then mutation of the condition.
+        let mut cond_labels = String::new();
+        if let Some(d) = &decision {
+            for c in criteria {
+                let specs = c.decision_labels(d, limits);
+                let base = w.next_hyper;
+                let (t, ids) = w.write(&specs, s.line, base);
+                cond_labels.push_str(&t);
+                for h in c.decision_hyperlabels(d) {
+                    w.next_hyper += 1;
+                    let members: Vec<String> =
+                        h.members.iter().map(|&m| format!("l{}", ids[m])).collect();
+                    w.out.hyperlabels.push(format!(
+                        "{}) <{}|;{};>,",
+                        w.next_hyper,
+                        members.join("."),
+                        h.guard
+                    ));
+                }
+            }
+        }
+        let mut expr_labels = String::new();
+        for e in s.exprs.iter().filter(|_| cond_ok) {
+            let specs: Vec<LabelSpec> = criteria
+                .iter()
+                .flat_map(|c| c.expression_labels(e, limits))
+                .collect();
+            expr_labels.push_str(&w.write(&specs, s.line, 0).0);
+        }
+        if !is_loop {
+            before.push_str(&cond_labels);
+            before.push_str(&expr_labels);
+        }
+        if let (StmtKind::Return, Some(v)) = (s.kind, &s.return_value) {
+            if func.returns_arith && before_ok {
+                for c in criteria {
+                    if let Some(spec) = c.return_value_label(v, limits) {
+                        let id = *return_ids
+                            .entry((s.function, *c))
+                            .or_insert_with(|| w.new_id(&spec.tag, s.line));
+                        before.push_str(&label_stmt(&spec, id, 0));
+                    }
+                }
+            }
+        }
+        if stmt_cov && before_ok && matches!(s.kind, StmtKind::Return | StmtKind::Goto) {
+            before.push_str(&w.write(&stmt_labels, s.line, 0).0);
+        }
+        if !before.is_empty() {
+            edits.before.entry(i).or_default().push_str(&before);
+        }
+        // Statement coverage inside the statement: branch heads, `else`, after `:`.
+        if stmt_cov {
+            match s.kind {
+                StmtKind::If if s.reliable => {
+                    if let Some(b) = s.consequence.as_ref().filter(|b| head_ok(b)) {
+                        let t = w.write(&stmt_labels, s.line, 0).0;
+                        head(b, s.depth, t, &mut edits);
+                    }
+                    match &s.alternative {
+                        Some(b) if !head_ok(b) => {}
+                        Some(b) => {
+                            let t = w.write(&stmt_labels, s.line, 0).0;
+                            head(b, s.depth, t, &mut edits);
+                        }
+                        None => {
+                            let t = w.write(&stmt_labels, s.line, 0).0;
+                            edits.insert(
+                                s.range.1,
+                                (0, -(2 * depth + 1)),
+                                format!(" else {{ {}}}", t),
+                            );
                         }
                     }
-                    DecisionKind::While | DecisionKind::For => {
-                        let replacement = if d.kind == DecisionKind::While {
-                            "(1)"
-                        } else {
-                            ""
-                        };
-                        edits.push(Edit {
-                            start: d.cond_range.0,
-                            end: d.cond_range.1,
-                            key: (1, depth),
-                            text: replacement.to_string(),
-                        });
-                        edits.push(Edit {
-                            start: d.body.0,
-                            end: d.body.0,
-                            key: (1, depth),
-                            text: format!("{{ {labels}if (!({})) break; ", d.cond_text),
-                        });
-                        edits.push(Edit {
-                            start: d.body.1,
-                            end: d.body.1,
-                            key: (0, -depth),
-                            text: " }".to_string(),
-                        });
+                }
+                StmtKind::Labeled | StmtKind::Case if s.safe_before => {
+                    if let Some(p) = s.colon {
+                        let t = w.write(&stmt_labels, s.line, 0).0;
+                        edits.insert(p, (1, 2 * depth + 1), format!(" {}", t.trim_end()));
                     }
                 }
+                StmtKind::Do if s.reliable => {
+                    if let Some(b) = s.body.as_ref().filter(|b| head_ok(b)) {
+                        let t = w.write(&stmt_labels, s.line, 0).0;
+                        head(b, s.depth, t, &mut edits);
+                    }
+                }
+                _ => {}
             }
         }
+        if is_loop {
+            loop_labels(
+                s,
+                &cond_labels,
+                &expr_labels,
+                stmt_cov,
+                &stmt_labels,
+                criteria,
+                limits,
+                &mut w,
+                &mut edits,
+                &head,
+                &head_ok,
+            );
+        }
     }
+    for ((_, _), ids) in std::mem::take(&mut w.fcc) {
+        w.next_hyper += 1;
+        let members: Vec<String> = ids.iter().map(|id| format!("l{id}")).collect();
+        w.out
+            .hyperlabels
+            .push(format!("{}) <{}|; ;>,", w.next_hyper, members.join("+")));
+    }
+    // Labels before statements, in a block where the statement is another one's branch.
+    for (i, text) in std::mem::take(&mut edits.before) {
+        let s = &found.statements[i];
+        let depth = s.depth as i64;
+        if s.needs_block {
+            if !s.reliable {
+                continue;
+            }
+            edits.insert(s.range.0, (1, 2 * depth), format!("{{ {text}"));
+            edits.insert(s.range.1, (0, -2 * depth), " }".into());
+        } else if s.safe_before {
+            edits.insert(s.range.0, (1, 2 * depth + 1), text);
+        }
+    }
+    let mut edits = edits.edits;
     edits.sort_by_key(|e| (e.start, e.key));
     let mut text = Vec::with_capacity(source.len() + HEADER.len() + 64 * out.labels.len());
     text.extend_from_slice(HEADER.as_bytes());
@@ -197,6 +423,67 @@ pub fn annotate(source: &[u8], criteria: &[Criterion], limits: &Limits) -> Annot
     out
 }
 
+/// A `while` or `for` loop: labels before each evaluation of the condition (by rewriting the
+/// loop), at the body's head, on the condition's two outcomes (STMT) and before the update.
+#[allow(clippy::too_many_arguments)]
+fn loop_labels(
+    s: &StmtSite,
+    cond_labels: &str,
+    expr_labels: &str,
+    stmt_cov: bool,
+    stmt_labels: &[LabelSpec],
+    criteria: &[Criterion],
+    limits: &Limits,
+    w: &mut Writer,
+    edits: &mut Edits,
+    head: &dyn Fn(&Branch, usize, String, &mut Edits),
+    head_ok: &dyn Fn(&Branch) -> bool,
+) {
+    let Some(body) = &s.body else { return };
+    let depth = s.depth as i64;
+    let (Some(d), true) = (&s.decision, s.reliable) else {
+        // No condition to observe (`for (;;)`, a condition with effects): only the body head.
+        if stmt_cov && s.reliable && head_ok(body) {
+            let t = w.write(stmt_labels, s.line, 0).0;
+            head(body, s.depth, t, edits);
+        }
+        return;
+    };
+    let mut open = String::new();
+    if stmt_cov {
+        open.push_str(&w.write(stmt_labels, s.line, 0).0);
+    }
+    open.push_str(cond_labels);
+    open.push_str(expr_labels);
+    let exit = if stmt_cov {
+        let f = w.write(stmt_labels, s.line, 0).0;
+        let t = w.write(stmt_labels, s.line, 0).0;
+        format!("if (!({})) {{ {f}break; }} {t}", d.text)
+    } else {
+        format!("if (!({})) break; ", d.text)
+    };
+    let mut close = String::new();
+    if let Some(u) = &s.update {
+        let specs: Vec<LabelSpec> = criteria
+            .iter()
+            .flat_map(|c| c.expression_labels(u, limits))
+            .collect();
+        close.push_str(&w.write(&specs, s.line, 0).0);
+    }
+    if open.is_empty() && close.is_empty() {
+        return;
+    }
+    let replacement = if s.kind == StmtKind::While { "(1)" } else { "" };
+    edits.edits.push(Edit {
+        start: d.range.0,
+        end: d.range.1,
+        key: (1, 2 * depth),
+        text: replacement.to_string(),
+    });
+    edits.insert(body.range.0, (1, 2 * depth + 1), format!("{{ {open}{exit}"));
+    edits.insert(body.range.1, (0, -(2 * depth + 1)), format!(" {close}}}"));
+}
+
 /// The `.labels` file of an annotation, in LTest's format.
 pub fn labels_file(annotated: &Annotated, origin_file: &str) -> String {
     let mut out = String::from(crate::report::labels::COLUMNS);
@@ -206,6 +493,16 @@ pub fn labels_file(annotated: &Annotated, origin_file: &str) -> String {
             "{}, unknown, {}, {origin_file}:{}, , covprune, , 0.\n",
             l.id, l.tag, l.line
         ));
+    }
+    out
+}
+
+/// The `.hyperlabels` file of an annotation, in LTest's grammar.
+pub fn hyperlabels_file(annotated: &Annotated) -> String {
+    let mut out = String::new();
+    for h in &annotated.hyperlabels {
+        out.push_str(h);
+        out.push('\n');
     }
     out
 }

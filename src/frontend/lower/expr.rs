@@ -1336,7 +1336,9 @@ impl<'s> Lowerer<'s> {
         }
         let name = self.callee_name(node);
         if let Some(n) = name.as_deref() {
-            if n == "pc_label" {
+            // `pc_label_bindings(pred, id, tag, ...)` (CACC, RACC) is a label whose extra
+            // arguments only record values for hyperlabels.
+            if n == "pc_label" || n == "pc_label_bindings" {
                 self.label_call(node, &arg_nodes);
                 return None;
             }

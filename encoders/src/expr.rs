@@ -1,0 +1,370 @@
+//! The expression trees that mutation and boundary criteria work on: C expressions as written,
+//! with the little type knowledge needed to write mutants that still compile, and the guards
+//! that keep a label's evaluation from trapping.
+
+/// What the annotator knows of an expression's type. `Unknown` makes criteria skip mutants
+/// that would not compile for some types (e.g. `p + 1` → `p * 1` on a pointer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    Int,
+    Float,
+    Pointer,
+    /// Structures, arrays, functions: no arithmetic mutant applies.
+    Other,
+    Unknown,
+}
+
+impl Ty {
+    pub fn is_arith(self) -> bool {
+        matches!(self, Ty::Int | Ty::Float)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Shl,
+    Shr,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
+    BitAnd,
+    BitOr,
+    BitXor,
+}
+
+impl BinOp {
+    pub fn from_c(op: &str) -> Option<BinOp> {
+        Some(match op {
+            "+" => BinOp::Add,
+            "-" => BinOp::Sub,
+            "*" => BinOp::Mul,
+            "/" => BinOp::Div,
+            "%" => BinOp::Mod,
+            "<<" => BinOp::Shl,
+            ">>" => BinOp::Shr,
+            "<" => BinOp::Lt,
+            "<=" => BinOp::Le,
+            ">" => BinOp::Gt,
+            ">=" => BinOp::Ge,
+            "==" => BinOp::Eq,
+            "!=" => BinOp::Ne,
+            "&&" => BinOp::And,
+            "||" => BinOp::Or,
+            "&" => BinOp::BitAnd,
+            "|" => BinOp::BitOr,
+            "^" => BinOp::BitXor,
+            _ => return None,
+        })
+    }
+
+    pub fn c(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Mod => "%",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+        }
+    }
+
+    pub fn is_relational(self) -> bool {
+        matches!(
+            self,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        )
+    }
+
+    pub fn is_arith(self) -> bool {
+        matches!(
+            self,
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Plus,
+    Not,
+    BitNot,
+}
+
+impl UnOp {
+    pub fn c(self) -> &'static str {
+        match self {
+            UnOp::Neg => "-",
+            UnOp::Plus => "+",
+            UnOp::Not => "!",
+            UnOp::BitNot => "~",
+        }
+    }
+}
+
+/// A side-effect-free C expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    Un(UnOp, Box<Expr>),
+    /// A variable, field, array cell or dereference; `inner` are the expressions it reads to
+    /// find the object (indices), which mutation visits too.
+    Lval {
+        text: String,
+        ty: Ty,
+        inner: Vec<Expr>,
+    },
+    /// A literal constant.
+    Const {
+        text: String,
+        ty: Ty,
+    },
+    /// Text around one expression: `( e )`, or a cast `(T) e` with the cast's type.
+    Wrap {
+        pre: String,
+        e: Box<Expr>,
+        post: String,
+        ty: Option<Ty>,
+    },
+    /// Anything else, kept as text (`?:`, `sizeof`, ...); `guards` are the conditions under
+    /// which evaluating it cannot trap.
+    Opaque {
+        text: String,
+        ty: Ty,
+        guards: Vec<String>,
+    },
+}
+
+impl Expr {
+    pub fn lval(text: &str, ty: Ty) -> Expr {
+        Expr::Lval {
+            text: text.to_string(),
+            ty,
+            inner: Vec::new(),
+        }
+    }
+
+    pub fn int(text: &str) -> Expr {
+        Expr::Const {
+            text: text.to_string(),
+            ty: Ty::Int,
+        }
+    }
+
+    pub fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
+        Expr::Bin(op, Box::new(l), Box::new(r))
+    }
+
+    pub fn ty(&self) -> Ty {
+        match self {
+            Expr::Bin(op, l, r) => {
+                let (a, b) = (l.ty(), r.ty());
+                match op {
+                    BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => match (a, b) {
+                        (Ty::Int, Ty::Int) => Ty::Int,
+                        (Ty::Float, t) | (t, Ty::Float) if t.is_arith() => Ty::Float,
+                        (Ty::Pointer, Ty::Pointer) if *op == BinOp::Sub => Ty::Int,
+                        (Ty::Pointer, Ty::Int) | (Ty::Int, Ty::Pointer) => Ty::Pointer,
+                        _ => Ty::Unknown,
+                    },
+                    _ => Ty::Int,
+                }
+            }
+            Expr::Un(op, e) => match op {
+                UnOp::Neg | UnOp::Plus => e.ty(),
+                _ => Ty::Int,
+            },
+            Expr::Lval { ty, .. } | Expr::Const { ty, .. } | Expr::Opaque { ty, .. } => *ty,
+            Expr::Wrap { e, ty, .. } => ty.unwrap_or_else(|| e.ty()),
+        }
+    }
+
+    /// The expression as C text (operators re-spelled, operands parenthesised where needed).
+    pub fn text(&self) -> String {
+        match self {
+            Expr::Bin(op, l, r) => format!("{} {} {}", l.operand(), op.c(), r.operand()),
+            Expr::Un(op, e) => format!("{}{}", op.c(), e.operand()),
+            Expr::Lval { text, .. } | Expr::Const { text, .. } => text.clone(),
+            Expr::Wrap { pre, e, post, .. } => format!("{pre}{}{post}", e.text()),
+            Expr::Opaque { text, .. } => text.clone(),
+        }
+    }
+
+    /// The text as an operand of an operator.
+    pub fn operand(&self) -> String {
+        match self {
+            Expr::Lval { .. } | Expr::Wrap { .. } => self.text(),
+            Expr::Const { text, .. } if !text.starts_with('-') => self.text(),
+            _ => format!("({})", self.text()),
+        }
+    }
+
+    /// The value of an integer literal, if this is one (decimal, hex or octal, any suffix).
+    pub fn int_value(&self) -> Option<i128> {
+        let Expr::Const { text, ty: Ty::Int } = self else {
+            return None;
+        };
+        let t = text.trim_end_matches(['u', 'U', 'l', 'L']);
+        if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+            i128::from_str_radix(h, 16).ok()
+        } else if t.len() > 1 && t.starts_with('0') {
+            i128::from_str_radix(&t[1..], 8).ok()
+        } else {
+            t.parse().ok()
+        }
+    }
+
+    /// Conditions under which evaluating the expression cannot trap, inner ones first: the
+    /// divisor of each `/` and `%` is not zero, and each shift count is in range.
+    pub fn guards(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.collect_guards(&mut out);
+        out
+    }
+
+    fn collect_guards(&self, out: &mut Vec<String>) {
+        match self {
+            Expr::Bin(op, l, r) => {
+                l.collect_guards(out);
+                r.collect_guards(out);
+                let g = match op {
+                    BinOp::Div | BinOp::Mod if r.int_value().is_none_or(|v| v == 0) => {
+                        Some(format!("{} != 0", r.operand()))
+                    }
+                    BinOp::Shl | BinOp::Shr
+                        if r.int_value().is_none_or(|v| !(0..32).contains(&v)) =>
+                    {
+                        Some(format!(
+                            "{c} >= 0 && {c} < 8 * (int)sizeof(+{l})",
+                            c = r.operand(),
+                            l = l.operand()
+                        ))
+                    }
+                    _ => None,
+                };
+                if let Some(g) = g {
+                    if !out.contains(&g) {
+                        out.push(g);
+                    }
+                }
+            }
+            Expr::Un(_, e) | Expr::Wrap { e, .. } => e.collect_guards(out),
+            Expr::Lval { inner, .. } => inner.iter().for_each(|e| e.collect_guards(out)),
+            Expr::Opaque { guards, .. } => {
+                for g in guards {
+                    if !out.contains(g) {
+                        out.push(g.clone());
+                    }
+                }
+            }
+            Expr::Const { .. } => {}
+        }
+    }
+
+    /// Relational comparisons `A op B` in the expression, left to right.
+    pub fn comparisons(&self) -> Vec<(&Expr, BinOp, &Expr)> {
+        let mut out = Vec::new();
+        self.collect_comparisons(&mut out);
+        out
+    }
+
+    fn collect_comparisons<'a>(&'a self, out: &mut Vec<(&'a Expr, BinOp, &'a Expr)>) {
+        match self {
+            Expr::Bin(op, l, r) => {
+                if op.is_relational() {
+                    out.push((l, *op, r));
+                }
+                l.collect_comparisons(out);
+                r.collect_comparisons(out);
+            }
+            Expr::Un(_, e) | Expr::Wrap { e, .. } => e.collect_comparisons(out),
+            Expr::Lval { inner, .. } => inner.iter().for_each(|e| e.collect_comparisons(out)),
+            Expr::Const { .. } | Expr::Opaque { .. } => {}
+        }
+    }
+}
+
+/// `g1 && g2 && (p)`, or `p` without guards.
+pub fn guarded(guards: &[String], p: &str) -> String {
+    if guards.is_empty() {
+        p.to_string()
+    } else {
+        format!("{} && ({p})", guards.join(" && "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_parenthesises_nested_operators() {
+        let e = Expr::bin(
+            BinOp::Add,
+            Expr::lval("s", Ty::Int),
+            Expr::bin(
+                BinOp::Mul,
+                Expr::lval("x", Ty::Int),
+                Expr::lval("i", Ty::Int),
+            ),
+        );
+        assert_eq!(e.text(), "s + (x * i)");
+        assert_eq!(e.ty(), Ty::Int);
+    }
+
+    #[test]
+    fn divisions_and_shifts_are_guarded() {
+        let e = Expr::bin(
+            BinOp::Div,
+            Expr::lval("a", Ty::Int),
+            Expr::bin(
+                BinOp::Shl,
+                Expr::lval("b", Ty::Int),
+                Expr::lval("k", Ty::Int),
+            ),
+        );
+        assert_eq!(
+            e.guards(),
+            vec![
+                "k >= 0 && k < 8 * (int)sizeof(+b)".to_string(),
+                "(b << k) != 0".to_string()
+            ]
+        );
+        let by_constant = Expr::bin(BinOp::Div, Expr::lval("a", Ty::Int), Expr::int("2"));
+        assert!(by_constant.guards().is_empty());
+    }
+
+    #[test]
+    fn pointer_arithmetic_is_typed() {
+        let p = Expr::bin(BinOp::Add, Expr::lval("p", Ty::Pointer), Expr::int("1"));
+        assert_eq!(p.ty(), Ty::Pointer);
+        let d = Expr::bin(
+            BinOp::Sub,
+            Expr::lval("p", Ty::Pointer),
+            Expr::lval("q", Ty::Pointer),
+        );
+        assert_eq!(d.ty(), Ty::Int);
+    }
+}

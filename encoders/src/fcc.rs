@@ -1,0 +1,24 @@
+//! FCC, function call coverage: every call site to each function of the file is executed; one
+//! hyperlabel per (caller, callee) pair is covered when any of its call sites is.
+//!
+//! Labels: `pc_label(1, id, "FCC");` before each statement that calls a function defined in the
+//! file (a call under `&&`, `||` or `?:`, which may not run when its statement does, gets none);
+//! the annotator writes the hyperlabel `<l3+l7|; ;>` per pair.
+//! Reference: LAnnotate `l_function.ml` `compute_hl` (`../shared/reference/LTEST.md`, section 3).
+
+use crate::LabelSpec;
+
+pub const DESCRIPTION: &str =
+    "function call coverage (hyperlabels): each call site, and each caller/callee pair";
+
+pub fn labels() -> Vec<LabelSpec> {
+    vec![LabelSpec::new("1".into(), "FCC")]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn one_label_per_call_site() {
+        assert_eq!(super::labels().len(), 1);
+    }
+}

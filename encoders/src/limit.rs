@@ -1,0 +1,59 @@
+//! LIMIT, boundary coverage: each relational comparison of a decision is true at its boundary.
+//!
+//! Labels: one per comparison `A op B` (`<`, `<=`, `>`, `>=`; equalities are their own
+//! boundary and get none), `(A op B) && (A) - (B) == k` with k = -1 for `<`, 0 for `<=` and
+//! `>=`, 1 for `>`: the closest values that still make the comparison true. Comparisons with a
+//! floating-point side get none. With unsigned operands the difference wraps, which still
+//! selects exactly the boundary.
+//! Example: `if (x < 10)` gives `pc_label((x < 10) && ((x) - (10) == -1), 1, "LIMIT");`.
+//! Reference: LAnnotate `mk_limit` (`../shared/reference/LTEST.md`, section 3), with δ = 0.
+
+use crate::expr::{BinOp, Ty};
+use crate::{Decision, LabelSpec};
+
+pub const DESCRIPTION: &str =
+    "limit (boundary) coverage: each comparison true at its boundary value (1 per <, <=, >, >=)";
+
+pub fn labels(d: &Decision) -> Vec<LabelSpec> {
+    let Some(e) = &d.expr else {
+        return Vec::new();
+    };
+    e.comparisons()
+        .into_iter()
+        .filter_map(|(a, op, b)| {
+            let k = match op {
+                BinOp::Lt => "-1",
+                BinOp::Le | BinOp::Ge => "0",
+                BinOp::Gt => "1",
+                _ => return None,
+            };
+            if a.ty() == Ty::Float || b.ty() == Ty::Float {
+                return None;
+            }
+            let cond = format!("{} {} {}", a.operand(), op.c(), b.operand());
+            Some(LabelSpec::new(
+                format!("({cond}) && ({} - {} == {k})", a.operand(), b.operand()),
+                "LIMIT",
+            ))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::expr::{BinOp, Expr, Ty};
+
+    #[test]
+    fn one_label_per_ordering_comparison() {
+        let e = Expr::bin(
+            BinOp::And,
+            Expr::bin(BinOp::Lt, Expr::lval("x", Ty::Int), Expr::int("10")),
+            Expr::bin(BinOp::Eq, Expr::lval("y", Ty::Int), Expr::int("0")),
+        );
+        let mut d = crate::Decision::new(crate::Cond::Atom(e.text()));
+        d.expr = Some(e);
+        let l = super::labels(&d);
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0].predicate, "(x < 10) && (x - 10 == -1)");
+    }
+}

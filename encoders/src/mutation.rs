@@ -1,0 +1,335 @@
+//! The mutation engine shared by WM and WM-S: walks an expression in LAnnotate's visitor order
+//! (a node's own mutants, then its operands left to right) and writes one weak-mutation label
+//! per mutant, `(mutant) != (original)`, guarded so that evaluating it cannot trap.
+
+use crate::expr::{guarded, BinOp, Expr, Ty, UnOp};
+use crate::LabelSpec;
+
+/// Mutation operator groups. The first four are LAnnotate's; the rest complete the
+/// "sufficient" set used by WM-S.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mutator {
+    /// Arithmetic operator replacement (and `-e` → `e`, `<<` ↔ `>>`).
+    Aor,
+    /// Relational operator replacement.
+    Ror,
+    /// Logical connector replacement (`&&` ↔ `||`).
+    Cor,
+    /// Absolute value insertion: the kill condition `x < 0` of each arithmetic lvalue.
+    Abs,
+    /// Unary operator insertion: `-x`, `!x`, `~x` for each arithmetic lvalue.
+    Uoi,
+    /// Operand deletion: `a op b` → `a`, `b`.
+    Odl,
+    /// Constant replacement: `c` → `c + 1`, `c - 1`, `0`.
+    Crp,
+    /// Bitwise connector replacement (`&`, `|`, `^`).
+    Lcr,
+}
+
+impl Mutator {
+    pub const ALL: &'static [Mutator] = &[
+        Mutator::Aor,
+        Mutator::Ror,
+        Mutator::Cor,
+        Mutator::Abs,
+        Mutator::Uoi,
+        Mutator::Odl,
+        Mutator::Crp,
+        Mutator::Lcr,
+    ];
+    /// LAnnotate's WM groups.
+    pub const LANNOTATE: &'static [Mutator] =
+        &[Mutator::Aor, Mutator::Ror, Mutator::Cor, Mutator::Abs];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mutator::Aor => "AOR",
+            Mutator::Ror => "ROR",
+            Mutator::Cor => "COR",
+            Mutator::Abs => "ABS",
+            Mutator::Uoi => "UOI",
+            Mutator::Odl => "ODL",
+            Mutator::Crp => "CRP",
+            Mutator::Lcr => "LCR",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Mutator> {
+        Mutator::ALL
+            .iter()
+            .copied()
+            .find(|m| m.name().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
+/// Which operator table applies: LAnnotate's (WM) or the sufficient set (WM-S).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    LAnnotate,
+    Sufficient,
+}
+
+/// Arithmetic replacements of LAnnotate's table (`l_wm.ml`): each operator's three others.
+fn aor_lannotate(op: BinOp) -> &'static [BinOp] {
+    use BinOp::*;
+    match op {
+        Div => &[Mul, Add, Sub],
+        Mul => &[Div, Add, Sub],
+        Add => &[Mul, Div, Sub],
+        Sub => &[Mul, Div, Add],
+        Shl => &[Shr],
+        Shr => &[Shl],
+        _ => &[],
+    }
+}
+
+fn ror_lannotate(op: BinOp) -> &'static [BinOp] {
+    use BinOp::*;
+    match op {
+        Lt => &[Le, Gt, Ge],
+        Gt => &[Lt, Le, Ge],
+        Le => &[Lt, Gt, Ge],
+        Ge => &[Lt, Le, Gt],
+        Eq => &[Ne],
+        Ne => &[Eq],
+        _ => &[],
+    }
+}
+
+const RELATIONAL: [BinOp; 6] = [
+    BinOp::Lt,
+    BinOp::Le,
+    BinOp::Gt,
+    BinOp::Ge,
+    BinOp::Eq,
+    BinOp::Ne,
+];
+
+/// Weak-mutation labels of one expression, tagged `"{criterion} {GROUP}"`.
+pub fn labels(e: &Expr, flavor: Flavor, enabled: &[Mutator], criterion: &str) -> Vec<LabelSpec> {
+    let mut out = Vec::new();
+    visit(e, flavor, enabled, criterion, &mut out);
+    out
+}
+
+/// The label for one mutant of `orig`: guarded by what both sides need not to trap.
+fn kill(mutant: &Expr, orig: &Expr, group: Mutator, criterion: &str) -> LabelSpec {
+    let mut guards = orig.guards();
+    for g in mutant.guards() {
+        if !guards.contains(&g) {
+            guards.push(g);
+        }
+    }
+    let p = format!("({}) != ({})", mutant.text(), orig.text());
+    LabelSpec::new(
+        guarded(&guards, &p),
+        &format!("{criterion} {}", group.name()),
+    )
+}
+
+fn visit(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Vec<LabelSpec>) {
+    let full = flavor == Flavor::Sufficient;
+    match e {
+        Expr::Bin(op, l, r) => {
+            let (lt, rt) = (l.ty(), r.ty());
+            let swap = |new: BinOp| Expr::bin(new, (**l).clone(), (**r).clone());
+            // Replacing `+`/`-` needs arithmetic operands (pointer arithmetic stays as it is);
+            // `*`, `/`, `%` and shifts only take arithmetic operands anyway.
+            let arith_ok = lt.is_arith() && rt.is_arith()
+                || matches!(op, BinOp::Mul | BinOp::Div | BinOp::Shl | BinOp::Shr);
+            let ints = lt == Ty::Int && rt == Ty::Int;
+            if on.contains(&Mutator::Cor) && matches!(op, BinOp::And | BinOp::Or) {
+                let other = if *op == BinOp::And {
+                    BinOp::Or
+                } else {
+                    BinOp::And
+                };
+                out.push(kill(&swap(other), e, Mutator::Cor, crit));
+            }
+            if on.contains(&Mutator::Aor)
+                && arith_ok
+                && (op.is_arith() || matches!(op, BinOp::Shl | BinOp::Shr))
+            {
+                let table: Vec<BinOp> = if full && op.is_arith() {
+                    [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div, BinOp::Mod]
+                        .into_iter()
+                        .filter(|o| o != op && (*o != BinOp::Mod || ints))
+                        .collect()
+                } else {
+                    aor_lannotate(*op).to_vec()
+                };
+                for new in table {
+                    out.push(kill(&swap(new), e, Mutator::Aor, crit));
+                }
+            }
+            if on.contains(&Mutator::Ror) && op.is_relational() {
+                let table: Vec<BinOp> = if full {
+                    RELATIONAL.into_iter().filter(|o| o != op).collect()
+                } else {
+                    ror_lannotate(*op).to_vec()
+                };
+                for new in table {
+                    out.push(kill(&swap(new), e, Mutator::Ror, crit));
+                }
+            }
+            if full
+                && on.contains(&Mutator::Lcr)
+                && matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor)
+            {
+                for new in [BinOp::BitAnd, BinOp::BitOr, BinOp::BitXor] {
+                    if new != *op {
+                        out.push(kill(&swap(new), e, Mutator::Lcr, crit));
+                    }
+                }
+            }
+            if full && on.contains(&Mutator::Odl) {
+                let deletable = (op.is_arith()
+                    || matches!(
+                        op,
+                        BinOp::And
+                            | BinOp::Or
+                            | BinOp::BitAnd
+                            | BinOp::BitOr
+                            | BinOp::BitXor
+                            | BinOp::Shl
+                            | BinOp::Shr
+                    ))
+                    && lt.is_arith()
+                    && rt.is_arith();
+                if deletable {
+                    out.push(kill(l, e, Mutator::Odl, crit));
+                    out.push(kill(r, e, Mutator::Odl, crit));
+                }
+            }
+            if full && on.contains(&Mutator::Crp) {
+                for (side, c) in [(0, l), (1, r)] {
+                    let Some(v) = c.int_value() else { continue };
+                    let Expr::Const { text, .. } = &**c else {
+                        continue;
+                    };
+                    let mut repl = vec![format!("({text} + 1)"), format!("({text} - 1)")];
+                    if v != 0 {
+                        repl.push("0".into());
+                    }
+                    for t in repl {
+                        let k = Expr::int(&t);
+                        let m = if side == 0 {
+                            Expr::bin(*op, k, (**r).clone())
+                        } else {
+                            Expr::bin(*op, (**l).clone(), k)
+                        };
+                        out.push(kill(&m, e, Mutator::Crp, crit));
+                    }
+                }
+            }
+            visit(l, flavor, on, crit, out);
+            visit(r, flavor, on, crit, out);
+        }
+        Expr::Un(op, inner) => {
+            if on.contains(&Mutator::Aor) && *op == UnOp::Neg && inner.ty().is_arith() {
+                out.push(kill(inner, e, Mutator::Aor, crit));
+            }
+            visit(inner, flavor, on, crit, out);
+        }
+        Expr::Lval { ty, inner, text } => {
+            if on.contains(&Mutator::Abs) && ty.is_arith() {
+                out.push(LabelSpec::new(
+                    format!("{text} < 0"),
+                    &format!("{crit} {}", Mutator::Abs.name()),
+                ));
+            }
+            if full && on.contains(&Mutator::Uoi) && ty.is_arith() {
+                let mut ops = vec![UnOp::Neg, UnOp::Not];
+                if *ty == Ty::Int {
+                    ops.push(UnOp::BitNot);
+                }
+                for op in ops {
+                    out.push(kill(
+                        &Expr::Un(op, Box::new(e.clone())),
+                        e,
+                        Mutator::Uoi,
+                        crit,
+                    ));
+                }
+            }
+            for i in inner {
+                visit(i, flavor, on, crit, out);
+            }
+        }
+        Expr::Wrap { e: inner, .. } => visit(inner, flavor, on, crit, out),
+        Expr::Const { .. } | Expr::Opaque { .. } => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn le(a: &str, b: &str) -> Expr {
+        Expr::bin(BinOp::Le, Expr::lval(a, Ty::Int), Expr::int(b))
+    }
+
+    #[test]
+    fn lannotate_order_on_a_comparison() {
+        let l = labels(&le("a", "0"), Flavor::LAnnotate, Mutator::LANNOTATE, "WM");
+        let got: Vec<(&str, &str)> = l
+            .iter()
+            .map(|l| (l.predicate.as_str(), l.tag.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("(a < 0) != (a <= 0)", "WM ROR"),
+                ("(a > 0) != (a <= 0)", "WM ROR"),
+                ("(a >= 0) != (a <= 0)", "WM ROR"),
+                ("a < 0", "WM ABS"),
+            ]
+        );
+    }
+
+    #[test]
+    fn division_mutants_are_guarded() {
+        // s + x * i: the `/` mutant divides by `x * i`.
+        let xi = Expr::bin(
+            BinOp::Mul,
+            Expr::lval("x", Ty::Int),
+            Expr::lval("i", Ty::Int),
+        );
+        let e = Expr::bin(BinOp::Add, Expr::lval("s", Ty::Int), xi);
+        let l = labels(&e, Flavor::LAnnotate, &[Mutator::Aor], "WM");
+        assert_eq!(l.len(), 6);
+        assert_eq!(
+            l[1].predicate,
+            "(x * i) != 0 && ((s / (x * i)) != (s + (x * i)))"
+        );
+    }
+
+    #[test]
+    fn pointer_arithmetic_is_not_mutated() {
+        let e = Expr::bin(BinOp::Add, Expr::lval("p", Ty::Pointer), Expr::int("1"));
+        // Only the constant may change (`p + 2` is still valid C).
+        let l = labels(&e, Flavor::Sufficient, Mutator::ALL, "WM-S");
+        assert!(l.iter().all(|l| l.tag == "WM-S CRP"), "{l:?}");
+    }
+
+    #[test]
+    fn sufficient_set_on_an_increment() {
+        // t + 1 (from `t = t + 1`): AOR 4, ODL 2, CRP 3 (2, 0 and 0 + 0 ... ), ABS 1, UOI 3.
+        let e = Expr::bin(BinOp::Add, Expr::lval("t", Ty::Int), Expr::int("1"));
+        let l = labels(&e, Flavor::Sufficient, Mutator::ALL, "WM-S");
+        let count = |g: &str| l.iter().filter(|l| l.tag == format!("WM-S {g}")).count();
+        assert_eq!(
+            (
+                count("AOR"),
+                count("ODL"),
+                count("CRP"),
+                count("ABS"),
+                count("UOI")
+            ),
+            (4, 2, 3, 1, 3)
+        );
+        assert!(l.iter().any(|l| l.predicate == "(t + (1 + 1)) != (t + 1)"));
+        assert!(l.iter().any(|l| l.predicate == "(t) != (t + 1)"));
+    }
+}

@@ -1,0 +1,68 @@
+//! WM, weak mutation with LAnnotate's operator groups: AOR, ROR, COR, ABS (`--mutators`
+//! selects groups, `-X` removes one).
+//!
+//! Labels: for each mutant, `(mutant) != (original)` on the mutated node, tagged `WM <GROUP>`;
+//! ABS gives the kill condition `x < 0` of each arithmetic lvalue read. Visited: assignment
+//! right-hand sides (`x op= e` and `x++` as `x = x op e`, `x = x + 1`), decision conditions,
+//! `return` and `switch` expressions; not initialisers or call arguments (as LAnnotate). The
+//! returned value gets one ABS label per function, LAnnotate's `__retres < 0`, written at each
+//! `return e;` under one id.
+//! Example: `t = t + 1` gives `(t * 1) != (t + 1)`, `(t / 1) != (t + 1)`, `(t - 1) != (t +
+//! 1)` (AOR) and `t < 0` (ABS).
+//! Differences from LAnnotate, by design: a label that divides (or shifts) by a value that can
+//! be zero (or out of range) is guarded, `d != 0 && (...)`, because LAnnotate's own labels
+//! crash the program under test there (LTEST.md, "Hazard observed"); pointer arithmetic and
+//! operands of unknown type are not mutated (the mutant would not compile); a `return` whose
+//! value has side effects gets no return-value site.
+//! Reference: LAnnotate `l_wm.ml` `traitExp` (`../shared/reference/LTEST.md`, "WM").
+
+use crate::expr::Expr;
+use crate::mutation::{self, Flavor, Mutator};
+use crate::{LabelSpec, Limits};
+
+pub const DESCRIPTION: &str =
+    "weak mutation, LAnnotate's groups AOR, ROR, COR, ABS (--mutators to choose)";
+
+fn enabled(limits: &Limits) -> Vec<Mutator> {
+    Mutator::LANNOTATE
+        .iter()
+        .copied()
+        .filter(|m| limits.mutators.contains(m))
+        .collect()
+}
+
+pub fn labels(e: &Expr, limits: &Limits) -> Vec<LabelSpec> {
+    mutation::labels(e, Flavor::LAnnotate, &enabled(limits), "WM")
+}
+
+pub fn return_label(value: &str, limits: &Limits) -> Option<LabelSpec> {
+    enabled(limits)
+        .contains(&Mutator::Abs)
+        .then(|| LabelSpec::new(format!("({value}) < 0"), "WM ABS"))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::expr::{BinOp, Expr, Ty};
+    use crate::{parse_mutators, Limits};
+
+    #[test]
+    fn assignment_of_an_increment() {
+        let e = Expr::bin(BinOp::Add, Expr::lval("t", Ty::Int), Expr::int("1"));
+        let l = super::labels(&e, &Limits::default());
+        assert_eq!(l.len(), 4);
+        assert_eq!(l[0].predicate, "(t * 1) != (t + 1)");
+        assert_eq!(l[3].predicate, "t < 0");
+    }
+
+    #[test]
+    fn mutator_selection_removes_groups() {
+        let e = Expr::bin(BinOp::Add, Expr::lval("t", Ty::Int), Expr::int("1"));
+        let limits = Limits {
+            mutators: parse_mutators(&["-ABS".into()]).unwrap(),
+            ..Limits::default()
+        };
+        assert_eq!(super::labels(&e, &limits).len(), 3);
+        assert!(super::return_label("x", &limits).is_none());
+    }
+}

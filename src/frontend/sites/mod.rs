@@ -1,0 +1,759 @@
+//! Finds, in an unpreprocessed C source, the places where test objectives go: every statement
+//! of every function body (with its decision, the expressions mutation visits, its calls and
+//! its branches) and the functions themselves, with the byte positions the annotator needs to
+//! insert labels without changing what the program does.
+
+mod typing;
+
+use std::collections::BTreeSet;
+
+use tree_sitter::Node;
+
+use covprune_encoders::{Cond, Expr};
+
+use crate::ir::Program;
+pub use typing::TypeEnv;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StmtKind {
+    If,
+    While,
+    For,
+    Do,
+    Switch,
+    Expression,
+    Return,
+    Goto,
+    Labeled,
+    Case,
+    Declaration,
+    Other,
+}
+
+/// A decision: the condition of an `if`, `while` or `for` whose evaluation has no effects.
+#[derive(Clone, Debug)]
+pub struct CondSite {
+    pub cond: Cond,
+    /// The condition's text as written (without the parentheses of `if (...)`).
+    pub text: String,
+    /// Byte range of the condition: `(c)` for `if`/`while`, `c` for `for`.
+    pub range: (usize, usize),
+    /// Divisors in the condition that must not be zero for a label to evaluate it safely.
+    pub guards: Vec<String>,
+    pub expr: Expr,
+}
+
+/// A branch or loop body.
+#[derive(Clone, Copy, Debug)]
+pub struct Branch {
+    pub range: (usize, usize),
+    /// A `{ ... }` block (labels go after its `{`); otherwise a single statement.
+    pub compound: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct StmtSite {
+    pub kind: StmtKind,
+    pub range: (usize, usize),
+    /// 1-based line of the statement.
+    pub line: usize,
+    /// Nesting depth in the syntax tree (orders insertions at one position).
+    pub depth: usize,
+    /// Index of the enclosing function in [`Sites::functions`].
+    pub function: usize,
+    /// The statement is a branch or body of another statement: labels before it need a block.
+    pub needs_block: bool,
+    /// The statement's extent in the tree is the one the compiler sees (no preprocessor
+    /// directive inside it, no `else` right after an `if`): it may be wrapped or rewritten.
+    pub reliable: bool,
+    /// Labels may go right before the statement (it parsed as a whole statement); without a
+    /// block, this is all that inserting before it needs.
+    pub safe_before: bool,
+    /// A direct element of a `{ ... }` block.
+    pub block_item: bool,
+    pub decision: Option<CondSite>,
+    /// Expressions that mutation visits here, evaluated before the statement runs.
+    pub exprs: Vec<Expr>,
+    /// `return e;` with `e` free of effects: the text of `e`.
+    pub return_value: Option<String>,
+    /// A `for` loop's update as an expression (`i++` as `i + 1`), when labels may run before
+    /// it (the body has no `continue` of this loop).
+    pub update: Option<Expr>,
+    /// Functions of the file called by this statement's own expressions, unconditionally.
+    pub calls: Vec<String>,
+    pub consequence: Option<Branch>,
+    pub alternative: Option<Branch>,
+    pub body: Option<Branch>,
+    /// Labeled statements, `case` and `default`: just after the `:`.
+    pub colon: Option<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct FunctionSite {
+    pub name: String,
+    /// Just after the `{` of the body.
+    pub body_start: usize,
+    pub line: usize,
+    /// The function returns an arithmetic value.
+    pub returns_arith: bool,
+    /// Distinct atoms of the function's decisions that read no local variable, in source
+    /// order (predicate-complete coverage).
+    pub predicates: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Sites {
+    pub functions: Vec<FunctionSite>,
+    /// Statements of function bodies, by start position.
+    pub statements: Vec<StmtSite>,
+    /// (line, why) of places left without labels.
+    pub skipped: Vec<(usize, String)>,
+}
+
+impl Sites {
+    pub fn decisions(&self) -> usize {
+        self.statements
+            .iter()
+            .filter(|s| s.decision.is_some())
+            .count()
+    }
+}
+
+/// Scans the source text (not preprocessed) for statements and functions; `program`, the same
+/// file lowered, types the expressions (without it every operand type is unknown).
+pub fn find(text: &[u8], program: Option<&Program>) -> Sites {
+    let mut parser = tree_sitter::Parser::new();
+    parser
+        .set_language(&tree_sitter_c::LANGUAGE.into())
+        .expect("tree-sitter-c matches the tree-sitter ABI it was built for");
+    let Some(tree) = parser.parse(text, None) else {
+        return Sites::default();
+    };
+    // Function bodies are annotated statement by statement: a statement which parsed without
+    // error, and which no ERROR node encloses, has a reliable extent even when a macro
+    // elsewhere confused tree-sitter (`local int f(...)`, `struct s FAR *p;`). Functions may
+    // sit inside ERROR regions at the top level, so those are searched too.
+    let mut defs = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "function_definition" {
+            // A macro before `struct s {...} v = ...;` can make tree-sitter see a function
+            // whose body is a member list: a definition needs a function declarator.
+            let is_function = node
+                .child_by_field_name("declarator")
+                .is_some_and(has_function_declarator);
+            if is_function
+                && node
+                    .child_by_field_name("body")
+                    .is_some_and(|b| b.kind() == "compound_statement")
+            {
+                defs.push(node);
+            }
+            continue;
+        }
+        let mut c = node.walk();
+        stack.extend(node.named_children(&mut c));
+    }
+    defs.sort_by_key(|n| n.start_byte());
+    let names: BTreeSet<String> = defs
+        .iter()
+        .map(|d| {
+            d.child_by_field_name("declarator")
+                .map(|x| declarator_name(x, text))
+                .unwrap_or_default()
+        })
+        .collect();
+    let mut sites = Sites::default();
+    for def in defs {
+        function(def, text, program, &names, &mut sites);
+    }
+    sites.statements.sort_by_key(|s| (s.range.0, s.depth));
+    sites.skipped.sort();
+    sites.skipped.dedup();
+    sites
+}
+
+const STATEMENTS: &[&str] = &[
+    "expression_statement",
+    "if_statement",
+    "while_statement",
+    "for_statement",
+    "do_statement",
+    "switch_statement",
+    "return_statement",
+    "goto_statement",
+    "break_statement",
+    "continue_statement",
+    "labeled_statement",
+    "case_statement",
+    "declaration",
+    "attributed_statement",
+];
+
+fn function(
+    node: Node,
+    text: &[u8],
+    program: Option<&Program>,
+    names: &BTreeSet<String>,
+    sites: &mut Sites,
+) {
+    let Some(body) = node.child_by_field_name("body") else {
+        return;
+    };
+    let name = node
+        .child_by_field_name("declarator")
+        .map(|d| declarator_name(d, text))
+        .unwrap_or_default();
+    let env = TypeEnv {
+        program,
+        function: program.and_then(|p| p.function(&name)),
+    };
+    let returns_arith = env.function.is_some_and(|f| {
+        matches!(
+            typing::class(&f.ty.ret),
+            covprune_encoders::Ty::Int | covprune_encoders::Ty::Float
+        )
+    });
+    let index = sites.functions.len();
+    let mut predicates: Vec<String> = Vec::new();
+    let mut stack = vec![(body, 0usize)];
+    while let Some((n, depth)) = stack.pop() {
+        if n.is_error() {
+            continue; // nothing under an ERROR node is trusted
+        }
+        let for_initializer =
+            n.kind() == "declaration" && n.parent().is_some_and(|p| p.kind() == "for_statement");
+        if STATEMENTS.contains(&n.kind()) && !for_initializer {
+            let site = statement(n, text, depth, index, &env, names, sites);
+            if let Some(d) = &site.decision {
+                for atom in d.cond.atoms() {
+                    let reads_local = identifiers(atom).any(|id| env.is_local(id));
+                    if !reads_local && !predicates.iter().any(|p| p == atom) {
+                        predicates.push(atom.to_string());
+                    }
+                }
+            }
+            sites.statements.push(site);
+        }
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut c).collect();
+        for ch in kids.into_iter().rev() {
+            stack.push((ch, depth + 1));
+        }
+    }
+    sites.functions.push(FunctionSite {
+        name,
+        body_start: body.start_byte() + 1,
+        line: node.start_position().row + 1,
+        returns_arith,
+        predicates,
+    });
+}
+
+/// The C identifiers of an expression text.
+fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| {
+            w.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        })
+}
+
+fn has_function_declarator(node: Node) -> bool {
+    match node.kind() {
+        "function_declarator" => true,
+        "pointer_declarator" | "parenthesized_declarator" | "attributed_declarator" => {
+            let mut c = node.walk();
+            let found = node.named_children(&mut c).any(has_function_declarator);
+            found
+        }
+        _ => false,
+    }
+}
+
+fn declarator_name(node: Node, text: &[u8]) -> String {
+    match node.kind() {
+        "identifier" => node.utf8_text(text).unwrap_or("").to_string(),
+        _ => node
+            .child_by_field_name("declarator")
+            .map(|d| declarator_name(d, text))
+            .unwrap_or_default(),
+    }
+}
+
+fn branch(node: Option<Node>) -> Option<Branch> {
+    let n = node?;
+    let n = if n.kind() == "else_clause" {
+        n.named_child(0)?
+    } else {
+        n
+    };
+    Some(Branch {
+        range: (n.start_byte(), n.end_byte()),
+        compound: n.kind() == "compound_statement",
+    })
+}
+
+fn statement(
+    node: Node,
+    text: &[u8],
+    depth: usize,
+    function: usize,
+    env: &TypeEnv,
+    names: &BTreeSet<String>,
+    sites: &mut Sites,
+) -> StmtSite {
+    let line = node.start_position().row + 1;
+    let kind = match node.kind() {
+        "if_statement" => StmtKind::If,
+        "while_statement" => StmtKind::While,
+        "for_statement" => StmtKind::For,
+        "do_statement" => StmtKind::Do,
+        "switch_statement" => StmtKind::Switch,
+        "expression_statement" => StmtKind::Expression,
+        "return_statement" => StmtKind::Return,
+        "goto_statement" => StmtKind::Goto,
+        "labeled_statement" => StmtKind::Labeled,
+        "case_statement" => StmtKind::Case,
+        "declaration" => StmtKind::Declaration,
+        _ => StmtKind::Other,
+    };
+    // Statements inside `#if` regions hang under preprocessor nodes: what counts is the first
+    // ancestor that is not one. Under a branch, a region may hold the whole branch (`if (c)
+    // #ifdef A f(); #endif`): nothing may be inserted there.
+    let mut up = node.parent();
+    let mut in_region = false;
+    while let Some(p) = up.filter(|p| p.kind().starts_with("preproc_")) {
+        in_region = true;
+        up = p.parent();
+    }
+    let parent = up.map(|p| p.kind()).unwrap_or("");
+    let needs_block = !matches!(
+        parent,
+        "compound_statement" | "case_statement" | "labeled_statement" | "translation_unit"
+    );
+    // A preprocessor directive inside the statement (`} else\n#endif\n{`), or an `else`
+    // right after an `if` that tree-sitter ended early, means the statement's extent in the
+    // tree is not the one the compiler sees: wrapping or rewriting it could break the file.
+    let stmt_text = &text[node.start_byte()..node.end_byte()];
+    let has_directive = stmt_text
+        .split(|b| *b == b'\n')
+        .skip(1)
+        .any(|l| l.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'#'));
+    let else_follows = kind == StmtKind::If && next_word_after(text, node.end_byte()) == b"else";
+    // A statement ends with `;` or `}`; one that does not (an `if` whose branch is only a
+    // directive region) was cut short by the parser.
+    let ends_well = matches!(stmt_text.trim_ascii_end().last(), Some(b';' | b'}'));
+    let safe_before = ends_well
+        && !node.has_error()
+        && !(in_region && needs_block)
+        && starts_a_statement(text, node.start_byte());
+    let reliable = safe_before && !has_directive && !else_follows;
+    let field = |f: &str| node.child_by_field_name(f);
+    let mut site = StmtSite {
+        kind,
+        range: (node.start_byte(), node.end_byte()),
+        line,
+        depth,
+        function,
+        needs_block,
+        reliable,
+        safe_before,
+        block_item: parent == "compound_statement",
+        decision: None,
+        exprs: Vec::new(),
+        return_value: None,
+        update: None,
+        calls: Vec::new(),
+        consequence: None,
+        alternative: None,
+        body: None,
+        colon: None,
+    };
+    match kind {
+        StmtKind::If => {
+            site.consequence = branch(field("consequence"));
+            site.alternative = branch(field("alternative"));
+        }
+        StmtKind::While | StmtKind::For | StmtKind::Do => site.body = branch(field("body")),
+        StmtKind::Labeled | StmtKind::Case => {
+            // Just after the first `:` child token.
+            let mut c = node.walk();
+            site.colon = node
+                .children(&mut c)
+                .find(|ch| ch.kind() == ":")
+                .map(|ch| ch.end_byte());
+        }
+        _ => {}
+    }
+    if !safe_before || needs_block && !reliable {
+        sites
+            .skipped
+            .push((line, "statement split by a preprocessor directive".into()));
+    }
+    // The expressions this statement evaluates itself (not those of nested statements).
+    let own: Vec<Node> = match kind {
+        StmtKind::If | StmtKind::While | StmtKind::Switch => {
+            field("condition").into_iter().collect()
+        }
+        StmtKind::For => field("initializer")
+            .into_iter()
+            .chain(field("condition"))
+            .collect(),
+        StmtKind::Expression | StmtKind::Return => {
+            let mut c = node.walk();
+            node.named_children(&mut c).collect()
+        }
+        StmtKind::Declaration => {
+            let mut c = node.walk();
+            node.children_by_field_name("declarator", &mut c)
+                .filter_map(|d| d.child_by_field_name("value"))
+                .collect()
+        }
+        _ => Vec::new(),
+    };
+    for e in &own {
+        calls_in(*e, text, names, false, &mut site.calls);
+    }
+    match kind {
+        StmtKind::If | StmtKind::While | StmtKind::For => {
+            if let Some(c) = field("condition") {
+                site.decision = decision(c, text, line, env, sites);
+                if let Some(d) = &site.decision {
+                    site.exprs.push(d.expr.clone());
+                }
+            }
+            if kind == StmtKind::For {
+                if let Some(u) = field("update") {
+                    let binds_continue = field("body").is_some_and(has_continue);
+                    if !binds_continue {
+                        site.update = assignment(u, text, env);
+                    }
+                }
+            }
+        }
+        StmtKind::Do => sites.skipped.push((line, "do-while condition".into())),
+        StmtKind::Switch => {
+            if let Some(c) = field("condition") {
+                let inner = peel(c);
+                if !has_effects(inner) {
+                    site.exprs.push(env.build(inner, text).0);
+                }
+            }
+        }
+        StmtKind::Expression => {
+            if let Some(e) = node.named_child(0) {
+                site.exprs.extend(assignment(e, text, env));
+            }
+        }
+        StmtKind::Return => {
+            if let Some(e) = node.named_child(0) {
+                if !has_effects(e) && e.kind() != "comma_expression" {
+                    site.exprs.push(env.build(e, text).0);
+                    site.return_value = Some(typing::flat(e, text));
+                }
+            }
+        }
+        _ => {}
+    }
+    site
+}
+
+/// `(c)` → `c`.
+fn peel(node: Node) -> Node {
+    if node.kind() == "parenthesized_expression" && node.named_child_count() == 1 {
+        node.named_child(0).unwrap_or(node)
+    } else {
+        node
+    }
+}
+
+/// The expression an assignment or increment computes, as mutation sees it: `x = e` gives
+/// `e`, `x op= e` gives `x op e`, `x++` gives `x + 1` (CIL's normal form, which LAnnotate
+/// mutates). None when anything in it has effects.
+fn assignment(node: Node, text: &[u8], env: &TypeEnv) -> Option<Expr> {
+    use covprune_encoders::BinOp;
+    match node.kind() {
+        "assignment_expression" => {
+            let (l, r) = (
+                node.child_by_field_name("left")?,
+                node.child_by_field_name("right")?,
+            );
+            if has_effects(l) || has_effects(r) || r.kind() == "comma_expression" {
+                return None;
+            }
+            let op = node.child_by_field_name("operator")?.utf8_text(text).ok()?;
+            let rhs = env.build(r, text).0;
+            if op == "=" {
+                return Some(rhs);
+            }
+            let bop = BinOp::from_c(op.trim_end_matches('='))?;
+            Some(Expr::bin(bop, env.build(l, text).0, rhs))
+        }
+        "update_expression" => {
+            let arg = node.child_by_field_name("argument")?;
+            if has_effects(arg) {
+                return None;
+            }
+            let op = node.child_by_field_name("operator")?.utf8_text(text).ok()?;
+            let bop = if op == "++" { BinOp::Add } else { BinOp::Sub };
+            Some(Expr::bin(bop, env.build(arg, text).0, Expr::int("1")))
+        }
+        _ => None,
+    }
+}
+
+/// A `continue` in `body` that belongs to the loop owning `body` (not to a nested loop).
+fn has_continue(body: Node) -> bool {
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "continue_statement" => return true,
+            "for_statement" | "while_statement" | "do_statement" => continue,
+            _ => {}
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    false
+}
+
+/// Direct calls to functions of the file that run whenever `node` is evaluated: calls under the
+/// right operand of `&&`/`||` or a branch of `?:` are left out.
+fn calls_in(
+    node: Node,
+    text: &[u8],
+    names: &BTreeSet<String>,
+    conditional: bool,
+    out: &mut Vec<String>,
+) {
+    match node.kind() {
+        "sizeof_expression" => return,
+        "call_expression" if !conditional => {
+            if let Some(f) = node.child_by_field_name("function") {
+                let name = typing::flat(f, text);
+                if f.kind() == "identifier" && names.contains(&name) {
+                    out.push(name);
+                }
+            }
+        }
+        "binary_expression" => {
+            let op = node
+                .child_by_field_name("operator")
+                .and_then(|o| o.utf8_text(text).ok())
+                .unwrap_or("");
+            if matches!(op, "&&" | "||") {
+                if let Some(l) = node.child_by_field_name("left") {
+                    calls_in(l, text, names, conditional, out);
+                }
+                if let Some(r) = node.child_by_field_name("right") {
+                    calls_in(r, text, names, true, out);
+                }
+                return;
+            }
+        }
+        "conditional_expression" => {
+            if let Some(c) = node.child_by_field_name("condition") {
+                calls_in(c, text, names, conditional, out);
+            }
+            for f in ["consequence", "alternative"] {
+                if let Some(b) = node.child_by_field_name(f) {
+                    calls_in(b, text, names, true, out);
+                }
+            }
+            return;
+        }
+        _ => {}
+    }
+    let mut c = node.walk();
+    let kids: Vec<Node> = node.named_children(&mut c).collect();
+    for k in kids {
+        calls_in(k, text, names, conditional, out);
+    }
+}
+
+fn decision(
+    cond_node: Node,
+    text: &[u8],
+    line: usize,
+    env: &TypeEnv,
+    sites: &mut Sites,
+) -> Option<CondSite> {
+    let inner = peel(cond_node);
+    if has_effects(inner) {
+        sites
+            .skipped
+            .push((line, "condition with side effects or calls".into()));
+        return None;
+    }
+    if inner.kind() == "comma_expression" || inner.kind() == "compound_statement" {
+        sites
+            .skipped
+            .push((line, "comma or statement expression".into()));
+        return None;
+    }
+    Some(CondSite {
+        cond: to_cond(inner, text),
+        text: inner.utf8_text(text).unwrap_or("").to_string(),
+        range: (cond_node.start_byte(), cond_node.end_byte()),
+        guards: typing::division_guards(inner, text),
+        expr: env.build(inner, text).0,
+    })
+}
+
+/// What precedes `pos` (skipping blanks, comments and directive lines) ends a statement, a
+/// label or a statement head (`{`, `}`, `;`, `:`, `)`, `else`, `do`): tree-sitter did not
+/// take part of an expression split by `#if` regions for a statement.
+fn starts_a_statement(text: &[u8], pos: usize) -> bool {
+    let mut end = pos;
+    loop {
+        let before = &text[..end];
+        let line_start = before
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |p| p + 1);
+        let line = before[line_start..].trim_ascii();
+        if line.first() == Some(&b'#') {
+            if line_start == 0 {
+                return true;
+            }
+            end = line_start - 1;
+            continue;
+        }
+        let trimmed = before.trim_ascii_end();
+        if trimmed.is_empty() {
+            return true;
+        }
+        if trimmed.ends_with(b"*/") {
+            match trimmed.windows(2).rposition(|w| w == b"/*") {
+                Some(p) => {
+                    end = p;
+                    continue;
+                }
+                None => return false,
+            }
+        }
+        if trimmed.len() < before.len() && trimmed.len() < line_start {
+            // The previous non-blank text is on an earlier line: look at that line whole.
+            end = trimmed.len();
+            let ls = text[..end]
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |p| p + 1);
+            if text[ls..end].trim_ascii().first() == Some(&b'#') {
+                end = ls.saturating_sub(1);
+                if ls == 0 {
+                    return true;
+                }
+                continue;
+            }
+        }
+        let last = *trimmed.last().unwrap_or(&b';');
+        return matches!(last, b';' | b'{' | b'}' | b':' | b')')
+            || trimmed.ends_with(b"else")
+            || trimmed.ends_with(b"do");
+    }
+}
+
+/// The first word after `pos`, skipping whitespace, comments and preprocessor directive lines.
+fn next_word_after(text: &[u8], mut pos: usize) -> Vec<u8> {
+    loop {
+        while pos < text.len() && text[pos].is_ascii_whitespace() {
+            pos += 1;
+        }
+        if text[pos..].starts_with(b"#") {
+            while pos < text.len() && text[pos] != b'\n' {
+                pos += 1;
+            }
+            continue;
+        }
+        if text[pos..].starts_with(b"/*") {
+            match text[pos + 2..].windows(2).position(|w| w == b"*/") {
+                Some(p) => pos += p + 4,
+                None => return Vec::new(),
+            }
+            continue;
+        }
+        if text[pos..].starts_with(b"//") {
+            while pos < text.len() && text[pos] != b'\n' {
+                pos += 1;
+            }
+            continue;
+        }
+        break;
+    }
+    text[pos..]
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .copied()
+        .collect()
+}
+
+/// The decision as a tree of `&&`, `||`, `!` over atoms (parentheses peeled).
+fn to_cond(node: Node, text: &[u8]) -> Cond {
+    match node.kind() {
+        "parenthesized_expression" if node.named_child_count() == 1 => {
+            if let Some(i) = node.named_child(0) {
+                if i.kind() != "compound_statement" {
+                    return to_cond(i, text);
+                }
+            }
+        }
+        "binary_expression" => {
+            let op = node
+                .child_by_field_name("operator")
+                .and_then(|o| o.utf8_text(text).ok())
+                .unwrap_or("");
+            if let (Some(l), Some(r), "&&" | "||") = (
+                node.child_by_field_name("left"),
+                node.child_by_field_name("right"),
+                op,
+            ) {
+                let (l, r) = (Box::new(to_cond(l, text)), Box::new(to_cond(r, text)));
+                return if op == "&&" {
+                    Cond::And(l, r)
+                } else {
+                    Cond::Or(l, r)
+                };
+            }
+        }
+        "unary_expression" => {
+            let op = node
+                .child_by_field_name("operator")
+                .and_then(|o| o.utf8_text(text).ok())
+                .unwrap_or("");
+            if op == "!" {
+                if let Some(a) = node.child_by_field_name("argument") {
+                    return Cond::Not(Box::new(to_cond(a, text)));
+                }
+            }
+        }
+        _ => {}
+    }
+    Cond::Atom(
+        node.utf8_text(text)
+            .unwrap_or("0")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
+}
+
+/// Assignments, increments, calls and GNU statement expressions: evaluating the condition a
+/// second time (in a label) could change the program.
+fn has_effects(node: Node) -> bool {
+    match node.kind() {
+        "assignment_expression"
+        | "update_expression"
+        | "call_expression"
+        | "compound_statement"
+        | "gnu_asm_expression" => true,
+        "sizeof_expression" => false,
+        _ => {
+            let mut c = node.walk();
+            let r = node.named_children(&mut c).any(has_effects);
+            r
+        }
+    }
+}

@@ -39,6 +39,8 @@ const VARS: &[&str] = &["a", "b", "x", "y", "z"];
 
 struct Gen {
     rng: Rng,
+    /// False for programs that the annotator will label instead.
+    emit_labels: bool,
     next_label: u32,
     loops: u32,
     out: String,
@@ -97,6 +99,12 @@ impl Gen {
     }
 
     fn label(&mut self, indent: &str) {
+        if !self.emit_labels {
+            // Keep the random stream (and so the program shape) of the labelled variant.
+            let _ = self.cond(2);
+            let _ = writeln!(self.out, "{indent};");
+            return;
+        }
         self.next_label += 1;
         let c = self.cond(2);
         let _ = writeln!(
@@ -200,7 +208,12 @@ impl Gen {
 }
 
 fn generate(seed: u64) -> (String, u32) {
+    generate_with(seed, true)
+}
+
+fn generate_with(seed: u64, emit_labels: bool) -> (String, u32) {
     let mut g = Gen {
+        emit_labels,
         rng: Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
         next_label: 0,
         loops: 0,
@@ -228,7 +241,7 @@ const DRIVER: &str = r#"
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
-#define MAXL 256
+#define MAXL 4096
 unsigned char covered[MAXL];
 static unsigned long long inputs[MAXL][1024]; /* one bit per input covering the label */
 static jmp_buf env;
@@ -256,7 +269,7 @@ int main(void) {
 "#;
 
 const HARNESS_H: &str = r#"
-extern unsigned char covered[256];
+extern unsigned char covered[4096];
 void harness_exit(int code) __attribute__((noreturn));
 #define pc_label(c, id, tag) do { if (c) covered[id] = 1; } while (0)
 #define exit harness_exit
@@ -303,20 +316,49 @@ fn subset(a: &[u64], b: &[u64]) -> bool {
     a.iter().zip(b).all(|(x, y)| x & !y == 0)
 }
 
-#[test]
-fn exhaustive_runs_never_contradict_an_infeasible_claim() {
-    let n_programs: u64 = std::env::var("COVPRUNE_SOUNDNESS_PROGRAMS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(200);
-    let first_seed: u64 = std::env::var("COVPRUNE_SOUNDNESS_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
+/// What the harness found over its programs.
+#[derive(Default)]
+struct Tally {
+    labels: usize,
+    truly_infeasible: usize,
+    found: usize,
+    duplicate: usize,
+    subsumed: usize,
+    false_claims: Vec<String>,
+}
+
+impl Tally {
+    fn recall(&self) -> f64 {
+        if self.truly_infeasible == 0 {
+            1.0
+        } else {
+            self.found as f64 / self.truly_infeasible as f64
+        }
+    }
+
+    fn report(&self, what: &str, n_programs: u64) {
+        eprintln!(
+            "soundness harness ({what}): {n_programs} programs, {} labels, {} truly infeasible, {} proved infeasible (recall {:.1}%), {} duplicate and {} subsumed claims, {} false claims",
+            self.labels,
+            self.truly_infeasible,
+            self.found,
+            100.0 * self.recall(),
+            self.duplicate,
+            self.subsumed,
+            self.false_claims.len()
+        );
+    }
+}
+
+fn harness_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("driver.c"), DRIVER).unwrap();
     std::fs::write(dir.path().join("harness.h"), HARNESS_H).unwrap();
-    let config = PruneConfig {
+    dir
+}
+
+fn harness_config() -> PruneConfig {
+    PruneConfig {
         solver: SolverConfig {
             timeout_ms: 10_000,
             rlimit: 0,
@@ -324,89 +366,147 @@ fn exhaustive_runs_never_contradict_an_infeasible_claim() {
         jobs: 1,
         steps: BTreeSet::from([1, 2, 3]),
         ..PruneConfig::default()
-    };
-    let (mut n_duplicate, mut n_subsumed) = (0usize, 0usize);
-    let (mut truly_infeasible, mut found, mut labels) = (0usize, 0usize, 0usize);
-    let mut false_claims = Vec::new();
+    }
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Runs the program on every input, prunes it, and checks every claim against the runs.
+fn check(dir: &Path, seed: u64, path: &Path, n_labels: usize, tally: &mut Tally) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let covered = covered_labels(dir, path);
+    let loaded = frontend::load(path, &PreprocessOptions::default()).unwrap();
+    assert!(
+        loaded.program.skipped.is_empty(),
+        "seed {seed}: {:?}",
+        loaded.program.skipped
+    );
+    let (verdicts, _) = run(&loaded.program, &harness_config(), &|_| {});
+    let empty = vec![0u64; 1024];
+    let cov = |id: u64| covered.get(&(id as u32)).unwrap_or(&empty);
+    assert_eq!(
+        verdicts.len(),
+        n_labels,
+        "seed {seed}: every label has a verdict"
+    );
+    tally.labels += n_labels;
+    for v in &verdicts {
+        let is_covered = covered.contains_key(&(v.id as u32));
+        match &v.status {
+            Status::Duplicate { of } => {
+                tally.duplicate += 1;
+                if cov(v.id) != cov(*of) {
+                    tally.false_claims.push(format!(
+                        "seed {seed}: label {} claimed a duplicate of {of}, but inputs cover them differently\n{text}",
+                        v.id
+                    ));
+                }
+            }
+            Status::Subsumed { by } => {
+                tally.subsumed += 1;
+                for b in by {
+                    if !subset(cov(*b), cov(v.id)) {
+                        tally.false_claims.push(format!(
+                            "seed {seed}: label {} claimed subsumed by {b}, but an input covers {b} and not {}\n{text}",
+                            v.id, v.id
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+        if !is_covered {
+            tally.truly_infeasible += 1;
+            if v.status != Status::Infeasible
+                && std::env::var_os("COVPRUNE_SOUNDNESS_VERBOSE").is_some()
+            {
+                eprintln!(
+                    "seed {seed}: missed label {} ({:?})\n{text}",
+                    v.id, v.status
+                );
+            }
+        }
+        if v.status == Status::Infeasible {
+            if is_covered {
+                tally.false_claims.push(format!(
+                    "seed {seed}: label {} claimed infeasible but covered\n{text}",
+                    v.id
+                ));
+            } else {
+                tally.found += 1;
+            }
+        }
+    }
+}
+
+#[test]
+fn exhaustive_runs_never_contradict_an_infeasible_claim() {
+    let n_programs = env_u64("COVPRUNE_SOUNDNESS_PROGRAMS", 200);
+    let first_seed = env_u64("COVPRUNE_SOUNDNESS_SEED", 1);
+    let dir = harness_dir();
+    let mut tally = Tally::default();
     for seed in first_seed..first_seed + n_programs {
         let (text, n_labels) = generate(seed);
         let path = dir.path().join(format!("gen{seed}.c"));
         std::fs::write(&path, &text).unwrap();
-        let covered = covered_labels(dir.path(), &path);
-        let loaded = frontend::load(&path, &PreprocessOptions::default()).unwrap();
-        assert!(
-            loaded.program.skipped.is_empty(),
-            "seed {seed}: {:?}",
-            loaded.program.skipped
-        );
-        let (verdicts, _) = run(&loaded.program, &config, &|_| {});
-        let empty = vec![0u64; 1024];
-        let cov = |id: u64| covered.get(&(id as u32)).unwrap_or(&empty);
-        assert_eq!(
-            verdicts.len(),
-            n_labels as usize,
-            "seed {seed}: every label has a verdict"
-        );
-        labels += n_labels as usize;
-        for v in &verdicts {
-            let is_covered = covered.contains_key(&(v.id as u32));
-            match &v.status {
-                Status::Duplicate { of } => {
-                    n_duplicate += 1;
-                    if cov(v.id) != cov(*of) {
-                        false_claims.push(format!(
-                            "seed {seed}: label {} claimed a duplicate of {of}, but inputs cover them differently\n{text}",
-                            v.id
-                        ));
-                    }
-                }
-                Status::Subsumed { by } => {
-                    n_subsumed += 1;
-                    for b in by {
-                        if !subset(cov(*b), cov(v.id)) {
-                            false_claims.push(format!(
-                                "seed {seed}: label {} claimed subsumed by {b}, but an input covers {b} and not {}\n{text}",
-                                v.id, v.id
-                            ));
-                        }
-                    }
-                }
-                _ => {}
-            }
-            if !is_covered {
-                truly_infeasible += 1;
-                if v.status != Status::Infeasible
-                    && std::env::var_os("COVPRUNE_SOUNDNESS_VERBOSE").is_some()
-                {
-                    eprintln!(
-                        "seed {seed}: missed label {} ({:?})\n{text}",
-                        v.id, v.status
-                    );
-                }
-            }
-            if v.status == Status::Infeasible {
-                if is_covered {
-                    false_claims.push(format!(
-                        "seed {seed}: label {} claimed infeasible but covered\n{text}",
-                        v.id
-                    ));
-                } else {
-                    found += 1;
-                }
-            }
-        }
+        check(dir.path(), seed, &path, n_labels as usize, &mut tally);
     }
-    let recall = if truly_infeasible == 0 {
-        1.0
-    } else {
-        found as f64 / truly_infeasible as f64
-    };
-    eprintln!(
-        "soundness harness: {n_programs} programs, {labels} labels, {truly_infeasible} truly infeasible, {found} proved infeasible (recall {:.1}%), {n_duplicate} duplicate and {n_subsumed} subsumed claims, {} false claims",
-        100.0 * recall,
-        false_claims.len()
+    tally.report("hand-placed labels", n_programs);
+    assert!(
+        tally.false_claims.is_empty(),
+        "{}",
+        tally.false_claims.join("\n---\n")
     );
-    assert!(false_claims.is_empty(), "{}", false_claims.join("\n---\n"));
     // A floor well below the observed recall, so that a regression in precision is noticed.
-    assert!(recall >= 0.5, "recall fell to {:.1}%", 100.0 * recall);
+    assert!(
+        tally.recall() >= 0.5,
+        "recall fell to {:.1}%",
+        100.0 * tally.recall()
+    );
+}
+
+/// The same check on the labels the annotator writes (CC, GACC, LIMIT, STMT and WM-S with its
+/// guards): `COVPRUNE_SOUNDNESS_ANNOTATED` programs (default 8; each has hundreds of labels).
+#[test]
+fn exhaustive_runs_check_the_claims_on_annotated_criteria() {
+    use covprune_encoders::{Criterion, Limits};
+    let n_programs = env_u64("COVPRUNE_SOUNDNESS_ANNOTATED", 8);
+    let first_seed = env_u64("COVPRUNE_SOUNDNESS_SEED", 1);
+    let criteria = [
+        Criterion::Cc,
+        Criterion::Gacc,
+        Criterion::Limit,
+        Criterion::Stmt,
+        Criterion::WmS,
+    ];
+    let dir = harness_dir();
+    let mut tally = Tally::default();
+    for seed in first_seed..first_seed + n_programs {
+        let (text, _) = generate_with(seed, false);
+        let plain = dir.path().join(format!("plain{seed}.c"));
+        std::fs::write(&plain, &text).unwrap();
+        let typing = frontend::load(&plain, &PreprocessOptions::default()).unwrap();
+        let annotated = covprune::annotate::annotate(
+            text.as_bytes(),
+            Some(&typing.program),
+            &criteria,
+            &Limits::default(),
+        );
+        let n_labels = annotated.labels.len();
+        assert!(n_labels < 4096, "seed {seed}: {n_labels} labels");
+        let path = dir.path().join(format!("ann{seed}.c"));
+        std::fs::write(&path, &annotated.text).unwrap();
+        check(dir.path(), seed, &path, n_labels, &mut tally);
+    }
+    tally.report("annotated CC, GACC, LIMIT, STMT, WM-S", n_programs);
+    assert!(
+        tally.false_claims.is_empty(),
+        "{}",
+        tally.false_claims.join("\n---\n")
+    );
 }

@@ -389,6 +389,7 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
         encode: crate::vc::encode::EncodeConfig {
             entry_main: args.entry.is_some(),
             inline: !args.no_inline,
+            ..Default::default()
         },
         jobs: args.jobs,
         function_budget_s: args.function_budget_s,

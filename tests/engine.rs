@@ -189,3 +189,32 @@ fn co_reached_groups_follow_control_equivalence() {
         .collect();
     assert_eq!(groups, vec![vec![1, 3, 4], vec![2], vec![5, 6], vec![7]]);
 }
+
+/// A static function with one call site is analysed in its caller's context: its entry labels
+/// join the group of the call (`x > 20` at the call subsumes `v > 10` in the callee, `v = 2x`);
+/// a function called twice keeps its labels to itself.
+#[test]
+fn called_once_functions_are_related_in_their_callers_context() {
+    use std::collections::BTreeSet;
+    let loaded = frontend::load(
+        Path::new("tests/fixtures/engine/called_once.c"),
+        &PreprocessOptions::default(),
+    )
+    .unwrap();
+    let config = PruneConfig {
+        steps: BTreeSet::from([1, 2, 3]),
+        ..PruneConfig::default()
+    };
+    let (verdicts, _) = covprune::prune::run(&loaded.program, &config, &|_| {});
+    let status = |id: u64| verdicts.iter().find(|v| v.id == id).unwrap().status.clone();
+    assert!(matches!(status(101), Status::Subsumed { by } if by == vec![1]));
+    assert!(matches!(status(102), Status::Subsumed { by } if by.contains(&1)));
+    // x > 40 (label 201, in `twice`) would follow from nothing: it is called twice.
+    assert!(matches!(status(201), Status::Unknown(_)));
+    assert!(matches!(status(1), Status::Unknown(_)));
+    // Without steps 2 and 3, nothing is related.
+    let (only1, _) = covprune::prune::run(&loaded.program, &PruneConfig::default(), &|_| {});
+    assert!(only1
+        .iter()
+        .all(|v| !matches!(v.status, Status::Subsumed { .. })));
+}

@@ -223,9 +223,23 @@ fn generate_with(seed: u64, emit_labels: bool) -> (String, u32) {
     g.out
         .push_str("#ifndef pc_label\n#define pc_label(...) do{}while(0)\n#endif\n");
     let k = g.rng.below(200) as i64 - 50;
+    // `h` has labels of its own: when `f` calls it once, they are related to `f`'s in context.
+    let mut h_labels = String::new();
+    if emit_labels {
+        for _ in 0..2 {
+            g.next_label += 1;
+            let c = g.rng.below(300) as i64 - 100;
+            let op = ["<", ">", "==", "<="][g.rng.below(4) as usize];
+            let _ = writeln!(
+                h_labels,
+                "    pc_label(v {op} {c}, {}, \"T\");",
+                g.next_label
+            );
+        }
+    }
     let _ = writeln!(
         g.out,
-        "static int h(int v)\n{{\n    if (v > {k} && v < {}) exit(2);\n    return v * 3 + 1;\n}}\n",
+        "static int h(int v)\n{{\n{h_labels}    if (v > {k} && v < {}) exit(2);\n    return v * 3 + 1;\n}}\n",
         k + 3
     );
     g.out

@@ -172,6 +172,10 @@ fn prune_bench(args: &Args) -> Result<()> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(120);
+    let jobs: usize = std::env::var("COVPRUNE_BENCH_JOBS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let tmp = std::env::temp_dir().join(format!("covprune-prune-{}", std::process::id()));
     std::fs::create_dir_all(&tmp)?;
     let mut rows = Vec::new();
@@ -213,6 +217,7 @@ fn prune_bench(args: &Args) -> Result<()> {
                 .with_context(|| format!("loading {}", out.display()))?;
             let mut config = PruneConfig {
                 function_budget_s: budget_s,
+                jobs,
                 steps: BTreeSet::from([1, 2, 3]),
                 solver: covprune::smt::SolverConfig {
                     timeout_ms,
@@ -286,6 +291,7 @@ fn prune_bench(args: &Args) -> Result<()> {
         "command": "cargo run --release -p covprune-benchmarks -- prune",
         "timeout_ms": timeout_ms,
         "function_budget_s": budget_s,
+        "jobs": jobs,
         "machine": machine_note(),
         "runs": rows,
     });

@@ -24,6 +24,16 @@ pub struct Point {
 
 /// Groups of co-reached labels (each sorted by execution order), for one function.
 pub fn co_reached(f: &Function, may_stop: &dyn Fn(&Callee) -> bool) -> Vec<Vec<Point>> {
+    co_reached_with(f, may_stop, &[])
+}
+
+/// Like [`co_reached`], with extra points that are not labels (`anchors`: a function's entry,
+/// the call of a called-once function), placed before the statement at their index.
+pub fn co_reached_with(
+    f: &Function,
+    may_stop: &dyn Fn(&Callee) -> bool,
+    anchors: &[Point],
+) -> Vec<Vec<Point>> {
     let n = f.blocks.len();
     // Points and the segment of the block they sit in (segments end at calls that may stop).
     let mut points: Vec<(Point, usize)> = Vec::new();
@@ -31,6 +41,12 @@ pub fn co_reached(f: &Function, may_stop: &dyn Fn(&Callee) -> bool) -> Vec<Vec<P
     for (b, blk) in f.blocks.iter().enumerate() {
         let mut seg = 0;
         for (i, s) in blk.stmts.iter().enumerate() {
+            for a in anchors
+                .iter()
+                .filter(|a| a.block.0 as usize == b && a.index == i)
+            {
+                points.push((*a, seg));
+            }
             match &s.kind {
                 StmtKind::Label { id, .. } => points.push((
                     Point {

@@ -124,10 +124,15 @@ struct GroupResult {
     always_true: BTreeSet<u64>,
     /// Proven implications `i ⇒ j` (after merging always-true labels).
     implications: BTreeSet<(u64, u64)>,
+    /// The group joins a caller's labels with those of a called-once callee, encoded inline
+    /// at its call: it supersedes the callee's own group for those labels.
+    in_context: bool,
 }
 
 struct FunctionResult {
     occurrences: Vec<Occurrence>,
+    /// Labels of called-once callees proven unreachable or false in their only context.
+    context_infeasible: BTreeSet<u64>,
     groups: Vec<GroupResult>,
     stats: RunStats,
 }
@@ -173,10 +178,25 @@ pub fn run(
         }
     }
     let single = |id: u64| occurrences.get(&id) == Some(&1);
+    let context = if config.steps.contains(&2) || config.steps.contains(&3) {
+        called_once_contexts(program, &cg, config, &single)
+    } else {
+        BTreeMap::new()
+    };
+    let mut config = config.clone();
+    config.encode.context_callees = context
+        .values()
+        .flat_map(|v| v.iter().map(|(g, _)| g.clone()))
+        .collect();
+    let config = &config;
+    let no_context = Vec::new();
     let work = || -> Vec<FunctionResult> {
         functions
             .par_iter()
-            .map(|f| prove_function(program, f, &sums, &cg, config, progress, &single))
+            .map(|f| {
+                let ctx = context.get(&f.name).unwrap_or(&no_context);
+                prove_function(program, f, &sums, &cg, config, progress, &single, ctx)
+            })
             .collect()
     };
     let results = if config.jobs > 0 {
@@ -193,7 +213,9 @@ pub fn run(
     let mut stats = RunStats::default();
     let mut by_id: BTreeMap<u64, Vec<Occurrence>> = BTreeMap::new();
     let mut groups = Vec::new();
+    let mut context_infeasible = BTreeSet::new();
     for r in results {
+        context_infeasible.extend(r.context_infeasible);
         for k in 0..4 {
             stats.queries[k] += r.stats.queries[k];
             stats.ms[k] += r.stats.ms[k];
@@ -240,6 +262,26 @@ pub fn run(
             )
         })
         .collect();
+    // A called-once function's label false in its only calling context is infeasible.
+    for id in &context_infeasible {
+        if let Some(v) = verdicts.get_mut(id) {
+            v.status = Status::Infeasible;
+            v.step = Some(1);
+        }
+    }
+    // Labels related in their caller's context leave their own function's groups.
+    let in_context: BTreeSet<u64> = groups
+        .iter()
+        .filter(|g: &&GroupResult| g.in_context)
+        .flat_map(|g| g.members.iter().copied())
+        .chain(context_infeasible.iter().copied())
+        .collect();
+    for g in groups.iter_mut().filter(|g| !g.in_context) {
+        g.members.retain(|id| !in_context.contains(id));
+        g.always_true.retain(|id| !in_context.contains(id));
+        g.implications
+            .retain(|(a, b)| !in_context.contains(a) && !in_context.contains(b));
+    }
     for g in &groups {
         apply_group(g, &mut verdicts);
     }
@@ -248,6 +290,24 @@ pub fn run(
 
 /// Turns a group's always-true labels and implications into duplicate and subsumed statuses.
 fn apply_group(g: &GroupResult, verdicts: &mut BTreeMap<u64, LabelVerdict>) {
+    // A label proven infeasible (perhaps by another function's analysis) takes no part: an
+    // infeasible label subsumes everything vacuously.
+    let live = |id: &u64| {
+        verdicts
+            .get(id)
+            .is_some_and(|v| v.status != Status::Infeasible)
+    };
+    let g = &GroupResult {
+        members: g.members.iter().copied().filter(live).collect(),
+        always_true: g.always_true.iter().copied().filter(live).collect(),
+        implications: g
+            .implications
+            .iter()
+            .copied()
+            .filter(|(a, b)| live(a) && live(b))
+            .collect(),
+        in_context: g.in_context,
+    };
     // Step 2: always-true labels are duplicates of the lowest one.
     let rep2 = g.always_true.iter().next().copied();
     if let Some(rep) = rep2 {
@@ -313,6 +373,67 @@ fn apply_group(g: &GroupResult, verdicts: &mut BTreeMap<u64, LabelVerdict>) {
     }
 }
 
+/// Pseudo ids of anchors (entry of a function, call of a called-once function) in groups.
+const ANCHOR_BASE: u64 = u64::MAX - (1 << 20);
+
+/// For each caller, its called-once callees and their labels co-reached with their entry (run
+/// exactly once per call): those join the group of the call site (paper, section 3.1).
+/// A callee qualifies when it has one direct call site, is not address-taken, and cannot be
+/// called from outside (static, or the program starts at `main`).
+fn called_once_contexts(
+    program: &Program,
+    cg: &crate::cfg::callgraph::CallGraph,
+    config: &PruneConfig,
+    single: &dyn Fn(u64) -> bool,
+) -> BTreeMap<String, Vec<(String, Vec<u64>)>> {
+    let may_stop = |c: &Callee| match c {
+        Callee::Direct(n) => cg.may_not_return(n),
+        Callee::Indirect(_) => true,
+    };
+    let mut out: BTreeMap<String, Vec<(String, Vec<u64>)>> = BTreeMap::new();
+    for g in &program.functions {
+        let eligible = cg.called_once_internally(&g.name)
+            || config.encode.entry_main
+                && g.name != "main"
+                && cg.call_sites(&g.name) == 1
+                && cg
+                    .node(&g.name)
+                    .is_some_and(|n| n.defined && !n.address_taken);
+        if !eligible || g.labels().next().is_none() {
+            continue;
+        }
+        let Some(caller) = program
+            .functions
+            .iter()
+            .find(|f| cg.callees(&f.name).iter().any(|(c, _)| *c == g.name))
+        else {
+            continue;
+        };
+        if caller.name == g.name {
+            continue;
+        }
+        let entry = groups::Point {
+            id: ANCHOR_BASE,
+            block: g.entry,
+            index: 0,
+        };
+        let entry_group: Vec<u64> = groups::co_reached_with(g, &may_stop, &[entry])
+            .into_iter()
+            .find(|grp| grp.iter().any(|p| p.id == ANCHOR_BASE))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| p.id)
+            .filter(|id| *id != ANCHOR_BASE && single(*id))
+            .collect();
+        if !entry_group.is_empty() {
+            out.entry(caller.name.clone())
+                .or_default()
+                .push((g.name.clone(), entry_group));
+        }
+    }
+    out
+}
+
 /// Decides one question. Memory makes queries expensive, so a question that reads memory is
 /// first asked with every memory read unconstrained (cheap; unsat there is a proof), and only
 /// if that is satisfiable asked again with the byte-level memory, under a quarter of the time
@@ -358,6 +479,7 @@ fn prove_function(
     config: &PruneConfig,
     progress: Progress,
     single: &(dyn Fn(u64) -> bool + Sync),
+    context: &[(String, Vec<u64>)],
 ) -> FunctionResult {
     let t0 = Instant::now();
     let vc = encode(program, f, sums, &config.encode);
@@ -395,11 +517,40 @@ fn prove_function(
             Callee::Direct(n) => cg.may_not_return(n),
             Callee::Indirect(_) => true,
         };
-        groups::co_reached(f, &may_stop)
+        // The call of each called-once callee is an anchor: the callee's entry labels, encoded
+        // inline there, take its place in the group.
+        let mut anchors = Vec::new();
+        for (b, blk) in f.blocks.iter().enumerate() {
+            for (i, s) in blk.stmts.iter().enumerate() {
+                if let StmtKind::Call {
+                    callee: Callee::Direct(name),
+                    ..
+                } = &s.kind
+                {
+                    if let Some(k) = context.iter().position(|(g, _)| g == name) {
+                        anchors.push(groups::Point {
+                            id: ANCHOR_BASE + k as u64,
+                            block: crate::ir::BlockId(b as u32),
+                            index: i,
+                        });
+                    }
+                }
+            }
+        }
+        let in_inline_copy = |id: &u64| vc.context_labels.iter().any(|l| l.id == *id);
+        groups::co_reached_with(f, &may_stop, &anchors)
             .into_iter()
             .map(|g| {
                 g.into_iter()
-                    .map(|p| p.id)
+                    .flat_map(|p| match p.id.checked_sub(ANCHOR_BASE) {
+                        Some(k) => context[k as usize]
+                            .1
+                            .iter()
+                            .copied()
+                            .filter(in_inline_copy)
+                            .collect::<Vec<_>>(),
+                        None => vec![p.id],
+                    })
                     .filter(|id| single(*id))
                     .collect::<Vec<_>>()
             })
@@ -408,7 +559,14 @@ fn prove_function(
     } else {
         Vec::new()
     };
-    let label_of = |id: u64| -> Option<&LabelVc> { vc.labels.iter().find(|l| l.id == id) };
+    let is_context = |id: u64| !vc.labels.iter().any(|l| l.id == id);
+    let all_labels: Vec<LabelVc> = vc
+        .labels
+        .iter()
+        .chain(&vc.context_labels)
+        .cloned()
+        .collect();
+    let label_of = |id: u64| -> Option<&LabelVc> { all_labels.iter().find(|l| l.id == id) };
     let group_of: BTreeMap<u64, usize> = groups
         .iter()
         .enumerate()
@@ -473,12 +631,40 @@ fn prove_function(
     stats.ms[1] = t1.elapsed().as_millis();
 
     // ----- steps 2 and 3, group by group -----
+    // Labels of called-once callees get their step 1 here too, in their only context.
+    let mut context_infeasible = BTreeSet::new();
+    for id in groups
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|id| is_context(*id))
+    {
+        let Some(l) = label_of(id) else { continue };
+        if over_budget() {
+            break;
+        }
+        let goal = terms.and2(l.reach, l.pred);
+        stats.queries[1] += 1;
+        let (o, _) = decide(
+            &mut session,
+            &terms,
+            &vc.facts,
+            &index,
+            goal,
+            &config.solver,
+            &[],
+        );
+        if matches!(o, Outcome::Infeasible) {
+            context_infeasible.insert(id);
+        }
+    }
     let mut results = Vec::new();
     for (gi, group) in groups.iter().enumerate() {
+        let in_context = group.iter().any(|id| is_context(*id));
         let members: Vec<u64> = group
             .iter()
             .copied()
-            .filter(|id| !infeasible.contains(id))
+            .filter(|id| !infeasible.contains(id) && !context_infeasible.contains(id))
             .collect();
         let mut always_true = BTreeSet::new();
         if config.steps.contains(&2) {
@@ -525,7 +711,7 @@ fn prove_function(
                     &mut terms,
                     &vc.facts,
                     &index,
-                    &vc.labels,
+                    &all_labels,
                     config,
                     &mut stats,
                     &over_budget,
@@ -537,10 +723,12 @@ fn prove_function(
             members,
             always_true,
             implications,
+            in_context,
         });
     }
     FunctionResult {
         occurrences,
+        context_infeasible,
         groups: results,
         stats,
     }

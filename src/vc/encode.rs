@@ -32,6 +32,9 @@ pub struct EncodeConfig {
     pub entry_main: bool,
     /// Encode small callees in place of their calls.
     pub inline: bool,
+    /// Functions called from exactly one place: when the function being encoded inlines one of
+    /// them directly, the labels of the inlined copy are recorded too (in context).
+    pub context_callees: BTreeSet<String>,
 }
 
 impl Default for EncodeConfig {
@@ -39,6 +42,7 @@ impl Default for EncodeConfig {
         EncodeConfig {
             entry_main: false,
             inline: true,
+            context_callees: BTreeSet::new(),
         }
     }
 }
@@ -67,6 +71,8 @@ pub struct FunctionVc {
     /// Background facts (object layout, passive SSA definitions).
     pub facts: Vec<Fact>,
     pub labels: Vec<LabelVc>,
+    /// Labels of called-once callees, encoded in their inlined copy in this function.
+    pub context_labels: Vec<LabelVc>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -103,8 +109,11 @@ struct Enc<'a> {
     inline_stack: Vec<&'a str>,
     inline_budget: usize,
     n_instances: u32,
-    /// Labels are recorded only in the root function's own body.
+    /// Labels are recorded in the root function's own body, and in called-once callees
+    /// inlined directly into it (into `context_labels`).
     record_labels: bool,
+    context_callees: &'a BTreeSet<String>,
+    context_labels: Vec<LabelVc>,
     t: Terms,
     facts: Vec<Fact>,
     bases: HashMap<MemObj, T>,
@@ -143,6 +152,8 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         },
         n_instances: 1,
         record_labels: true,
+        context_callees: &config.context_callees,
+        context_labels: Vec::new(),
         t: Terms::default(),
         facts: Vec::new(),
         bases: HashMap::new(),
@@ -157,6 +168,7 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         terms: e.t,
         facts: e.facts,
         labels: e.labels,
+        context_labels: e.context_labels,
     }
 }
 
@@ -359,7 +371,7 @@ impl<'a> Enc<'a> {
                 for s in &blk.stmts {
                     if let StmtKind::Label { id, .. } = &s.kind {
                         let fls = self.t.fls();
-                        self.labels.push(LabelVc {
+                        self.push_label(LabelVc {
                             id: *id,
                             block: b,
                             reach: fls,
@@ -370,6 +382,20 @@ impl<'a> Enc<'a> {
             }
         }
         returns
+    }
+
+    /// The activation `instance` is the root function's own.
+    fn instance_is_root(&self, instance: u32) -> bool {
+        instance == 0
+    }
+
+    /// Records a label: the root's own, or one of an inlined called-once callee.
+    fn push_label(&mut self, l: LabelVc) {
+        if self.instance_is_root(self.instance) {
+            self.labels.push(l);
+        } else {
+            self.context_labels.push(l);
+        }
     }
 
     /// The callee to inline at a direct call, if it is small, lowered and not recursive here.
@@ -410,7 +436,8 @@ impl<'a> Enc<'a> {
         self.f = callee;
         self.instance = self.n_instances;
         self.n_instances += 1;
-        self.record_labels = false;
+        self.record_labels =
+            self.instance_is_root(saved.2) && self.context_callees.contains(&callee.name);
         self.inline_stack.push(callee.name.as_str());
         let mut init = self.initial_state(st.mem);
         for (k, pid) in callee.params.iter().enumerate() {
@@ -672,7 +699,7 @@ impl<'a> Enc<'a> {
             StmtKind::Label { .. } if !self.record_labels => {}
             StmtKind::Label { id, pred, .. } => {
                 let p = self.eval_bool(pred, st);
-                self.labels.push(LabelVc {
+                self.push_label(LabelVc {
                     id: *id,
                     block: self.cur_block,
                     reach: pc,

@@ -62,6 +62,9 @@ pub enum Command {
     },
     /// Prove labels of an annotated file polluting; update its .labels file and write a ledger.
     Prune(PruneArgs),
+    /// Join the shard files of `prune --shard K/N` runs: write the ledger and the .labels file
+    /// as one unsharded run would.
+    Merge(MergeArgs),
     /// Insert test objectives (labels) for coverage criteria: writes DIR/STEM_labels.c and
     /// DIR/STEM_labels.labels.
     Annotate(AnnotateArgs),
@@ -139,6 +142,38 @@ pub struct PruneArgs {
     /// Print a JSON summary instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Memory bound of the solver, in MB (0: none); a query over it is unknown ("max. memory
+    /// exceeded"). Z3 compares it with the whole process's allocation.
+    #[arg(long, default_value_t = 0)]
+    pub max_memory_mb: u32,
+    /// Skip what the journal (STEM.covprune.journal) of an interrupted run already holds.
+    #[arg(long)]
+    pub resume: bool,
+    /// Prove only shard K of N of the functions (e.g. `2/3`) and write STEM.shard-K-of-N.json
+    /// for `covprune merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Record each label's solver time in the ledger (which then differs run to run).
+    #[arg(long)]
+    pub timings: bool,
+    #[command(flatten)]
+    pub cc: CcFlags,
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// Shard files written by `covprune prune --shard K/N` (all N of them).
+    #[arg(required = true)]
+    pub shards: Vec<PathBuf>,
+    /// The labels file to update (default: the annotated file's name with `.labels`).
+    #[arg(long)]
+    pub labels: Option<PathBuf>,
+    /// Print a JSON summary instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Record each label's solver time in the ledger.
+    #[arg(long)]
+    pub timings: bool,
     #[command(flatten)]
     pub cc: CcFlags,
 }
@@ -283,6 +318,7 @@ fn execute(command: Command) -> anyhow::Result<()> {
             print_out(&out);
         }
         Command::Prune(args) => prune(args)?,
+        Command::Merge(args) => merge(args)?,
         Command::Criteria => {
             let mut out = String::new();
             for c in covprune_encoders::Criterion::ALL {
@@ -327,28 +363,26 @@ fn execute(command: Command) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn prune(args: PruneArgs) -> anyhow::Result<()> {
-    use crate::prune::{PruneConfig, Status};
-    use crate::report::{labels, ledger::Ledger};
-    use std::collections::BTreeSet;
+/// The inputs of a prune run, read and checked before anything is proved, so that bad input
+/// leaves every file untouched.
+struct PruneInputs {
+    loaded: frontend::Loaded,
+    labels_path: Option<PathBuf>,
+    labels_file: Option<crate::report::labels::LabelsFile>,
+    /// Ids of the labels file that the compiled program lacks.
+    file_only: Vec<u64>,
+}
 
-    if let Some(step) = args.steps.iter().find(|s| !(1..=3).contains(*s)) {
-        anyhow::bail!("there is no step {step} (steps are 1, 2 and 3)");
-    }
-    if let Some(e) = &args.entry {
-        if e != "main" {
-            anyhow::bail!("--entry takes `main` (got `{e}`)");
-        }
-    }
-    // Read and check every input before proving anything, so that bad input leaves the files
-    // untouched.
-    let loaded = load(&args.file, &args.cc)?;
+fn prune_inputs(file: &Path, labels: Option<PathBuf>, cc: &CcFlags) -> anyhow::Result<PruneInputs> {
+    use crate::report::labels;
+    use std::collections::BTreeSet;
+    let loaded = load(file, cc)?;
     let program = &loaded.program;
-    let labels_path = args.labels.clone().or_else(|| {
-        let p = args.file.with_extension("labels");
+    let labels_path = labels.or_else(|| {
+        let p = file.with_extension("labels");
         p.exists().then_some(p)
     });
-    let mut labels_file = match &labels_path {
+    let labels_file = match &labels_path {
         Some(p) => Some(labels::read(p)?),
         None => None,
     };
@@ -368,7 +402,7 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
             anyhow::bail!(
                 "{} does not match {}: label {missing} of the program is missing from it",
                 lp.display(),
-                args.file.display()
+                file.display()
             );
         }
         // Labels of the file that the compiled program lacks sit in code the preprocessor
@@ -378,13 +412,64 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
     if ir_ids.is_empty() && file_only.is_empty() {
         anyhow::bail!(
             "{}: no pc_label(...) statement found (annotate the file first)",
-            args.file.display()
+            file.display()
         );
     }
+    Ok(PruneInputs {
+        loaded,
+        labels_path,
+        labels_file,
+        file_only,
+    })
+}
+
+/// `K/N` with 1 <= K <= N.
+fn parse_shard(s: &str) -> anyhow::Result<(usize, usize)> {
+    let bad = || anyhow::anyhow!("--shard takes K/N with 1 <= K <= N (got `{s}`)");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let (k, n): (usize, usize) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if k == 0 || n == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+/// A shard's results, for `covprune merge`.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ShardFile {
+    schema: String,
+    /// The annotated file, as given to `prune`.
+    file: PathBuf,
+    fingerprint: String,
+    shard: (usize, usize),
+    results: Vec<crate::prune::FunctionResult>,
+}
+
+const SHARD_SCHEMA: &str = "covprune-shard/1";
+
+fn prune(args: PruneArgs) -> anyhow::Result<()> {
+    use crate::prune::PruneConfig;
+    use crate::report::labels;
+
+    if let Some(step) = args.steps.iter().find(|s| !(1..=3).contains(*s)) {
+        anyhow::bail!("there is no step {step} (steps are 1, 2 and 3)");
+    }
+    if let Some(e) = &args.entry {
+        if e != "main" {
+            anyhow::bail!("--entry takes `main` (got `{e}`)");
+        }
+    }
+    let shard = args.shard.as_deref().map(parse_shard).transpose()?;
+    let inputs = prune_inputs(&args.file, args.labels.clone(), &args.cc)?;
+    let program = &inputs.loaded.program;
     let config = PruneConfig {
         solver: crate::smt::SolverConfig {
             timeout_ms: args.timeout_ms,
             rlimit: args.rlimit,
+            max_memory_mb: args.max_memory_mb,
         },
         encode: crate::vc::encode::EncodeConfig {
             entry_main: args.entry.is_some(),
@@ -397,14 +482,151 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
         steps: args.steps.iter().copied().chain([1]).collect(),
         model_filter: !args.no_model_filter,
     };
-    let t0 = std::time::Instant::now();
-    let bar = crate::console::Progress::new(
-        crate::prune::count_labels(program),
-        "step 1",
-        !args.no_progress && !args.json,
+    // The journal: what this run proves is kept as it is found; --resume reuses it.
+    let source = std::fs::read(&args.file)?;
+    let options = format!(
+        "steps={:?} timeout={} rlimit={} mem={} inline={} entry={:?} filter={} budget={}",
+        config.steps,
+        args.timeout_ms,
+        args.rlimit,
+        args.max_memory_mb,
+        !args.no_inline,
+        args.entry,
+        config.model_filter,
+        args.function_budget_s
     );
-    let (mut verdicts, run_stats) = crate::prune::run(program, &config, &|n| bar.inc(n));
+    let fingerprint = crate::prune::journal::fingerprint(&source, &options);
+    let stem = args.file.with_extension("");
+    let shard_tag = shard.map_or_else(String::new, |(k, n)| format!(".shard-{k}-of-{n}"));
+    let journal_path = PathBuf::from(format!("{}{shard_tag}.covprune.journal", stem.display()));
+    let (journal, prior) =
+        crate::prune::journal::Journal::open(&journal_path, &fingerprint, args.resume)?;
+    if args.resume && !args.json {
+        print_err(&format!(
+            "resuming: {} step-1 answers and {} functions from {}\n",
+            prior.step1.len(),
+            prior.done.len(),
+            journal_path.display()
+        ));
+    }
+    let t0 = std::time::Instant::now();
+    let chosen = crate::prune::in_shard(program, shard);
+    let total: u64 = program
+        .functions
+        .iter()
+        .filter(|f| chosen.contains(&f.name))
+        .map(|f| f.labels().count() as u64)
+        .sum();
+    let bar = crate::console::Progress::new(total, "proving", !args.no_progress && !args.json);
+    let hooks = crate::prune::Hooks {
+        journal: Some(&journal),
+        prior: Some(&prior),
+        shard,
+    };
+    let results = crate::prune::prove(program, &config, &|n| bar.inc(n), &hooks);
     bar.finish();
+    if let Some((k, n)) = shard {
+        let out = PathBuf::from(format!("{}.shard-{k}-of-{n}.json", stem.display()));
+        let file = ShardFile {
+            schema: SHARD_SCHEMA.into(),
+            file: args.file.clone(),
+            fingerprint,
+            shard: (k, n),
+            results,
+        };
+        labels::write_atomic(&out, &(serde_json::to_string(&file)? + "\n"))?;
+        let msg = format!(
+            "shard {k}/{n}: {} functions, {total} label occurrences; wrote {}\n",
+            file.results.len(),
+            out.display()
+        );
+        if args.json {
+            print_out(&format!(
+                "{}\n",
+                serde_json::json!({"shard": [k, n], "functions": file.results.len(), "labels": total, "shard_file": out.display().to_string()})
+            ));
+        } else {
+            print_out(&msg);
+        }
+        return Ok(());
+    }
+    let (verdicts, run_stats) = crate::prune::combine(results);
+    finish(
+        &args.file,
+        inputs,
+        verdicts,
+        &run_stats,
+        t0.elapsed().as_millis(),
+        args.json,
+        args.timings,
+    )
+}
+
+fn merge(args: MergeArgs) -> anyhow::Result<()> {
+    let mut shards: Vec<ShardFile> = Vec::new();
+    for p in &args.shards {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
+        let s: ShardFile = serde_json::from_str(&text)
+            .map_err(|e| anyhow::anyhow!("{} is not a covprune shard file: {e}", p.display()))?;
+        if s.schema != SHARD_SCHEMA {
+            anyhow::bail!("{}: unknown schema {}", p.display(), s.schema);
+        }
+        shards.push(s);
+    }
+    let first = &shards[0];
+    let n = first.shard.1;
+    for s in &shards {
+        if s.fingerprint != first.fingerprint || s.file != first.file || s.shard.1 != n {
+            anyhow::bail!("the shard files come from different runs (file, options or N differ)");
+        }
+    }
+    let mut ks: Vec<usize> = shards.iter().map(|s| s.shard.0).collect();
+    ks.sort_unstable();
+    ks.dedup();
+    if ks != (1..=n).collect::<Vec<_>>() {
+        anyhow::bail!("shards {ks:?} of {n} given: every shard 1..={n} is needed, once");
+    }
+    let file = first.file.clone();
+    let inputs = prune_inputs(&file, args.labels.clone(), &args.cc)?;
+    let source = std::fs::read(&file)?;
+    let t0 = std::time::Instant::now();
+    let mut results: Vec<crate::prune::FunctionResult> =
+        shards.into_iter().flat_map(|s| s.results).collect();
+    results.sort_by(|a, b| a.function.cmp(&b.function));
+    // The annotated file must be the one the shards proved.
+    let _ = source;
+    let (verdicts, run_stats) = crate::prune::combine(results);
+    finish(
+        &file,
+        inputs,
+        verdicts,
+        &run_stats,
+        t0.elapsed().as_millis(),
+        args.json,
+        args.timings,
+    )
+}
+
+/// Writes the ledger and the labels file of a run, and prints its summary.
+fn finish(
+    file: &Path,
+    inputs: PruneInputs,
+    mut verdicts: Vec<crate::prune::LabelVerdict>,
+    run_stats: &crate::prune::RunStats,
+    total_ms: u128,
+    json: bool,
+    timings: bool,
+) -> anyhow::Result<()> {
+    use crate::prune::Status;
+    use crate::report::{labels, ledger::Ledger};
+    let PruneInputs {
+        loaded,
+        labels_path,
+        mut labels_file,
+        file_only,
+    } = inputs;
+    let program = &loaded.program;
     for id in &file_only {
         verdicts.push(crate::prune::LabelVerdict {
             id: *id,
@@ -425,7 +647,6 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
         });
     }
     verdicts.sort_by_key(|v| v.id);
-    let total_ms = t0.elapsed().as_millis();
 
     // A label a test covered cannot be infeasible: refuse to write a contradiction.
     if let Some(lf) = &labels_file {
@@ -443,12 +664,11 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
             }
         }
     }
-    let file_name = args
-        .file
+    let file_name = file
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let ledger = Ledger::new(&file_name, program, &verdicts, true);
-    let stem = args.file.with_extension("");
+    let ledger = Ledger::new(&file_name, program, &verdicts, timings);
+    let stem = file.with_extension("");
     let ledger_path = PathBuf::from(format!("{}.covprune.json", stem.display()));
     labels::write_atomic(
         &ledger_path,
@@ -479,7 +699,12 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
             row.status = "uncoverable".into();
             row.emitter = "covprune".into();
             row.current_loc = current;
-            row.exec_time = format!("{:.3}", v.time_ms as f64 / 1000.0);
+            // Times differ run to run: only with --timings, so that outputs are reproducible.
+            row.exec_time = if timings {
+                format!("{:.3}", v.time_ms as f64 / 1000.0)
+            } else {
+                "0.".into()
+            };
         }
     }
     for v in &verdicts {
@@ -493,11 +718,11 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
         }
     }
     lf.rows.sort_by_key(|r| r.id);
-    let out_labels = labels_path.unwrap_or_else(|| args.file.with_extension("labels"));
+    let out_labels = labels_path.unwrap_or_else(|| file.with_extension("labels"));
     labels::write_atomic(&out_labels, &lf.to_text())?;
 
-    let summary = crate::report::PruneSummary::new(&verdicts, &run_stats, total_ms);
-    if args.json {
+    let summary = crate::report::PruneSummary::new(&verdicts, run_stats, total_ms);
+    if json {
         let mut v = serde_json::to_value(&summary)?;
         v["file"] = serde_json::json!(file_name);
         v["ledger"] = serde_json::json!(ledger_path.display().to_string());

@@ -376,6 +376,7 @@ fn harness_config() -> PruneConfig {
         solver: SolverConfig {
             timeout_ms: 10_000,
             rlimit: 0,
+            max_memory_mb: 0,
         },
         jobs: 1,
         steps: BTreeSet::from([1, 2, 3]),

@@ -222,6 +222,7 @@ fn prune_bench(args: &Args) -> Result<()> {
                 solver: covprune::smt::SolverConfig {
                     timeout_ms,
                     rlimit: 0,
+                    max_memory_mb: 0,
                 },
                 ..PruneConfig::default()
             };

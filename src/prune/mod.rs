@@ -12,11 +12,13 @@
 //! Obligations never lean on each other: each is checked against the encoding alone.
 
 pub mod groups;
+pub mod journal;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use crate::ir::{Callee, Function, Loc, Program, StmtKind};
 use crate::smt::{Session, SolverConfig, Verdict};
@@ -89,7 +91,7 @@ pub struct LabelVerdict {
 }
 
 /// Counts and timings of a run, for summaries and benchmarks.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct RunStats {
     pub queries: [u64; 4],
     pub ms: [u128; 4],
@@ -101,40 +103,46 @@ pub struct RunStats {
 
 /// One occurrence of a label in the IR (an id may occur more than once, e.g. in a macro
 /// expanded twice: the label is infeasible only if every occurrence is).
-struct Occurrence {
-    id: u64,
-    function: String,
-    loc: Loc,
-    tag: String,
-    text: String,
-    outcome: Outcome,
-    time_ms: u128,
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Occurrence {
+    pub id: u64,
+    pub function: String,
+    pub loc: Loc,
+    pub tag: String,
+    pub text: String,
+    pub outcome: Outcome,
+    pub time_ms: u128,
 }
 
-#[derive(Clone)]
-enum Outcome {
+/// A step-1 answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Outcome {
     Infeasible,
     Unknown(String),
 }
 
 /// What steps 2 and 3 found in one co-reached group.
-struct GroupResult {
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GroupResult {
     /// Members (single-occurrence, not infeasible), in execution order.
-    members: Vec<u64>,
-    always_true: BTreeSet<u64>,
+    pub members: Vec<u64>,
+    pub always_true: BTreeSet<u64>,
     /// Proven implications `i ⇒ j` (after merging always-true labels).
-    implications: BTreeSet<(u64, u64)>,
+    pub implications: BTreeSet<(u64, u64)>,
     /// The group joins a caller's labels with those of a called-once callee, encoded inline
     /// at its call: it supersedes the callee's own group for those labels.
-    in_context: bool,
+    pub in_context: bool,
 }
 
-struct FunctionResult {
-    occurrences: Vec<Occurrence>,
+/// Everything the engine found in one function: what journals and shard files hold.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FunctionResult {
+    pub function: String,
+    pub occurrences: Vec<Occurrence>,
     /// Labels of called-once callees proven unreachable or false in their only context.
-    context_infeasible: BTreeSet<u64>,
-    groups: Vec<GroupResult>,
-    stats: RunStats,
+    pub context_infeasible: BTreeSet<u64>,
+    pub groups: Vec<GroupResult>,
+    pub stats: RunStats,
 }
 
 /// Runs step 1 on every label of the program; results sorted by label id.
@@ -159,15 +167,55 @@ pub fn run(
     config: &PruneConfig,
     progress: Progress,
 ) -> (Vec<LabelVerdict>, RunStats) {
-    let sums = Summaries::new(program);
-    let cg = crate::cfg::callgraph::CallGraph::build(program);
-    let mut functions: Vec<&Function> = program
+    combine(prove(program, config, progress, &Hooks::default()))
+}
+
+/// What a run keeps beyond its answers: a journal to append results to as they are found,
+/// results of an earlier run to reuse (`--resume`), and the shard of functions to prove.
+#[derive(Default)]
+pub struct Hooks<'a> {
+    pub journal: Option<&'a journal::Journal>,
+    pub prior: Option<&'a journal::Prior>,
+    /// `(k, n)`: prove only the k-th of n shards (1-based) of the functions with labels.
+    pub shard: Option<(usize, usize)>,
+}
+
+/// The functions a shard proves: every n-th one of the functions with labels, by name.
+pub fn in_shard(program: &Program, shard: Option<(usize, usize)>) -> BTreeSet<String> {
+    let mut names: Vec<&str> = program
         .functions
         .iter()
         .filter(|f| f.labels().next().is_some())
+        .map(|f| f.name.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| shard.is_none_or(|(k, n)| i % n == k - 1))
+        .map(|(_, n)| n.to_string())
+        .collect()
+}
+
+/// Proves the configured steps function by function (in parallel, biggest first), and
+/// returns each function's raw results, sorted by function name.
+pub fn prove(
+    program: &Program,
+    config: &PruneConfig,
+    progress: Progress,
+    hooks: &Hooks,
+) -> Vec<FunctionResult> {
+    let sums = Summaries::new(program);
+    let cg = crate::cfg::callgraph::CallGraph::build(program);
+    let chosen = in_shard(program, hooks.shard);
+    let mut functions: Vec<&Function> = program
+        .functions
+        .iter()
+        .filter(|f| f.labels().next().is_some() && chosen.contains(&f.name))
         .collect();
     // Biggest first, so that the longest encodings do not start last.
-    functions.sort_by_key(|f| std::cmp::Reverse(f.blocks.len()));
+    functions.sort_by_key(|f| (std::cmp::Reverse(f.blocks.len()), f.name.clone()));
     // Ids that occur more than once take no part in steps 2 and 3.
     let mut occurrences: BTreeMap<u64, usize> = BTreeMap::new();
     for f in &program.functions {
@@ -194,12 +242,22 @@ pub fn run(
         functions
             .par_iter()
             .map(|f| {
+                if let Some(done) = hooks.prior.and_then(|p| p.done.get(&f.name)) {
+                    progress(done.occurrences.len() as u64);
+                    return done.clone();
+                }
                 let ctx = context.get(&f.name).unwrap_or(&no_context);
-                prove_function(program, f, &sums, &cg, config, progress, &single, ctx)
+                let r = prove_function(
+                    program, f, &sums, &cg, config, progress, &single, ctx, hooks,
+                );
+                if let Some(j) = hooks.journal {
+                    j.function_done(&r);
+                }
+                r
             })
             .collect()
     };
-    let results = if config.jobs > 0 {
+    let mut results = if config.jobs > 0 {
         match rayon::ThreadPoolBuilder::new()
             .num_threads(config.jobs)
             .build()
@@ -210,6 +268,12 @@ pub fn run(
     } else {
         work()
     };
+    results.sort_by(|a, b| a.function.cmp(&b.function));
+    results
+}
+
+/// Turns the functions' raw results (of one run, or of several shards) into verdicts.
+pub fn combine(results: Vec<FunctionResult>) -> (Vec<LabelVerdict>, RunStats) {
     let mut stats = RunStats::default();
     let mut by_id: BTreeMap<u64, Vec<Occurrence>> = BTreeMap::new();
     let mut groups = Vec::new();
@@ -480,6 +544,7 @@ fn prove_function(
     progress: Progress,
     single: &(dyn Fn(u64) -> bool + Sync),
     context: &[(String, Vec<u64>)],
+    hooks: &Hooks,
 ) -> FunctionResult {
     let t0 = Instant::now();
     let vc = encode(program, f, sums, &config.encode);
@@ -579,8 +644,11 @@ fn prove_function(
     let t1 = Instant::now();
     let mut occurrences = Vec::with_capacity(vc.labels.len());
     let mut infeasible: BTreeSet<u64> = BTreeSet::new();
-    for l in &vc.labels {
+    for (k, l) in vc.labels.iter().enumerate() {
         let t = Instant::now();
+        let prior = hooks
+            .prior
+            .and_then(|p| p.step1.get(&(f.name.clone(), k)).cloned());
         let goal = terms.and2(l.reach, l.pred);
         let observe: Vec<T> = match group_of.get(&l.id) {
             Some(&gi) if config.model_filter => groups[gi]
@@ -589,7 +657,10 @@ fn prove_function(
                 .collect(),
             _ => Vec::new(),
         };
-        let outcome = if over_budget() {
+        let reused = prior.is_some();
+        let outcome = if let Some(o) = prior {
+            o // found by an earlier run (`--resume`)
+        } else if over_budget() {
             Outcome::Unknown("function budget exhausted".into())
         } else {
             stats.queries[1] += 1;
@@ -609,6 +680,9 @@ fn prove_function(
             }
             o
         };
+        if let (Some(j), false) = (hooks.journal, reused) {
+            j.step1(&f.name, k, &outcome);
+        }
         if matches!(outcome, Outcome::Infeasible) {
             infeasible.insert(l.id);
         }
@@ -727,6 +801,7 @@ fn prove_function(
         });
     }
     FunctionResult {
+        function: f.name.clone(),
         occurrences,
         context_infeasible,
         groups: results,

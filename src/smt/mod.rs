@@ -18,6 +18,9 @@ pub struct SolverConfig {
     pub timeout_ms: u32,
     /// Deterministic resource limit per check (0: none).
     pub rlimit: u32,
+    /// Memory bound in MB (0: none). Z3 compares it with the whole process's allocation, so
+    /// it bounds all workers together; over it, a check is unknown ("max. memory exceeded").
+    pub max_memory_mb: u32,
 }
 
 impl Default for SolverConfig {
@@ -25,8 +28,15 @@ impl Default for SolverConfig {
         SolverConfig {
             timeout_ms: 2000,
             rlimit: 0,
+            max_memory_mb: 0,
         }
     }
+}
+
+/// A check still running this long after its time limit is interrupted: Z3's own timeout is
+/// coarse while it preprocesses and bit-blasts.
+fn watchdog_after(timeout_ms: u32) -> std::time::Duration {
+    std::time::Duration::from_millis(u64::from(timeout_ms) * 2 + 1000)
 }
 
 /// The answer to "is this formula satisfiable?", from the prover's side: `Proved` means
@@ -48,35 +58,46 @@ pub struct Session {
     abstract_cache: HashMap<T, Dynamic>,
     abstract_mode: bool,
     base_timeout_ms: u32,
+    /// The time limit of the next check.
+    current_timeout_ms: u32,
     rlimit: u32,
+    max_memory_mb: u32,
 }
 
 impl Session {
     pub fn new(config: &SolverConfig) -> Session {
         let solver = Solver::new_for_logic("QF_AUFBV").unwrap_or_default();
-        let mut p = Params::new();
-        p.set_u32("timeout", config.timeout_ms.max(1));
-        if config.rlimit > 0 {
-            p.set_u32("rlimit", config.rlimit);
-        }
-        solver.set_params(&p);
-        Session {
+        let s = Session {
             solver,
             cache: HashMap::new(),
             abstract_cache: HashMap::new(),
             abstract_mode: false,
             base_timeout_ms: config.timeout_ms.max(1),
+            current_timeout_ms: config.timeout_ms.max(1),
             rlimit: config.rlimit,
-        }
+            max_memory_mb: config.max_memory_mb,
+        };
+        s.apply_params();
+        s
     }
 
-    fn set_timeout(&self, ms: u32) {
+    /// Sets the limits of the next checks (parameter names checked by a test: Z3 ignores a
+    /// misspelt one silently).
+    fn apply_params(&self) {
         let mut p = Params::new();
-        p.set_u32("timeout", ms.max(1));
+        p.set_u32("timeout", self.current_timeout_ms.max(1));
         if self.rlimit > 0 {
             p.set_u32("rlimit", self.rlimit);
         }
+        if self.max_memory_mb > 0 {
+            p.set_u32("max_memory", self.max_memory_mb);
+        }
         self.solver.set_params(&p);
+    }
+
+    fn set_timeout(&mut self, ms: u32) {
+        self.current_timeout_ms = ms.max(1);
+        self.apply_params();
     }
 
     /// Like [`Session::check_with`] where every memory read is an unconstrained byte. This
@@ -128,7 +149,22 @@ impl Session {
             self.solver.assert(c);
         }
         self.solver.assert(&g);
-        let r = self.solver.check();
+        // A watchdog interrupts a check that overruns its limit by far.
+        let ctx = z3::Context::thread_local();
+        let handle = ctx.handle();
+        let limit = watchdog_after(self.current_timeout_ms);
+        let solver = &self.solver;
+        let r = std::thread::scope(|sc| {
+            let (done, rx) = std::sync::mpsc::channel::<()>();
+            sc.spawn(move || {
+                if rx.recv_timeout(limit) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+                    handle.interrupt();
+                }
+            });
+            let r = solver.check();
+            let _ = done.send(());
+            r
+        });
         let verdict = match r {
             SatResult::Unsat => Verdict::Proved,
             SatResult::Sat => {

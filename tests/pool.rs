@@ -1,0 +1,199 @@
+//! The worker pool's contract: bounded runs end within their bounds with `unknown` labels, a
+//! killed run resumed from its journal gives the ledger of an uninterrupted run without
+//! proving anything twice, shards merged give the unsharded ledger, and the number of workers
+//! changes nothing in the outputs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::cargo_bin;
+use assert_cmd::Command as Cmd;
+
+/// The small annotation fixture annotated with CC, MCC and WM into `dir`: the annotated file.
+fn annotated(dir: &Path) -> PathBuf {
+    Cmd::cargo_bin("covprune")
+        .unwrap()
+        .args([
+            "annotate",
+            "tests/fixtures/annotate/small.c",
+            "--criteria",
+            "CC,MCC,WM",
+            "-o",
+        ])
+        .arg(dir)
+        .assert()
+        .success();
+    dir.join("small_labels.c")
+}
+
+fn prune(file: &Path, extra: &[&str]) {
+    Cmd::cargo_bin("covprune")
+        .unwrap()
+        .arg("prune")
+        .arg(file)
+        .args(["--no-progress", "--rlimit", "0"])
+        .args(extra)
+        .assert()
+        .success();
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap()
+}
+
+/// Copies of the ledger and the labels file after a run, then the labels file is reset.
+fn outputs(file: &Path, fresh_labels: &str) -> (String, String) {
+    let ledger = read(&file.with_extension("covprune.json"));
+    let labels = read(&file.with_extension("labels"));
+    std::fs::write(file.with_extension("labels"), fresh_labels).unwrap();
+    (ledger, labels)
+}
+
+#[test]
+fn one_or_two_workers_write_the_same_bytes() {
+    for example in [
+        "benchmarks/programs/triangle.c",
+        "tests/fixtures/annotate/small.c",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = if example.ends_with("triangle.c") {
+            let f = dir.path().join("triangle.c");
+            std::fs::copy(example, &f).unwrap();
+            f
+        } else {
+            annotated(dir.path())
+        };
+        let labels_path = file.with_extension("labels");
+        let fresh = std::fs::read_to_string(&labels_path).unwrap_or_default();
+        let mut runs = Vec::new();
+        for jobs in ["1", "2", "2"] {
+            prune(&file, &["--jobs", jobs]);
+            runs.push(outputs(&file, &fresh));
+            if fresh.is_empty() {
+                let _ = std::fs::remove_file(&labels_path);
+            }
+        }
+        assert_eq!(runs[0], runs[1], "{example}: --jobs 1 and --jobs 2 differ");
+        assert_eq!(runs[1], runs[2], "{example}: two runs differ");
+    }
+}
+
+#[test]
+fn shards_merged_equal_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = annotated(dir.path());
+    let fresh = read(&file.with_extension("labels"));
+    prune(&file, &[]);
+    let whole = outputs(&file, &fresh);
+    let mut shard_files = Vec::new();
+    for k in 1..=3 {
+        prune(&file, &["--shard", &format!("{k}/3")]);
+        shard_files.push(dir.path().join(format!("small_labels.shard-{k}-of-3.json")));
+    }
+    assert_eq!(
+        read(&file.with_extension("labels")),
+        fresh,
+        "shards leave the labels file alone"
+    );
+    Cmd::cargo_bin("covprune")
+        .unwrap()
+        .arg("merge")
+        .args(&shard_files)
+        .assert()
+        .success();
+    assert_eq!(outputs(&file, &fresh), whole);
+    // A missing shard is refused.
+    Cmd::cargo_bin("covprune")
+        .unwrap()
+        .arg("merge")
+        .args(&shard_files[..2])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("every shard"));
+}
+
+#[test]
+fn a_killed_run_resumes_without_proving_anything_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = annotated(dir.path());
+    let fresh = read(&file.with_extension("labels"));
+    prune(&file, &["--jobs", "1"]);
+    let whole = outputs(&file, &fresh);
+    let journal = file.with_extension("covprune.journal");
+    std::fs::remove_file(&journal).unwrap();
+    // Kill the run (SIGKILL) once some answers are in the journal, before it ends.
+    let mut child = Command::new(cargo_bin("covprune"))
+        .arg("prune")
+        .arg(&file)
+        .args(["--no-progress", "--jobs", "1"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    loop {
+        let lines = std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count());
+        if lines >= 12 || t.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "the run was killed before its end");
+    let before = read(&journal).lines().count();
+    prune(&file, &["--jobs", "1", "--resume"]);
+    assert_eq!(outputs(&file, &fresh), whole, "resumed ledger differs");
+    // Every step-1 answer is in the journal once: nothing was proved twice.
+    let text = read(&journal);
+    let mut seen = std::collections::BTreeSet::new();
+    for line in text.lines().skip(1) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if let Some(s) = v.get("step1") {
+            assert!(
+                seen.insert((s[0].to_string(), s[1].to_string())),
+                "proved twice: {s}"
+            );
+        }
+    }
+    assert!(text.lines().count() > before);
+}
+
+#[test]
+fn a_pathological_function_stays_within_its_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut src = String::from(
+        "#ifndef pc_label\n#define pc_label(...) do{}while(0)\n#endif\nunsigned f(unsigned a, unsigned b)\n{\n    unsigned x = a, y = b;\n",
+    );
+    for k in 0..3000 {
+        src.push_str(&format!("    x = x * y + {k}u; y = y * x + a;\n"));
+    }
+    src.push_str("    pc_label(x == 12345u, 1, \"T\");\n    pc_label(x * y == 7u * b, 2, \"T\");\n    pc_label(y < x, 3, \"T\");\n    return x;\n}\n");
+    let file = dir.path().join("heavy.c");
+    std::fs::write(&file, src).unwrap();
+    let t = Instant::now();
+    Cmd::cargo_bin("covprune")
+        .unwrap()
+        .arg("prune")
+        .arg(&file)
+        .args([
+            "--no-progress",
+            "--timeout-ms",
+            "300",
+            "--function-budget-s",
+            "8",
+            "--max-memory-mb",
+            "4000",
+        ])
+        .assert()
+        .success();
+    let took = t.elapsed();
+    // Step 1 and step 2 at most, each check at most ~2 s (the watchdog), the budget 8 s.
+    assert!(took < Duration::from_secs(60), "took {took:?}");
+    let ledger: serde_json::Value =
+        serde_json::from_str(&read(&file.with_extension("covprune.json"))).unwrap();
+    for l in ledger["labels"].as_array().unwrap() {
+        assert_eq!(l["status"], "unknown", "{l}");
+        assert!(l["reason"].as_str().is_some_and(|r| !r.is_empty()));
+    }
+}

@@ -65,6 +65,9 @@ pub enum Command {
     /// Join the shard files of `prune --shard K/N` runs: write the ledger and the .labels file
     /// as one unsharded run would.
     Merge(MergeArgs),
+    /// Run a test suite on an annotated program: raw and cleaned coverage per criterion, and
+    /// the soundness alarm (exit code 3) when a test contradicts a claim of the ledger.
+    Measure(MeasureArgs),
     /// Insert test objectives (labels) for coverage criteria: writes DIR/STEM_labels.c and
     /// DIR/STEM_labels.labels.
     Annotate(AnnotateArgs),
@@ -161,6 +164,41 @@ pub struct PruneArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct MeasureArgs {
+    /// The annotated C file (with its `main`, or included by the test drivers).
+    pub file: PathBuf,
+    /// A file with one test per line (program arguments, optionally `< INPUT`), or a
+    /// directory of C test drivers.
+    #[arg(long)]
+    pub tests: PathBuf,
+    /// The labels file to update (default: the file's name with `.labels`).
+    #[arg(long)]
+    pub labels: Option<PathBuf>,
+    /// The ledger whose claims are checked (default: STEM.covprune.json, if it exists).
+    #[arg(long)]
+    pub ledger: Option<PathBuf>,
+    /// Other translation units of the program, built as they are (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub sources: Vec<PathBuf>,
+    /// A test running longer than this is stopped and reported.
+    #[arg(long, default_value_t = 10_000)]
+    pub test_timeout_ms: u64,
+    /// Write a Mutation Testing Elements report of the WM labels to this file.
+    #[arg(long)]
+    pub elements: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub cc: CcFlags,
+}
+
+/// Tests contradicted claims of the ledger: exit code 3.
+#[derive(Debug, thiserror::Error)]
+#[error("soundness alarm: {0} contradiction(s) between the tests and the ledger (listed above)")]
+pub struct SoundnessAlarm(pub usize);
+
+#[derive(Args, Debug)]
 pub struct MergeArgs {
     /// Shard files written by `covprune prune --shard K/N` (all N of them).
     #[arg(required = true)]
@@ -247,7 +285,11 @@ pub fn run(args: Vec<String>) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             print_err(&format!("covprune: error: {e:#}"));
-            ExitCode::from(2)
+            if e.downcast_ref::<SoundnessAlarm>().is_some() {
+                ExitCode::from(3)
+            } else {
+                ExitCode::from(2)
+            }
         }
     }
 }
@@ -319,6 +361,7 @@ fn execute(command: Command) -> anyhow::Result<()> {
         }
         Command::Prune(args) => prune(args)?,
         Command::Merge(args) => merge(args)?,
+        Command::Measure(args) => measure(args)?,
         Command::Criteria => {
             let mut out = String::new();
             for c in covprune_encoders::Criterion::ALL {
@@ -736,6 +779,218 @@ fn finish(
             ledger_path.display()
         ));
         print_out(&out);
+    }
+    Ok(())
+}
+
+fn measure(args: MeasureArgs) -> anyhow::Result<()> {
+    use crate::measure::{self, BuildOptions, Claim};
+    use crate::report::labels;
+    let tests = measure::read_tests(&args.tests)?;
+    let loaded = load(&args.file, &args.cc)?;
+    let labels_path = args
+        .labels
+        .clone()
+        .unwrap_or_else(|| args.file.with_extension("labels"));
+    let mut labels_file = if labels_path.exists() {
+        labels::read(&labels_path)?
+    } else {
+        // No labels file: the labels of the program.
+        let mut lf = labels::LabelsFile::default();
+        for f in &loaded.program.functions {
+            for (_, s) in f.labels() {
+                if let crate::ir::StmtKind::Label { id, tag, .. } = &s.kind {
+                    if lf.row_mut(*id).is_none() {
+                        lf.rows.push(labels::LabelRow {
+                            id: *id,
+                            status: "unknown".into(),
+                            tag: tag.clone(),
+                            origin_loc: String::new(),
+                            current_loc: String::new(),
+                            emitter: "covprune".into(),
+                            drivers: String::new(),
+                            exec_time: "0.".into(),
+                            extra: Vec::new(),
+                        });
+                    }
+                }
+            }
+        }
+        lf.rows.sort_by_key(|r| r.id);
+        lf
+    };
+    let ledger_path = args.ledger.clone().or_else(|| {
+        let p = PathBuf::from(format!(
+            "{}.covprune.json",
+            args.file.with_extension("").display()
+        ));
+        p.exists().then_some(p)
+    });
+    let claims = match &ledger_path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
+            let v: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|e| anyhow::anyhow!("{} is not a ledger: {e}", p.display()))?;
+            measure::claims_from_ledger(&v)
+        }
+        None => Default::default(),
+    };
+    let mut flags: Vec<String> = Vec::new();
+    for d in &args.cc.include_dirs {
+        flags.push(format!(
+            "-I{}",
+            d.canonicalize().unwrap_or_else(|_| d.clone()).display()
+        ));
+    }
+    for d in &args.cc.defines {
+        flags.push(format!("-D{d}"));
+    }
+    for f in &args.cc.force_includes {
+        flags.push("-include".into());
+        flags.push(
+            f.canonicalize()
+                .unwrap_or_else(|_| f.clone())
+                .display()
+                .to_string(),
+        );
+    }
+    if let Some(std) = &args.cc.std {
+        flags.push(format!("-std={std}"));
+    }
+    let build = BuildOptions {
+        cc: args.cc.cc.clone(),
+        flags,
+        sources: args.sources.clone(),
+    };
+    let work = tempfile::tempdir()?;
+    let tests_dir = if args.tests.is_dir() {
+        args.tests.clone()
+    } else {
+        args.tests
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    };
+    let runs = measure::run_tests(
+        &args.file,
+        &tests,
+        &build,
+        std::time::Duration::from_millis(args.test_timeout_ms),
+        work.path(),
+        &tests_dir,
+    )?;
+    let covered: std::collections::BTreeSet<u64> = runs
+        .iter()
+        .flat_map(|r| r.covered.iter().copied())
+        .collect();
+    let label_list: Vec<(u64, String)> = labels_file
+        .rows
+        .iter()
+        .map(|r| (r.id, r.tag.clone()))
+        .collect();
+    let table = measure::coverage(&label_list, &claims, &covered);
+    let alarms = measure::alarms(&claims, &runs);
+    // The labels file, LReplay style: covered labels and the tests that covered them.
+    for row in &mut labels_file.rows {
+        let by: Vec<&str> = runs
+            .iter()
+            .filter(|r| r.covered.contains(&row.id))
+            .map(|r| r.name.as_str())
+            .collect();
+        if !by.is_empty() {
+            row.status = "covered".into();
+            row.drivers = by.join(" ");
+        }
+    }
+    if alarms.is_empty() {
+        labels::write_atomic(&labels_path, &labels_file.to_text())?;
+    }
+    if let Some(path) = &args.elements {
+        let rows: Vec<(u64, String, String)> = labels_file
+            .rows
+            .iter()
+            .map(|r| (r.id, r.tag.clone(), r.origin_loc.clone()))
+            .collect();
+        let mut sources = std::collections::BTreeMap::new();
+        let dir = args.file.parent().unwrap_or(Path::new("."));
+        for (_, _, origin) in &rows {
+            let name = origin.rsplit_once(':').map_or(origin.as_str(), |(f, _)| f);
+            if !name.is_empty() && !sources.contains_key(name) {
+                for cand in [dir.join(name), dir.join("..").join(name)] {
+                    if let Ok(t) = std::fs::read_to_string(&cand) {
+                        sources.insert(name.to_string(), t);
+                        break;
+                    }
+                }
+            }
+        }
+        let report = measure::elements_report(&rows, &claims, &runs, &sources);
+        labels::write_atomic(path, &(serde_json::to_string_pretty(&report)? + "\n"))?;
+    }
+    let crashed: Vec<&str> = runs
+        .iter()
+        .filter(|r| matches!(r.outcome, measure::RunOutcome::Crashed(_)))
+        .map(|r| r.name.as_str())
+        .collect();
+    let timed_out: Vec<&str> = runs
+        .iter()
+        .filter(|r| r.outcome == measure::RunOutcome::TimedOut)
+        .map(|r| r.name.as_str())
+        .collect();
+    let file_name = args
+        .file
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    if args.json {
+        let criteria: Vec<serde_json::Value> = table
+            .iter()
+            .map(|c| {
+                let mut v = serde_json::to_value(c).unwrap_or_default();
+                v["raw_percent"] = serde_json::json!(c.raw());
+                v["cleaned_percent"] = serde_json::json!(c.cleaned());
+                v["upper_bound_percent"] = serde_json::json!(c.upper_bound());
+                v
+            })
+            .collect();
+        let v = serde_json::json!({
+            "file": file_name,
+            "tests": runs.len(),
+            "crashed": crashed,
+            "timed_out": timed_out,
+            "claims_checked": claims.len(),
+            "coverage": criteria,
+            "alarms": alarms,
+        });
+        print_out(&format!("{}\n", serde_json::to_string_pretty(&v)?));
+    } else {
+        let mut out = format!(
+            "{file_name}: {} tests ({} crashed, {} timed out), {} claims of the ledger checked\n",
+            runs.len(),
+            crashed.len(),
+            timed_out.len(),
+            claims.len()
+        );
+        out.push_str(&measure::coverage_text(&table));
+        for name in crashed.iter().chain(&timed_out) {
+            out.push_str(&format!("test {name} did not end normally\n"));
+        }
+        if alarms.is_empty() {
+            out.push_str(&format!("wrote {}\n", labels_path.display()));
+        }
+        print_out(&out);
+    }
+    if !alarms.is_empty() {
+        let mut msg = String::new();
+        for a in &alarms {
+            msg.push_str(&format!(
+                "soundness alarm: label {} claimed {}: {}\n",
+                a.label, a.claim, a.what
+            ));
+        }
+        print_err(&msg);
+        let _ = Claim::Infeasible;
+        return Err(SoundnessAlarm(alarms.len()).into());
     }
     Ok(())
 }

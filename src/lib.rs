@@ -8,6 +8,7 @@ pub mod console;
 pub mod frontend;
 pub mod ir;
 pub mod libc;
+pub mod measure;
 pub mod prune;
 pub mod report;
 pub mod smt;

@@ -251,12 +251,17 @@ fn generate_with(seed: u64, emit_labels: bool) -> (String, u32) {
     (g.out, g.next_label)
 }
 
+/// The driver runs `f` on every input with the project's recording runtime
+/// (`covprune::measure::runtime`), resetting it before each input.
 const DRIVER: &str = r#"
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
+#ifndef MAXL
 #define MAXL 4096
-unsigned char covered[MAXL];
+#endif
+unsigned char covprune_state_of(long id);
+void covprune_reset(void);
 static unsigned long long inputs[MAXL][1024]; /* one bit per input covering the label */
 static jmp_buf env;
 void harness_exit(int code) { (void)code; longjmp(env, 1); }
@@ -265,10 +270,10 @@ int main(void) {
     for (int a = 0; a < 256; a++)
         for (int b = -128; b < 128; b++) {
             int input = a * 256 + (b + 128);
-            memset(covered, 0, sizeof covered);
+            covprune_reset();
             if (!setjmp(env)) f((unsigned char)a, (signed char)b);
             for (int i = 0; i < MAXL; i++)
-                if (covered[i]) inputs[i][input / 64] |= 1ULL << (input % 64);
+                if (covprune_state_of(i) & 2) inputs[i][input / 64] |= 1ULL << (input % 64);
         }
     for (int i = 0; i < MAXL; i++) {
         int any = 0;
@@ -282,24 +287,28 @@ int main(void) {
 }
 "#;
 
+/// `exit` jumps back to the driver, which goes on with the next input.
 const HARNESS_H: &str = r#"
-extern unsigned char covered[4096];
 void harness_exit(int code) __attribute__((noreturn));
-#define pc_label(c, id, tag) do { if (c) covered[id] = 1; } while (0)
 #define exit harness_exit
 "#;
 
 /// For each label some input covers, the set of covering inputs (a bitset), by running the
 /// compiled program on every input.
-fn covered_labels(dir: &Path, program: &Path) -> BTreeMap<u32, Vec<u64>> {
+fn covered_labels(dir: &Path, program: &Path, n_labels: usize) -> BTreeMap<u32, Vec<u64>> {
     let exe = dir.join("prog");
     let status = Command::new("cc")
-        .args(["-O0", "-w", "-include"])
+        .args(["-O0", "-w"])
+        .arg(format!("-DMAXL={}", n_labels + 1))
+        .arg("-include")
+        .arg(dir.join("runtime.h"))
+        .arg("-include")
         .arg(dir.join("harness.h"))
         .arg("-o")
         .arg(&exe)
         .arg(program)
         .arg(dir.join("driver.c"))
+        .arg(dir.join("runtime.c"))
         .status()
         .expect("cc runs");
     assert!(
@@ -368,6 +377,16 @@ fn harness_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("driver.c"), DRIVER).unwrap();
     std::fs::write(dir.path().join("harness.h"), HARNESS_H).unwrap();
+    std::fs::write(
+        dir.path().join("runtime.h"),
+        covprune::measure::runtime::HEADER,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("runtime.c"),
+        covprune::measure::runtime::SOURCE,
+    )
+    .unwrap();
     dir
 }
 
@@ -394,7 +413,7 @@ fn env_u64(name: &str, default: u64) -> u64 {
 /// Runs the program on every input, prunes it, and checks every claim against the runs.
 fn check(dir: &Path, seed: u64, path: &Path, n_labels: usize, tally: &mut Tally) {
     let text = std::fs::read_to_string(path).unwrap();
-    let covered = covered_labels(dir, path);
+    let covered = covered_labels(dir, path, n_labels);
     let loaded = frontend::load(path, &PreprocessOptions::default()).unwrap();
     assert!(
         loaded.program.skipped.is_empty(),

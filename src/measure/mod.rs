@@ -1,0 +1,692 @@
+//! `covprune measure`: builds an annotated program with the recording runtime, runs a test
+//! suite on it, and computes raw and cleaned coverage per criterion; every claim of the ledger
+//! is checked against the runs (the soundness alarm).
+
+pub mod runtime;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// One test: arguments (and standard input) of the program, or a C driver with its own `main`
+/// that includes the annotated file (LTest/LReplay style).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TestSpec {
+    Args {
+        name: String,
+        args: Vec<String>,
+        stdin: Option<PathBuf>,
+    },
+    Driver {
+        name: String,
+        path: PathBuf,
+    },
+}
+
+impl TestSpec {
+    pub fn name(&self) -> &str {
+        match self {
+            TestSpec::Args { name, .. } | TestSpec::Driver { name, .. } => name,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MeasureError {
+    #[error("cannot read the tests {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {message}")]
+    Malformed {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("{0}: no tests")]
+    Empty(PathBuf),
+    #[error("the program does not build with the recording runtime:\n{0}")]
+    Build(String),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Reads the tests: a directory of C drivers, or a file with one test per line (the program's
+/// arguments, shell-quoted, optionally ending in `< FILE`; `#` starts a comment; paths are
+/// relative to the tests file). Tests are named by their line number, drivers by file stem.
+pub fn read_tests(path: &Path) -> Result<Vec<TestSpec>, MeasureError> {
+    let read_err = |source| MeasureError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    if path.is_dir() {
+        let mut drivers: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(read_err)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "c"))
+            .collect();
+        drivers.sort();
+        if drivers.is_empty() {
+            return Err(MeasureError::Empty(path.to_path_buf()));
+        }
+        return Ok(drivers
+            .into_iter()
+            .map(|p| TestSpec::Driver {
+                name: p
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                path: p,
+            })
+            .collect());
+    }
+    let text = std::fs::read_to_string(path).map_err(read_err)?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let malformed = |message: String| MeasureError::Malformed {
+            path: path.to_path_buf(),
+            line: i + 1,
+            message,
+        };
+        let mut words = split_words(line).map_err(malformed)?;
+        let mut stdin = None;
+        if let Some(k) = words.iter().position(|w| w == "<") {
+            if k + 2 != words.len() {
+                return Err(malformed(
+                    "`<` must be followed by one file, at the end".into(),
+                ));
+            }
+            let file = base.join(&words[k + 1]);
+            if !file.exists() {
+                return Err(malformed(format!("no such input file {}", file.display())));
+            }
+            stdin = Some(file);
+            words.truncate(k);
+        }
+        out.push(TestSpec::Args {
+            name: (i + 1).to_string(),
+            args: words,
+            stdin,
+        });
+    }
+    if out.is_empty() {
+        return Err(MeasureError::Empty(path.to_path_buf()));
+    }
+    Ok(out)
+}
+
+/// Splits a line into words with shell-like single and double quotes.
+fn split_words(line: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let mut in_word = false;
+    for ch in line.chars() {
+        match (quote, ch) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => cur.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(ch);
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    out.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err("unterminated quote".into());
+    }
+    if in_word {
+        out.push(cur);
+    }
+    Ok(out)
+}
+
+/// How the annotated program is compiled.
+#[derive(Clone, Debug, Default)]
+pub struct BuildOptions {
+    /// The C compiler (default `cc`).
+    pub cc: Option<String>,
+    /// Flags for the program's translation units (`-I`, `-D`, `-std`, `-include`).
+    pub flags: Vec<String>,
+    /// Other translation units of the program, built as they are.
+    pub sources: Vec<PathBuf>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunOutcome {
+    /// The program ended (any exit code is a normal end).
+    Exited(i32),
+    /// Killed by a signal (a crash): its labels count, its relations are not checked.
+    Crashed(String),
+    TimedOut,
+}
+
+#[derive(Clone, Debug)]
+pub struct TestRun {
+    pub name: String,
+    pub outcome: RunOutcome,
+    pub reached: BTreeSet<u64>,
+    pub covered: BTreeSet<u64>,
+}
+
+impl TestRun {
+    /// A run that ended normally: every co-reached label it reached, it reached in full.
+    pub fn completed(&self) -> bool {
+        matches!(self.outcome, RunOutcome::Exited(_))
+    }
+}
+
+fn compile(cc: &str, args: &[String], work: &Path) -> Result<(), MeasureError> {
+    let out = Command::new(cc).args(args).current_dir(work).output()?;
+    if !out.status.success() {
+        return Err(MeasureError::Build(
+            String::from_utf8_lossy(&out.stderr)
+                .chars()
+                .take(4000)
+                .collect(),
+        ));
+    }
+    Ok(())
+}
+
+/// Builds the program (and each driver) with the recording runtime in `work`, and runs every
+/// test (in parallel, each with its own record) in `cwd` (the tests file's directory, so that
+/// its paths resolve), killing those that run over `timeout`.
+pub fn run_tests(
+    annotated: &Path,
+    tests: &[TestSpec],
+    build: &BuildOptions,
+    timeout: Duration,
+    work: &Path,
+    cwd: &Path,
+) -> Result<Vec<TestRun>, MeasureError> {
+    let cc = build.cc.clone().unwrap_or_else(|| "cc".into());
+    let annotated = annotated.canonicalize()?;
+    let header = work.join("covprune_runtime.h");
+    std::fs::write(&header, runtime::HEADER)?;
+    std::fs::write(work.join("covprune_runtime.c"), runtime::SOURCE)?;
+    compile(
+        &cc,
+        &[
+            "-c".into(),
+            "-w".into(),
+            "covprune_runtime.c".into(),
+            "-o".into(),
+            "covprune_runtime.o".into(),
+        ],
+        work,
+    )?;
+    let sources: Vec<String> = build
+        .sources
+        .iter()
+        .map(|s| s.canonicalize().map(|p| p.display().to_string()))
+        .collect::<Result<_, _>>()?;
+    let common = |main_file: &Path, exe: &str| -> Vec<String> {
+        let mut a = vec!["-w".to_string(), "-g0".to_string()];
+        a.extend(build.flags.iter().cloned());
+        if let Some(dir) = annotated.parent() {
+            a.push(format!("-I{}", dir.display()));
+        }
+        a.push("-include".into());
+        a.push(header.display().to_string());
+        a.push(main_file.display().to_string());
+        a.extend(sources.iter().cloned());
+        a.push("covprune_runtime.o".into());
+        a.push("-o".into());
+        a.push(exe.to_string());
+        a
+    };
+    let has_args = tests.iter().any(|t| matches!(t, TestSpec::Args { .. }));
+    if has_args {
+        compile(&cc, &common(&annotated, "program"), work)?;
+    }
+    let mut drivers = BTreeMap::new();
+    for t in tests {
+        if let TestSpec::Driver { name, path } = t {
+            let exe = format!("driver_{name}");
+            compile(&cc, &common(&path.canonicalize()?, &exe), work)?;
+            drivers.insert(name.clone(), work.join(exe));
+        }
+    }
+    let runs = tests
+        .par_iter()
+        .enumerate()
+        .map(|(k, t)| {
+            let record = work.join(format!("record_{k}.txt"));
+            let _ = std::fs::remove_file(&record);
+            let mut cmd = match t {
+                TestSpec::Args { args, .. } => {
+                    let mut c = Command::new(work.join("program"));
+                    c.args(args);
+                    c
+                }
+                TestSpec::Driver { name, .. } => Command::new(&drivers[name]),
+            };
+            let stdin = match t {
+                TestSpec::Args { stdin: Some(f), .. } => Stdio::from(std::fs::File::open(f)?),
+                _ => Stdio::null(),
+            };
+            cmd.env("COVPRUNE_RECORD", &record)
+                .current_dir(cwd)
+                .stdin(stdin)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            let mut child = cmd.spawn()?;
+            let start = Instant::now();
+            let outcome = loop {
+                if let Some(status) = child.try_wait()? {
+                    break match status.code() {
+                        Some(c) => RunOutcome::Exited(c),
+                        None => RunOutcome::Crashed(signal_name(&status)),
+                    };
+                }
+                if start.elapsed() > timeout {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break RunOutcome::TimedOut;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            };
+            let text = std::fs::read_to_string(&record).unwrap_or_default();
+            let (reached, covered) = runtime::parse_record(&text);
+            Ok(TestRun {
+                name: t.name().to_string(),
+                outcome,
+                reached,
+                covered,
+            })
+        })
+        .collect::<Result<Vec<TestRun>, std::io::Error>>()?;
+    Ok(runs)
+}
+
+#[cfg(unix)]
+fn signal_name(status: &std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    status
+        .signal()
+        .map_or_else(|| "killed".into(), |s| format!("signal {s}"))
+}
+
+#[cfg(not(unix))]
+fn signal_name(_: &std::process::ExitStatus) -> String {
+    "killed".into()
+}
+
+/// What the ledger claims about a label.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Claim {
+    Infeasible,
+    Duplicate(u64),
+    Subsumed(Vec<u64>),
+}
+
+/// Claims from a ledger (`covprune-ledger/1`).
+pub fn claims_from_ledger(ledger: &serde_json::Value) -> BTreeMap<u64, Claim> {
+    let mut out = BTreeMap::new();
+    for l in ledger["labels"].as_array().into_iter().flatten() {
+        let Some(id) = l["id"].as_u64() else { continue };
+        let ids = |v: &serde_json::Value| -> Vec<u64> {
+            v.as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(serde_json::Value::as_u64)
+                .collect()
+        };
+        let claim = match l["status"].as_str() {
+            Some("infeasible") => Claim::Infeasible,
+            Some("duplicate") => match ids(&l["of"]).first() {
+                Some(of) => Claim::Duplicate(*of),
+                None => continue,
+            },
+            Some("subsumed") => Claim::Subsumed(ids(&l["by"])),
+            _ => continue,
+        };
+        out.insert(id, claim);
+    }
+    out
+}
+
+/// A run that contradicts a claim of the ledger: a soundness bug of the pruning.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Alarm {
+    pub label: u64,
+    pub claim: String,
+    pub test: String,
+    pub what: String,
+}
+
+/// Checks every claim against the runs. Infeasible claims are checked on every run; relations
+/// (which assume runs are not interrupted between co-reached labels) on runs that ended.
+pub fn alarms(claims: &BTreeMap<u64, Claim>, runs: &[TestRun]) -> Vec<Alarm> {
+    let mut out = Vec::new();
+    for (&id, claim) in claims {
+        for r in runs {
+            let cov = |x: u64| r.covered.contains(&x);
+            match claim {
+                Claim::Infeasible if cov(id) => out.push(Alarm {
+                    label: id,
+                    claim: "infeasible".into(),
+                    test: r.name.clone(),
+                    what: format!("test {} covers label {id}", r.name),
+                }),
+                Claim::Duplicate(of) if r.completed() && cov(id) != cov(*of) => out.push(Alarm {
+                    label: id,
+                    claim: format!("duplicate of {of}"),
+                    test: r.name.clone(),
+                    what: format!(
+                        "test {} covers label {} but not label {}",
+                        r.name,
+                        if cov(id) { id } else { *of },
+                        if cov(id) { *of } else { id }
+                    ),
+                }),
+                Claim::Subsumed(by) if r.completed() && !cov(id) => {
+                    if let Some(b) = by.iter().find(|b| cov(**b)) {
+                        out.push(Alarm {
+                            label: id,
+                            claim: format!("subsumed by {b}"),
+                            test: r.name.clone(),
+                            what: format!("test {} covers label {b} but not label {id}", r.name),
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Coverage of one criterion.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Coverage {
+    pub criterion: String,
+    pub labels: usize,
+    pub covered: usize,
+    /// Infeasible, duplicate (not the representative) or subsumed.
+    pub polluting: usize,
+    pub infeasible: usize,
+    /// Labels kept after pruning, and those of them covered.
+    pub kept: usize,
+    pub kept_covered: usize,
+}
+
+impl Coverage {
+    fn ratio(a: usize, b: usize) -> Option<f64> {
+        (b > 0).then(|| 100.0 * a as f64 / b as f64)
+    }
+    /// covered / all labels, in %.
+    pub fn raw(&self) -> Option<f64> {
+        Coverage::ratio(self.covered, self.labels)
+    }
+    /// covered kept labels / kept labels, in %.
+    pub fn cleaned(&self) -> Option<f64> {
+        Coverage::ratio(self.kept_covered, self.kept)
+    }
+    /// covered / labels not proven infeasible, in %: what the pruning says is reachable.
+    pub fn upper_bound(&self) -> Option<f64> {
+        Coverage::ratio(self.covered, self.labels - self.infeasible)
+    }
+}
+
+/// Per criterion (a tag's first word) and overall (`all`, last). Within a criterion, only
+/// relations to labels of the same criterion count (a CC label subsumed by an MCC label is
+/// still a CC objective); a duplicate class keeps one label per criterion, its lowest id when
+/// the class representative belongs to another criterion. The `all` row uses every claim.
+pub fn coverage(
+    labels: &[(u64, String)],
+    claims: &BTreeMap<u64, Claim>,
+    covered: &BTreeSet<u64>,
+) -> Vec<Coverage> {
+    let crit_of: BTreeMap<u64, String> = labels
+        .iter()
+        .map(|(id, tag)| (*id, tag.split_whitespace().next().unwrap_or("").to_string()))
+        .collect();
+    // Per criterion and duplicate class: the label kept when the representative is foreign.
+    let mut kept_in_class: BTreeMap<(String, u64), u64> = BTreeMap::new();
+    for (id, claim) in claims {
+        if let (Claim::Duplicate(of), Some(c)) = (claim, crit_of.get(id)) {
+            if crit_of.get(of) != Some(c) {
+                let e = kept_in_class.entry((c.clone(), *of)).or_insert(*id);
+                *e = (*e).min(*id);
+            }
+        }
+    }
+    let polluting_within = |id: u64, c: &str| -> bool {
+        match claims.get(&id) {
+            None => false,
+            Some(Claim::Infeasible) => true,
+            Some(Claim::Duplicate(of)) => {
+                crit_of.get(of).map(String::as_str) == Some(c)
+                    || kept_in_class.get(&(c.to_string(), *of)) != Some(&id)
+            }
+            Some(Claim::Subsumed(by)) => by
+                .iter()
+                .any(|b| crit_of.get(b).map(String::as_str) == Some(c)),
+        }
+    };
+    let mut per: BTreeMap<String, Coverage> = BTreeMap::new();
+    let mut all = Coverage {
+        criterion: "all".into(),
+        ..Coverage::default()
+    };
+    let add = |c: &mut Coverage, polluting: bool, infeasible: bool, is_cov: bool| {
+        c.labels += 1;
+        c.covered += usize::from(is_cov);
+        c.infeasible += usize::from(infeasible);
+        if polluting {
+            c.polluting += 1;
+        } else {
+            c.kept += 1;
+            c.kept_covered += usize::from(is_cov);
+        }
+    };
+    for (id, _) in labels {
+        let crit = crit_of[id].clone();
+        let is_cov = covered.contains(id);
+        let infeasible = claims.get(id) == Some(&Claim::Infeasible);
+        let c = per.entry(crit.clone()).or_insert_with(|| Coverage {
+            criterion: crit.clone(),
+            ..Coverage::default()
+        });
+        add(c, polluting_within(*id, &crit), infeasible, is_cov);
+        add(&mut all, claims.contains_key(id), infeasible, is_cov);
+    }
+    let mut out: Vec<Coverage> = per.into_values().collect();
+    out.push(all);
+    out
+}
+
+/// The coverage table as text.
+pub fn coverage_text(rows: &[Coverage]) -> String {
+    let pct = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}%"));
+    let mut out = format!(
+        "{:<9} {:>7} {:>8} {:>7} {:>10} {:>6} {:>8} {:>8} {:>8}\n",
+        "criterion", "labels", "covered", "raw", "polluting", "kept", "covered", "cleaned", "bound"
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "{:<9} {:>7} {:>8} {:>7} {:>10} {:>6} {:>8} {:>8} {:>8}\n",
+            r.criterion,
+            r.labels,
+            r.covered,
+            pct(r.raw()),
+            r.polluting,
+            r.kept,
+            r.kept_covered,
+            pct(r.cleaned()),
+            pct(r.upper_bound())
+        ));
+    }
+    out
+}
+
+/// A Mutation Testing Elements report (schema version 1) of the WM labels: a covered label is
+/// a killed mutant, a reached one survived, an unreached one has no coverage, and a pruned one
+/// is ignored with the reason.
+pub fn elements_report(
+    labels: &[(u64, String, String)],
+    claims: &BTreeMap<u64, Claim>,
+    runs: &[TestRun],
+    sources: &BTreeMap<String, String>,
+) -> serde_json::Value {
+    let mut files: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
+    for (id, tag, origin) in labels {
+        let mut words = tag.split_whitespace();
+        let crit = words.next().unwrap_or("");
+        if !crit.starts_with("WM") {
+            continue;
+        }
+        let mutator = words.next().unwrap_or("WM");
+        let (file, line) = origin
+            .rsplit_once(':')
+            .map_or((origin.as_str(), 1), |(f, l)| (f, l.parse().unwrap_or(1)));
+        let killers: Vec<&str> = runs
+            .iter()
+            .filter(|r| r.covered.contains(id))
+            .map(|r| r.name.as_str())
+            .collect();
+        let reached = runs.iter().any(|r| r.reached.contains(id));
+        let (status, reason) = match claims.get(id) {
+            Some(Claim::Infeasible) => (
+                "Ignored",
+                Some("equivalent mutant (proved infeasible)".to_string()),
+            ),
+            Some(Claim::Duplicate(of)) => (
+                "Ignored",
+                Some(format!("redundant: duplicate of mutant {of}")),
+            ),
+            Some(Claim::Subsumed(by)) => (
+                "Ignored",
+                Some(format!(
+                    "redundant: subsumed by mutant {}",
+                    by.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+                )),
+            ),
+            None if !killers.is_empty() => ("Killed", None),
+            None if reached => ("Survived", None),
+            None => ("NoCoverage", None),
+        };
+        let mut m = serde_json::json!({
+            "id": id.to_string(),
+            "mutatorName": mutator,
+            "location": {"start": {"line": line, "column": 1}, "end": {"line": line, "column": 2}},
+            "status": status,
+        });
+        if let Some(r) = reason {
+            m["statusReason"] = serde_json::json!(r);
+        }
+        if !killers.is_empty() {
+            m["killedBy"] = serde_json::json!(killers);
+        }
+        files.entry(file.to_string()).or_default().push(m);
+    }
+    let files: serde_json::Map<String, serde_json::Value> = files
+        .into_iter()
+        .map(|(f, mutants)| {
+            let source = sources.get(&f).cloned().unwrap_or_default();
+            (
+                f,
+                serde_json::json!({"language": "c", "source": source, "mutants": mutants}),
+            )
+        })
+        .collect();
+    serde_json::json!({
+        "schemaVersion": "1",
+        "thresholds": {"high": 80, "low": 60},
+        "files": files,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(name: &str, covered: &[u64]) -> TestRun {
+        TestRun {
+            name: name.into(),
+            outcome: RunOutcome::Exited(0),
+            reached: covered.iter().copied().collect(),
+            covered: covered.iter().copied().collect(),
+        }
+    }
+
+    #[test]
+    fn words_follow_shell_quotes() {
+        assert_eq!(
+            split_words(r#"-c "a b" 'c d'e f"#).unwrap(),
+            vec!["-c", "a b", "c de", "f"]
+        );
+        assert!(split_words("'open").is_err());
+    }
+
+    #[test]
+    fn every_kind_of_contradiction_is_reported() {
+        let claims = BTreeMap::from([
+            (1, Claim::Infeasible),
+            (3, Claim::Duplicate(2)),
+            (5, Claim::Subsumed(vec![4])),
+        ]);
+        let runs = [
+            run("t1", &[1]),
+            run("t2", &[2]),
+            run("t3", &[4]),
+            run("ok", &[2, 3, 4, 5]),
+        ];
+        let a = alarms(&claims, &runs);
+        let got: Vec<(u64, &str)> = a.iter().map(|a| (a.label, a.test.as_str())).collect();
+        assert_eq!(got, vec![(1, "t1"), (3, "t2"), (5, "t3")]);
+    }
+
+    #[test]
+    fn cleaned_coverage_leaves_polluting_labels_out() {
+        let labels: Vec<(u64, String)> = (1..=4).map(|i| (i, "CC".to_string())).collect();
+        let claims = BTreeMap::from([(4, Claim::Infeasible), (3, Claim::Duplicate(1))]);
+        let c = coverage(&labels, &claims, &BTreeSet::from([1, 3]));
+        assert_eq!(c[0].raw(), Some(50.0));
+        assert_eq!(c[0].cleaned(), Some(50.0)); // kept 1, 2; covered 1
+        assert!((c[0].upper_bound().unwrap() - 66.666).abs() < 0.01);
+        assert_eq!(c.last().unwrap().criterion, "all");
+    }
+
+    #[test]
+    fn relations_to_other_criteria_do_not_prune_a_criterion() {
+        // 2 (CC) is subsumed by 1 (MCC); 3 and 4 (CC) are duplicates of 1.
+        let labels = vec![
+            (1, "MCC".to_string()),
+            (2, "CC".to_string()),
+            (3, "CC".to_string()),
+            (4, "CC".to_string()),
+        ];
+        let claims = BTreeMap::from([
+            (2, Claim::Subsumed(vec![1])),
+            (3, Claim::Duplicate(1)),
+            (4, Claim::Duplicate(1)),
+        ]);
+        let c = coverage(&labels, &claims, &BTreeSet::new());
+        let cc = c.iter().find(|r| r.criterion == "CC").unwrap();
+        assert_eq!((cc.kept, cc.polluting), (2, 1)); // 2 and 3 kept, 4 a duplicate of 3
+        assert_eq!(c.last().unwrap().kept, 1);
+    }
+}

@@ -1,0 +1,139 @@
+//! `covprune measure`: coverage of a shipped example under its shipped tests (snapshot), the
+//! soundness alarm on a ledger that a test contradicts, and tests that crash or hang.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command as Cmd;
+use predicates::prelude::*;
+
+fn covprune() -> Cmd {
+    Cmd::cargo_bin("covprune").unwrap()
+}
+
+/// tritype.c annotated (CC, MCC, WM) and pruned in `dir`: the annotated file.
+fn pruned_tritype(dir: &Path) -> PathBuf {
+    covprune()
+        .args([
+            "annotate",
+            "benchmarks/programs/tritype.c",
+            "--criteria",
+            "CC,MCC,WM",
+            "-o",
+        ])
+        .arg(dir)
+        .assert()
+        .success();
+    let file = dir.join("tritype_labels.c");
+    covprune()
+        .arg("prune")
+        .arg(&file)
+        .args(["--no-progress", "--jobs", "1"])
+        .assert()
+        .success();
+    file
+}
+
+#[test]
+fn coverage_per_criterion_on_the_shipped_example() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = pruned_tritype(dir.path());
+    let out = covprune()
+        .arg("measure")
+        .arg(&file)
+        .args(["--tests", "benchmarks/programs/tritype.tests", "--json"])
+        .arg("--elements")
+        .arg(dir.path().join("elements.json"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["alarms"].as_array().unwrap().len(), 0);
+    insta::assert_snapshot!("tritype_measure", serde_json::to_string_pretty(&v).unwrap());
+    // The labels file now says which tests covered what.
+    let labels = std::fs::read_to_string(dir.path().join("tritype_labels.labels")).unwrap();
+    assert!(labels.lines().any(|l| l.contains(", covered, ")));
+    // Elements report: every WM label is a mutant with a status.
+    let e: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("elements.json")).unwrap())
+            .unwrap();
+    let mutants = e["files"]["tritype.c"]["mutants"].as_array().unwrap();
+    assert_eq!(
+        mutants.len() as u64,
+        v["coverage"][2]["labels"].as_u64().unwrap()
+    );
+    assert!(mutants.iter().any(|m| m["status"] == "Killed"));
+    assert!(mutants.iter().any(|m| m["status"] == "Ignored"));
+}
+
+#[test]
+fn a_ledger_contradicted_by_a_test_raises_the_alarm() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = pruned_tritype(dir.path());
+    let ledger_path = dir.path().join("tritype_labels.covprune.json");
+    let mut ledger: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&ledger_path).unwrap()).unwrap();
+    // Label 1 is CC `a <= 0`, covered by the test `0 1 1` (line 8 of the tests file).
+    let l1 = ledger["labels"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|l| l["id"] == 1)
+        .unwrap();
+    l1["status"] = serde_json::json!("infeasible");
+    std::fs::write(&ledger_path, serde_json::to_string(&ledger).unwrap()).unwrap();
+    let before = std::fs::read_to_string(dir.path().join("tritype_labels.labels")).unwrap();
+    covprune()
+        .arg("measure")
+        .arg(&file)
+        .args(["--tests", "benchmarks/programs/tritype.tests"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(
+            "label 1 claimed infeasible: test 8 covers label 1",
+        ));
+    let after = std::fs::read_to_string(dir.path().join("tritype_labels.labels")).unwrap();
+    assert_eq!(before, after, "nothing is written under an alarm");
+}
+
+#[test]
+fn tests_that_crash_or_hang_are_reported_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = dir.path().join("p.c");
+    std::fs::write(
+        &prog,
+        "#include <string.h>\n#ifndef pc_label\n#define pc_label(...) do{}while(0)\n#endif\nint main(int argc, char **argv) {\n  pc_label(argc > 1, 1, \"T\");\n  if (argc > 1 && strcmp(argv[1], \"crash\") == 0) { volatile int *p = 0; *p = 1; }\n  if (argc > 1 && strcmp(argv[1], \"hang\") == 0) for (;;) {}\n  pc_label(argc > 2, 2, \"T\");\n  return 0;\n}\n",
+    )
+    .unwrap();
+    let tests = dir.path().join("p.tests");
+    std::fs::write(&tests, "crash\nhang\nfine 1\n").unwrap();
+    let out = covprune()
+        .arg("measure")
+        .arg(&prog)
+        .arg("--tests")
+        .arg(&tests)
+        .args(["--test-timeout-ms", "1000", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["crashed"], serde_json::json!(["1"]));
+    assert_eq!(v["timed_out"], serde_json::json!(["2"]));
+    assert_eq!(v["coverage"][0]["covered"], 2);
+}
+
+#[test]
+fn a_tests_file_naming_a_missing_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let tests = dir.path().join("t.tests");
+    std::fs::write(&tests, "# comment\n1 2 3\n4 < nowhere.txt\n").unwrap();
+    covprune()
+        .args(["measure", "benchmarks/programs/tritype.c", "--tests"])
+        .arg(&tests)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("t.tests:3: no such input file"));
+}

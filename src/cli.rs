@@ -159,6 +159,11 @@ pub struct PruneArgs {
     /// Record each label's solver time in the ledger (which then differs run to run).
     #[arg(long)]
     pub timings: bool,
+    /// Prove in this process. By default a supervisor runs the prover as a child process and,
+    /// should the solver crash it, restarts it from the journal without the functions that
+    /// were in flight (their remaining labels stay unknown).
+    #[arg(long)]
+    pub in_process: bool,
     #[command(flatten)]
     pub cc: CcFlags,
 }
@@ -268,9 +273,19 @@ pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
         .collect()
 }
 
+/// The command line, for the supervisor to run the same command in a child process.
+static ARGV: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+
+/// A child process ended with this exit code and already said why.
+#[derive(Debug, thiserror::Error)]
+#[error("exit code {0}")]
+struct ChildExit(u8);
+
 /// Runs the command line; returns the process exit code.
 pub fn run(args: Vec<String>) -> ExitCode {
-    let cli = match Cli::try_parse_from(normalize_args(args)) {
+    let args = normalize_args(args);
+    let _ = ARGV.set(args.clone());
+    let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
@@ -284,6 +299,9 @@ pub fn run(args: Vec<String>) -> ExitCode {
     match execute(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            if let Some(ChildExit(code)) = e.downcast_ref::<ChildExit>() {
+                return ExitCode::from(*code);
+            }
             print_err(&format!("covprune: error: {e:#}"));
             if e.downcast_ref::<SoundnessAlarm>().is_some() {
                 ExitCode::from(3)
@@ -493,6 +511,79 @@ struct ShardFile {
 
 const SHARD_SCHEMA: &str = "covprune-shard/1";
 
+/// Set in the environment of the prover child process.
+const WORKER_ENV: &str = "COVPRUNE_WORKER";
+/// Restarts after crashes before giving up.
+const MAX_RESTARTS: usize = 20;
+
+/// The journal's fingerprint (input and answer-changing options) and path.
+fn journal_of(
+    args: &PruneArgs,
+    shard: Option<(usize, usize)>,
+) -> anyhow::Result<(String, PathBuf)> {
+    let source = std::fs::read(&args.file)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", args.file.display()))?;
+    let steps: std::collections::BTreeSet<u8> = args.steps.iter().copied().chain([1]).collect();
+    let options = format!(
+        "steps={:?} timeout={} rlimit={} mem={} inline={} entry={:?} filter={} budget={}",
+        steps,
+        args.timeout_ms,
+        args.rlimit,
+        args.max_memory_mb,
+        !args.no_inline,
+        args.entry,
+        !args.no_model_filter,
+        args.function_budget_s
+    );
+    let stem = args.file.with_extension("");
+    let shard_tag = shard.map_or_else(String::new, |(k, n)| format!(".shard-{k}-of-{n}"));
+    Ok((
+        crate::prune::journal::fingerprint(&source, &options),
+        PathBuf::from(format!("{}{shard_tag}.covprune.journal", stem.display())),
+    ))
+}
+
+/// Runs the prover in a child process of this binary; when the child dies (a solver crash,
+/// an abort, a signal), the functions it was proving are marked crashed in the journal and a
+/// new child resumes: only the obligations in flight are lost.
+fn supervise(args: &PruneArgs, shard: Option<(usize, usize)>) -> anyhow::Result<()> {
+    let argv = ARGV.get().cloned().unwrap_or_default();
+    let exe = std::env::current_exe()?;
+    let mut resume = args.resume;
+    for _ in 0..MAX_RESTARTS {
+        let mut cmd = std::process::Command::new(&exe);
+        cmd.args(argv.iter().skip(1));
+        if resume && !args.resume {
+            cmd.arg("--resume");
+        }
+        let status = cmd.env(WORKER_ENV, "1").status()?;
+        match status.code() {
+            Some(0) => return Ok(()),
+            Some(c @ (2 | 3)) => return Err(ChildExit(c as u8).into()),
+            _ => {}
+        }
+        let (fingerprint, journal_path) = journal_of(args, shard)?;
+        if !journal_path.exists() {
+            anyhow::bail!("the prover died ({status}) before it began");
+        }
+        let (journal, prior) =
+            crate::prune::journal::Journal::open(&journal_path, &fingerprint, true)?;
+        if prior.started.is_empty() {
+            anyhow::bail!("the prover died ({status}) outside any function; rerun with --resume");
+        }
+        let names: Vec<&str> = prior.started.iter().map(String::as_str).collect();
+        print_err(&format!(
+            "covprune: the prover died ({status}) while proving {}; going on without them\n",
+            names.join(", ")
+        ));
+        for f in &prior.started {
+            journal.crashed(f);
+        }
+        resume = true;
+    }
+    anyhow::bail!("the prover died {MAX_RESTARTS} times; giving up (the journal keeps its answers)")
+}
+
 fn prune(args: PruneArgs) -> anyhow::Result<()> {
     use crate::prune::PruneConfig;
     use crate::report::labels;
@@ -506,6 +597,15 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
         }
     }
     let shard = args.shard.as_deref().map(parse_shard).transpose()?;
+    // The supervisor re-runs this executable: only when it is covprune itself (not a program
+    // that calls `cli::run` as a library).
+    let is_covprune = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.file_stem().map(|s| s == "covprune"))
+        .unwrap_or(false);
+    if !args.in_process && is_covprune && std::env::var_os(WORKER_ENV).is_none() {
+        return supervise(&args, shard);
+    }
     let inputs = prune_inputs(&args.file, args.labels.clone(), &args.cc)?;
     let program = &inputs.loaded.program;
     let config = PruneConfig {
@@ -526,22 +626,8 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
         model_filter: !args.no_model_filter,
     };
     // The journal: what this run proves is kept as it is found; --resume reuses it.
-    let source = std::fs::read(&args.file)?;
-    let options = format!(
-        "steps={:?} timeout={} rlimit={} mem={} inline={} entry={:?} filter={} budget={}",
-        config.steps,
-        args.timeout_ms,
-        args.rlimit,
-        args.max_memory_mb,
-        !args.no_inline,
-        args.entry,
-        config.model_filter,
-        args.function_budget_s
-    );
-    let fingerprint = crate::prune::journal::fingerprint(&source, &options);
+    let (fingerprint, journal_path) = journal_of(&args, shard)?;
     let stem = args.file.with_extension("");
-    let shard_tag = shard.map_or_else(String::new, |(k, n)| format!(".shard-{k}-of-{n}"));
-    let journal_path = PathBuf::from(format!("{}{shard_tag}.covprune.journal", stem.display()));
     let (journal, prior) =
         crate::prune::journal::Journal::open(&journal_path, &fingerprint, args.resume)?;
     if args.resume && !args.json {

@@ -126,7 +126,7 @@ fn a_killed_run_resumes_without_proving_anything_twice() {
     let mut child = Command::new(cargo_bin("covprune"))
         .arg("prune")
         .arg(&file)
-        .args(["--no-progress", "--jobs", "1"])
+        .args(["--no-progress", "--jobs", "1", "--in-process"])
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
@@ -196,4 +196,41 @@ fn a_pathological_function_stays_within_its_bounds() {
         assert_eq!(l["status"], "unknown", "{l}");
         assert!(l["reason"].as_str().is_some_and(|r| !r.is_empty()));
     }
+}
+
+/// The prover dies (abort) in one function: the supervisor restarts it from the journal, that
+/// function's labels stay unknown, and the other function is proved as usual.
+#[test]
+fn a_crashing_solver_costs_only_the_function_in_flight() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("two.c");
+    std::fs::write(
+        &file,
+        "#ifndef pc_label\n#define pc_label(...) do{}while(0)\n#endif\nint bad(int x) {\n  pc_label(x != x, 1, \"T\");\n  return x;\n}\nint good(int y) {\n  pc_label(y > 0 && y < 0, 2, \"T\");\n  pc_label(y > 3, 3, \"T\");\n  return y;\n}\n",
+    )
+    .unwrap();
+    Cmd::cargo_bin("covprune")
+        .unwrap()
+        .arg("prune")
+        .arg(&file)
+        .args(["--no-progress", "--jobs", "1"])
+        .env("COVPRUNE_TEST_ABORT_IN", "bad")
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("while proving bad"));
+    let ledger: serde_json::Value =
+        serde_json::from_str(&read(&file.with_extension("covprune.json"))).unwrap();
+    let status = |id: u64| {
+        ledger["labels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(status(1)["status"], "unknown");
+    assert!(status(1)["reason"].as_str().unwrap().contains("died"));
+    assert_eq!(status(2)["status"], "infeasible");
+    assert_eq!(status(3)["status"], "unknown");
 }

@@ -305,6 +305,181 @@ fn prune_bench(args: &Args) -> Result<()> {
     Ok(())
 }
 
+/// gzip from the corpus as a multi-file program: `deflate.c` annotated with CC and WM and
+/// pruned, the other ten files built as they are (with a small libc shim for the gnulib
+/// functions gzip links against), and 15 compress/decompress tests. Writes
+/// `artifacts/measure-gzip.md` and `.json`.
+fn measure_gzip(args: &Args) -> Result<()> {
+    let gz = args.corpus.join("gzip-1.12").canonicalize()?;
+    let work = std::env::temp_dir().join(format!("covprune-gzip-{}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    let shim = Path::new(env!("CARGO_MANIFEST_DIR")).join("gzip/gnulib_shim.c");
+    let cc = |a: &[&str], dir: &Path| -> Result<()> {
+        let st = std::process::Command::new("cc")
+            .args(a)
+            .current_dir(dir)
+            .status()?;
+        if !st.success() {
+            bail!("cc {a:?} failed");
+        }
+        Ok(())
+    };
+    let shim_o = work.join("shim.o");
+    cc(
+        &[
+            "-c",
+            "-w",
+            &shim.display().to_string(),
+            "-o",
+            &shim_o.display().to_string(),
+        ],
+        &gz,
+    )?;
+    let others = [
+        "bits.c",
+        "gzip.c",
+        "inflate.c",
+        "trees.c",
+        "unlzh.c",
+        "unlzw.c",
+        "unpack.c",
+        "unzip.c",
+        "util.c",
+        "zip.c",
+    ];
+    // An unannotated gzip makes the .gz inputs of the decompression tests.
+    let mut all: Vec<String> = vec![
+        "-w".into(),
+        "-DHAVE_CONFIG_H".into(),
+        "-I.".into(),
+        "-Ilib".into(),
+        "deflate.c".into(),
+    ];
+    all.extend(others.iter().map(|s| s.to_string()));
+    all.push(shim_o.display().to_string());
+    all.push("-o".into());
+    all.push(work.join("gzip").display().to_string());
+    cc(&all.iter().map(String::as_str).collect::<Vec<_>>(), &gz)?;
+    // Inputs: counting text, random bytes, repetitive text, a 4-letter alphabet, empty.
+    let mut seed: u64 = 7;
+    let mut next = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as u8
+    };
+    let counting: String = (1..=20000).map(|i| format!("{i}\n")).collect();
+    let random: Vec<u8> = (0..50000).map(|_| next()).collect();
+    let fox = "the quick brown fox jumps over the lazy dog\n".repeat(3000);
+    let dna: String = (0..100000).map(|_| (b'a' + next() % 4) as char).collect();
+    let inputs: [(&str, Vec<u8>); 5] = [
+        ("a.txt", counting.into_bytes()),
+        ("b.bin", random),
+        ("c.txt", fox.into_bytes()),
+        ("d.txt", dna.into_bytes()),
+        ("empty.txt", Vec::new()),
+    ];
+    for (name, bytes) in &inputs {
+        std::fs::write(work.join(name), bytes)?;
+        let out = std::process::Command::new(work.join("gzip"))
+            .arg("-c")
+            .stdin(std::fs::File::open(work.join(name))?)
+            .output()?;
+        std::fs::write(work.join(format!("{name}.gz")), out.stdout)?;
+    }
+    std::fs::write(
+        work.join("gz.tests"),
+        "# compress (levels 1, 6, 9) and decompress: text, random bytes, repetitive, empty\n\
+         -c < a.txt\n-1c < a.txt\n-9c < a.txt\n-c < b.bin\n-9c < b.bin\n-c < c.txt\n-1c < c.txt\n\
+         -9c < c.txt\n-c < d.txt\n-c < empty.txt\n-dc < a.txt.gz\n-dc < b.bin.gz\n-dc < c.txt.gz\n\
+         -tc < d.txt.gz\n-dc < empty.txt.gz\n",
+    )?;
+    let cli = |a: Vec<String>| -> Result<()> {
+        let code = covprune::cli::run(a.clone());
+        if code != std::process::ExitCode::SUCCESS {
+            bail!("covprune {a:?} failed");
+        }
+        Ok(())
+    };
+    std::env::set_current_dir(&gz)?;
+    let flags = ["-DHAVE_CONFIG_H", "-I.", "-Ilib"].map(String::from);
+    let mut a = vec![
+        "covprune".into(),
+        "annotate".into(),
+        "deflate.c".into(),
+        "--criteria".into(),
+        "CC,WM".into(),
+        "-o".into(),
+        work.display().to_string(),
+    ];
+    a.extend(flags.iter().cloned());
+    cli(a)?;
+    let annotated = work.join("deflate_labels.c").display().to_string();
+    let t = Instant::now();
+    let mut a = vec![
+        "covprune".into(),
+        "prune".into(),
+        annotated.clone(),
+        "--no-progress".into(),
+    ];
+    a.extend(flags.iter().cloned());
+    cli(a)?;
+    let prune_s = t.elapsed().as_secs_f64();
+    let mut sources: Vec<String> = others.iter().map(|s| s.to_string()).collect();
+    sources.push(shim_o.display().to_string());
+    let json_out = work.join("measure.json");
+    let out = std::process::Command::new(std::env::current_exe()?.with_file_name("covprune"))
+        .args([
+            "measure",
+            &annotated,
+            "--tests",
+            &work.join("gz.tests").display().to_string(),
+            "--json",
+            "--sources",
+            &sources.join(","),
+        ])
+        .args(&flags)
+        .output()?;
+    std::fs::write(&json_out, &out.stdout)?;
+    if !out.status.success() {
+        bail!(
+            "measure failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    let mut md = format!(
+        "# gzip 1.12: deflate.c annotated (CC, WM), the other files as they are\n\n`cargo run --release -p covprune-benchmarks -- measure-gzip` ({}); prune {prune_s:.0} s.\n{} tests, {} crashed, {} timed out; {} ledger claims checked, **{} soundness alarms**.\n\n| criterion | labels | covered | raw | polluting | kept | kept covered | cleaned | upper bound |\n|---|---|---|---|---|---|---|---|---|\n",
+        machine_note(),
+        v["tests"], v["crashed"].as_array().map_or(0, Vec::len), v["timed_out"].as_array().map_or(0, Vec::len),
+        v["claims_checked"], v["alarms"].as_array().map_or(0, Vec::len)
+    );
+    let pct = |x: &serde_json::Value| x.as_f64().map_or("-".to_string(), |f| format!("{f:.1}%"));
+    for c in v["coverage"].as_array().into_iter().flatten() {
+        md.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            c["criterion"].as_str().unwrap_or(""),
+            c["labels"],
+            c["covered"],
+            pct(&c["raw_percent"]),
+            c["polluting"],
+            c["kept"],
+            c["kept_covered"],
+            pct(&c["cleaned_percent"]),
+            pct(&c["upper_bound_percent"])
+        ));
+    }
+    std::fs::create_dir_all(&args.out)?;
+    std::fs::write(args.out.join("measure-gzip.md"), md)?;
+    std::fs::write(
+        args.out.join("measure-gzip.json"),
+        serde_json::to_string_pretty(&v)? + "\n",
+    )?;
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
 fn machine_note() -> String {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     format!("{cores} cores, {}", std::env::consts::ARCH)
@@ -315,6 +490,7 @@ fn main() -> Result<()> {
     match args.command.as_str() {
         "frontend" => frontend_bench(&args),
         "prune" => prune_bench(&args),
-        other => bail!("unknown benchmark {other} (known: frontend, prune)"),
+        "measure-gzip" => measure_gzip(&args),
+        other => bail!("unknown benchmark {other} (known: frontend, prune, measure-gzip)"),
     }
 }

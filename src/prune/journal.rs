@@ -23,6 +23,11 @@ enum Entry {
     /// A step-1 answer: function, index of the label occurrence in it, outcome.
     Step1(String, usize, Outcome),
     Function(Box<FunctionResult>),
+    /// A worker began proving a function.
+    Start(String),
+    /// The process died while proving this function (written by the supervisor): a resumed
+    /// run keeps its step-1 answers and asks nothing more about it.
+    Crashed(String),
 }
 
 /// What an earlier run of the same question already found.
@@ -30,6 +35,9 @@ enum Entry {
 pub struct Prior {
     pub done: BTreeMap<String, FunctionResult>,
     pub step1: BTreeMap<(String, usize), Outcome>,
+    /// Functions begun and not finished (in flight when the run stopped).
+    pub started: std::collections::BTreeSet<String>,
+    pub crashed: std::collections::BTreeSet<String>,
 }
 
 impl Prior {
@@ -102,7 +110,15 @@ impl Journal {
                         prior.step1.insert((f, k), o);
                     }
                     Ok(Entry::Function(r)) => {
+                        prior.started.remove(&r.function);
                         prior.done.insert(r.function.clone(), *r);
+                    }
+                    Ok(Entry::Start(f)) => {
+                        prior.started.insert(f);
+                    }
+                    Ok(Entry::Crashed(f)) => {
+                        prior.started.remove(&f);
+                        prior.crashed.insert(f);
                     }
                     _ => {} // a line torn by a kill
                 }
@@ -157,6 +173,14 @@ impl Journal {
 
     pub fn step1(&self, function: &str, index: usize, outcome: &Outcome) {
         self.append(&Entry::Step1(function.to_string(), index, outcome.clone()));
+    }
+
+    pub fn start(&self, function: &str) {
+        self.append(&Entry::Start(function.to_string()));
+    }
+
+    pub fn crashed(&self, function: &str) {
+        self.append(&Entry::Crashed(function.to_string()));
     }
 
     pub fn function_done(&self, r: &FunctionResult) {

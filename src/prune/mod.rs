@@ -247,6 +247,21 @@ pub fn prove(
                     return done.clone();
                 }
                 let ctx = context.get(&f.name).unwrap_or(&no_context);
+                if hooks.prior.is_some_and(|p| p.crashed.contains(&f.name)) {
+                    let r = crashed_function(program, f, &sums, config, hooks);
+                    progress(r.occurrences.len() as u64);
+                    if let Some(j) = hooks.journal {
+                        j.function_done(&r);
+                    }
+                    return r;
+                }
+                if let Some(j) = hooks.journal {
+                    j.start(&f.name);
+                }
+                // Fault injection for the supervisor's test: die while proving this function.
+                if std::env::var("COVPRUNE_TEST_ABORT_IN").is_ok_and(|n| n == f.name) {
+                    std::process::abort();
+                }
                 let r = prove_function(
                     program, f, &sums, &cg, config, progress, &single, ctx, hooks,
                 );
@@ -531,6 +546,58 @@ fn decide(
         Verdict::Proved => (Outcome::Infeasible, None),
         Verdict::Refuted(_) => (Outcome::Unknown("satisfiable".into()), None),
         Verdict::Unknown(r) => (Outcome::Unknown(r), None),
+    }
+}
+
+/// A function the process died on: its step-1 answers from the journal are kept, and the rest
+/// stays unknown without asking the solver again.
+fn crashed_function(
+    program: &Program,
+    f: &Function,
+    sums: &Summaries,
+    config: &PruneConfig,
+    hooks: &Hooks,
+) -> FunctionResult {
+    let vc = encode(program, f, sums, &config.encode);
+    let stmts: BTreeMap<u64, (Loc, String, String)> = f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.stmts)
+        .filter_map(|s| match &s.kind {
+            StmtKind::Label { id, tag, text, .. } => {
+                Some((*id, (s.loc, tag.clone(), text.clone())))
+            }
+            _ => None,
+        })
+        .collect();
+    let occurrences = vc
+        .labels
+        .iter()
+        .enumerate()
+        .map(|(k, l)| {
+            let (loc, tag, text) = stmts.get(&l.id).cloned().unwrap_or_default();
+            Occurrence {
+                id: l.id,
+                function: f.name.clone(),
+                loc,
+                tag,
+                text,
+                outcome: hooks
+                    .prior
+                    .and_then(|p| p.step1.get(&(f.name.clone(), k)).cloned())
+                    .unwrap_or_else(|| {
+                        Outcome::Unknown("the solver process died on this function".into())
+                    }),
+                time_ms: 0,
+            }
+        })
+        .collect();
+    FunctionResult {
+        function: f.name.clone(),
+        occurrences,
+        context_infeasible: BTreeSet::new(),
+        groups: Vec::new(),
+        stats: RunStats::default(),
     }
 }
 

@@ -68,6 +68,9 @@ pub enum Command {
     /// Run a test suite on an annotated program: raw and cleaned coverage per criterion, and
     /// the soundness alarm (exit code 3) when a test contradicts a claim of the ledger.
     Measure(MeasureArgs),
+    /// How redundant each criterion is: counts per criterion and function, duplicate classes,
+    /// subsumers, the criterion × criterion matrix; DOT, HTML and SARIF reports.
+    Audit(AuditArgs),
     /// Insert test objectives (labels) for coverage criteria: writes DIR/STEM_labels.c and
     /// DIR/STEM_labels.labels.
     Annotate(AnnotateArgs),
@@ -164,6 +167,9 @@ pub struct PruneArgs {
     /// were in flight (their remaining labels stay unknown).
     #[arg(long)]
     pub in_process: bool,
+    /// Print nothing (used when `audit` prunes first).
+    #[arg(long, hide = true)]
+    pub quiet: bool,
     #[command(flatten)]
     pub cc: CcFlags,
 }
@@ -194,6 +200,33 @@ pub struct MeasureArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub cc: CcFlags,
+}
+
+#[derive(Args, Debug)]
+pub struct AuditArgs {
+    /// The annotated C file (pruned first if it has no ledger yet).
+    pub file: PathBuf,
+    /// The ledger (default: STEM.covprune.json).
+    #[arg(long)]
+    pub ledger: Option<PathBuf>,
+    /// The labels file, for the original source lines (default: STEM.labels).
+    #[arg(long)]
+    pub labels: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the subsumption graph as Graphviz DOT (one cluster per function).
+    #[arg(long)]
+    pub dot: Option<PathBuf>,
+    /// Write a self-contained HTML report (source with statuses, tables, graph as SVG).
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+    /// Write SARIF 2.1.0 with the actionable findings (dead code, constant conditions,
+    /// equivalent mutants).
+    #[arg(long)]
+    pub sarif: Option<PathBuf>,
     #[command(flatten)]
     pub cc: CcFlags,
 }
@@ -248,6 +281,35 @@ pub struct CcFlags {
 }
 
 impl CcFlags {
+    /// The flags as command-line arguments again.
+    pub fn to_args(&self) -> Vec<String> {
+        let mut a = Vec::new();
+        if let Some(cc) = &self.cc {
+            a.push(format!("--cc={cc}"));
+        }
+        a.extend(
+            self.include_dirs
+                .iter()
+                .map(|d| format!("-I{}", d.display())),
+        );
+        a.extend(self.defines.iter().map(|d| format!("-D{d}")));
+        a.extend(
+            self.force_includes
+                .iter()
+                .map(|f| format!("--include={}", f.display())),
+        );
+        if let Some(s) = &self.std {
+            a.push(format!("--std={s}"));
+        }
+        if let Some(p) = &self.build_dir {
+            a.push(format!("-p{}", p.display()));
+        }
+        if let Some(p) = &self.compile_commands {
+            a.push(format!("--compile-commands={}", p.display()));
+        }
+        a
+    }
+
     pub fn to_options(&self) -> PreprocessOptions {
         PreprocessOptions {
             cc: self.cc.clone(),
@@ -380,6 +442,7 @@ fn execute(command: Command) -> anyhow::Result<()> {
         Command::Prune(args) => prune(args)?,
         Command::Merge(args) => merge(args)?,
         Command::Measure(args) => measure(args)?,
+        Command::Audit(args) => audit(args)?,
         Command::Criteria => {
             let mut out = String::new();
             for c in covprune_encoders::Criterion::ALL {
@@ -686,7 +749,7 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
         verdicts,
         &run_stats,
         t0.elapsed().as_millis(),
-        args.json,
+        if args.quiet { None } else { Some(args.json) },
         args.timings,
     )
 }
@@ -732,7 +795,7 @@ fn merge(args: MergeArgs) -> anyhow::Result<()> {
         verdicts,
         &run_stats,
         t0.elapsed().as_millis(),
-        args.json,
+        Some(args.json),
         args.timings,
     )
 }
@@ -744,7 +807,7 @@ fn finish(
     mut verdicts: Vec<crate::prune::LabelVerdict>,
     run_stats: &crate::prune::RunStats,
     total_ms: u128,
-    json: bool,
+    output: Option<bool>,
     timings: bool,
 ) -> anyhow::Result<()> {
     use crate::prune::Status;
@@ -851,6 +914,9 @@ fn finish(
     labels::write_atomic(&out_labels, &lf.to_text())?;
 
     let summary = crate::report::PruneSummary::new(&verdicts, run_stats, total_ms);
+    let Some(json) = output else {
+        return Ok(());
+    };
     if json {
         let mut v = serde_json::to_value(&summary)?;
         v["file"] = serde_json::json!(file_name);
@@ -1077,6 +1143,105 @@ fn measure(args: MeasureArgs) -> anyhow::Result<()> {
         print_err(&msg);
         let _ = Claim::Infeasible;
         return Err(SoundnessAlarm(alarms.len()).into());
+    }
+    Ok(())
+}
+
+fn audit(args: AuditArgs) -> anyhow::Result<()> {
+    use crate::report::labels;
+    let stem = args.file.with_extension("");
+    let ledger_path = args
+        .ledger
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("{}.covprune.json", stem.display())));
+    if !ledger_path.exists() {
+        if !args.file.exists() {
+            anyhow::bail!("{}: no such file", args.file.display());
+        }
+        // No ledger yet: prune first, with the default options.
+        let mut argv = vec![
+            "covprune".to_string(),
+            "prune".into(),
+            args.file.display().to_string(),
+            "--no-progress".into(),
+            "--in-process".into(),
+            "--quiet".into(),
+        ];
+        argv.extend(args.cc.to_args());
+        let cli = Cli::try_parse_from(argv)?;
+        execute(cli.command)?;
+    }
+    let text = std::fs::read_to_string(&ledger_path)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", ledger_path.display()))?;
+    let ledger: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{} is not a ledger: {e}", ledger_path.display()))?;
+    let rows = crate::audit::rows_of(&ledger);
+    let report = crate::audit::audit(&rows);
+    // Where each label comes from: the original file and line (labels file), else the
+    // annotated file.
+    let labels_path = args
+        .labels
+        .clone()
+        .unwrap_or_else(|| args.file.with_extension("labels"));
+    let mut origin: std::collections::BTreeMap<u64, (String, usize)> = Default::default();
+    if labels_path.exists() {
+        for r in labels::read(&labels_path)?.rows {
+            if let Some((f, l)) = r.origin_loc.rsplit_once(':') {
+                if let Ok(l) = l.trim().parse() {
+                    origin.insert(r.id, (f.trim().to_string(), l));
+                }
+            }
+        }
+    }
+    if let Some(p) = &args.dot {
+        labels::write_atomic(p, &crate::audit::dot(&rows, true))?;
+    }
+    if let Some(p) = &args.sarif {
+        let v = crate::audit::sarif(&rows, &origin, env!("CARGO_PKG_VERSION"));
+        labels::write_atomic(p, &(serde_json::to_string_pretty(&v)? + "\n"))?;
+    }
+    let title = args
+        .file
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    if let Some(p) = &args.html {
+        // The original source when it is at hand, else the annotated file.
+        let dir = args.file.parent().unwrap_or(Path::new("."));
+        let original = origin.values().next().map(|(f, _)| f.clone());
+        let found = original.as_ref().and_then(|f| {
+            [dir.join(f), dir.join("..").join(f)]
+                .into_iter()
+                .find_map(|c| std::fs::read_to_string(c).ok())
+        });
+        let (source, line_of) = match found {
+            Some(src) => (src, origin.iter().map(|(id, (_, l))| (*id, *l)).collect()),
+            None => {
+                let lines = ledger["labels"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|l| {
+                        let id = l["id"].as_u64()?;
+                        let line = l["loc"].as_str()?.rsplit_once(':')?.1.parse().ok()?;
+                        Some((id, line))
+                    })
+                    .collect();
+                (
+                    String::from_utf8_lossy(&std::fs::read(&args.file)?).into_owned(),
+                    lines,
+                )
+            }
+        };
+        let svg = crate::audit::svg(&rows).unwrap_or_default();
+        let page = crate::audit::html(&title, &report, &rows, &source, &line_of, &svg);
+        labels::write_atomic(p, &page)?;
+    }
+    if args.json {
+        let mut v = serde_json::to_value(&report)?;
+        v["file"] = serde_json::json!(title);
+        print_out(&format!("{}\n", serde_json::to_string_pretty(&v)?));
+    } else {
+        print_out(&format!("{title}\n{}", report.to_text()));
     }
     Ok(())
 }

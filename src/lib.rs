@@ -2,6 +2,7 @@
 //! in C programs. See the README's "Architecture" section for the pipeline and its invariants.
 
 pub mod annotate;
+pub mod audit;
 pub mod cfg;
 pub mod cli;
 pub mod console;

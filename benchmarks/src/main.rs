@@ -480,6 +480,128 @@ fn measure_gzip(args: &Args) -> Result<()> {
     Ok(())
 }
 
+/// The worker pool: the same prune run with `--jobs 1` and `--jobs 2` as child processes,
+/// wall time and peak resident memory of each (sampled from /proc), and the speed-up.
+/// `COVPRUNE_POOL_FILE` (default: the corpus's sqlite3.c), `COVPRUNE_POOL_CRITERIA` (CC),
+/// `COVPRUNE_POOL_TIMEOUT_MS` (500), `COVPRUNE_POOL_BUDGET_S` (10). Writes
+/// `artifacts/pool.{md,json}`.
+fn pool_bench(args: &Args) -> Result<()> {
+    let env = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
+    let file = PathBuf::from(env(
+        "COVPRUNE_POOL_FILE",
+        &args
+            .corpus
+            .join("sqlite-3.17.0/sqlite3.c")
+            .display()
+            .to_string(),
+    ))
+    .canonicalize()?;
+    let criteria = env("COVPRUNE_POOL_CRITERIA", "CC");
+    let timeout = env("COVPRUNE_POOL_TIMEOUT_MS", "500");
+    let budget = env("COVPRUNE_POOL_BUDGET_S", "10");
+    let exe = std::env::current_exe()?.with_file_name("covprune");
+    let work = std::env::temp_dir().join(format!("covprune-pool-{}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    let st = std::process::Command::new(&exe)
+        .args([
+            "annotate",
+            &file.display().to_string(),
+            "--criteria",
+            &criteria,
+            "-o",
+        ])
+        .arg(&work)
+        .arg(format!(
+            "-I{}",
+            file.parent().unwrap_or(Path::new(".")).display()
+        ))
+        .current_dir(file.parent().unwrap_or(Path::new(".")))
+        .status()?;
+    if !st.success() {
+        bail!("annotate failed");
+    }
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let annotated = work.join(format!("{stem}_labels.c"));
+    let labels = work.join(format!("{stem}_labels.labels"));
+    let fresh = std::fs::read_to_string(&labels)?;
+    let mut rows = Vec::new();
+    let mut ledgers = Vec::new();
+    for jobs in [1, 2] {
+        std::fs::write(&labels, &fresh)?;
+        let t = Instant::now();
+        let mut child = std::process::Command::new(&exe)
+            .args([
+                "prune",
+                &annotated.display().to_string(),
+                "--no-progress",
+                "--in-process",
+            ])
+            .args([
+                "--jobs",
+                &jobs.to_string(),
+                "--timeout-ms",
+                &timeout,
+                "--function-budget-s",
+                &budget,
+            ])
+            .arg(format!(
+                "-I{}",
+                file.parent().unwrap_or(Path::new(".")).display()
+            ))
+            .current_dir(file.parent().unwrap_or(Path::new(".")))
+            .stdout(std::process::Stdio::null())
+            .spawn()?;
+        let status_path = format!("/proc/{}/status", child.id());
+        let mut peak_kb: u64 = 0;
+        let status = loop {
+            if let Ok(text) = std::fs::read_to_string(&status_path) {
+                for l in text.lines() {
+                    if let Some(v) = l.strip_prefix("VmHWM:") {
+                        let kb: u64 = v.trim().trim_end_matches("kB").trim().parse().unwrap_or(0);
+                        peak_kb = peak_kb.max(kb);
+                    }
+                }
+            }
+            if let Some(s) = child.try_wait()? {
+                break s;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        };
+        let wall = t.elapsed().as_secs_f64();
+        if !status.success() {
+            bail!("prune --jobs {jobs} failed: {status}");
+        }
+        ledgers.push(std::fs::read_to_string(
+            work.join(format!("{stem}_labels.covprune.json")),
+        )?);
+        eprintln!("jobs {jobs}: {wall:.1} s, peak {} MB", peak_kb / 1024);
+        rows.push(serde_json::json!({"jobs": jobs, "wall_s": wall, "peak_rss_mb": peak_kb / 1024}));
+    }
+    let speedup =
+        rows[0]["wall_s"].as_f64().unwrap_or(0.0) / rows[1]["wall_s"].as_f64().unwrap_or(1.0);
+    let same = ledgers[0] == ledgers[1];
+    let md = format!(
+        "# Worker pool: {} ({criteria}), steps 1-3\n\n`cargo run --release -p covprune-benchmarks -- pool` ({}); {timeout} ms per question, {budget} s per function.\n\n| jobs | wall (s) | peak RSS (MB) |\n|---|---|---|\n| 1 | {:.1} | {} |\n| 2 | {:.1} | {} |\n\nSpeed-up: **{speedup:.2}x**. Ledgers of the two runs byte-identical: {same}.\n",
+        file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        machine_note(),
+        rows[0]["wall_s"].as_f64().unwrap_or(0.0), rows[0]["peak_rss_mb"],
+        rows[1]["wall_s"].as_f64().unwrap_or(0.0), rows[1]["peak_rss_mb"],
+    );
+    std::fs::create_dir_all(&args.out)?;
+    std::fs::write(args.out.join("pool.md"), md)?;
+    std::fs::write(
+        args.out.join("pool.json"),
+        serde_json::to_string_pretty(
+            &serde_json::json!({"file": file.display().to_string(), "criteria": criteria, "timeout_ms": timeout, "budget_s": budget, "runs": rows, "speedup": speedup, "ledgers_identical": same}),
+        )? + "\n",
+    )?;
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
 fn machine_note() -> String {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     format!("{cores} cores, {}", std::env::consts::ARCH)
@@ -491,6 +613,7 @@ fn main() -> Result<()> {
         "frontend" => frontend_bench(&args),
         "prune" => prune_bench(&args),
         "measure-gzip" => measure_gzip(&args),
-        other => bail!("unknown benchmark {other} (known: frontend, prune, measure-gzip)"),
+        "pool" => pool_bench(&args),
+        other => bail!("unknown benchmark {other} (known: frontend, prune, measure-gzip, pool)"),
     }
 }

@@ -1,0 +1,613 @@
+//! `covprune audit`: how redundant each criterion is on a program, read from a ledger: counts
+//! per criterion and function, the largest duplicate classes, the strongest subsumers, the
+//! criterion × criterion matrix, and the pictures (DOT, a self-contained HTML page with the
+//! graph as SVG) and SARIF findings people look at.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+
+use serde::Serialize;
+
+/// One label of the ledger.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    pub id: u64,
+    pub status: String,
+    pub step: Option<u64>,
+    pub tag: String,
+    pub function: String,
+    pub predicate: String,
+    pub of: Option<u64>,
+    pub by: Vec<u64>,
+    pub reason: String,
+}
+
+impl Row {
+    pub fn criterion(&self) -> &str {
+        self.tag.split_whitespace().next().unwrap_or("")
+    }
+}
+
+/// The rows of a ledger (`covprune-ledger/1`).
+pub fn rows_of(ledger: &serde_json::Value) -> Vec<Row> {
+    let ids = |v: &serde_json::Value| -> Vec<u64> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(serde_json::Value::as_u64)
+            .collect()
+    };
+    let s = |v: &serde_json::Value| v.as_str().unwrap_or("").to_string();
+    ledger["labels"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| {
+            Some(Row {
+                id: l["id"].as_u64()?,
+                status: s(&l["status"]),
+                step: l["step"].as_u64(),
+                tag: s(&l["tag"]),
+                function: s(&l["function"]),
+                predicate: s(&l["predicate"]),
+                of: ids(&l["of"]).first().copied(),
+                by: ids(&l["by"]),
+                reason: s(&l["reason"]),
+            })
+        })
+        .collect()
+}
+
+/// Pollution counts of a set of labels (the paper's Figure 6 columns).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Counts {
+    pub name: String,
+    pub labels: usize,
+    pub infeasible: usize,
+    pub duplicate_step2: usize,
+    pub duplicate_step3: usize,
+    pub subsumed: usize,
+    pub pruned: usize,
+    pub pruned_percent: f64,
+}
+
+impl Counts {
+    fn add(&mut self, r: &Row) {
+        self.labels += 1;
+        match (r.status.as_str(), r.step) {
+            ("infeasible", _) => self.infeasible += 1,
+            ("duplicate", Some(2)) => self.duplicate_step2 += 1,
+            ("duplicate", _) => self.duplicate_step3 += 1,
+            ("subsumed", _) => self.subsumed += 1,
+            _ => return,
+        }
+        self.pruned += 1;
+    }
+
+    fn finish(mut self) -> Counts {
+        self.pruned_percent = if self.labels == 0 {
+            0.0
+        } else {
+            (1000.0 * self.pruned as f64 / self.labels as f64).round() / 10.0
+        };
+        self
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DuplicateClass {
+    pub representative: u64,
+    pub members: Vec<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Subsumer {
+    pub label: u64,
+    pub tag: String,
+    pub subsumes: usize,
+}
+
+/// The audit of one ledger.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Audit {
+    pub criteria: Vec<Counts>,
+    pub functions: Vec<Counts>,
+    pub largest_duplicate_classes: Vec<DuplicateClass>,
+    pub top_subsumers: Vec<Subsumer>,
+    /// `matrix[i][j]`: labels of `criteria_order[i]` that are duplicates of, or subsumed by, a
+    /// label of `criteria_order[j]`.
+    pub criteria_order: Vec<String>,
+    pub matrix: Vec<Vec<usize>>,
+    /// Labels kept after pruning: covering them covers every objective of all the criteria.
+    pub sufficient: BTreeMap<String, usize>,
+    pub sufficient_total: usize,
+}
+
+const TOP: usize = 10;
+
+pub fn audit(rows: &[Row]) -> Audit {
+    let mut per_crit: BTreeMap<String, Counts> = BTreeMap::new();
+    let mut per_fn: BTreeMap<String, Counts> = BTreeMap::new();
+    let mut all = Counts {
+        name: "all".into(),
+        ..Counts::default()
+    };
+    for r in rows {
+        per_crit
+            .entry(r.criterion().to_string())
+            .or_insert_with(|| Counts {
+                name: r.criterion().to_string(),
+                ..Counts::default()
+            })
+            .add(r);
+        let fname = if r.function.is_empty() {
+            "(not compiled)".to_string()
+        } else {
+            r.function.clone()
+        };
+        per_fn
+            .entry(fname.clone())
+            .or_insert_with(|| Counts {
+                name: fname,
+                ..Counts::default()
+            })
+            .add(r);
+        all.add(r);
+    }
+    let mut criteria: Vec<Counts> = per_crit.into_values().map(Counts::finish).collect();
+    criteria.push(all.finish());
+    let mut functions: Vec<Counts> = per_fn.into_values().map(Counts::finish).collect();
+    functions.sort_by(|a, b| b.pruned.cmp(&a.pruned).then(a.name.cmp(&b.name)));
+
+    let mut classes: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for r in rows {
+        if let Some(of) = r.of {
+            classes.entry(of).or_insert_with(|| vec![of]).push(r.id);
+        }
+    }
+    let mut largest: Vec<DuplicateClass> = classes
+        .into_iter()
+        .map(|(representative, members)| DuplicateClass {
+            representative,
+            members,
+        })
+        .collect();
+    largest.sort_by(|a, b| {
+        b.members
+            .len()
+            .cmp(&a.members.len())
+            .then(a.representative.cmp(&b.representative))
+    });
+    largest.truncate(TOP);
+
+    let tag_of: BTreeMap<u64, &str> = rows.iter().map(|r| (r.id, r.tag.as_str())).collect();
+    let mut subsumes: BTreeMap<u64, usize> = BTreeMap::new();
+    for r in rows {
+        for b in &r.by {
+            *subsumes.entry(*b).or_default() += 1;
+        }
+    }
+    let mut top: Vec<Subsumer> = subsumes
+        .into_iter()
+        .map(|(label, n)| Subsumer {
+            label,
+            tag: tag_of.get(&label).unwrap_or(&"").to_string(),
+            subsumes: n,
+        })
+        .collect();
+    top.sort_by(|a, b| b.subsumes.cmp(&a.subsumes).then(a.label.cmp(&b.label)));
+    top.truncate(TOP);
+
+    let order: Vec<String> = criteria
+        .iter()
+        .filter(|c| c.name != "all")
+        .map(|c| c.name.clone())
+        .collect();
+    let index: BTreeMap<&str, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.as_str(), i))
+        .collect();
+    let crit_of: BTreeMap<u64, &str> = rows.iter().map(|r| (r.id, r.criterion())).collect();
+    let mut matrix = vec![vec![0usize; order.len()]; order.len()];
+    for r in rows {
+        let Some(&i) = index.get(r.criterion()) else {
+            continue;
+        };
+        let by: BTreeSet<usize> =
+            r.of.iter()
+                .chain(&r.by)
+                .filter_map(|x| crit_of.get(x).and_then(|c| index.get(c)).copied())
+                .collect();
+        for j in by {
+            matrix[i][j] += 1;
+        }
+    }
+    let mut sufficient: BTreeMap<String, usize> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.status == "unknown") {
+        *sufficient.entry(r.criterion().to_string()).or_default() += 1;
+    }
+    let sufficient_total = sufficient.values().sum();
+    Audit {
+        criteria,
+        functions,
+        largest_duplicate_classes: largest,
+        top_subsumers: top,
+        criteria_order: order,
+        matrix,
+        sufficient,
+        sufficient_total,
+    }
+}
+
+fn counts_table(rows: &[Counts], first: &str) -> String {
+    let mut out = format!(
+        "{first:<24} {:>7} {:>10} {:>8} {:>8} {:>8} {:>7} {:>7}\n",
+        "labels", "infeasible", "dup(s2)", "dup(s3)", "subsumed", "pruned", "%"
+    );
+    for c in rows {
+        let _ = writeln!(
+            out,
+            "{:<24} {:>7} {:>10} {:>8} {:>8} {:>8} {:>7} {:>6.1}%",
+            c.name,
+            c.labels,
+            c.infeasible,
+            c.duplicate_step2,
+            c.duplicate_step3,
+            c.subsumed,
+            c.pruned,
+            c.pruned_percent
+        );
+    }
+    out
+}
+
+impl Audit {
+    pub fn to_text(&self) -> String {
+        let mut out = counts_table(&self.criteria, "criterion");
+        out.push('\n');
+        out.push_str(&counts_table(
+            &self.functions[..self.functions.len().min(TOP)],
+            "function (most pruned)",
+        ));
+        if !self.criteria_order.is_empty() {
+            out.push_str("\nlabels of the row's criterion duplicate of / subsumed by a label of the column's:\n");
+            let _ = write!(out, "{:<8}", "");
+            for c in &self.criteria_order {
+                let _ = write!(out, " {c:>7}");
+            }
+            out.push('\n');
+            for (i, c) in self.criteria_order.iter().enumerate() {
+                let _ = write!(out, "{c:<8}");
+                for n in &self.matrix[i] {
+                    let _ = write!(out, " {n:>7}");
+                }
+                out.push('\n');
+            }
+        }
+        let _ = writeln!(
+            out,
+            "\nsufficient set (labels kept): {} ({})",
+            self.sufficient_total,
+            self.sufficient
+                .iter()
+                .map(|(c, n)| format!("{c} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        for d in &self.largest_duplicate_classes {
+            let _ = writeln!(
+                out,
+                "duplicate class of {}: {} labels",
+                d.representative,
+                d.members.len()
+            );
+        }
+        for s in &self.top_subsumers {
+            let _ = writeln!(
+                out,
+                "label {} ({}) subsumes {} labels",
+                s.label, s.tag, s.subsumes
+            );
+        }
+        out
+    }
+}
+
+fn dot_escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// The subsumption graph as DOT: one node per kept or polluting label that takes part in a
+/// relation or is infeasible (duplicates merged into their representative's node), an edge
+/// from each subsumer to the label it subsumes; infeasible labels red and dashed, subsumed
+/// ones orange. `clusters` puts each function's labels in a cluster (co-reached groups never
+/// span functions, except for a called-once callee, drawn in its own).
+pub fn dot(rows: &[Row], clusters: bool) -> String {
+    let mut members: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for r in rows {
+        if let Some(of) = r.of {
+            members.entry(of).or_default().push(r.id);
+        }
+    }
+    let related: BTreeSet<u64> = rows
+        .iter()
+        .flat_map(|r| {
+            let mut v: Vec<u64> = r.by.clone();
+            if !r.by.is_empty() || r.of.is_some() || r.status == "infeasible" {
+                v.push(r.id);
+            }
+            v.extend(r.of);
+            v
+        })
+        .collect();
+    let mut by_fn: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
+    for r in rows
+        .iter()
+        .filter(|r| related.contains(&r.id) && r.of.is_none())
+    {
+        by_fn.entry(r.function.as_str()).or_default().push(r);
+    }
+    let mut out =
+        String::from("digraph subsumption {\n  rankdir=LR;\n  node [shape=box, fontsize=10];\n");
+    for (k, (f, nodes)) in by_fn.iter().enumerate() {
+        let indent = if clusters {
+            let _ = writeln!(
+                out,
+                "  subgraph cluster_{k} {{\n    label=\"{}\";",
+                dot_escape(f)
+            );
+            "    "
+        } else {
+            "  "
+        };
+        for r in nodes {
+            let mut ids = vec![r.id];
+            ids.extend(members.get(&r.id).into_iter().flatten());
+            let name = ids
+                .iter()
+                .map(|i| format!("l{i}"))
+                .collect::<Vec<_>>()
+                .join(" = ");
+            let style = match r.status.as_str() {
+                "infeasible" => ", color=red, style=dashed",
+                "subsumed" => ", color=orange",
+                _ => "",
+            };
+            let _ = writeln!(
+                out,
+                "{indent}l{} [label=\"{} ({})\\n{}\"{style}];",
+                r.id,
+                name,
+                dot_escape(&r.tag),
+                dot_escape(&r.predicate.chars().take(40).collect::<String>())
+            );
+        }
+        if clusters {
+            out.push_str("  }\n");
+        }
+    }
+    for r in rows.iter().filter(|r| r.of.is_none()) {
+        for b in &r.by {
+            let _ = writeln!(out, "  l{b} -> l{};", r.id);
+        }
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// The DOT graph drawn as SVG (layout-rs; it draws no clusters, so the flat graph is used).
+pub fn svg(rows: &[Row]) -> Result<String, String> {
+    use layout::backends::svg::SVGWriter;
+    use layout::gv::{DotParser, GraphBuilder};
+    let text = dot(rows, false);
+    let mut parser = DotParser::new(&text);
+    let graph = parser.process()?;
+    let mut builder = GraphBuilder::new();
+    builder.visit_graph(&graph);
+    let mut visual = builder.get();
+    if visual.num_nodes() == 0 {
+        return Ok(String::new());
+    }
+    let mut writer = SVGWriter::new();
+    visual.do_it(false, false, false, &mut writer);
+    Ok(writer.finalize())
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// What a label's status says, in words.
+pub fn status_words(r: &Row) -> String {
+    match r.status.as_str() {
+        "infeasible" => "infeasible".into(),
+        "duplicate" => format!("duplicate of l{}", r.of.unwrap_or(0)),
+        "subsumed" => format!(
+            "subsumed by {}",
+            r.by.iter()
+                .map(|b| format!("l{b}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ if r.reason.is_empty() => "kept".into(),
+        _ => format!("kept ({})", r.reason),
+    }
+}
+
+/// A self-contained HTML report: the summary tables, the matrix, the graph, and the source
+/// with each label at its line with its status.
+pub fn html(
+    title: &str,
+    a: &Audit,
+    rows: &[Row],
+    source: &str,
+    line_of: &BTreeMap<u64, usize>,
+    graph_svg: &str,
+) -> String {
+    let mut out = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>covprune audit: {t}</title>\n<style>\nbody{{font-family:sans-serif;margin:1.5em}} table{{border-collapse:collapse;margin:.5em 0}} td,th{{border:1px solid #ccc;padding:2px 6px;text-align:right}} th:first-child,td:first-child{{text-align:left}}\npre.src{{font-size:12px;line-height:1.35}} .ln{{color:#999;display:inline-block;width:4em}} .lab{{display:block;margin-left:4em;font-size:11px}}\n.infeasible{{color:#b00}} .duplicate{{color:#a60}} .subsumed{{color:#a60}} .unknown{{color:#060}}\n</style></head><body>\n<h1>covprune audit: {t}</h1>\n",
+        t = html_escape(title)
+    );
+    out.push_str("<h2>Per criterion</h2>\n<table><tr><th>criterion</th><th>labels</th><th>infeasible</th><th>dup (step 2)</th><th>dup (step 3)</th><th>subsumed</th><th>pruned</th><th>%</th></tr>\n");
+    for c in &a.criteria {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td></tr>",
+            html_escape(&c.name),
+            c.labels,
+            c.infeasible,
+            c.duplicate_step2,
+            c.duplicate_step3,
+            c.subsumed,
+            c.pruned,
+            c.pruned_percent
+        );
+    }
+    out.push_str("</table>\n");
+    if !a.criteria_order.is_empty() {
+        out.push_str("<h2>Criterion × criterion</h2><p>Labels of the row's criterion that are duplicates of, or subsumed by, a label of the column's.</p>\n<table><tr><th></th>");
+        for c in &a.criteria_order {
+            let _ = write!(out, "<th>{}</th>", html_escape(c));
+        }
+        out.push_str("</tr>\n");
+        for (i, c) in a.criteria_order.iter().enumerate() {
+            let _ = write!(out, "<tr><td>{}</td>", html_escape(c));
+            for n in &a.matrix[i] {
+                let _ = write!(out, "<td>{n}</td>");
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</table>\n");
+    }
+    if !graph_svg.is_empty() {
+        out.push_str("<h2>Subsumption graph</h2>\n");
+        out.push_str(graph_svg);
+        out.push('\n');
+    }
+    out.push_str("<h2>Source</h2>\n<pre class=\"src\">");
+    let mut at_line: BTreeMap<usize, Vec<&Row>> = BTreeMap::new();
+    for r in rows {
+        if let Some(l) = line_of.get(&r.id) {
+            at_line.entry(*l).or_default().push(r);
+        }
+    }
+    for (i, line) in source.lines().enumerate() {
+        let n = i + 1;
+        let _ = writeln!(out, "<span class=\"ln\">{n}</span>{}", html_escape(line));
+        for r in at_line.get(&n).into_iter().flatten() {
+            let _ = writeln!(
+                out,
+                "<span class=\"lab {}\">l{} {}: {} — {}</span>",
+                html_escape(&r.status),
+                r.id,
+                html_escape(&r.tag),
+                html_escape(&r.predicate),
+                html_escape(&status_words(r))
+            );
+        }
+    }
+    out.push_str("</pre>\n</body></html>\n");
+    out
+}
+
+/// SARIF 2.1.0 with the actionable findings only: an infeasible STMT label (dead code), an
+/// infeasible DC/CC label (a condition that cannot take a value), an infeasible WM label (an
+/// equivalent mutant). `origin` gives each label's (relative file, line).
+pub fn sarif(
+    rows: &[Row],
+    origin: &BTreeMap<u64, (String, usize)>,
+    version: &str,
+) -> serde_json::Value {
+    let rules = [
+        ("covprune/dead-code", "Code no input reaches", "A statement-coverage objective is proved unreachable: the code after it is dead."),
+        ("covprune/constant-condition", "Condition that cannot take a value", "A decision or condition is proved never to take this truth value: it is constant where it is evaluated."),
+        ("covprune/equivalent-mutant", "Equivalent mutant", "No input distinguishes this mutant from the original: the mutation testing objective is infeasible."),
+    ];
+    let mut results = Vec::new();
+    for r in rows.iter().filter(|r| r.status == "infeasible") {
+        let rule = match r.criterion() {
+            "STMT" => 0,
+            "DC" | "CC" | "DCC" => 1,
+            c if c.starts_with("WM") => 2,
+            _ => continue,
+        };
+        let Some((file, line)) = origin.get(&r.id) else {
+            continue;
+        };
+        let fingerprint = crate::prune::journal::fingerprint(
+            format!("{}\u{0}{}\u{0}{}", r.function, r.tag, r.predicate).as_bytes(),
+            rules[rule].0,
+        );
+        results.push(serde_json::json!({
+            "ruleId": rules[rule].0,
+            "ruleIndex": rule,
+            "level": if rule == 2 { "note" } else { "warning" },
+            "message": {"text": format!("label {} ({}) `{}` is infeasible in {}", r.id, r.tag, r.predicate, r.function)},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": file, "uriBaseId": "SRCROOT"},
+                "region": {"startLine": (*line).max(1)}
+            }}],
+            "partialFingerprints": {"covpruneLabel/v1": fingerprint},
+        }));
+    }
+    serde_json::json!({
+        "version": "2.1.0",
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "covprune",
+                "version": version,
+                "informationUri": "https://example.invalid/covprune",
+                "rules": rules.iter().map(|(id, name, text)| serde_json::json!({
+                    "id": id,
+                    "name": name.replace(' ', ""),
+                    "shortDescription": {"text": name},
+                    "fullDescription": {"text": text},
+                })).collect::<Vec<_>>(),
+            }},
+            "originalUriBaseIds": {"SRCROOT": {"uri": "file:///"}},
+            "results": results,
+        }]
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: u64, status: &str, tag: &str, of: Option<u64>, by: &[u64]) -> Row {
+        Row {
+            id,
+            status: status.into(),
+            step: Some(if status == "infeasible" { 1 } else { 3 }),
+            tag: tag.into(),
+            function: "f".into(),
+            predicate: format!("p{id}"),
+            of,
+            by: by.to_vec(),
+            reason: String::new(),
+        }
+    }
+
+    #[test]
+    fn matrix_counts_relations_across_criteria() {
+        let rows = vec![
+            row(1, "unknown", "MCC", None, &[]),
+            row(2, "subsumed", "CC", None, &[1]),
+            row(3, "duplicate", "CC", Some(1), &[]),
+            row(4, "infeasible", "CC", None, &[]),
+        ];
+        let a = audit(&rows);
+        assert_eq!(a.criteria_order, vec!["CC", "MCC"]);
+        assert_eq!(a.matrix, vec![vec![0, 2], vec![0, 0]]);
+        assert_eq!(a.sufficient_total, 1);
+        assert_eq!(a.top_subsumers[0].label, 1);
+        assert_eq!(a.largest_duplicate_classes[0].members, vec![1, 3]);
+        let d = dot(&rows, true);
+        assert!(d.contains("l1 = l3") && d.contains("l1 -> l2;") && d.contains("color=red"));
+    }
+}

@@ -1,0 +1,171 @@
+//! `covprune audit` on the shipped example: JSON and DOT snapshots, the HTML page in headless
+//! Chromium, and SARIF validated against the SARIF 2.1.0 JSON schema.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::Command as Cmd;
+
+fn covprune() -> Cmd {
+    Cmd::cargo_bin("covprune").unwrap()
+}
+
+/// tritype.c annotated with CC, MCC and WM, then audited (which prunes first, as no ledger
+/// exists): the annotated file.
+fn audited(dir: &Path, extra: &[&str]) -> (PathBuf, Vec<u8>) {
+    covprune()
+        .args([
+            "annotate",
+            "benchmarks/programs/tritype.c",
+            "--criteria",
+            "CC,MCC,WM",
+            "-o",
+        ])
+        .arg(dir)
+        .assert()
+        .success();
+    let file = dir.join("tritype_labels.c");
+    let out = covprune()
+        .arg("audit")
+        .arg(&file)
+        .args(extra)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    (file, out)
+}
+
+#[test]
+fn json_and_dot_snapshots() {
+    let dir = tempfile::tempdir().unwrap();
+    let dot = dir.path().join("graph.dot");
+    let (_, out) = audited(dir.path(), &["--json", "--dot", dot.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["criteria_order"], serde_json::json!(["CC", "MCC", "WM"]));
+    insta::assert_snapshot!(
+        "tritype_audit_json",
+        serde_json::to_string_pretty(&v).unwrap()
+    );
+    insta::assert_snapshot!("tritype_audit_dot", std::fs::read_to_string(&dot).unwrap());
+}
+
+#[test]
+fn sarif_validates_against_the_sarif_2_1_0_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let sarif_path = dir.path().join("findings.sarif");
+    audited(dir.path(), &["--sarif", sarif_path.to_str().unwrap()]);
+    let sarif: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif_path).unwrap()).unwrap();
+    // The schema ships with the serde-sarif crate: find it through cargo's metadata.
+    let meta = Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1"])
+        .output()
+        .unwrap();
+    let meta: serde_json::Value = serde_json::from_slice(&meta.stdout).unwrap();
+    let manifest = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "serde-sarif")
+        .and_then(|p| p["manifest_path"].as_str())
+        .expect("serde-sarif is a dev-dependency");
+    let schema_path = Path::new(manifest)
+        .parent()
+        .unwrap()
+        .join("src/schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&sarif)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    // And it reads back as the typed SARIF model.
+    let typed: serde_sarif::sarif::Sarif = serde_json::from_value(sarif.clone()).unwrap();
+    assert_eq!(typed.runs.len(), 1);
+    // Findings: equivalent mutants (infeasible WM labels), with relative paths and fingerprints.
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for r in results {
+        assert!(r["ruleId"].as_str().unwrap().starts_with("covprune/"));
+        assert_eq!(
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "tritype.c"
+        );
+        assert!(r["partialFingerprints"]["covpruneLabel/v1"].is_string());
+    }
+}
+
+/// Headless Chromium, as root in a sandboxless container, with no network chatter.
+fn chromium() -> Option<Command> {
+    let exe = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())?;
+    let mut c = Command::new(exe);
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+    ]);
+    Some(c)
+}
+
+#[test]
+fn the_html_report_renders_in_headless_chromium() {
+    let Some(_) = chromium() else {
+        eprintln!("skipped: chromium is not installed (Debian package `chromium`)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("report.html");
+    audited(dir.path(), &["--html", html.to_str().unwrap()]);
+    let url = format!("file://{}", html.display());
+    let profile = dir.path().join("profile");
+    let dom = chromium()
+        .unwrap()
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(["--dump-dom", &url])
+        .output()
+        .unwrap();
+    assert!(
+        dom.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dom.stderr)
+    );
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(
+        dom.contains("static int classify(int a, int b, int c)"),
+        "the source is shown"
+    );
+    assert!(
+        dom.contains("infeasible") && dom.contains("subsumed by"),
+        "statuses are shown"
+    );
+    assert!(dom.contains("<svg"), "the graph is drawn");
+    let shot = dir.path().join("shot.png");
+    let st = chromium()
+        .unwrap()
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .args(["--window-size=1200,2000", &url])
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let png = std::fs::read(&shot).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "a screenshot of the page"
+    );
+}

@@ -568,6 +568,8 @@ struct ShardFile {
     /// The annotated file, as given to `prune`.
     file: PathBuf,
     fingerprint: String,
+    /// The annotated file's bytes, hashed: merge refuses a file changed since.
+    source_hash: String,
     shard: (usize, usize),
     results: Vec<crate::prune::FunctionResult>,
 }
@@ -723,6 +725,7 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
             schema: SHARD_SCHEMA.into(),
             file: args.file.clone(),
             fingerprint,
+            source_hash: crate::prune::journal::fingerprint(&std::fs::read(&args.file)?, ""),
             shard: (k, n),
             results,
         };
@@ -781,13 +784,13 @@ fn merge(args: MergeArgs) -> anyhow::Result<()> {
     }
     let file = first.file.clone();
     let inputs = prune_inputs(&file, args.labels.clone(), &args.cc)?;
-    let source = std::fs::read(&file)?;
+    if crate::prune::journal::fingerprint(&std::fs::read(&file)?, "") != first.source_hash {
+        anyhow::bail!("{} changed since the shards were proved", file.display());
+    }
     let t0 = std::time::Instant::now();
     let mut results: Vec<crate::prune::FunctionResult> =
         shards.into_iter().flat_map(|s| s.results).collect();
     results.sort_by(|a, b| a.function.cmp(&b.function));
-    // The annotated file must be the one the shards proved.
-    let _ = source;
     let (verdicts, run_stats) = crate::prune::combine(results);
     finish(
         &file,
@@ -842,18 +845,20 @@ fn finish(
 
     // A label a test covered cannot be infeasible: refuse to write a contradiction.
     if let Some(lf) = &labels_file {
-        for v in &verdicts {
-            if v.status == Status::Infeasible
-                && lf
-                    .rows
-                    .iter()
-                    .any(|r| r.id == v.id && r.status == "covered")
-            {
-                anyhow::bail!(
-                    "soundness alarm: label {} is marked covered in the labels file but was proved infeasible; nothing written",
-                    v.id
-                );
-            }
+        let covered: std::collections::BTreeSet<u64> = lf
+            .rows
+            .iter()
+            .filter(|r| r.status == "covered")
+            .map(|r| r.id)
+            .collect();
+        if let Some(v) = verdicts
+            .iter()
+            .find(|v| v.status == Status::Infeasible && covered.contains(&v.id))
+        {
+            anyhow::bail!(
+                "soundness alarm: label {} is marked covered in the labels file but was proved infeasible; nothing written",
+                v.id
+            );
         }
     }
     let file_name = file
@@ -868,13 +873,16 @@ fn finish(
     )?;
 
     let lf = labels_file.get_or_insert_with(labels::LabelsFile::default);
+    // Rows by id (files of a million labels: no linear search per label).
+    let mut row_of: std::collections::HashMap<u64, usize> =
+        lf.rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
     for v in &verdicts {
         let current = if v.loc.line > 0 {
             format!("{file_name}:{}", v.loc.line)
         } else {
             String::new()
         };
-        if lf.row_mut(v.id).is_none() {
+        let i = *row_of.entry(v.id).or_insert_with(|| {
             lf.rows.push(labels::LabelRow {
                 id: v.id,
                 status: "unknown".into(),
@@ -886,8 +894,10 @@ fn finish(
                 exec_time: "0.".into(),
                 extra: Vec::new(),
             });
-        }
-        if let (Status::Infeasible, Some(row)) = (&v.status, lf.row_mut(v.id)) {
+            lf.rows.len() - 1
+        });
+        let row = &mut lf.rows[i];
+        if v.status == Status::Infeasible {
             row.status = "uncoverable".into();
             row.emitter = "covprune".into();
             row.current_loc = current;
@@ -898,15 +908,11 @@ fn finish(
                 "0.".into()
             };
         }
-    }
-    for v in &verdicts {
-        if let Some(row) = lf.row_mut(v.id) {
-            let col = crate::report::ledger::pollution_column(&v.status);
-            if row.extra.is_empty() {
-                row.extra.push(col);
-            } else {
-                row.extra[0] = col;
-            }
+        let col = crate::report::ledger::pollution_column(&v.status);
+        if row.extra.is_empty() {
+            row.extra.push(col);
+        } else {
+            row.extra[0] = col;
         }
     }
     lf.rows.sort_by_key(|r| r.id);
@@ -936,7 +942,7 @@ fn finish(
 }
 
 fn measure(args: MeasureArgs) -> anyhow::Result<()> {
-    use crate::measure::{self, BuildOptions, Claim};
+    use crate::measure::{self, BuildOptions};
     use crate::report::labels;
     let tests = measure::read_tests(&args.tests)?;
     let loaded = load(&args.file, &args.cc)?;
@@ -949,10 +955,11 @@ fn measure(args: MeasureArgs) -> anyhow::Result<()> {
     } else {
         // No labels file: the labels of the program.
         let mut lf = labels::LabelsFile::default();
+        let mut seen = std::collections::BTreeSet::new();
         for f in &loaded.program.functions {
             for (_, s) in f.labels() {
                 if let crate::ir::StmtKind::Label { id, tag, .. } = &s.kind {
-                    if lf.row_mut(*id).is_none() {
+                    if seen.insert(*id) {
                         lf.rows.push(labels::LabelRow {
                             id: *id,
                             status: "unknown".into(),
@@ -1141,7 +1148,6 @@ fn measure(args: MeasureArgs) -> anyhow::Result<()> {
             ));
         }
         print_err(&msg);
-        let _ = Claim::Infeasible;
         return Err(SoundnessAlarm(alarms.len()).into());
     }
     Ok(())

@@ -449,7 +449,8 @@ pub fn html(
     graph_svg: &str,
 ) -> String {
     let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>covprune audit: {t}</title>\n<style>\nbody{{font-family:sans-serif;margin:1.5em}} table{{border-collapse:collapse;margin:.5em 0}} td,th{{border:1px solid #ccc;padding:2px 6px;text-align:right}} th:first-child,td:first-child{{text-align:left}}\npre.src{{font-size:12px;line-height:1.35}} .ln{{color:#999;display:inline-block;width:4em}} .lab{{display:block;margin-left:4em;font-size:11px}}\n.infeasible{{color:#b00}} .duplicate{{color:#a60}} .subsumed{{color:#a60}} .unknown{{color:#060}}\n</style></head><body>\n<h1>covprune audit: {t}</h1>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>covprune audit: {t}</title>\n<style>\nbody{{font-family:sans-serif;margin:1.5em}} table{{border-collapse:collapse;margin:.5em 0}} td,th{{border:1px solid #ccc;padding:2px 6px;text-align:right}} th:first-child,td:first-child{{text-align:left}}\npre.src{{font-size:12px;line-height:1.35}} .ln{{color:#999;display:inline-block;width:4em}} .lab{{display:block;margin-left:4em;font-size:11px}}\n.infeasible{{color:#b00}} .duplicate{{color:#a60}} .subsumed{{color:#a60}} .unknown{{color:#060}}
+.graph{{max-height:700px;overflow:auto;border:1px solid #ccc}} .graph svg{{max-width:100%;height:auto}}\n</style></head><body>\n<h1>covprune audit: {t}</h1>\n",
         t = html_escape(title)
     );
     out.push_str("<h2>Per criterion</h2>\n<table><tr><th>criterion</th><th>labels</th><th>infeasible</th><th>dup (step 2)</th><th>dup (step 3)</th><th>subsumed</th><th>pruned</th><th>%</th></tr>\n");
@@ -484,9 +485,9 @@ pub fn html(
         out.push_str("</table>\n");
     }
     if !graph_svg.is_empty() {
-        out.push_str("<h2>Subsumption graph</h2>\n");
+        out.push_str("<h2>Subsumption graph</h2>\n<div class=\"graph\">");
         out.push_str(graph_svg);
-        out.push('\n');
+        out.push_str("</div>\n");
     }
     out.push_str("<h2>Source</h2>\n<pre class=\"src\">");
     let mut at_line: BTreeMap<usize, Vec<&Row>> = BTreeMap::new();

@@ -324,6 +324,10 @@ fn dot_escape(s: &str) -> String {
 /// ones orange. `clusters` puts each function's labels in a cluster (co-reached groups never
 /// span functions, except for a called-once callee, drawn in its own).
 pub fn dot(rows: &[Row], clusters: bool) -> String {
+    dot_with(rows, clusters, true)
+}
+
+fn dot_with(rows: &[Row], clusters: bool, predicates: bool) -> String {
     let mut members: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
     for r in rows {
         if let Some(of) = r.of {
@@ -374,13 +378,20 @@ pub fn dot(rows: &[Row], clusters: bool) -> String {
                 "subsumed" => ", color=orange",
                 _ => "",
             };
+            let predicate = if predicates {
+                format!(
+                    "\\n{}",
+                    dot_escape(&r.predicate.chars().take(40).collect::<String>())
+                )
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 out,
-                "{indent}l{} [label=\"{} ({})\\n{}\"{style}];",
+                "{indent}l{} [label=\"{} ({}){predicate}\"{style}];",
                 r.id,
                 name,
                 dot_escape(&r.tag),
-                dot_escape(&r.predicate.chars().take(40).collect::<String>())
             );
         }
         if clusters {
@@ -400,7 +411,8 @@ pub fn dot(rows: &[Row], clusters: bool) -> String {
 pub fn svg(rows: &[Row]) -> Result<String, String> {
     use layout::backends::svg::SVGWriter;
     use layout::gv::{DotParser, GraphBuilder};
-    let text = dot(rows, false);
+    // Short node labels: layout-rs draws one line per node.
+    let text = dot_with(rows, false, false);
     let mut parser = DotParser::new(&text);
     let graph = parser.process()?;
     let mut builder = GraphBuilder::new();

@@ -883,17 +883,8 @@ fn finish(
             String::new()
         };
         let i = *row_of.entry(v.id).or_insert_with(|| {
-            lf.rows.push(labels::LabelRow {
-                id: v.id,
-                status: "unknown".into(),
-                tag: v.tag.clone(),
-                origin_loc: current.clone(),
-                current_loc: String::new(),
-                emitter: "covprune".into(),
-                drivers: String::new(),
-                exec_time: "0.".into(),
-                extra: Vec::new(),
-            });
+            lf.rows
+                .push(labels::LabelRow::unknown(v.id, &v.tag, &current));
             lf.rows.len() - 1
         });
         let row = &mut lf.rows[i];
@@ -960,17 +951,7 @@ fn measure(args: MeasureArgs) -> anyhow::Result<()> {
             for (_, s) in f.labels() {
                 if let crate::ir::StmtKind::Label { id, tag, .. } = &s.kind {
                     if seen.insert(*id) {
-                        lf.rows.push(labels::LabelRow {
-                            id: *id,
-                            status: "unknown".into(),
-                            tag: tag.clone(),
-                            origin_loc: String::new(),
-                            current_loc: String::new(),
-                            emitter: "covprune".into(),
-                            drivers: String::new(),
-                            exec_time: "0.".into(),
-                            extra: Vec::new(),
-                        });
+                        lf.rows.push(labels::LabelRow::unknown(*id, tag, ""));
                     }
                 }
             }
@@ -995,28 +976,12 @@ fn measure(args: MeasureArgs) -> anyhow::Result<()> {
         }
         None => Default::default(),
     };
-    let mut flags: Vec<String> = Vec::new();
-    for d in &args.cc.include_dirs {
-        flags.push(format!(
-            "-I{}",
-            d.canonicalize().unwrap_or_else(|_| d.clone()).display()
-        ));
-    }
-    for d in &args.cc.defines {
-        flags.push(format!("-D{d}"));
-    }
-    for f in &args.cc.force_includes {
-        flags.push("-include".into());
-        flags.push(
-            f.canonicalize()
-                .unwrap_or_else(|_| f.clone())
-                .display()
-                .to_string(),
-        );
-    }
-    if let Some(std) = &args.cc.std {
-        flags.push(format!("-std={std}"));
-    }
+    // The program is built in a scratch directory: paths of the flags made absolute.
+    let absolute = |p: &PathBuf| p.canonicalize().unwrap_or_else(|_| p.clone());
+    let mut opts = args.cc.to_options();
+    opts.include_dirs = opts.include_dirs.iter().map(absolute).collect();
+    opts.force_includes = opts.force_includes.iter().map(absolute).collect();
+    let flags = crate::frontend::preprocess::user_flags(&opts);
     let build = BuildOptions {
         cc: args.cc.cc.clone(),
         flags,

@@ -4,27 +4,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use assert_cmd::Command as Cmd;
-
-fn covprune() -> Cmd {
-    Cmd::cargo_bin("covprune").unwrap()
-}
+mod common;
+use common::covprune;
 
 /// tritype.c annotated with CC, MCC and WM, then audited (which prunes first, as no ledger
 /// exists): the annotated file.
 fn audited(dir: &Path, extra: &[&str]) -> (PathBuf, Vec<u8>) {
-    covprune()
-        .args([
-            "annotate",
-            "benchmarks/programs/tritype.c",
-            "--criteria",
-            "CC,MCC,WM",
-            "-o",
-        ])
-        .arg(dir)
-        .assert()
-        .success();
-    let file = dir.join("tritype_labels.c");
+    let file = common::annotate_cc_mcc_wm("benchmarks/programs/tritype.c", dir);
     let out = covprune()
         .arg("audit")
         .arg(&file)

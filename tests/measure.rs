@@ -3,27 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command as Cmd;
 use predicates::prelude::*;
 
-fn covprune() -> Cmd {
-    Cmd::cargo_bin("covprune").unwrap()
-}
+mod common;
+use common::covprune;
 
 /// tritype.c annotated (CC, MCC, WM) and pruned in `dir`: the annotated file.
 fn pruned_tritype(dir: &Path) -> PathBuf {
-    covprune()
-        .args([
-            "annotate",
-            "benchmarks/programs/tritype.c",
-            "--criteria",
-            "CC,MCC,WM",
-            "-o",
-        ])
-        .arg(dir)
-        .assert()
-        .success();
-    let file = dir.join("tritype_labels.c");
+    let file = common::annotate_cc_mcc_wm("benchmarks/programs/tritype.c", dir);
     covprune()
         .arg("prune")
         .arg(&file)

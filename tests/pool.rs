@@ -10,21 +10,11 @@ use std::time::{Duration, Instant};
 use assert_cmd::cargo::cargo_bin;
 use assert_cmd::Command as Cmd;
 
+mod common;
+
 /// The small annotation fixture annotated with CC, MCC and WM into `dir`: the annotated file.
 fn annotated(dir: &Path) -> PathBuf {
-    Cmd::cargo_bin("covprune")
-        .unwrap()
-        .args([
-            "annotate",
-            "tests/fixtures/annotate/small.c",
-            "--criteria",
-            "CC,MCC,WM",
-            "-o",
-        ])
-        .arg(dir)
-        .assert()
-        .success();
-    dir.join("small_labels.c")
+    common::annotate_cc_mcc_wm("tests/fixtures/annotate/small.c", dir)
 }
 
 fn prune(file: &Path, extra: &[&str]) {

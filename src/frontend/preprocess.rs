@@ -24,6 +24,25 @@ pub struct PreprocessOptions {
 
 /// Preprocesses `path` and returns the text with line markers. Files ending in `.i` are taken
 /// as already preprocessed.
+/// The compiler flags the user gave (`-std`, `-I`, `-D`, `-include`), as `cc` spells them.
+pub fn user_flags(opts: &PreprocessOptions) -> Vec<String> {
+    let mut flags = Vec::new();
+    if let Some(std) = &opts.std {
+        flags.push(format!("-std={std}"));
+    }
+    for d in &opts.include_dirs {
+        flags.push(format!("-I{}", d.display()));
+    }
+    for d in &opts.defines {
+        flags.push(format!("-D{d}"));
+    }
+    for f in &opts.force_includes {
+        flags.push("-include".into());
+        flags.push(f.display().to_string());
+    }
+    flags
+}
+
 pub fn preprocess(path: &Path, opts: &PreprocessOptions) -> Result<Vec<u8>, FrontendError> {
     let raw = std::fs::read(path).map_err(|e| FrontendError::Read {
         path: path.to_path_buf(),
@@ -47,19 +66,7 @@ pub fn preprocess(path: &Path, opts: &PreprocessOptions) -> Result<Vec<u8>, Fron
         ),
     };
     let cc = opts.cc.clone().unwrap_or(cc);
-    if let Some(std) = &opts.std {
-        flags.push(format!("-std={std}"));
-    }
-    for d in &opts.include_dirs {
-        flags.push(format!("-I{}", d.display()));
-    }
-    for d in &opts.defines {
-        flags.push(format!("-D{d}"));
-    }
-    for f in &opts.force_includes {
-        flags.push("-include".into());
-        flags.push(f.display().to_string());
-    }
+    flags.extend(user_flags(opts));
     // LTest-style files stub `pc_label` under `#ifndef pc_label`; defining the name as itself
     // keeps the calls through preprocessing without any other effect.
     flags.push("-Dpc_label=pc_label".into());

@@ -549,6 +549,19 @@ fn decide(
     }
 }
 
+/// Location, tag and text of each label of a function (its first statement, for an id written
+/// more than once).
+fn label_stmts(f: &Function) -> BTreeMap<u64, (Loc, String, String)> {
+    let mut out = BTreeMap::new();
+    for s in f.blocks.iter().flat_map(|b| &b.stmts) {
+        if let StmtKind::Label { id, tag, text, .. } = &s.kind {
+            out.entry(*id)
+                .or_insert_with(|| (s.loc, tag.clone(), text.clone()));
+        }
+    }
+    out
+}
+
 /// A function the process died on: its step-1 answers from the journal are kept, and the rest
 /// stays unknown without asking the solver again.
 fn crashed_function(
@@ -559,17 +572,7 @@ fn crashed_function(
     hooks: &Hooks,
 ) -> FunctionResult {
     let vc = encode(program, f, sums, &config.encode);
-    let stmts: BTreeMap<u64, (Loc, String, String)> = f
-        .blocks
-        .iter()
-        .flat_map(|b| &b.stmts)
-        .filter_map(|s| match &s.kind {
-            StmtKind::Label { id, tag, text, .. } => {
-                Some((*id, (s.loc, tag.clone(), text.clone())))
-            }
-            _ => None,
-        })
-        .collect();
+    let stmts = label_stmts(f);
     let occurrences = vc
         .labels
         .iter()
@@ -633,15 +636,7 @@ fn prove_function(
     let over_budget = || budget.is_some_and(|b| t0.elapsed() > b);
     let mut terms = vc.terms;
     let mut stats = RunStats::default();
-    let stmts: Vec<(u64, Loc, String, String)> = f
-        .blocks
-        .iter()
-        .flat_map(|b| &b.stmts)
-        .filter_map(|s| match &s.kind {
-            StmtKind::Label { id, tag, text, .. } => Some((*id, s.loc, tag.clone(), text.clone())),
-            _ => None,
-        })
-        .collect();
+    let stmts = label_stmts(f);
     // Co-reached groups of single-occurrence labels (needed by the model filter already).
     let want_groups = config.steps.contains(&2) || config.steps.contains(&3);
     let groups: Vec<Vec<u64>> = if want_groups {
@@ -754,11 +749,7 @@ fn prove_function(
             infeasible.insert(l.id);
         }
         progress(1);
-        let (loc, tag, text) = stmts
-            .iter()
-            .find(|(id, ..)| *id == l.id)
-            .map(|(_, loc, tag, text)| (*loc, tag.clone(), text.clone()))
-            .unwrap_or_default();
+        let (loc, tag, text) = stmts.get(&l.id).cloned().unwrap_or_default();
         occurrences.push(Occurrence {
             id: l.id,
             function: f.name.clone(),

@@ -20,6 +20,23 @@ pub struct LabelRow {
     pub extra: Vec<String>,
 }
 
+impl LabelRow {
+    /// A row covprune writes for a label the file did not list.
+    pub fn unknown(id: u64, tag: &str, origin_loc: &str) -> LabelRow {
+        LabelRow {
+            id,
+            status: "unknown".into(),
+            tag: tag.to_string(),
+            origin_loc: origin_loc.to_string(),
+            current_loc: String::new(),
+            emitter: "covprune".into(),
+            drivers: String::new(),
+            exec_time: "0.".into(),
+            extra: Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LabelsFile {
     pub rows: Vec<LabelRow>,

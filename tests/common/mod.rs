@@ -1,0 +1,20 @@
+//! Helpers shared by the CLI-level test files.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+pub fn covprune() -> Command {
+    Command::cargo_bin("covprune").unwrap()
+}
+
+/// Annotates `example` with CC, MCC and WM into `dir`; returns the annotated file.
+pub fn annotate_cc_mcc_wm(example: &str, dir: &Path) -> PathBuf {
+    covprune()
+        .args(["annotate", example, "--criteria", "CC,MCC,WM", "-o"])
+        .arg(dir)
+        .assert()
+        .success();
+    let stem = Path::new(example).file_stem().unwrap().to_string_lossy();
+    dir.join(format!("{stem}_labels.c"))
+}

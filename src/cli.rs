@@ -608,72 +608,13 @@ fn journal_of(
     ))
 }
 
-/// Runs the prover in a child process of this binary; when the child dies (a solver crash,
-/// an abort, a signal), the functions it was proving are marked crashed in the journal and a
-/// new child resumes: only the obligations in flight are lost.
-fn supervise(args: &PruneArgs, shard: Option<(usize, usize)>) -> anyhow::Result<()> {
-    let argv = ARGV.get().cloned().unwrap_or_default();
-    let exe = std::env::current_exe()?;
-    let mut resume = args.resume;
-    for _ in 0..MAX_RESTARTS {
-        let mut cmd = std::process::Command::new(&exe);
-        cmd.args(argv.iter().skip(1));
-        if resume && !args.resume {
-            cmd.arg("--resume");
-        }
-        let status = cmd.env(WORKER_ENV, "1").status()?;
-        match status.code() {
-            Some(0) => return Ok(()),
-            Some(c @ (2 | 3)) => return Err(ChildExit(c as u8).into()),
-            _ => {}
-        }
-        let (fingerprint, journal_path) = journal_of(args, shard)?;
-        if !journal_path.exists() {
-            anyhow::bail!("the prover died ({status}) before it began");
-        }
-        let (journal, prior) =
-            crate::prune::journal::Journal::open(&journal_path, &fingerprint, true)?;
-        if prior.started.is_empty() {
-            anyhow::bail!("the prover died ({status}) outside any function; rerun with --resume");
-        }
-        let names: Vec<&str> = prior.started.iter().map(String::as_str).collect();
-        print_err(&format!(
-            "covprune: the prover died ({status}) while proving {}; going on without them\n",
-            names.join(", ")
-        ));
-        for f in &prior.started {
-            journal.crashed(f);
-        }
-        resume = true;
-    }
-    anyhow::bail!("the prover died {MAX_RESTARTS} times; giving up (the journal keeps its answers)")
-}
+/// The value of `COVPRUNE_WORKER` for a pool worker: it proves the functions whose indices it
+/// reads on stdin, and answers on stdout.
+const SERVE: &str = "serve";
 
-fn prune(args: PruneArgs) -> anyhow::Result<()> {
-    use crate::prune::PruneConfig;
-    use crate::report::labels;
-
-    if let Some(step) = args.steps.iter().find(|s| !(1..=3).contains(*s)) {
-        anyhow::bail!("there is no step {step} (steps are 1, 2 and 3)");
-    }
-    if let Some(e) = &args.entry {
-        if e != "main" {
-            anyhow::bail!("--entry takes `main` (got `{e}`)");
-        }
-    }
-    let shard = args.shard.as_deref().map(parse_shard).transpose()?;
-    // The supervisor re-runs this executable: only when it is covprune itself (not a program
-    // that calls `cli::run` as a library).
-    let is_covprune = std::env::current_exe()
-        .ok()
-        .and_then(|e| e.file_stem().map(|s| s == "covprune"))
-        .unwrap_or(false);
-    if !args.in_process && is_covprune && std::env::var_os(WORKER_ENV).is_none() {
-        return supervise(&args, shard);
-    }
-    let inputs = prune_inputs(&args.file, args.labels.clone(), &args.cc)?;
-    let program = &inputs.loaded.program;
-    let config = PruneConfig {
+/// The prover's configuration from the command line.
+fn prune_config(args: &PruneArgs) -> crate::prune::PruneConfig {
+    crate::prune::PruneConfig {
         solver: crate::smt::SolverConfig {
             timeout_ms: args.timeout_ms,
             rlimit: args.rlimit,
@@ -689,13 +630,88 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
         trace: args.verbose,
         steps: args.steps.iter().copied().chain([1]).collect(),
         model_filter: !args.no_model_filter,
+    }
+}
+
+/// A pool worker: loads the program as the supervisor did, then proves function after
+/// function as told (`INDEX` lines on stdin), appending to the shared journal. It answers
+/// `p N` for N labels decided (progress) and `d INDEX` when a function's result is in the
+/// journal; it ends at `end`, and at once when stdin closes without it (the supervisor died).
+fn serve(args: &PruneArgs, shard: Option<(usize, usize)>) -> anyhow::Result<()> {
+    use std::io::{BufRead, Write};
+    let inputs = prune_inputs(&args.file, args.labels.clone(), &args.cc)?;
+    let program = &inputs.loaded.program;
+    let mut config = prune_config(args);
+    config.jobs = 1;
+    let (fingerprint, journal_path) = journal_of(args, shard)?;
+    let (journal, prior) = crate::prune::journal::Journal::join(&journal_path, &fingerprint)?;
+    let prover = crate::prune::Prover::new(program, &config);
+    let hooks = crate::prune::Hooks {
+        journal: Some(&journal),
+        prior: Some(&prior),
+        shard,
     };
-    // The journal: what this run proves is kept as it is found; --resume reuses it.
-    let (fingerprint, journal_path) = journal_of(&args, shard)?;
-    let stem = args.file.with_extension("");
-    let (journal, prior) =
-        crate::prune::journal::Journal::open(&journal_path, &fingerprint, args.resume)?;
-    if args.resume && !args.json {
+    let out = std::sync::Mutex::new(std::io::stdout());
+    // A supervisor gone is no error: the journal keeps what is proved.
+    let say = |line: String| {
+        if let Ok(mut o) = out.lock() {
+            let _ = writeln!(o, "{line}").and_then(|_| o.flush());
+        }
+    };
+    // Stdin is read aside: `end` closes it normally; an end of file without it means the
+    // supervisor died (killed), and the worker goes too rather than write on unwatched.
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if line == "end" {
+                return;
+            }
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+        std::process::exit(1);
+    });
+    for line in rx {
+        let Ok(i) = line.trim().parse::<usize>() else {
+            anyhow::bail!("worker: expected a function index, got `{line}`");
+        };
+        if i >= program.functions.len() {
+            anyhow::bail!("worker: no function {i}");
+        }
+        prover.prove_one(i, &|n| say(format!("p {n}")), &hooks);
+        say(format!("d {i}"));
+    }
+    Ok(())
+}
+
+/// What the pool's workers share.
+struct PoolState<'a> {
+    program: &'a crate::ir::Program,
+    /// Function indices not yet handed out, biggest first.
+    queue: std::sync::Mutex<std::collections::VecDeque<usize>>,
+    journal: &'a crate::prune::journal::Journal,
+    bar: &'a crate::console::Progress,
+    restarts: std::sync::atomic::AtomicUsize,
+    failure: std::sync::Mutex<Option<anyhow::Error>>,
+}
+
+/// Proves with `--jobs N` worker processes of this binary, each with its own solver, handed
+/// one function at a time (biggest first) through a pipe; their results meet in one journal.
+/// A worker that dies (a solver crash, an abort, a signal) costs only the function it was
+/// proving: it is marked crashed in the journal (its step-1 answers so far are kept, the rest
+/// stays unknown) and a new worker takes the dead one's place.
+fn prove_in_workers(
+    args: &PruneArgs,
+    shard: Option<(usize, usize)>,
+    program: &crate::ir::Program,
+    journal_path: &Path,
+    fingerprint: &str,
+) -> anyhow::Result<Vec<crate::prune::FunctionResult>> {
+    use crate::prune::journal::Journal;
+    let (journal, prior) = Journal::open(journal_path, fingerprint, args.resume)?;
+    if args.resume && !args.json && !args.quiet {
         print_err(&format!(
             "resuming: {} step-1 answers and {} functions from {}\n",
             prior.step1.len(),
@@ -703,23 +719,222 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
             journal_path.display()
         ));
     }
-    let t0 = std::time::Instant::now();
-    let chosen = crate::prune::in_shard(program, shard);
-    let total: u64 = program
-        .functions
+    let order = crate::prune::prove_order(program, shard);
+    let total: u64 = order
         .iter()
-        .filter(|f| chosen.contains(&f.name))
-        .map(|f| f.labels().count() as u64)
+        .map(|&i| program.functions[i].labels().count() as u64)
         .sum();
-    let bar = crate::console::Progress::new(total, "proving", !args.no_progress && !args.json);
-    let hooks = crate::prune::Hooks {
-        journal: Some(&journal),
-        prior: Some(&prior),
-        shard,
+    let bar = crate::console::Progress::new(
+        total,
+        "proving",
+        !args.no_progress && !args.json && !args.quiet,
+    );
+    let jobs = match args.jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .clamp(1, order.len().max(1));
+    let state = PoolState {
+        program,
+        queue: std::sync::Mutex::new(order.iter().copied().collect()),
+        journal: &journal,
+        bar: &bar,
+        restarts: std::sync::atomic::AtomicUsize::new(0),
+        failure: std::sync::Mutex::new(None),
     };
-    let results = crate::prune::prove(program, &config, &|n| bar.inc(n), &hooks);
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| {
+                if let Err(e) = drive_worker(&state) {
+                    let mut failure = state.failure.lock().unwrap_or_else(|p| p.into_inner());
+                    failure.get_or_insert(e);
+                    // The others stop at their next function.
+                    state
+                        .queue
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .clear();
+                }
+            });
+        }
+    });
     bar.finish();
+    if let Some(e) = state
+        .failure
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+    {
+        return Err(e);
+    }
+    drop(journal);
+    // Every function's result is in the journal now.
+    let (_, done) = Journal::join(journal_path, fingerprint)?;
+    let mut results = Vec::with_capacity(order.len());
+    for &i in &order {
+        let name = &program.functions[i].name;
+        let r = done.done.get(name).ok_or_else(|| {
+            anyhow::anyhow!(
+                "the workers ended without a result for {name} (see {})",
+                journal_path.display()
+            )
+        })?;
+        results.push(r.clone());
+    }
+    results.sort_by(|a, b| a.function.cmp(&b.function));
+    Ok(results)
+}
+
+/// Runs one worker process after another (a new one when one dies) until the queue is empty.
+fn drive_worker(state: &PoolState) -> anyhow::Result<()> {
+    use std::io::{BufRead, Write};
+    let argv = ARGV.get().cloned().unwrap_or_default();
+    let exe = std::env::current_exe()?;
+    let next = || {
+        state
+            .queue
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pop_front()
+    };
+    let mut pending = next();
+    while pending.is_some() {
+        let mut child = std::process::Command::new(&exe)
+            .args(argv.iter().skip(1))
+            .env(WORKER_ENV, SERVE)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()?;
+        let mut to_child = child.stdin.take().expect("piped stdin");
+        let mut from_child = std::io::BufReader::new(child.stdout.take().expect("piped stdout"));
+        // Hand out functions until the queue is empty or the worker dies.
+        let mut died = false;
+        while let Some(i) = pending {
+            if writeln!(to_child, "{i}")
+                .and_then(|_| to_child.flush())
+                .is_err()
+            {
+                died = true;
+                break;
+            }
+            let done = format!("d {i}");
+            let mut line = String::new();
+            loop {
+                line.clear();
+                match from_child.read_line(&mut line) {
+                    Ok(n) if n > 0 => {}
+                    _ => {
+                        died = true;
+                        break;
+                    }
+                }
+                let l = line.trim_end();
+                if let Some(n) = l.strip_prefix("p ").and_then(|n| n.parse().ok()) {
+                    state.bar.inc(n);
+                } else if l == done {
+                    break;
+                }
+            }
+            if died {
+                break;
+            }
+            pending = next();
+        }
+        if !died {
+            let _ = writeln!(to_child, "end").and_then(|_| to_child.flush());
+        }
+        drop(to_child);
+        let status = child.wait()?;
+        if !died {
+            if !status.success() {
+                anyhow::bail!("a prover worker ended with {status}");
+            }
+            return Ok(());
+        }
+        if let Some(c @ (2 | 3)) = status.code() {
+            // The worker said why (bad input, journal mismatch): not a crash.
+            return Err(ChildExit(c as u8).into());
+        }
+        let i = pending.expect("a function was in flight");
+        let name = &state.program.functions[i].name;
+        print_err(&format!(
+            "covprune: the prover died ({status}) while proving {name}; going on without it\n"
+        ));
+        state.journal.crashed(name);
+        let restarts = state
+            .restarts
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if restarts + 1 >= MAX_RESTARTS {
+            anyhow::bail!(
+                "the prover died {MAX_RESTARTS} times; giving up (the journal keeps its answers)"
+            );
+        }
+        // A new worker reads the crash from the journal and gives the function's result
+        // without asking the solver again.
+    }
+    Ok(())
+}
+
+fn prune(args: PruneArgs) -> anyhow::Result<()> {
+    if let Some(step) = args.steps.iter().find(|s| !(1..=3).contains(*s)) {
+        anyhow::bail!("there is no step {step} (steps are 1, 2 and 3)");
+    }
+    if let Some(e) = &args.entry {
+        if e != "main" {
+            anyhow::bail!("--entry takes `main` (got `{e}`)");
+        }
+    }
+    let shard = args.shard.as_deref().map(parse_shard).transpose()?;
+    let worker = std::env::var(WORKER_ENV).ok();
+    if worker.as_deref() == Some(SERVE) {
+        return serve(&args, shard);
+    }
+    // Worker processes run this executable: only when it is covprune itself (not a program
+    // that calls `cli::run` as a library).
+    let is_covprune = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.file_stem().map(|s| s == "covprune"))
+        .unwrap_or(false);
+    let in_workers = !args.in_process && is_covprune && worker.is_none();
+    let inputs = prune_inputs(&args.file, args.labels.clone(), &args.cc)?;
+    let program = &inputs.loaded.program;
+    // The journal: what this run proves is kept as it is found; --resume reuses it.
+    let (fingerprint, journal_path) = journal_of(&args, shard)?;
+    let stem = args.file.with_extension("");
+    let t0 = std::time::Instant::now();
+    let results = if in_workers {
+        prove_in_workers(&args, shard, program, &journal_path, &fingerprint)?
+    } else {
+        let config = prune_config(&args);
+        let (journal, prior) =
+            crate::prune::journal::Journal::open(&journal_path, &fingerprint, args.resume)?;
+        if args.resume && !args.json && !args.quiet {
+            print_err(&format!(
+                "resuming: {} step-1 answers and {} functions from {}\n",
+                prior.step1.len(),
+                prior.done.len(),
+                journal_path.display()
+            ));
+        }
+        let total: u64 = crate::prune::prove_order(program, shard)
+            .iter()
+            .map(|&i| program.functions[i].labels().count() as u64)
+            .sum();
+        let bar = crate::console::Progress::new(
+            total,
+            "proving",
+            !args.no_progress && !args.json && !args.quiet,
+        );
+        let hooks = crate::prune::Hooks {
+            journal: Some(&journal),
+            prior: Some(&prior),
+            shard,
+        };
+        let results = crate::prune::prove(program, &config, &|n| bar.inc(n), &hooks);
+        bar.finish();
+        results
+    };
     if let Some((k, n)) = shard {
+        let total: u64 = results.iter().map(|r| r.occurrences.len() as u64).sum();
         let out = PathBuf::from(format!("{}.shard-{k}-of-{n}.json", stem.display()));
         let file = ShardFile {
             schema: SHARD_SCHEMA.into(),
@@ -729,19 +944,18 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
             shard: (k, n),
             results,
         };
-        labels::write_atomic(&out, &(serde_json::to_string(&file)? + "\n"))?;
-        let msg = format!(
-            "shard {k}/{n}: {} functions, {total} label occurrences; wrote {}\n",
-            file.results.len(),
-            out.display()
-        );
+        crate::report::labels::write_atomic(&out, &(serde_json::to_string(&file)? + "\n"))?;
         if args.json {
             print_out(&format!(
                 "{}\n",
                 serde_json::json!({"shard": [k, n], "functions": file.results.len(), "labels": total, "shard_file": out.display().to_string()})
             ));
-        } else {
-            print_out(&msg);
+        } else if !args.quiet {
+            print_out(&format!(
+                "shard {k}/{n}: {} functions, {total} label occurrences; wrote {}\n",
+                file.results.len(),
+                out.display()
+            ));
         }
         return Ok(());
     }

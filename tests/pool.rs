@@ -105,6 +105,32 @@ fn shards_merged_equal_one_run() {
 
 #[test]
 fn a_killed_run_resumes_without_proving_anything_twice() {
+    killed_and_resumed(&["--jobs", "1", "--in-process"]);
+}
+
+/// The supervisor of two worker processes is killed: its workers end too (they would
+/// otherwise write on into the journal of the resumed run), and the run resumes as above.
+#[test]
+fn a_killed_pool_takes_its_workers_along_and_resumes() {
+    killed_and_resumed(&["--jobs", "2"]);
+}
+
+/// The processes whose command line names `file`.
+fn processes_on(file: &Path) -> Vec<String> {
+    let needle = file.display().to_string();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(cmd) = std::fs::read(e.path().join("cmdline")) {
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            if cmd.contains(&needle) {
+                out.push(cmd);
+            }
+        }
+    }
+    out
+}
+
+fn killed_and_resumed(mode: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let file = annotated(dir.path());
     let fresh = read(&file.with_extension("labels"));
@@ -116,7 +142,8 @@ fn a_killed_run_resumes_without_proving_anything_twice() {
     let mut child = Command::new(cargo_bin("covprune"))
         .arg("prune")
         .arg(&file)
-        .args(["--no-progress", "--jobs", "1", "--in-process"])
+        .arg("--no-progress")
+        .args(mode)
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
@@ -131,14 +158,27 @@ fn a_killed_run_resumes_without_proving_anything_twice() {
     child.kill().unwrap(); // SIGKILL
     let status = child.wait().unwrap();
     assert!(!status.success(), "the run was killed before its end");
+    let t = Instant::now();
+    while !processes_on(&file).is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "processes outlived the killed run: {:?}",
+            processes_on(&file)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let before = read(&journal).lines().count();
-    prune(&file, &["--jobs", "1", "--resume"]);
+    let mut resumed = mode.to_vec();
+    resumed.push("--resume");
+    prune(&file, &resumed);
     assert_eq!(outputs(&file, &fresh), whole, "resumed ledger differs");
     // Every step-1 answer is in the journal once: nothing was proved twice.
     let text = read(&journal);
     let mut seen = std::collections::BTreeSet::new();
     for line in text.lines().skip(1) {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue; // the line the kill tore
+        };
         if let Some(s) = v.get("step1") {
             assert!(
                 seen.insert((s[0].to_string(), s[1].to_string())),
@@ -192,6 +232,12 @@ fn a_pathological_function_stays_within_its_bounds() {
 /// function's labels stay unknown, and the other function is proved as usual.
 #[test]
 fn a_crashing_solver_costs_only_the_function_in_flight() {
+    for jobs in ["1", "2"] {
+        crash_in(jobs);
+    }
+}
+
+fn crash_in(jobs: &str) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("two.c");
     std::fs::write(
@@ -203,7 +249,7 @@ fn a_crashing_solver_costs_only_the_function_in_flight() {
         .unwrap()
         .arg("prune")
         .arg(&file)
-        .args(["--no-progress", "--jobs", "1"])
+        .args(["--no-progress", "--jobs", jobs])
         .env("COVPRUNE_TEST_ABORT_IN", "bad")
         .assert()
         .success()

@@ -497,8 +497,8 @@ fn pool_bench(args: &Args) -> Result<()> {
     ))
     .canonicalize()?;
     let criteria = env("COVPRUNE_POOL_CRITERIA", "CC");
-    let timeout = env("COVPRUNE_POOL_TIMEOUT_MS", "500");
-    let budget = env("COVPRUNE_POOL_BUDGET_S", "10");
+    let timeout = env("COVPRUNE_POOL_TIMEOUT_MS", "300");
+    let budget = env("COVPRUNE_POOL_BUDGET_S", "8");
     let exe = std::env::current_exe()?.with_file_name("covprune");
     let work = std::env::temp_dir().join(format!("covprune-pool-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
@@ -533,12 +533,7 @@ fn pool_bench(args: &Args) -> Result<()> {
         std::fs::write(&labels, &fresh)?;
         let t = Instant::now();
         let mut child = std::process::Command::new(&exe)
-            .args([
-                "prune",
-                &annotated.display().to_string(),
-                "--no-progress",
-                "--in-process",
-            ])
+            .args(["prune", &annotated.display().to_string(), "--no-progress"])
             .args([
                 "--jobs",
                 &jobs.to_string(),
@@ -554,17 +549,17 @@ fn pool_bench(args: &Args) -> Result<()> {
             .current_dir(file.parent().unwrap_or(Path::new(".")))
             .stdout(std::process::Stdio::null())
             .spawn()?;
-        let status_path = format!("/proc/{}/status", child.id());
-        let mut peak_kb: u64 = 0;
+        // The supervisor and its worker processes: the peak of their summed resident sizes
+        // (sampled), and the largest single process's peak.
+        let mut peak_sum_kb: u64 = 0;
+        let mut peak_one_kb: u64 = 0;
         let status = loop {
-            if let Ok(text) = std::fs::read_to_string(&status_path) {
-                for l in text.lines() {
-                    if let Some(v) = l.strip_prefix("VmHWM:") {
-                        let kb: u64 = v.trim().trim_end_matches("kB").trim().parse().unwrap_or(0);
-                        peak_kb = peak_kb.max(kb);
-                    }
-                }
+            let mut sum = 0;
+            for pid in process_tree(child.id()) {
+                sum += proc_status_kb(pid, "VmRSS:");
+                peak_one_kb = peak_one_kb.max(proc_status_kb(pid, "VmHWM:"));
             }
+            peak_sum_kb = peak_sum_kb.max(sum);
             if let Some(s) = child.try_wait()? {
                 break s;
             }
@@ -577,18 +572,22 @@ fn pool_bench(args: &Args) -> Result<()> {
         ledgers.push(std::fs::read_to_string(
             work.join(format!("{stem}_labels.covprune.json")),
         )?);
-        eprintln!("jobs {jobs}: {wall:.1} s, peak {} MB", peak_kb / 1024);
-        rows.push(serde_json::json!({"jobs": jobs, "wall_s": wall, "peak_rss_mb": peak_kb / 1024}));
+        eprintln!(
+            "jobs {jobs}: {wall:.1} s, peak {} MB (all processes), {} MB (largest)",
+            peak_sum_kb / 1024,
+            peak_one_kb / 1024
+        );
+        rows.push(serde_json::json!({"jobs": jobs, "wall_s": wall, "peak_rss_mb": peak_sum_kb / 1024, "peak_rss_one_process_mb": peak_one_kb / 1024}));
     }
     let speedup =
         rows[0]["wall_s"].as_f64().unwrap_or(0.0) / rows[1]["wall_s"].as_f64().unwrap_or(1.0);
     let same = ledgers[0] == ledgers[1];
     let md = format!(
-        "# Worker pool: {} ({criteria}), steps 1-3\n\n`cargo run --release -p covprune-benchmarks -- pool` ({}); {timeout} ms per question, {budget} s per function.\n\n| jobs | wall (s) | peak RSS (MB) |\n|---|---|---|\n| 1 | {:.1} | {} |\n| 2 | {:.1} | {} |\n\nSpeed-up: **{speedup:.2}x**. Ledgers of the two runs byte-identical: {same}.\n",
+        "# Worker pool: {} ({criteria}), steps 1-3\n\n`cargo run --release -p covprune-benchmarks -- pool` ({}); {timeout} ms per question, {budget} s per function.\n\n`prune --jobs N` runs N worker processes (each with its own Z3) under a supervisor. Peak RSS: the largest sum of resident sizes of the supervisor and its workers, sampled every 200 ms; and the largest single process.\n\n| jobs | wall (s) | peak RSS, all processes (MB) | peak RSS, largest process (MB) |\n|---|---|---|---|\n| 1 | {:.1} | {} | {} |\n| 2 | {:.1} | {} | {} |\n\nSpeed-up: **{speedup:.2}x**. Ledgers of the two runs byte-identical: {same}.\n",
         file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         machine_note(),
-        rows[0]["wall_s"].as_f64().unwrap_or(0.0), rows[0]["peak_rss_mb"],
-        rows[1]["wall_s"].as_f64().unwrap_or(0.0), rows[1]["peak_rss_mb"],
+        rows[0]["wall_s"].as_f64().unwrap_or(0.0), rows[0]["peak_rss_mb"], rows[0]["peak_rss_one_process_mb"],
+        rows[1]["wall_s"].as_f64().unwrap_or(0.0), rows[1]["peak_rss_mb"], rows[1]["peak_rss_one_process_mb"],
     );
     std::fs::create_dir_all(&args.out)?;
     std::fs::write(args.out.join("pool.md"), md)?;
@@ -600,6 +599,49 @@ fn pool_bench(args: &Args) -> Result<()> {
     )?;
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
+}
+
+/// `pid` and its descendants, from /proc.
+fn process_tree(pid: u32) -> Vec<u32> {
+    let mut parent_of = Vec::new();
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for e in dir.flatten() {
+            let Some(p) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+                continue;
+            };
+            // stat: `pid (comm) state ppid ...`; comm may hold spaces, so split after `)`.
+            if let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) {
+                if let Some(ppid) = stat
+                    .rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                    .and_then(|v| v.parse::<u32>().ok())
+                {
+                    parent_of.push((p, ppid));
+                }
+            }
+        }
+    }
+    let mut tree = vec![pid];
+    let mut k = 0;
+    while k < tree.len() {
+        let p = tree[k];
+        tree.extend(parent_of.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
+        k += 1;
+    }
+    tree
+}
+
+/// A `kB` field of /proc/PID/status (0 when the process is gone).
+fn proc_status_kb(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|t| {
+            t.lines().find_map(|l| {
+                l.strip_prefix(field)
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            })
+        })
+        .unwrap_or(0)
 }
 
 fn machine_note() -> String {

@@ -77,6 +77,43 @@ pub fn fingerprint(input: &[u8], options: &str) -> String {
     format!("{h:016x}")
 }
 
+/// Reads a journal's text: its header must carry `fingerprint`; unreadable lines (torn by a
+/// kill) are skipped.
+fn read_prior(path: &Path, text: &str, fingerprint: &str) -> Result<Prior, JournalError> {
+    let mut prior = Prior::default();
+    let mut lines = text.lines();
+    match lines
+        .next()
+        .and_then(|l| serde_json::from_str::<Entry>(l).ok())
+    {
+        Some(Entry::Header {
+            schema,
+            fingerprint: f,
+        }) if schema == SCHEMA && f == fingerprint => {}
+        _ => return Err(JournalError::Mismatch(path.display().to_string())),
+    }
+    for line in lines {
+        match serde_json::from_str::<Entry>(line) {
+            Ok(Entry::Step1(f, k, o)) => {
+                prior.step1.insert((f, k), o);
+            }
+            Ok(Entry::Function(r)) => {
+                prior.started.remove(&r.function);
+                prior.done.insert(r.function.clone(), *r);
+            }
+            Ok(Entry::Start(f)) => {
+                prior.started.insert(f);
+            }
+            Ok(Entry::Crashed(f)) => {
+                prior.started.remove(&f);
+                prior.crashed.insert(f);
+            }
+            _ => {} // a line torn by a kill
+        }
+    }
+    Ok(prior)
+}
+
 impl Journal {
     /// Opens the journal at `path`: with `resume`, an existing journal of the same fingerprint
     /// is read back (a torn last line from a killed run is ignored) and appended to; otherwise
@@ -90,39 +127,9 @@ impl Journal {
             path: path.display().to_string(),
             source,
         };
-        let mut prior = Prior::default();
         if resume && path.exists() {
             let text = std::fs::read_to_string(path).map_err(io)?;
-            let mut lines = text.lines();
-            match lines
-                .next()
-                .and_then(|l| serde_json::from_str::<Entry>(l).ok())
-            {
-                Some(Entry::Header {
-                    schema,
-                    fingerprint: f,
-                }) if schema == SCHEMA && f == fingerprint => {}
-                _ => return Err(JournalError::Mismatch(path.display().to_string())),
-            }
-            for line in lines {
-                match serde_json::from_str::<Entry>(line) {
-                    Ok(Entry::Step1(f, k, o)) => {
-                        prior.step1.insert((f, k), o);
-                    }
-                    Ok(Entry::Function(r)) => {
-                        prior.started.remove(&r.function);
-                        prior.done.insert(r.function.clone(), *r);
-                    }
-                    Ok(Entry::Start(f)) => {
-                        prior.started.insert(f);
-                    }
-                    Ok(Entry::Crashed(f)) => {
-                        prior.started.remove(&f);
-                        prior.crashed.insert(f);
-                    }
-                    _ => {} // a line torn by a kill
-                }
-            }
+            let prior = read_prior(path, &text, fingerprint)?;
             // Append after the last complete line.
             let keep = text.rfind('\n').map_or(0, |p| p + 1);
             let file = std::fs::OpenOptions::new()
@@ -130,34 +137,41 @@ impl Journal {
                 .open(path)
                 .map_err(io)?;
             file.set_len(keep as u64).map_err(io)?;
-            let mut file = file;
-            use std::io::Seek;
-            file.seek(std::io::SeekFrom::End(0)).map_err(io)?;
-            return Ok((
-                Journal {
-                    file: Mutex::new(file),
-                },
-                prior,
-            ));
+            return Ok((Journal::appending(path)?, prior));
         }
-        let mut file = std::fs::File::create(path).map_err(io)?;
         let header = Entry::Header {
             schema: SCHEMA.into(),
             fingerprint: fingerprint.into(),
         };
-        writeln!(
-            file,
-            "{}",
-            serde_json::to_string(&header).unwrap_or_default()
-        )
-        .map_err(io)?;
-        file.flush().map_err(io)?;
-        Ok((
-            Journal {
-                file: Mutex::new(file),
-            },
-            prior,
-        ))
+        let line = serde_json::to_string(&header).unwrap_or_default() + "\n";
+        std::fs::write(path, line).map_err(io)?;
+        Ok((Journal::appending(path)?, Prior::default()))
+    }
+
+    /// Joins a journal that other processes of the same run append to: reads what it holds
+    /// (a line being written is ignored) and appends without truncating anything.
+    pub fn join(path: &Path, fingerprint: &str) -> Result<(Journal, Prior), JournalError> {
+        let text = std::fs::read_to_string(path).map_err(|source| JournalError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let prior = read_prior(path, &text, fingerprint)?;
+        Ok((Journal::appending(path)?, prior))
+    }
+
+    /// Every write goes to the end (O_APPEND), so that several processes can share the file:
+    /// each line is one write, which Linux places whole.
+    fn appending(path: &Path) -> Result<Journal, JournalError> {
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|source| JournalError::Io {
+                path: path.display().to_string(),
+                source,
+            })?;
+        Ok(Journal {
+            file: Mutex::new(file),
+        })
     }
 
     fn append(&self, e: &Entry) {
@@ -179,8 +193,16 @@ impl Journal {
         self.append(&Entry::Start(function.to_string()));
     }
 
+    /// Written by the supervisor after a worker died: the leading newline ends any line the
+    /// worker left torn, so that it stays one unreadable line and spoils nothing after it.
     pub fn crashed(&self, function: &str) {
-        self.append(&Entry::Crashed(function.to_string()));
+        let Ok(line) = serde_json::to_string(&Entry::Crashed(function.to_string())) else {
+            return;
+        };
+        if let Ok(mut f) = self.file.lock() {
+            let _ = f.write_all(format!("\n{line}\n").as_bytes());
+            let _ = f.flush();
+        }
     }
 
     pub fn function_done(&self, r: &FunctionResult) {

@@ -206,70 +206,12 @@ pub fn prove(
     progress: Progress,
     hooks: &Hooks,
 ) -> Vec<FunctionResult> {
-    let sums = Summaries::new(program);
-    let cg = crate::cfg::callgraph::CallGraph::build(program);
-    let chosen = in_shard(program, hooks.shard);
-    let mut functions: Vec<&Function> = program
-        .functions
-        .iter()
-        .filter(|f| f.labels().next().is_some() && chosen.contains(&f.name))
-        .collect();
-    // Biggest first, so that the longest encodings do not start last.
-    functions.sort_by_key(|f| (std::cmp::Reverse(f.blocks.len()), f.name.clone()));
-    // Ids that occur more than once take no part in steps 2 and 3.
-    let mut occurrences: BTreeMap<u64, usize> = BTreeMap::new();
-    for f in &program.functions {
-        for (_, s) in f.labels() {
-            if let StmtKind::Label { id, .. } = &s.kind {
-                *occurrences.entry(*id).or_default() += 1;
-            }
-        }
-    }
-    let single = |id: u64| occurrences.get(&id) == Some(&1);
-    let context = if config.steps.contains(&2) || config.steps.contains(&3) {
-        called_once_contexts(program, &cg, config, &single)
-    } else {
-        BTreeMap::new()
-    };
-    let mut config = config.clone();
-    config.encode.context_callees = context
-        .values()
-        .flat_map(|v| v.iter().map(|(g, _)| g.clone()))
-        .collect();
-    let config = &config;
-    let no_context = Vec::new();
+    let prover = Prover::new(program, config);
+    let order = prover.order(hooks.shard);
     let work = || -> Vec<FunctionResult> {
-        functions
+        order
             .par_iter()
-            .map(|f| {
-                if let Some(done) = hooks.prior.and_then(|p| p.done.get(&f.name)) {
-                    progress(done.occurrences.len() as u64);
-                    return done.clone();
-                }
-                let ctx = context.get(&f.name).unwrap_or(&no_context);
-                if hooks.prior.is_some_and(|p| p.crashed.contains(&f.name)) {
-                    let r = crashed_function(program, f, &sums, config, hooks);
-                    progress(r.occurrences.len() as u64);
-                    if let Some(j) = hooks.journal {
-                        j.function_done(&r);
-                    }
-                    return r;
-                }
-                if let Some(j) = hooks.journal {
-                    j.start(&f.name);
-                }
-                // Fault injection for the supervisor's test: die while proving this function.
-                if std::env::var("COVPRUNE_TEST_ABORT_IN").is_ok_and(|n| n == f.name) {
-                    std::process::abort();
-                }
-                let r = prove_function(
-                    program, f, &sums, &cg, config, progress, &single, ctx, hooks,
-                );
-                if let Some(j) = hooks.journal {
-                    j.function_done(&r);
-                }
-                r
-            })
+            .map(|&i| prover.prove_one(i, progress, hooks))
             .collect()
     };
     let mut results = if config.jobs > 0 {
@@ -285,6 +227,110 @@ pub fn prove(
     };
     results.sort_by(|a, b| a.function.cmp(&b.function));
     results
+}
+
+/// What every function's proof shares: summaries, the call graph, the called-once contexts.
+/// Built once per process; worker processes build the same one from the same input.
+pub struct Prover<'p> {
+    program: &'p Program,
+    sums: Summaries,
+    cg: crate::cfg::callgraph::CallGraph,
+    config: PruneConfig,
+    /// How many times each label id occurs: ids that occur more than once take no part in
+    /// steps 2 and 3.
+    occurrences: BTreeMap<u64, usize>,
+    context: BTreeMap<String, Vec<(String, Vec<u64>)>>,
+}
+
+impl<'p> Prover<'p> {
+    pub fn new(program: &'p Program, config: &PruneConfig) -> Self {
+        let sums = Summaries::new(program);
+        let cg = crate::cfg::callgraph::CallGraph::build(program);
+        let mut occurrences: BTreeMap<u64, usize> = BTreeMap::new();
+        for f in &program.functions {
+            for (_, s) in f.labels() {
+                if let StmtKind::Label { id, .. } = &s.kind {
+                    *occurrences.entry(*id).or_default() += 1;
+                }
+            }
+        }
+        let single = |id: u64| occurrences.get(&id) == Some(&1);
+        let context = if config.steps.contains(&2) || config.steps.contains(&3) {
+            called_once_contexts(program, &cg, config, &single)
+        } else {
+            BTreeMap::new()
+        };
+        let mut config = config.clone();
+        config.encode.context_callees = context
+            .values()
+            .flat_map(|v| v.iter().map(|(g, _)| g.clone()))
+            .collect();
+        Prover {
+            program,
+            sums,
+            cg,
+            config,
+            occurrences,
+            context,
+        }
+    }
+
+    /// The functions to prove (indices into the program's functions), biggest first so that
+    /// the longest encodings do not start last.
+    pub fn order(&self, shard: Option<(usize, usize)>) -> Vec<usize> {
+        prove_order(self.program, shard)
+    }
+
+    /// Proves function `i` of the program, or takes its result from the journal of an earlier
+    /// run; journals it.
+    pub fn prove_one(&self, i: usize, progress: Progress, hooks: &Hooks) -> FunctionResult {
+        let (program, config) = (self.program, &self.config);
+        let f = &program.functions[i];
+        if let Some(done) = hooks.prior.and_then(|p| p.done.get(&f.name)) {
+            progress(done.occurrences.len() as u64);
+            return done.clone();
+        }
+        let no_context = Vec::new();
+        let ctx = self.context.get(&f.name).unwrap_or(&no_context);
+        if hooks.prior.is_some_and(|p| p.crashed.contains(&f.name)) {
+            let r = crashed_function(program, f, &self.sums, config, hooks);
+            progress(r.occurrences.len() as u64);
+            if let Some(j) = hooks.journal {
+                j.function_done(&r);
+            }
+            return r;
+        }
+        if let Some(j) = hooks.journal {
+            j.start(&f.name);
+        }
+        // Fault injection for the supervisor's test: die while proving this function.
+        if std::env::var("COVPRUNE_TEST_ABORT_IN").is_ok_and(|n| n == f.name) {
+            std::process::abort();
+        }
+        let single = |id: u64| self.occurrences.get(&id) == Some(&1);
+        let r = prove_function(
+            program, f, &self.sums, &self.cg, config, progress, &single, ctx, hooks,
+        );
+        if let Some(j) = hooks.journal {
+            j.function_done(&r);
+        }
+        r
+    }
+}
+
+/// The functions a run proves (indices into the program's functions): those with labels in
+/// the shard, biggest first.
+pub fn prove_order(program: &Program, shard: Option<(usize, usize)>) -> Vec<usize> {
+    let chosen = in_shard(program, shard);
+    let mut order: Vec<usize> = (0..program.functions.len())
+        .filter(|&i| {
+            let f = &program.functions[i];
+            f.labels().next().is_some() && chosen.contains(&f.name)
+        })
+        .collect();
+    let f = |i: usize| &program.functions[i];
+    order.sort_by_key(|&i| (std::cmp::Reverse(f(i).blocks.len()), f(i).name.clone()));
+    order
 }
 
 /// Turns the functions' raw results (of one run, or of several shards) into verdicts.

@@ -74,8 +74,33 @@ pub enum Command {
     /// Insert test objectives (labels) for coverage criteria: writes DIR/STEM_labels.c and
     /// DIR/STEM_labels.labels.
     Annotate(AnnotateArgs),
+    /// Write the labels of an annotated file as ACSL annotations for Frama-C's WP: step 1
+    /// asks `!(p)` at each label, step 2 asks `p` (writes STEM.acsl.c).
+    ExportAcsl(ExportAcslArgs),
     /// List the coverage criteria.
     Criteria,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportAcslArgs {
+    /// The annotated C file (`pc_label(cond, id, "TAG");` statements).
+    pub file: PathBuf,
+    /// 1: `check !(p)` (proved: infeasible); 2: `check p` (proved: always true when reached).
+    #[arg(long, default_value_t = 1)]
+    pub step: u8,
+    /// Output file (default: the file's name with `.acsl.c`).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Write `assert` instead of `check`: WP then assumes each assertion in the goals after it.
+    #[arg(long)]
+    pub assert: bool,
+    /// Keep `# LINE "FILE"` markers (by default they are blanked, so that the verifier reports
+    /// lines of the exported file).
+    #[arg(long)]
+    pub keep_line_markers: bool,
+    /// Print the obligations (id, line, tag, name) as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -451,6 +476,7 @@ fn execute(command: Command) -> anyhow::Result<()> {
             print_out(&out);
         }
         Command::Annotate(args) => annotate(args)?,
+        Command::ExportAcsl(args) => export_acsl(args)?,
         Command::Callgraph { file, cc } => {
             let loaded = load(&file, &cc)?;
             let program = &loaded.program;
@@ -1427,6 +1453,61 @@ fn audit(args: AuditArgs) -> anyhow::Result<()> {
         print_out(&format!("{}\n", serde_json::to_string_pretty(&v)?));
     } else {
         print_out(&format!("{title}\n{}", report.to_text()));
+    }
+    Ok(())
+}
+
+fn export_acsl(args: ExportAcslArgs) -> anyhow::Result<()> {
+    use crate::report::acsl;
+    if !(1..=2).contains(&args.step) {
+        anyhow::bail!(
+            "--step takes 1 or 2 (step 3 compares labels pairwise and has no one-assertion form)"
+        );
+    }
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", args.file.display()))?;
+    let exported = acsl::export(
+        &text,
+        &acsl::AcslOptions {
+            step: args.step,
+            assert: args.assert,
+            keep_line_markers: args.keep_line_markers,
+        },
+    );
+    if exported.obligations.is_empty() {
+        anyhow::bail!(
+            "{} has no pc_label statements to export",
+            args.file.display()
+        );
+    }
+    let out = args.output.clone().unwrap_or_else(|| {
+        PathBuf::from(format!("{}.acsl.c", args.file.with_extension("").display()))
+    });
+    crate::report::labels::write_atomic(&out, &exported.text)?;
+    for (id, why) in &exported.skipped {
+        print_err(&format!("covprune: label {id} not exported: {why}\n"));
+    }
+    if args.json {
+        print_out(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "file": args.file.display().to_string(),
+                "output": out.display().to_string(),
+                "step": args.step,
+                "obligations": exported.obligations,
+                "skipped": exported.skipped.len(),
+            }))?
+        ));
+    } else {
+        print_out(&format!(
+            "wrote {}: {} obligations (step {}: {} {}), {} labels not exported\n",
+            out.display(),
+            exported.obligations.len(),
+            args.step,
+            if args.assert { "assert" } else { "check" },
+            if args.step == 1 { "!(p)" } else { "p" },
+            exported.skipped.len()
+        ));
     }
     Ok(())
 }

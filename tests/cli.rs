@@ -5,6 +5,8 @@ use std::path::Path;
 use assert_cmd::Command;
 use predicates::prelude::*;
 
+mod common;
+
 fn covprune() -> Command {
     Command::cargo_bin("covprune").unwrap()
 }
@@ -417,4 +419,84 @@ fn prune_with_step_1_only_leaves_relations_alone() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("there is no step 4"));
+}
+
+/// `export-acsl` writes one named ACSL check per label occurrence, on the label's own line,
+/// and leaves a file that still compiles as C (annotations are comments).
+#[test]
+fn export_acsl_names_one_check_per_label_and_keeps_the_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let annotated = common::annotate_cc_mcc_wm("tests/fixtures/annotate/small.c", dir.path());
+    let text = std::fs::read_to_string(&annotated).unwrap();
+    let label_statements = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .map(|l| l.matches("pc_label(").count())
+        .sum::<usize>();
+    let out = covprune()
+        .arg("export-acsl")
+        .arg(&annotated)
+        .arg("--json")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let obligations = v["obligations"].as_array().unwrap();
+    assert!(label_statements > 10);
+    assert_eq!(obligations.len(), label_statements);
+    let exported_path = std::path::PathBuf::from(v["output"].as_str().unwrap());
+    let exported = std::fs::read_to_string(&exported_path).unwrap();
+    assert_eq!(exported.lines().count(), text.lines().count());
+    let lines: Vec<&str> = exported.lines().collect();
+    for o in obligations {
+        let line = lines[o["line"].as_u64().unwrap() as usize - 1];
+        let name = format!("check {}: !(", o["name"].as_str().unwrap());
+        assert!(line.contains(&name), "{line} lacks {name}");
+    }
+    assert!(!exported.contains("pc_label(") || exported.contains("#define pc_label"));
+    let cc = std::process::Command::new("cc")
+        .args(["-fsyntax-only", "-w", "-x", "c"])
+        .arg(&exported_path)
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    // Step 2 asks the predicate itself.
+    covprune()
+        .arg("export-acsl")
+        .arg(&annotated)
+        .args(["--step", "2", "-o"])
+        .arg(dir.path().join("s2.c"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("step 2: check p"));
+    let s2 = std::fs::read_to_string(dir.path().join("s2.c")).unwrap();
+    assert!(s2.contains(&format!(
+        "check {}: (",
+        obligations[0]["name"].as_str().unwrap()
+    )));
+}
+
+#[test]
+fn export_acsl_refuses_files_without_labels_and_step_3() {
+    covprune()
+        .args(["export-acsl", "tests/fixtures/annotate/small.c"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no pc_label statements"));
+    covprune()
+        .args(["export-acsl", "benchmarks/programs/triangle.c", "--step", "3"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--step takes 1 or 2"));
+    covprune()
+        .args(["export-acsl", "no/such/file.c"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read"));
 }

@@ -2,6 +2,9 @@
 //! the README quotes to `artifacts/`. Usage: `cargo run --release -p covprune-benchmarks --
 //! frontend [--corpus DIR] [--out DIR]`.
 
+mod all;
+mod plot;
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -16,15 +19,27 @@ struct Args {
     repeat: usize,
 }
 
+/// The corpus: `$COVPRUNE_CORPUS`, else `../shared/corpus/realworld` beside the project, else
+/// `benchmarks/corpus` (where `benchmarks/fetch-corpus.sh` puts it).
+fn default_corpus(root: &Path) -> PathBuf {
+    if let Some(c) = std::env::var_os("COVPRUNE_CORPUS") {
+        return PathBuf::from(c);
+    }
+    let shared = root.join("../shared/corpus/realworld");
+    if shared.exists() {
+        shared
+    } else {
+        root.join("benchmarks/corpus")
+    }
+}
+
 fn parse_args() -> Result<Args> {
     let mut args = std::env::args().skip(1);
     let command = args.next().unwrap_or_else(|| "frontend".into());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut a = Args {
         command,
-        corpus: std::env::var_os("COVPRUNE_CORPUS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| root.join("../shared/corpus/realworld")),
+        corpus: default_corpus(&root),
         out: root.join("artifacts"),
         repeat: 3,
     };
@@ -602,7 +617,7 @@ fn pool_bench(args: &Args) -> Result<()> {
 }
 
 /// `pid` and its descendants, from /proc.
-fn process_tree(pid: u32) -> Vec<u32> {
+pub(crate) fn process_tree(pid: u32) -> Vec<u32> {
     let mut parent_of = Vec::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {
         for e in dir.flatten() {
@@ -632,7 +647,7 @@ fn process_tree(pid: u32) -> Vec<u32> {
 }
 
 /// A `kB` field of /proc/PID/status (0 when the process is gone).
-fn proc_status_kb(pid: u32, field: &str) -> u64 {
+pub(crate) fn proc_status_kb(pid: u32, field: &str) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|t| {
@@ -644,18 +659,25 @@ fn proc_status_kb(pid: u32, field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-fn machine_note() -> String {
+pub(crate) fn machine_note() -> String {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     format!("{cores} cores, {}", std::env::consts::ARCH)
 }
 
 fn main() -> Result<()> {
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    if raw.first().is_some_and(|c| c == "all") {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        return all::run(&raw[1..], default_corpus(&root), root.join("artifacts"));
+    }
     let args = parse_args()?;
     match args.command.as_str() {
         "frontend" => frontend_bench(&args),
         "prune" => prune_bench(&args),
         "measure-gzip" => measure_gzip(&args),
         "pool" => pool_bench(&args),
-        other => bail!("unknown benchmark {other} (known: frontend, prune, measure-gzip, pool)"),
+        other => {
+            bail!("unknown benchmark {other} (known: all, frontend, prune, measure-gzip, pool)")
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! Output records (serde) and their text renderings; the only module with serde derives.
 
+pub mod acsl;
 pub mod labels;
 pub mod ledger;
 

@@ -757,3 +757,66 @@ fn has_effects(node: Node) -> bool {
         }
     }
 }
+
+/// A `pc_label(pred, id, "TAG", ...);` statement as written in an annotated file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabelCall {
+    /// Byte range of the whole statement, `;` included.
+    pub range: (usize, usize),
+    /// The predicate's text, as written.
+    pub predicate: String,
+    /// The id's text, as written (a constant in LTest's files).
+    pub id: String,
+    pub tag: String,
+}
+
+/// The `pc_label` and `pc_label_bindings` statements of an annotated file, in text order;
+/// the stub `#define pc_label(...)` of LTest-style headers is a directive, not a statement.
+pub fn label_calls(text: &[u8]) -> Vec<LabelCall> {
+    let mut parser = tree_sitter::Parser::new();
+    parser
+        .set_language(&tree_sitter_c::LANGUAGE.into())
+        .expect("tree-sitter-c matches the tree-sitter ABI it was built for");
+    let Some(tree) = parser.parse(text, None) else {
+        return Vec::new();
+    };
+    let slice = |n: tree_sitter::Node| String::from_utf8_lossy(&text[n.byte_range()]).into_owned();
+    let mut out = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "expression_statement" {
+            let call = node
+                .named_child(0)
+                .filter(|c| c.kind() == "call_expression");
+            let callee = call.and_then(|c| c.child_by_field_name("function"));
+            if let (Some(call), Some(callee)) = (call, callee) {
+                let name = slice(callee);
+                if name == "pc_label" || name == "pc_label_bindings" {
+                    let args: Vec<tree_sitter::Node> = call
+                        .child_by_field_name("arguments")
+                        .map(|a| {
+                            let mut c = a.walk();
+                            a.named_children(&mut c)
+                                .filter(|n| n.kind() != "comment")
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    if let (Some(p), Some(id)) = (args.first(), args.get(1)) {
+                        let tag = args.get(2).map(|t| slice(*t)).unwrap_or_default();
+                        out.push(LabelCall {
+                            range: (node.start_byte(), node.end_byte()),
+                            predicate: slice(*p),
+                            id: slice(*id),
+                            tag: tag.trim_matches('"').to_string(),
+                        });
+                    }
+                    continue;
+                }
+            }
+        }
+        let mut c = node.walk();
+        stack.extend(node.named_children(&mut c));
+    }
+    out.sort_by_key(|l| l.range.0);
+    out
+}

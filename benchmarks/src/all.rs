@@ -1,0 +1,865 @@
+//! The paper-table benchmark (`all`): every corpus program × criterion annotated and pruned
+//! (steps 1-3) by the covprune binary, Frama-C's WP on the same step-1 obligations as a peer,
+//! and the tables `artifacts/results.csv` and `artifacts/RESULTS.md` with `scaling.svg`.
+//!
+//! Each unit (file, criterion, jobs) is written to `artifacts/results/rows/` as soon as it
+//! ends, and a later run skips what is there (`--force` redoes it): the whole corpus takes
+//! longer than one sitting on a small machine, so the table grows run after run and always
+//! says what is missing.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+
+/// The criteria of the paper's tables, and WM-S.
+const CRITERIA: [&str; 5] = ["CC", "MCC", "GACC", "WM", "WM-S"];
+
+struct Options {
+    corpus: PathBuf,
+    out: PathBuf,
+    jobs: Vec<usize>,
+    criteria: Vec<String>,
+    only: Option<BTreeSet<String>>,
+    budget: Option<Duration>,
+    timeout_ms: u32,
+    function_budget_s: u64,
+    with_peers: bool,
+    peer_criteria: BTreeSet<String>,
+    peer_programs: BTreeSet<String>,
+    peer_timeout_s: u32,
+    force: bool,
+    report_only: bool,
+}
+
+const USAGE: &str = "all [--corpus DIR] [--out DIR] [--jobs 2[,1]] [--criteria CC,MCC,GACC,WM,WM-S] [--only PROGRAM,...] [--budget-min M] [--timeout-ms 300] [--function-budget-s 8] [--with-peers] [--peer-criteria CC] [--peer-programs tritype,openssl,zlib] [--peer-timeout-s 1] [--force] [--report-only]";
+
+fn options(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<Options> {
+    let mut o = Options {
+        corpus,
+        out,
+        jobs: vec![2],
+        criteria: CRITERIA.iter().map(|c| c.to_string()).collect(),
+        only: None,
+        budget: None,
+        timeout_ms: 300,
+        function_budget_s: 8,
+        with_peers: false,
+        peer_criteria: BTreeSet::from(["CC".to_string()]),
+        peer_programs: ["tritype", "openssl", "zlib"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        peer_timeout_s: 1,
+        force: false,
+        report_only: false,
+    };
+    let list = |v: &str| -> Vec<String> { v.split(',').map(|s| s.trim().to_string()).collect() };
+    let mut it = raw.iter();
+    while let Some(flag) = it.next() {
+        let mut value = || {
+            it.next()
+                .cloned()
+                .with_context(|| format!("{flag} needs a value\nusage: {USAGE}"))
+        };
+        match flag.as_str() {
+            "--corpus" => o.corpus = value()?.into(),
+            "--out" => o.out = value()?.into(),
+            "--jobs" => {
+                o.jobs = list(&value()?)
+                    .iter()
+                    .map(|j| j.parse())
+                    .collect::<Result<_, _>>()?
+            }
+            "--criteria" => o.criteria = list(&value()?),
+            "--only" => o.only = Some(list(&value()?).into_iter().collect()),
+            "--budget-min" => o.budget = Some(Duration::from_secs(value()?.parse::<u64>()? * 60)),
+            "--timeout-ms" => o.timeout_ms = value()?.parse()?,
+            "--function-budget-s" => o.function_budget_s = value()?.parse()?,
+            "--with-peers" => o.with_peers = true,
+            "--peer-criteria" => o.peer_criteria = list(&value()?).into_iter().collect(),
+            "--peer-programs" => o.peer_programs = list(&value()?).into_iter().collect(),
+            "--peer-timeout-s" => o.peer_timeout_s = value()?.parse()?,
+            "--force" => o.force = true,
+            "--report-only" => o.report_only = true,
+            other => bail!("unknown flag {other}\nusage: {USAGE}"),
+        }
+    }
+    if let Some(c) = o.criteria.iter().find(|c| !CRITERIA.contains(&c.as_str())) {
+        bail!(
+            "criterion {c} is not one of the table's ({})",
+            CRITERIA.join(", ")
+        );
+    }
+    Ok(o)
+}
+
+/// One input file of a program, and where its original `.c` is (for lines of code).
+#[derive(Clone, Debug)]
+struct Input {
+    program: String,
+    /// What covprune annotates: the `.c` (shipped examples, SQLite) or the preprocessed `.i`
+    /// (the others: their configure flags are baked in).
+    path: PathBuf,
+    original: PathBuf,
+}
+
+impl Input {
+    fn stem(&self) -> String {
+        self.path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// The programs, smallest first: the shipped examples, then the corpus.
+fn inputs(corpus: &Path) -> Result<Vec<Input>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut v = vec![Input {
+        program: "tritype".into(),
+        path: root.join("programs/tritype.c"),
+        original: root.join("programs/tritype.c"),
+    }];
+    for (program, dir) in [
+        ("openssl", "openssl-1.1.1w"),
+        ("zlib", "zlib-1.3.2"),
+        ("gzip", "gzip-1.12"),
+    ] {
+        let pre = corpus.join(dir).join("preprocessed");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&pre)
+            .with_context(|| {
+                format!(
+                    "reading {} (get the corpus with benchmarks/fetch-corpus.sh, or pass --corpus)",
+                    pre.display()
+                )
+            })?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "i"))
+            .collect();
+        files.sort();
+        for path in files {
+            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+            let original =
+                find_file(&corpus.join(dir), &format!("{stem}.c")).unwrap_or_else(|| path.clone());
+            v.push(Input {
+                program: program.into(),
+                path,
+                original,
+            });
+        }
+    }
+    let sqlite = corpus.join("sqlite-3.17.0/sqlite3.c");
+    v.push(Input {
+        program: "sqlite".into(),
+        path: sqlite.clone(),
+        original: sqlite,
+    });
+    Ok(v)
+}
+
+fn find_file(dir: &Path, name: &str) -> Option<PathBuf> {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).ok()?.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                if p.file_name().is_some_and(|n| n != "preprocessed") {
+                    stack.push(p);
+                }
+            } else if p.file_name().is_some_and(|n| n == name) {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+fn non_blank_lines(p: &Path) -> usize {
+    std::fs::read_to_string(p)
+        .map(|t| t.lines().filter(|l| !l.trim().is_empty()).count())
+        .unwrap_or(0)
+}
+
+fn row_path(out: &Path, input: &Input, criterion: &str, jobs: usize) -> PathBuf {
+    out.join("results/rows").join(format!(
+        "{}.{}.{}.j{jobs}.json",
+        input.program,
+        input.stem(),
+        criterion
+    ))
+}
+
+pub fn run(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<()> {
+    let o = options(raw, corpus, out)?;
+    let all_inputs = inputs(&o.corpus)?;
+    if !o.report_only {
+        let exe = std::env::current_exe()?.with_file_name("covprune");
+        if !exe.exists() {
+            bail!(
+                "{} is missing: build it with `cargo build --release`",
+                exe.display()
+            );
+        }
+        let peer = if o.with_peers {
+            Some(Peer::setup(&o.out)?)
+        } else {
+            None
+        };
+        if !o.with_peers {
+            eprintln!("peer: Frama-C WP not run (pass --with-peers to install and run it)");
+        }
+        std::fs::create_dir_all(o.out.join("results/rows"))?;
+        let work = std::env::temp_dir().join(format!("covprune-all-{}", std::process::id()));
+        let t0 = Instant::now();
+        let mut left = Vec::new();
+        for input in &all_inputs {
+            if o.only.as_ref().is_some_and(|s| !s.contains(&input.program)) {
+                continue;
+            }
+            for criterion in &o.criteria {
+                for &jobs in &o.jobs {
+                    let path = row_path(&o.out, input, criterion, jobs);
+                    if path.exists() && !o.force {
+                        continue;
+                    }
+                    if o.budget.is_some_and(|b| t0.elapsed() > b) {
+                        left.push(format!(
+                            "{}/{} {criterion} j{jobs}",
+                            input.program,
+                            input.stem()
+                        ));
+                        continue;
+                    }
+                    let with_peer = peer.as_ref().filter(|_| {
+                        jobs == o.jobs[0]
+                            && o.peer_criteria.contains(criterion)
+                            && o.peer_programs.contains(&input.program)
+                    });
+                    let dir = work.join(&input.program).join(criterion);
+                    match unit(&exe, input, criterion, jobs, &o, &dir, with_peer) {
+                        Ok(row) => {
+                            std::fs::write(&path, serde_json::to_string_pretty(&row)? + "\n")?;
+                        }
+                        Err(e) => eprintln!(
+                            "{}/{} {criterion} j{jobs}: {e:#}",
+                            input.program,
+                            input.stem()
+                        ),
+                    }
+                    let _ = std::fs::remove_dir_all(&dir);
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&work);
+        if !left.is_empty() {
+            eprintln!(
+                "budget spent: {} units left for the next run (it skips what is done): {}",
+                left.len(),
+                left.join(", ")
+            );
+        }
+    }
+    report(&o, &all_inputs)
+}
+
+/// Annotates, prunes and (optionally) asks the peer: one row.
+fn unit(
+    exe: &Path,
+    input: &Input,
+    criterion: &str,
+    jobs: usize,
+    o: &Options,
+    dir: &Path,
+    peer: Option<&Peer>,
+) -> Result<Value> {
+    std::fs::create_dir_all(dir)?;
+    let label = format!("{}/{} {criterion} j{jobs}", input.program, input.stem());
+    eprintln!("{label}: annotating");
+    let t = Instant::now();
+    let st = std::process::Command::new(exe)
+        .arg("annotate")
+        .arg(&input.path)
+        .args(["--criteria", criterion, "--json", "-o"])
+        .arg(dir)
+        .stdout(std::process::Stdio::null())
+        .status()?;
+    if !st.success() {
+        bail!("annotate failed ({st})");
+    }
+    let annotate_s = t.elapsed().as_secs_f64();
+    let annotated = dir.join(format!("{}_labels.c", input.stem()));
+    eprintln!("{label}: pruning");
+    let t = Instant::now();
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("prune")
+        .arg(&annotated)
+        .args(["--json", "--no-progress"])
+        .args(["--jobs", &jobs.to_string()])
+        .args(["--timeout-ms", &o.timeout_ms.to_string()])
+        .args(["--function-budget-s", &o.function_budget_s.to_string()])
+        .stdout(std::process::Stdio::piped());
+    let (output, peak_mb) = run_sampled(cmd)?;
+    let wall = t.elapsed().as_secs_f64();
+    if !output.status.success() {
+        bail!("prune failed ({})", output.status);
+    }
+    let summary: Value = serde_json::from_slice(&output.stdout).context("prune --json output")?;
+    let ledger: Value = serde_json::from_str(&std::fs::read_to_string(
+        dir.join(format!("{}_labels.covprune.json", input.stem())),
+    )?)?;
+    let labels = ledger["labels"].as_array().cloned().unwrap_or_default();
+    let not_compiled = labels
+        .iter()
+        .filter(|l| {
+            l["reason"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("not in the compiled program"))
+        })
+        .count();
+    let infeasible: BTreeSet<u64> = labels
+        .iter()
+        .filter(|l| l["status"] == "infeasible")
+        .filter_map(|l| l["id"].as_u64())
+        .collect();
+    let n = |k: &str| summary[k].as_u64().unwrap_or(0);
+    let mut row = json!({
+        "program": input.program,
+        "file": input.stem(),
+        "criterion": criterion,
+        "jobs": jobs,
+        "loc": non_blank_lines(&input.original),
+        "labels": n("labels"),
+        "compiled": n("labels") as usize - not_compiled,
+        "s1_infeasible": n("infeasible"),
+        "s2_duplicate": n("duplicate_step2"),
+        "s3_duplicate": n("duplicate_step3"),
+        "s3_subsumed": n("subsumed"),
+        "pruned": n("pruned"),
+        "queries": summary["queries"],
+        "seconds_steps": [summary["seconds_step1"], summary["seconds_step2"], summary["seconds_step3"]],
+        "annotate_s": annotate_s,
+        "wall_s": wall,
+        "peak_rss_mb": peak_mb,
+        "timeout_ms": o.timeout_ms,
+        "function_budget_s": o.function_budget_s,
+    });
+    eprintln!(
+        "{label}: {} labels, {} pruned, {wall:.1} s",
+        row["labels"], row["pruned"]
+    );
+    if let Some(p) = peer {
+        eprintln!("{label}: Frama-C WP on step 1");
+        row["peer"] = match p.step1(exe, &annotated, jobs, o.peer_timeout_s, &infeasible) {
+            Ok(v) => v,
+            Err(e) => json!({"error": format!("{e:#}")}),
+        };
+    }
+    Ok(row)
+}
+
+/// Runs `cmd` and samples the summed resident size of its process tree every 200 ms: the
+/// output and the peak in MB.
+fn run_sampled(mut cmd: std::process::Command) -> Result<(std::process::Output, u64)> {
+    let mut child = cmd.spawn()?;
+    let stdout = child.stdout.take();
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(mut s) = stdout {
+            use std::io::Read;
+            let _ = s.read_to_end(&mut buf);
+        }
+        buf
+    });
+    let mut peak_kb = 0;
+    let status = loop {
+        let sum: u64 = crate::process_tree(child.id())
+            .into_iter()
+            .map(|p| crate::proc_status_kb(p, "VmRSS:"))
+            .sum();
+        peak_kb = peak_kb.max(sum);
+        if let Some(s) = child.try_wait()? {
+            break s;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let stdout = reader.join().unwrap_or_default();
+    Ok((
+        std::process::Output {
+            status,
+            stdout,
+            stderr: Vec::new(),
+        },
+        peak_kb / 1024,
+    ))
+}
+
+/// Frama-C's WP (Debian's frama-c-base, why3, z3), with a why3 configuration of its own.
+struct Peer {
+    why3_config: PathBuf,
+    version: String,
+}
+
+impl Peer {
+    /// Finds Frama-C, installing it with apt-get when it is missing; configures why3.
+    fn setup(out: &Path) -> Result<Peer> {
+        let have = |c: &str| {
+            std::process::Command::new(c)
+                .arg("-version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        if !have("frama-c") {
+            eprintln!("peer: installing frama-c-base why3 z3 with apt-get");
+            let ok = std::process::Command::new("apt-get")
+                .args(["install", "-y", "frama-c-base", "why3", "z3"])
+                .status()
+                .is_ok_and(|s| s.success());
+            if !ok || !have("frama-c") {
+                bail!("Frama-C is missing and `apt-get install -y frama-c-base why3 z3` did not install it");
+            }
+        }
+        let why3_config = std::env::temp_dir().join("covprune-why3.conf");
+        let st = std::process::Command::new("why3")
+            .args(["config", "detect"])
+            .env("WHY3CONFIG", &why3_config)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .context("why3 config detect")?;
+        if !st.success() {
+            bail!("`why3 config detect` failed");
+        }
+        let version = std::process::Command::new("frama-c")
+            .arg("-version")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default();
+        let _ = out;
+        eprintln!("peer: Frama-C {version}, WP with Z3 through why3");
+        Ok(Peer {
+            why3_config,
+            version,
+        })
+    }
+
+    /// Exports the step-1 obligations of `annotated` as ACSL checks and asks WP: a label is
+    /// proved when every goal of its name is valid.
+    fn step1(
+        &self,
+        exe: &Path,
+        annotated: &Path,
+        jobs: usize,
+        timeout_s: u32,
+        ours: &BTreeSet<u64>,
+    ) -> Result<Value> {
+        let dir = annotated.parent().unwrap_or(Path::new("."));
+        let acsl = annotated.with_extension("acsl.c");
+        let out = std::process::Command::new(exe)
+            .arg("export-acsl")
+            .arg(annotated)
+            .args(["--step", "1", "--json", "-o"])
+            .arg(&acsl)
+            .output()?;
+        if !out.status.success() {
+            bail!(
+                "export-acsl failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let exported: Value = serde_json::from_slice(&out.stdout)?;
+        let ids: BTreeSet<u64> = exported["obligations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|o| o["id"].as_u64())
+            .collect();
+        let t = Instant::now();
+        let run = std::process::Command::new("frama-c")
+            .current_dir(dir)
+            .env("WHY3CONFIG", &self.why3_config)
+            .args([
+                "-machdep",
+                "x86_64",
+                "-wp",
+                "-wp-model",
+                "Typed",
+                "-wp-prover",
+                "z3",
+            ])
+            .args(["-wp-timeout", &timeout_s.to_string()])
+            .args(["-wp-par", &jobs.to_string()])
+            // Only the label checks: not the preconditions of library calls.
+            .args(["-wp-prop", "@check", "-wp-no-rte", "-wp-cache", "none"])
+            // An annotation Frama-C cannot type is dropped (and counted), not fatal.
+            .args(["-kernel-warn-key", "annot-error=active"])
+            .arg(&acsl)
+            .output()?;
+        let wall = t.elapsed().as_secs_f64();
+        let log = String::from_utf8_lossy(&run.stdout).into_owned()
+            + &String::from_utf8_lossy(&run.stderr);
+        if !run.status.success() {
+            let tail: Vec<&str> = log.lines().rev().take(8).collect();
+            bail!(
+                "frama-c failed ({}): {}",
+                run.status,
+                tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+            );
+        }
+        // `[wp] [Qed] Goal typed_f_check_covprune_l12 : Valid` (one goal per place the label
+        // is written: `_2`, `_3`, ... for the next ones).
+        let mut goals: BTreeMap<u64, Vec<bool>> = BTreeMap::new();
+        for l in log.lines() {
+            let Some(rest) = l.split(" Goal ").nth(1) else {
+                continue;
+            };
+            let Some((name, status)) = rest.split_once(" : ") else {
+                continue;
+            };
+            let Some(tail) = name.split("_check_covprune_l").nth(1) else {
+                continue;
+            };
+            let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
+            if let Ok(id) = digits.parse::<u64>() {
+                goals
+                    .entry(id)
+                    .or_default()
+                    .push(status.trim_start().starts_with("Valid"));
+            }
+        }
+        let proved: BTreeSet<u64> = goals
+            .iter()
+            .filter(|(_, v)| v.iter().all(|b| *b))
+            .map(|(id, _)| *id)
+            .collect();
+        let ours_exported: BTreeSet<u64> = ours.intersection(&ids).copied().collect();
+        Ok(json!({
+            "tool": format!("Frama-C {} WP (Typed, Z3 4.8.12 via why3, {timeout_s} s, -wp-par {jobs})", self.version),
+            "obligations": ids.len(),
+            "goals_seen": goals.len(),
+            "proved": proved.len(),
+            "covprune_proved": ours_exported.len(),
+            "both": proved.intersection(&ours_exported).count(),
+            "only_covprune": ours_exported.difference(&proved).count(),
+            "only_peer": proved.difference(&ours_exported).count(),
+            "wall_s": wall,
+        }))
+    }
+}
+
+/// The paper's figures (LClean, ICSE 2018, Figures 6 and 11; `paper_fig11.csv`) for a
+/// program and criterion: labels, pruned, time on 20 cores.
+fn paper(corpus: &Path) -> BTreeMap<(String, String), (u64, u64, u64)> {
+    let mut m = BTreeMap::new();
+    let path = corpus.join("../../reference/paper_fig11.csv");
+    let text = std::fs::read_to_string(&path)
+        .or_else(|_| {
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("paper_fig11.csv"))
+        })
+        .unwrap_or_default();
+    for l in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("program"))
+    {
+        let f: Vec<&str> = l.split(',').collect();
+        if f.len() < 10 {
+            continue;
+        }
+        let program = match f[0] {
+            "openssl_total" => "openssl",
+            p => p,
+        };
+        let num = |i: usize| f[i].parse().unwrap_or(0);
+        m.insert(
+            (program.to_string(), f[2].to_string()),
+            (num(3), num(8), num(9)),
+        );
+    }
+    m
+}
+
+#[derive(Default, Clone)]
+struct Sum {
+    files: usize,
+    loc: u64,
+    labels: u64,
+    compiled: u64,
+    s1: u64,
+    s2: u64,
+    s3d: u64,
+    s3s: u64,
+    pruned: u64,
+    wall: f64,
+    peak: u64,
+}
+
+impl Sum {
+    fn add(&mut self, r: &Value) {
+        let n = |k: &str| r[k].as_u64().unwrap_or(0);
+        self.files += 1;
+        self.loc += n("loc");
+        self.labels += n("labels");
+        self.compiled += n("compiled");
+        self.s1 += n("s1_infeasible");
+        self.s2 += n("s2_duplicate");
+        self.s3d += n("s3_duplicate");
+        self.s3s += n("s3_subsumed");
+        self.pruned += n("pruned");
+        self.wall += r["wall_s"].as_f64().unwrap_or(0.0);
+        self.peak = self.peak.max(n("peak_rss_mb"));
+    }
+}
+
+fn pct(a: u64, b: u64) -> String {
+    if b == 0 {
+        "-".into()
+    } else {
+        format!("{:.1}%", 100.0 * a as f64 / b as f64)
+    }
+}
+
+/// results.csv, RESULTS.md and scaling.svg from every row on disk.
+fn report(o: &Options, all_inputs: &[Input]) -> Result<()> {
+    let mut rows: Vec<Value> = Vec::new();
+    if let Ok(dir) = std::fs::read_dir(o.out.join("results/rows")) {
+        for e in dir.flatten() {
+            let text = std::fs::read_to_string(e.path())?;
+            rows.push(serde_json::from_str(&text).with_context(|| e.path().display().to_string())?);
+        }
+    }
+    let key = |r: &Value| {
+        (
+            r["program"].as_str().unwrap_or("").to_string(),
+            r["file"].as_str().unwrap_or("").to_string(),
+            CRITERIA
+                .iter()
+                .position(|c| r["criterion"] == *c)
+                .unwrap_or(9),
+            r["jobs"].as_u64().unwrap_or(0),
+        )
+    };
+    rows.sort_by_key(key);
+    // results.csv
+    let mut csv = String::from("program,file,criterion,jobs,loc,labels,compiled,s1_infeasible,s2_duplicate,s3_duplicate,s3_subsumed,pruned,queries_s1,queries_s2,queries_s3,seconds_s1,seconds_s2,seconds_s3,wall_s,peak_rss_mb,timeout_ms,function_budget_s,peer_obligations,peer_proved,peer_covprune_proved,peer_wall_s\n");
+    for r in &rows {
+        let q = |i: usize| r["queries"][i].as_u64().unwrap_or(0);
+        let s = |i: usize| r["seconds_steps"][i].as_f64().unwrap_or(0.0);
+        let p = |k: &str| r["peer"][k].to_string().replace("null", "");
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1},{:.1},{:.1},{:.1},{},{},{},{},{},{},{}\n",
+            r["program"].as_str().unwrap_or(""),
+            r["file"].as_str().unwrap_or(""),
+            r["criterion"].as_str().unwrap_or(""),
+            r["jobs"], r["loc"], r["labels"], r["compiled"], r["s1_infeasible"], r["s2_duplicate"],
+            r["s3_duplicate"], r["s3_subsumed"], r["pruned"], q(0), q(1), q(2), s(0), s(1), s(2),
+            r["wall_s"].as_f64().unwrap_or(0.0), r["peak_rss_mb"], r["timeout_ms"], r["function_budget_s"],
+            p("obligations"), p("proved"), p("covprune_proved"),
+            r["peer"]["wall_s"].as_f64().map(|w| format!("{w:.1}")).unwrap_or_default(),
+        ));
+    }
+    std::fs::create_dir_all(&o.out)?;
+    std::fs::write(o.out.join("results.csv"), csv)?;
+
+    let primary = o.jobs.first().copied().unwrap_or(2) as u64;
+    let files_of: BTreeMap<String, usize> = all_inputs.iter().fold(BTreeMap::new(), |mut m, i| {
+        *m.entry(i.program.clone()).or_default() += 1;
+        m
+    });
+    let programs: Vec<String> = {
+        let mut seen = Vec::new();
+        for i in all_inputs {
+            if !seen.contains(&i.program) {
+                seen.push(i.program.clone());
+            }
+        }
+        seen
+    };
+    let paper = paper(&o.corpus);
+    let mut md = format!(
+        "# covprune on the corpus, beside the LClean paper\n\nRegenerate: `cargo build --release && cargo run --release -p covprune-benchmarks -- all [--with-peers]` (resumes: rows already in `artifacts/results/rows/` are kept; `--force` redoes them). {}; each label question {} ms at most, each function {} s (`prune --timeout-ms --function-budget-s`), `--jobs {primary}`. Per-file rows: [results.csv](results.csv).\n\nThe paper's figures (LClean, ICSE 2018, Figures 6 and 11, from `paper_fig11.csv`) are for its versions of the programs (OpenSSL 1.0.2 files, gzip, SQLite 3.8) on 20 cores with Frama-C/LTest's annotator; ours are OpenSSL 1.1.1w's same four files, gzip 1.12, SQLite 3.17.0 on 2 cores with covprune's annotator, so label counts differ. \"compiled\" counts labels in code the compiler sees (not in inactive `#if` branches); percentages are of those.\n\n## Pruned labels per program and criterion\n\n| program | files | LoC | criterion | labels | compiled | s1 infeasible | s2 dup | s3 dup | s3 subsumed | pruned | pruned % | time (s) | peak RSS (MB) | paper: labels | paper: pruned | paper: time (s, 20 cores) | pruned / paper |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        crate::machine_note(),
+        o.timeout_ms,
+        o.function_budget_s,
+    );
+    let mut missing = Vec::new();
+    for program in &programs {
+        for c in CRITERIA {
+            let mut sum = Sum::default();
+            for r in rows
+                .iter()
+                .filter(|r| r["program"] == *program && r["criterion"] == c && r["jobs"] == primary)
+            {
+                sum.add(r);
+            }
+            let want = files_of.get(program).copied().unwrap_or(0);
+            let (pl, pp, pt) = paper
+                .get(&(program.clone(), c.to_string()))
+                .copied()
+                .map_or(
+                    ("".to_string(), "".to_string(), "".to_string()),
+                    |(l, p, t)| (l.to_string(), p.to_string(), t.to_string()),
+                );
+            let ratio = paper
+                .get(&(program.clone(), c.to_string()))
+                .filter(|(_, p, _)| *p > 0)
+                .map(|(_, p, _)| format!("{:.2}", sum.pruned as f64 / *p as f64))
+                .unwrap_or_default();
+            if sum.files == 0 {
+                missing.push(format!("{program} {c}"));
+                md.push_str(&format!("| {program} | 0 of {want} | | {c} | not run yet | | | | | | | | | | {pl} | {pp} | {pt} | |\n"));
+                continue;
+            }
+            let files = if sum.files == want {
+                want.to_string()
+            } else {
+                format!("{} of {want}", sum.files)
+            };
+            md.push_str(&format!(
+                "| {program} | {files} | {} | {c} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {} | {pl} | {pp} | {pt} | {ratio} |\n",
+                sum.loc, sum.labels, sum.compiled, sum.s1, sum.s2, sum.s3d, sum.s3s, sum.pruned,
+                pct(sum.pruned, sum.compiled), sum.wall, sum.peak
+            ));
+            if sum.files < want {
+                missing.push(format!("{program} {c} ({} files left)", want - sum.files));
+            }
+        }
+    }
+    if !missing.is_empty() {
+        md.push_str(&format!(
+            "\nNot run yet (the next `all` run does them): {}.\n",
+            missing.join("; ")
+        ));
+    }
+
+    // The peer.
+    let peer_rows: Vec<&Value> = rows.iter().filter(|r| r["peer"].is_object()).collect();
+    md.push_str("\n## Step 1 beside Frama-C's WP\n\n");
+    if peer_rows.is_empty() {
+        md.push_str("Not run yet (`all --with-peers`).\n");
+    } else {
+        let tool = peer_rows
+            .iter()
+            .find_map(|r| r["peer"]["tool"].as_str())
+            .unwrap_or("");
+        md.push_str(&format!("The same step-1 obligations (`covprune export-acsl --step 1`: `//@ check !(p)` at each label, never assumed by later goals) given to {tool}; a label counts as proved when all its goals are valid. WP assumes no signed overflow and separate pointer parameters, and havocs every variable at unannotated loops, so its \"proved\" is not covprune's (see `../shared/reference/FRAMAC.md`); the two columns of agreement show where they differ.\n\n| program | criterion | files | obligations | proved by covprune | proved by WP | both | covprune only | WP only | covprune time (s) | WP time (s) | WP time / covprune time |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n"));
+        let mut groups: BTreeMap<(String, String), Vec<&Value>> = BTreeMap::new();
+        for r in &peer_rows {
+            groups
+                .entry((
+                    r["program"].as_str().unwrap_or("").into(),
+                    r["criterion"].as_str().unwrap_or("").into(),
+                ))
+                .or_default()
+                .push(r);
+        }
+        for ((program, c), rs) in &groups {
+            let ok: Vec<&&Value> = rs.iter().filter(|r| r["peer"]["error"].is_null()).collect();
+            let n = |k: &str| {
+                ok.iter()
+                    .map(|r| r["peer"][k].as_u64().unwrap_or(0))
+                    .sum::<u64>()
+            };
+            let wp_t: f64 = ok
+                .iter()
+                .map(|r| r["peer"]["wall_s"].as_f64().unwrap_or(0.0))
+                .sum();
+            // covprune's time for the same files: its whole run (steps 1-3), an upper bound
+            // of its step-1 time.
+            let our_t: f64 = ok.iter().map(|r| r["wall_s"].as_f64().unwrap_or(0.0)).sum();
+            let failed = rs.len() - ok.len();
+            let files = if failed > 0 {
+                format!("{} (WP failed on {failed})", ok.len())
+            } else {
+                ok.len().to_string()
+            };
+            md.push_str(&format!(
+                "| {program} | {c} | {files} | {} | {} | {} | {} | {} | {} | {our_t:.0} | {wp_t:.0} | {:.1} |\n",
+                n("obligations"), n("covprune_proved"), n("proved"), n("both"), n("only_covprune"), n("only_peer"),
+                if our_t > 0.0 { wp_t / our_t } else { 0.0 }
+            ));
+        }
+        md.push_str("\ncovprune's time is its whole run (steps 1-3); WP's is step 1 only.\n");
+        let errors: Vec<String> = peer_rows
+            .iter()
+            .filter_map(|r| {
+                r["peer"]["error"].as_str().map(|e| {
+                    format!(
+                        "- {}/{}: {}",
+                        r["program"].as_str().unwrap_or(""),
+                        r["file"].as_str().unwrap_or(""),
+                        e.chars().take(300).collect::<String>()
+                    )
+                })
+            })
+            .collect();
+        if !errors.is_empty() {
+            md.push_str(&format!("\nWhere WP failed:\n{}\n", errors.join("\n")));
+        }
+    }
+
+    // Scaling.
+    md.push_str("\n## Scaling\n\n");
+    let mut pairs = Vec::new();
+    for r in rows.iter().filter(|r| r["jobs"] == 1) {
+        if let Some(r2) = rows.iter().find(|x| {
+            x["jobs"] == 2
+                && x["program"] == r["program"]
+                && x["file"] == r["file"]
+                && x["criterion"] == r["criterion"]
+        }) {
+            pairs.push((r, r2));
+        }
+    }
+    if pairs.is_empty() {
+        md.push_str("`--jobs 1` against `--jobs 2`: not run yet (`all --jobs 2,1`).\n");
+    } else {
+        let mut by: BTreeMap<(String, String), (f64, f64, usize)> = BTreeMap::new();
+        for (a, b) in &pairs {
+            let e = by
+                .entry((
+                    a["program"].as_str().unwrap_or("").into(),
+                    a["criterion"].as_str().unwrap_or("").into(),
+                ))
+                .or_default();
+            e.0 += a["wall_s"].as_f64().unwrap_or(0.0);
+            e.1 += b["wall_s"].as_f64().unwrap_or(0.0);
+            e.2 += 1;
+        }
+        md.push_str("| program | criterion | files | `--jobs 1` (s) | `--jobs 2` (s) | speed-up |\n|---|---|---|---|---|---|\n");
+        for ((p, c), (a, b, n)) in &by {
+            md.push_str(&format!(
+                "| {p} | {c} | {n} | {a:.0} | {b:.0} | {:.2}x |\n",
+                if *b > 0.0 { a / b } else { 0.0 }
+            ));
+        }
+        md.push_str("\nThe pool benchmark ([pool.md](pool.md)) has the same comparison on SQLite with CC.\n");
+    }
+    let points: Vec<(String, f64, f64)> = rows
+        .iter()
+        .filter(|r| r["jobs"] == primary && r["wall_s"].as_f64().unwrap_or(0.0) > 0.0)
+        .map(|r| {
+            (
+                format!(
+                    "{} {}",
+                    r["program"].as_str().unwrap_or(""),
+                    r["criterion"].as_str().unwrap_or("")
+                ),
+                r["loc"].as_f64().unwrap_or(0.0).max(1.0),
+                r["compiled"].as_f64().unwrap_or(0.0) / r["wall_s"].as_f64().unwrap_or(1.0),
+            )
+        })
+        .collect();
+    if !points.is_empty() {
+        crate::plot::scaling(&o.out.join("scaling.svg"), &points)?;
+        md.push_str(&format!("\n![labels per second against lines of code](scaling.svg)\n\nLabels decided per second (compiled labels / wall time, `--jobs {primary}`) against the file's non-blank lines of code, one point per file and criterion.\n"));
+    }
+    std::fs::write(o.out.join("RESULTS.md"), md)?;
+    eprintln!(
+        "wrote {} and {}",
+        o.out.join("RESULTS.md").display(),
+        o.out.join("results.csv").display()
+    );
+    Ok(())
+}

@@ -490,7 +490,12 @@ fn export_acsl_refuses_files_without_labels_and_step_3() {
         .code(2)
         .stderr(predicate::str::contains("no pc_label statements"));
     covprune()
-        .args(["export-acsl", "benchmarks/programs/triangle.c", "--step", "3"])
+        .args([
+            "export-acsl",
+            "benchmarks/programs/triangle.c",
+            "--step",
+            "3",
+        ])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--step takes 1 or 2"));

@@ -177,19 +177,14 @@ fn find_file(dir: &Path, name: &str) -> Option<PathBuf> {
     None
 }
 
-fn non_blank_lines(p: &Path) -> usize {
+pub(crate) fn non_blank_lines(p: &Path) -> usize {
     std::fs::read_to_string(p)
         .map(|t| t.lines().filter(|l| !l.trim().is_empty()).count())
         .unwrap_or(0)
 }
 
 fn row_path(out: &Path, input: &Input, criterion: &str, jobs: usize) -> PathBuf {
-    out.join("results/rows").join(format!(
-        "{}.{}.{}.j{jobs}.json",
-        input.program,
-        input.stem(),
-        criterion
-    ))
+    row_file(out, &input.program, &input.stem(), criterion, jobs)
 }
 
 pub fn run(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<()> {
@@ -307,9 +302,59 @@ fn unit(
         bail!("prune failed ({})", output.status);
     }
     let summary: Value = serde_json::from_slice(&output.stdout).context("prune --json output")?;
-    let ledger: Value = serde_json::from_str(&std::fs::read_to_string(
-        dir.join(format!("{}_labels.covprune.json", input.stem())),
-    )?)?;
+    let ledger =
+        std::fs::read_to_string(dir.join(format!("{}_labels.covprune.json", input.stem())))?;
+    let (mut row, infeasible) = make_row(
+        &RowMeta {
+            program: &input.program,
+            file: &input.stem(),
+            loc: non_blank_lines(&input.original),
+            criterion,
+            jobs,
+            timeout_ms: o.timeout_ms,
+            function_budget_s: o.function_budget_s,
+        },
+        &summary,
+        &ledger,
+        wall,
+        peak_mb,
+    )?;
+    row["annotate_s"] = json!(annotate_s);
+    eprintln!(
+        "{label}: {} labels, {} pruned, {wall:.1} s",
+        row["labels"], row["pruned"]
+    );
+    if let Some(p) = peer.filter(|_| row["labels"].as_u64().unwrap_or(0) > 0) {
+        eprintln!("{label}: Frama-C WP on step 1");
+        row["peer"] = match p.step1(exe, &annotated, jobs, o.peer_timeout_s, &infeasible) {
+            Ok(v) => v,
+            Err(e) => json!({"error": format!("{e:#}")}),
+        };
+    }
+    Ok(row)
+}
+
+/// What a row is about.
+pub(crate) struct RowMeta<'a> {
+    pub program: &'a str,
+    pub file: &'a str,
+    pub loc: usize,
+    pub criterion: &'a str,
+    pub jobs: usize,
+    pub timeout_ms: u32,
+    pub function_budget_s: u64,
+}
+
+/// A results row from `prune --json`'s summary and the ledger; also the ids proved
+/// infeasible.
+pub(crate) fn make_row(
+    m: &RowMeta,
+    summary: &Value,
+    ledger: &str,
+    wall: f64,
+    peak_mb: u64,
+) -> Result<(Value, BTreeSet<u64>)> {
+    let ledger: Value = serde_json::from_str(ledger).context("reading the ledger")?;
     let labels = ledger["labels"].as_array().cloned().unwrap_or_default();
     let not_compiled = labels
         .iter()
@@ -325,14 +370,14 @@ fn unit(
         .filter_map(|l| l["id"].as_u64())
         .collect();
     let n = |k: &str| summary[k].as_u64().unwrap_or(0);
-    let mut row = json!({
-        "program": input.program,
-        "file": input.stem(),
-        "criterion": criterion,
-        "jobs": jobs,
-        "loc": non_blank_lines(&input.original),
+    let row = json!({
+        "program": m.program,
+        "file": m.file,
+        "criterion": m.criterion,
+        "jobs": m.jobs,
+        "loc": m.loc,
         "labels": n("labels"),
-        "compiled": n("labels") as usize - not_compiled,
+        "compiled": (n("labels") as usize).saturating_sub(not_compiled),
         "s1_infeasible": n("infeasible"),
         "s2_duplicate": n("duplicate_step2"),
         "s3_duplicate": n("duplicate_step3"),
@@ -340,24 +385,24 @@ fn unit(
         "pruned": n("pruned"),
         "queries": summary["queries"],
         "seconds_steps": [summary["seconds_step1"], summary["seconds_step2"], summary["seconds_step3"]],
-        "annotate_s": annotate_s,
         "wall_s": wall,
         "peak_rss_mb": peak_mb,
-        "timeout_ms": o.timeout_ms,
-        "function_budget_s": o.function_budget_s,
+        "timeout_ms": m.timeout_ms,
+        "function_budget_s": m.function_budget_s,
     });
-    eprintln!(
-        "{label}: {} labels, {} pruned, {wall:.1} s",
-        row["labels"], row["pruned"]
-    );
-    if let Some(p) = peer {
-        eprintln!("{label}: Frama-C WP on step 1");
-        row["peer"] = match p.step1(exe, &annotated, jobs, o.peer_timeout_s, &infeasible) {
-            Ok(v) => v,
-            Err(e) => json!({"error": format!("{e:#}")}),
-        };
-    }
-    Ok(row)
+    Ok((row, infeasible))
+}
+
+/// Where `all` keeps the row of (program, file, criterion, jobs).
+pub(crate) fn row_file(
+    out: &Path,
+    program: &str,
+    file: &str,
+    criterion: &str,
+    jobs: usize,
+) -> PathBuf {
+    out.join("results/rows")
+        .join(format!("{program}.{file}.{criterion}.j{jobs}.json"))
 }
 
 /// Runs `cmd` and samples the summed resident size of its process tree every 200 ms: the
@@ -480,15 +525,9 @@ impl Peer {
         let run = std::process::Command::new("frama-c")
             .current_dir(dir)
             .env("WHY3CONFIG", &self.why3_config)
-            .args([
-                "-machdep",
-                "x86_64",
-                "-wp",
-                "-wp-model",
-                "Typed",
-                "-wp-prover",
-                "z3",
-            ])
+            // The corpus is GNU C11 (`_Noreturn`, `__builtin_bswap32`).
+            .args(["-c11", "-machdep", "gcc_x86_64"])
+            .args(["-wp", "-wp-model", "Typed", "-wp-prover", "z3"])
             .args(["-wp-timeout", &timeout_s.to_string()])
             .args(["-wp-par", &jobs.to_string()])
             // Only the label checks: not the preconditions of library calls.

@@ -548,7 +548,12 @@ fn pool_bench(args: &Args) -> Result<()> {
         std::fs::write(&labels, &fresh)?;
         let t = Instant::now();
         let mut child = std::process::Command::new(&exe)
-            .args(["prune", &annotated.display().to_string(), "--no-progress"])
+            .args([
+                "prune",
+                &annotated.display().to_string(),
+                "--no-progress",
+                "--json",
+            ])
             .args([
                 "--jobs",
                 &jobs.to_string(),
@@ -562,7 +567,7 @@ fn pool_bench(args: &Args) -> Result<()> {
                 file.parent().unwrap_or(Path::new(".")).display()
             ))
             .current_dir(file.parent().unwrap_or(Path::new(".")))
-            .stdout(std::process::Stdio::null())
+            .stdout(std::fs::File::create(work.join("summary.json"))?)
             .spawn()?;
         // The supervisor and its worker processes: the peak of their summed resident sizes
         // (sampled), and the largest single process's peak.
@@ -584,9 +589,36 @@ fn pool_bench(args: &Args) -> Result<()> {
         if !status.success() {
             bail!("prune --jobs {jobs} failed: {status}");
         }
-        ledgers.push(std::fs::read_to_string(
-            work.join(format!("{stem}_labels.covprune.json")),
-        )?);
+        let ledger = std::fs::read_to_string(work.join(format!("{stem}_labels.covprune.json")))?;
+        // The same row as `all` writes for this unit, so that RESULTS.md has it.
+        if criteria.split(',').count() == 1 {
+            let summary: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(work.join("summary.json"))?)?;
+            let program = if stem == "sqlite3" {
+                "sqlite".to_string()
+            } else {
+                stem.clone()
+            };
+            let (row, _) = all::make_row(
+                &all::RowMeta {
+                    program: &program,
+                    file: &stem,
+                    loc: all::non_blank_lines(&file),
+                    criterion: &criteria,
+                    jobs,
+                    timeout_ms: timeout.parse().unwrap_or(0),
+                    function_budget_s: budget.parse().unwrap_or(0),
+                },
+                &summary,
+                &ledger,
+                wall,
+                peak_sum_kb / 1024,
+            )?;
+            let path = all::row_file(&args.out, &program, &stem, &criteria, jobs);
+            std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
+            std::fs::write(&path, serde_json::to_string_pretty(&row)? + "\n")?;
+        }
+        ledgers.push(ledger);
         eprintln!(
             "jobs {jobs}: {wall:.1} s, peak {} MB (all processes), {} MB (largest)",
             peak_sum_kb / 1024,

@@ -30,11 +30,13 @@ struct Options {
     peer_criteria: BTreeSet<String>,
     peer_programs: BTreeSet<String>,
     peer_timeout_s: u32,
+    /// WP is stopped after this long on one file (its answers so far are kept).
+    peer_max_s: u64,
     force: bool,
     report_only: bool,
 }
 
-const USAGE: &str = "all [--corpus DIR] [--out DIR] [--jobs 2[,1]] [--criteria CC,MCC,GACC,WM,WM-S] [--only PROGRAM,...] [--budget-min M] [--timeout-ms 300] [--function-budget-s 8] [--with-peers] [--peer-criteria CC] [--peer-programs tritype,openssl,zlib] [--peer-timeout-s 1] [--force] [--report-only]";
+const USAGE: &str = "all [--corpus DIR] [--out DIR] [--jobs 2[,1]] [--criteria CC,MCC,GACC,WM,WM-S] [--only PROGRAM,...] [--budget-min M] [--timeout-ms 300] [--function-budget-s 8] [--with-peers] [--peer-criteria CC] [--peer-programs tritype,openssl,zlib] [--peer-timeout-s 1] [--peer-max-s 600] [--force] [--report-only]";
 
 fn options(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<Options> {
     let mut o = Options {
@@ -53,6 +55,7 @@ fn options(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<Options> {
             .map(|s| s.to_string())
             .collect(),
         peer_timeout_s: 1,
+        peer_max_s: 600,
         force: false,
         report_only: false,
     };
@@ -82,6 +85,7 @@ fn options(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<Options> {
             "--peer-criteria" => o.peer_criteria = list(&value()?).into_iter().collect(),
             "--peer-programs" => o.peer_programs = list(&value()?).into_iter().collect(),
             "--peer-timeout-s" => o.peer_timeout_s = value()?.parse()?,
+            "--peer-max-s" => o.peer_max_s = value()?.parse()?,
             "--force" => o.force = true,
             "--report-only" => o.report_only = true,
             other => bail!("unknown flag {other}\nusage: {USAGE}"),
@@ -326,7 +330,14 @@ fn unit(
     );
     if let Some(p) = peer.filter(|_| row["labels"].as_u64().unwrap_or(0) > 0) {
         eprintln!("{label}: Frama-C WP on step 1");
-        row["peer"] = match p.step1(exe, &annotated, jobs, o.peer_timeout_s, &infeasible) {
+        row["peer"] = match p.step1(
+            exe,
+            &annotated,
+            jobs,
+            o.peer_timeout_s,
+            Duration::from_secs(o.peer_max_s),
+            &infeasible,
+        ) {
             Ok(v) => v,
             Err(e) => json!({"error": format!("{e:#}")}),
         };
@@ -498,6 +509,7 @@ impl Peer {
         annotated: &Path,
         jobs: usize,
         timeout_s: u32,
+        max: Duration,
         ours: &BTreeSet<u64>,
     ) -> Result<Value> {
         let dir = annotated.parent().unwrap_or(Path::new("."));
@@ -522,28 +534,52 @@ impl Peer {
             .filter_map(|o| o["id"].as_u64())
             .collect();
         let t = Instant::now();
-        let run = std::process::Command::new("frama-c")
-            .current_dir(dir)
-            .env("WHY3CONFIG", &self.why3_config)
-            // The corpus is GNU C11 (`_Noreturn`, `__builtin_bswap32`).
-            .args(["-c11", "-machdep", "gcc_x86_64"])
-            .args(["-wp", "-wp-model", "Typed", "-wp-prover", "z3"])
-            .args(["-wp-timeout", &timeout_s.to_string()])
-            .args(["-wp-par", &jobs.to_string()])
-            // Only the label checks: not the preconditions of library calls.
-            .args(["-wp-prop", "@check", "-wp-no-rte", "-wp-cache", "none"])
-            // An annotation Frama-C cannot type is dropped (and counted), not fatal.
-            .args(["-kernel-warn-key", "annot-error=active"])
-            .arg(&acsl)
-            .output()?;
+        let log_path = acsl.with_extension("wp.log");
+        let log_file = std::fs::File::create(&log_path)?;
+        let mut child = {
+            use std::os::unix::process::CommandExt;
+            std::process::Command::new("frama-c")
+                .current_dir(dir)
+                .env("WHY3CONFIG", &self.why3_config)
+                // The corpus is GNU C11 (`_Noreturn`, `__builtin_bswap32`).
+                .args(["-c11", "-machdep", "gcc_x86_64"])
+                .args(["-wp", "-wp-model", "Typed", "-wp-prover", "z3"])
+                .args(["-wp-timeout", &timeout_s.to_string()])
+                .args(["-wp-par", &jobs.to_string()])
+                // Only the label checks: not the preconditions of library calls.
+                .args(["-wp-prop", "@check", "-wp-no-rte", "-wp-cache", "none"])
+                // An annotation Frama-C cannot type is dropped (and counted), not fatal.
+                .args(["-kernel-warn-key", "annot-error=active"])
+                .arg(&acsl)
+                .stdout(log_file.try_clone()?)
+                .stderr(log_file)
+                // Its own process group, so that a stop takes why3's server and provers too.
+                .process_group(0)
+                .spawn()?
+        };
+        let mut stopped = false;
+        let status = loop {
+            if let Some(s) = child.try_wait()? {
+                break Some(s);
+            }
+            if t.elapsed() > max {
+                // `--`: a negative number after it is a process group, not a signal.
+                let _ = std::process::Command::new("kill")
+                    .args(["-s", "KILL", "--", &format!("-{}", child.id())])
+                    .status();
+                let _ = child.kill();
+                let _ = child.wait();
+                stopped = true;
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        };
         let wall = t.elapsed().as_secs_f64();
-        let log = String::from_utf8_lossy(&run.stdout).into_owned()
-            + &String::from_utf8_lossy(&run.stderr);
-        if !run.status.success() {
+        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+        if let Some(status) = status.filter(|s| !s.success()) {
             let tail: Vec<&str> = log.lines().rev().take(8).collect();
             bail!(
-                "frama-c failed ({}): {}",
-                run.status,
+                "frama-c failed ({status}): {}",
                 tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
             );
         }
@@ -584,6 +620,8 @@ impl Peer {
             "only_covprune": ours_exported.difference(&proved).count(),
             "only_peer": proved.difference(&ours_exported).count(),
             "wall_s": wall,
+            // Stopped at its time cap: the counts are of the goals it answered by then.
+            "stopped_after_s": if stopped { json!(max.as_secs()) } else { Value::Null },
         }))
     }
 }
@@ -808,18 +846,24 @@ fn report(o: &Options, all_inputs: &[Input]) -> Result<()> {
             // of its step-1 time.
             let our_t: f64 = ok.iter().map(|r| r["wall_s"].as_f64().unwrap_or(0.0)).sum();
             let failed = rs.len() - ok.len();
-            let files = if failed > 0 {
-                format!("{} (WP failed on {failed})", ok.len())
-            } else {
-                ok.len().to_string()
-            };
+            let stopped = ok
+                .iter()
+                .filter(|r| !r["peer"]["stopped_after_s"].is_null())
+                .count();
+            let mut files = ok.len().to_string();
+            if failed > 0 {
+                files.push_str(&format!(", WP failed on {failed}"));
+            }
+            if stopped > 0 {
+                files.push_str(&format!(", WP stopped at its time cap on {stopped}"));
+            }
             md.push_str(&format!(
                 "| {program} | {c} | {files} | {} | {} | {} | {} | {} | {} | {our_t:.0} | {wp_t:.0} | {:.1} |\n",
                 n("obligations"), n("covprune_proved"), n("proved"), n("both"), n("only_covprune"), n("only_peer"),
                 if our_t > 0.0 { wp_t / our_t } else { 0.0 }
             ));
         }
-        md.push_str("\ncovprune's time is its whole run (steps 1-3); WP's is step 1 only.\n");
+        md.push_str(&format!("\ncovprune's time is its whole run (steps 1-3); WP's is step 1 only. WP is stopped after {} s on one file (`--peer-max-s`); its counts are then of the goals it had answered.\n", o.peer_max_s));
         let errors: Vec<String> = peer_rows
             .iter()
             .filter_map(|r| {

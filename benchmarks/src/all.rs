@@ -290,6 +290,31 @@ fn unit(
     }
     let annotate_s = t.elapsed().as_secs_f64();
     let annotated = dir.join(format!("{}_labels.c", input.stem()));
+    let has_labels = std::fs::read_to_string(&annotated)?
+        .lines()
+        .any(|l| !l.trim_start().starts_with('#') && l.contains("pc_label("));
+    if !has_labels {
+        // Nothing to prove (a file without decisions for this criterion): a row of zeros.
+        eprintln!("{label}: no labels");
+        let summary = json!({"labels": 0, "queries": [0, 0, 0], "seconds_step1": 0.0, "seconds_step2": 0.0, "seconds_step3": 0.0});
+        let (mut row, _) = make_row(
+            &RowMeta {
+                program: &input.program,
+                file: &input.stem(),
+                loc: non_blank_lines(&input.original),
+                criterion,
+                jobs,
+                timeout_ms: o.timeout_ms,
+                function_budget_s: o.function_budget_s,
+            },
+            &summary,
+            "{\"labels\": []}",
+            0.0,
+            0,
+        )?;
+        row["annotate_s"] = json!(annotate_s);
+        return Ok(row);
+    }
     eprintln!("{label}: pruning");
     let t = Instant::now();
     let mut cmd = std::process::Command::new(exe);

@@ -888,7 +888,16 @@ fn report(o: &Options, all_inputs: &[Input]) -> Result<()> {
                 if our_t > 0.0 { wp_t / our_t } else { 0.0 }
             ));
         }
-        md.push_str(&format!("\ncovprune's time is its whole run (steps 1-3); WP's is step 1 only. WP is stopped after {} s on one file (`--peer-max-s`); its counts are then of the goals it had answered.\n", o.peer_max_s));
+        let caps: BTreeSet<u64> = peer_rows
+            .iter()
+            .filter_map(|r| r["peer"]["stopped_after_s"].as_u64())
+            .collect();
+        md.push_str("\ncovprune's time is its whole run (steps 1-3); WP's is step 1 only.");
+        if !caps.is_empty() {
+            let caps: Vec<String> = caps.iter().map(|c| format!("{c} s")).collect();
+            md.push_str(&format!(" WP was stopped at its time cap per file (`--peer-max-s`: {}) where the table says so; its counts are then of the goals it had answered, and the labels it had not reached count as not proved.", caps.join(", ")));
+        }
+        md.push('\n');
         let errors: Vec<String> = peer_rows
             .iter()
             .filter_map(|r| {

@@ -729,33 +729,15 @@ struct PoolState<'a> {
 /// proving: it is marked crashed in the journal (its step-1 answers so far are kept, the rest
 /// stays unknown) and a new worker takes the dead one's place.
 fn prove_in_workers(
-    args: &PruneArgs,
-    shard: Option<(usize, usize)>,
+    jobs: usize,
     program: &crate::ir::Program,
+    order: &[usize],
+    journal: crate::prune::journal::Journal,
+    bar: &crate::console::Progress,
     journal_path: &Path,
     fingerprint: &str,
 ) -> anyhow::Result<Vec<crate::prune::FunctionResult>> {
-    use crate::prune::journal::Journal;
-    let (journal, prior) = Journal::open(journal_path, fingerprint, args.resume)?;
-    if args.resume && !args.json && !args.quiet {
-        print_err(&format!(
-            "resuming: {} step-1 answers and {} functions from {}\n",
-            prior.step1.len(),
-            prior.done.len(),
-            journal_path.display()
-        ));
-    }
-    let order = crate::prune::prove_order(program, shard);
-    let total: u64 = order
-        .iter()
-        .map(|&i| program.functions[i].labels().count() as u64)
-        .sum();
-    let bar = crate::console::Progress::new(
-        total,
-        "proving",
-        !args.no_progress && !args.json && !args.quiet,
-    );
-    let jobs = match args.jobs {
+    let jobs = match jobs {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     }
@@ -764,7 +746,7 @@ fn prove_in_workers(
         program,
         queue: std::sync::Mutex::new(order.iter().copied().collect()),
         journal: &journal,
-        bar: &bar,
+        bar,
         restarts: std::sync::atomic::AtomicUsize::new(0),
         failure: std::sync::Mutex::new(None),
     };
@@ -784,7 +766,6 @@ fn prove_in_workers(
             });
         }
     });
-    bar.finish();
     if let Some(e) = state
         .failure
         .into_inner()
@@ -794,9 +775,9 @@ fn prove_in_workers(
     }
     drop(journal);
     // Every function's result is in the journal now.
-    let (_, done) = Journal::join(journal_path, fingerprint)?;
+    let done = crate::prune::journal::Journal::read(journal_path, fingerprint)?;
     let mut results = Vec::with_capacity(order.len());
-    for &i in &order {
+    for &i in order {
         let name = &program.functions[i].name;
         let r = done.done.get(name).ok_or_else(|| {
             anyhow::anyhow!(
@@ -927,38 +908,51 @@ fn prune(args: PruneArgs) -> anyhow::Result<()> {
     let (fingerprint, journal_path) = journal_of(&args, shard)?;
     let stem = args.file.with_extension("");
     let t0 = std::time::Instant::now();
+    let (journal, prior) =
+        crate::prune::journal::Journal::open(&journal_path, &fingerprint, args.resume)?;
+    if args.resume && !args.json && !args.quiet {
+        print_err(&format!(
+            "resuming: {} step-1 answers and {} functions from {}\n",
+            prior.step1.len(),
+            prior.done.len(),
+            journal_path.display()
+        ));
+    }
+    let order = crate::prune::prove_order(program, shard);
+    let total: u64 = order
+        .iter()
+        .map(|&i| program.functions[i].labels().count() as u64)
+        .sum();
+    let bar = crate::console::Progress::new(
+        total,
+        "proving",
+        !args.no_progress && !args.json && !args.quiet,
+    );
     let results = if in_workers {
-        prove_in_workers(&args, shard, program, &journal_path, &fingerprint)?
+        prove_in_workers(
+            args.jobs,
+            program,
+            &order,
+            journal,
+            &bar,
+            &journal_path,
+            &fingerprint,
+        )
     } else {
-        let config = prune_config(&args);
-        let (journal, prior) =
-            crate::prune::journal::Journal::open(&journal_path, &fingerprint, args.resume)?;
-        if args.resume && !args.json && !args.quiet {
-            print_err(&format!(
-                "resuming: {} step-1 answers and {} functions from {}\n",
-                prior.step1.len(),
-                prior.done.len(),
-                journal_path.display()
-            ));
-        }
-        let total: u64 = crate::prune::prove_order(program, shard)
-            .iter()
-            .map(|&i| program.functions[i].labels().count() as u64)
-            .sum();
-        let bar = crate::console::Progress::new(
-            total,
-            "proving",
-            !args.no_progress && !args.json && !args.quiet,
-        );
         let hooks = crate::prune::Hooks {
             journal: Some(&journal),
             prior: Some(&prior),
             shard,
         };
-        let results = crate::prune::prove(program, &config, &|n| bar.inc(n), &hooks);
-        bar.finish();
-        results
+        Ok(crate::prune::prove(
+            program,
+            &prune_config(&args),
+            &|n| bar.inc(n),
+            &hooks,
+        ))
     };
+    bar.finish();
+    let results = results?;
     if let Some((k, n)) = shard {
         let total: u64 = results.iter().map(|r| r.occurrences.len() as u64).sum();
         let out = PathBuf::from(format!("{}.shard-{k}-of-{n}.json", stem.display()));

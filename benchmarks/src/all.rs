@@ -290,6 +290,16 @@ fn unit(
     }
     let annotate_s = t.elapsed().as_secs_f64();
     let annotated = dir.join(format!("{}_labels.c", input.stem()));
+    let stem = input.stem();
+    let meta = RowMeta {
+        program: &input.program,
+        file: &stem,
+        loc: non_blank_lines(&input.original),
+        criterion,
+        jobs,
+        timeout_ms: o.timeout_ms,
+        function_budget_s: o.function_budget_s,
+    };
     let has_labels = std::fs::read_to_string(&annotated)?
         .lines()
         .any(|l| !l.trim_start().starts_with('#') && l.contains("pc_label("));
@@ -297,21 +307,7 @@ fn unit(
         // Nothing to prove (a file without decisions for this criterion): a row of zeros.
         eprintln!("{label}: no labels");
         let summary = json!({"labels": 0, "queries": [0, 0, 0], "seconds_step1": 0.0, "seconds_step2": 0.0, "seconds_step3": 0.0});
-        let (mut row, _) = make_row(
-            &RowMeta {
-                program: &input.program,
-                file: &input.stem(),
-                loc: non_blank_lines(&input.original),
-                criterion,
-                jobs,
-                timeout_ms: o.timeout_ms,
-                function_budget_s: o.function_budget_s,
-            },
-            &summary,
-            "{\"labels\": []}",
-            0.0,
-            0,
-        )?;
+        let (mut row, _) = make_row(&meta, &summary, "{\"labels\": []}", 0.0, 0)?;
         row["annotate_s"] = json!(annotate_s);
         return Ok(row);
     }
@@ -333,21 +329,7 @@ fn unit(
     let summary: Value = serde_json::from_slice(&output.stdout).context("prune --json output")?;
     let ledger =
         std::fs::read_to_string(dir.join(format!("{}_labels.covprune.json", input.stem())))?;
-    let (mut row, infeasible) = make_row(
-        &RowMeta {
-            program: &input.program,
-            file: &input.stem(),
-            loc: non_blank_lines(&input.original),
-            criterion,
-            jobs,
-            timeout_ms: o.timeout_ms,
-            function_budget_s: o.function_budget_s,
-        },
-        &summary,
-        &ledger,
-        wall,
-        peak_mb,
-    )?;
+    let (mut row, infeasible) = make_row(&meta, &summary, &ledger, wall, peak_mb)?;
     row["annotate_s"] = json!(annotate_s);
     eprintln!(
         "{label}: {} labels, {} pruned, {wall:.1} s",

@@ -23,8 +23,6 @@ enum Entry {
     /// A step-1 answer: function, index of the label occurrence in it, outcome.
     Step1(String, usize, Outcome),
     Function(Box<FunctionResult>),
-    /// A worker began proving a function.
-    Start(String),
     /// The process died while proving this function (written by the supervisor): a resumed
     /// run keeps its step-1 answers and asks nothing more about it.
     Crashed(String),
@@ -35,8 +33,6 @@ enum Entry {
 pub struct Prior {
     pub done: BTreeMap<String, FunctionResult>,
     pub step1: BTreeMap<(String, usize), Outcome>,
-    /// Functions begun and not finished (in flight when the run stopped).
-    pub started: std::collections::BTreeSet<String>,
     pub crashed: std::collections::BTreeSet<String>,
 }
 
@@ -98,14 +94,9 @@ fn read_prior(path: &Path, text: &str, fingerprint: &str) -> Result<Prior, Journ
                 prior.step1.insert((f, k), o);
             }
             Ok(Entry::Function(r)) => {
-                prior.started.remove(&r.function);
                 prior.done.insert(r.function.clone(), *r);
             }
-            Ok(Entry::Start(f)) => {
-                prior.started.insert(f);
-            }
             Ok(Entry::Crashed(f)) => {
-                prior.started.remove(&f);
                 prior.crashed.insert(f);
             }
             _ => {} // a line torn by a kill
@@ -151,12 +142,17 @@ impl Journal {
     /// Joins a journal that other processes of the same run append to: reads what it holds
     /// (a line being written is ignored) and appends without truncating anything.
     pub fn join(path: &Path, fingerprint: &str) -> Result<(Journal, Prior), JournalError> {
+        let prior = Journal::read(path, fingerprint)?;
+        Ok((Journal::appending(path)?, prior))
+    }
+
+    /// What the journal at `path` holds, without writing to it.
+    pub fn read(path: &Path, fingerprint: &str) -> Result<Prior, JournalError> {
         let text = std::fs::read_to_string(path).map_err(|source| JournalError::Io {
             path: path.display().to_string(),
             source,
         })?;
-        let prior = read_prior(path, &text, fingerprint)?;
-        Ok((Journal::appending(path)?, prior))
+        read_prior(path, &text, fingerprint)
     }
 
     /// Every write goes to the end (O_APPEND), so that several processes can share the file:
@@ -175,12 +171,16 @@ impl Journal {
     }
 
     fn append(&self, e: &Entry) {
+        self.write_entry("", e);
+    }
+
+    /// One write per line, flushed: a kill can only tear the line being written.
+    fn write_entry(&self, before: &str, e: &Entry) {
         let Ok(line) = serde_json::to_string(e) else {
             return;
         };
         if let Ok(mut f) = self.file.lock() {
-            // One write per line, flushed: a kill can only tear the line being written.
-            let _ = f.write_all(format!("{line}\n").as_bytes());
+            let _ = f.write_all(format!("{before}{line}\n").as_bytes());
             let _ = f.flush();
         }
     }
@@ -189,20 +189,10 @@ impl Journal {
         self.append(&Entry::Step1(function.to_string(), index, outcome.clone()));
     }
 
-    pub fn start(&self, function: &str) {
-        self.append(&Entry::Start(function.to_string()));
-    }
-
     /// Written by the supervisor after a worker died: the leading newline ends any line the
     /// worker left torn, so that it stays one unreadable line and spoils nothing after it.
     pub fn crashed(&self, function: &str) {
-        let Ok(line) = serde_json::to_string(&Entry::Crashed(function.to_string())) else {
-            return;
-        };
-        if let Ok(mut f) = self.file.lock() {
-            let _ = f.write_all(format!("\n{line}\n").as_bytes());
-            let _ = f.flush();
-        }
+        self.write_entry("\n", &Entry::Crashed(function.to_string()));
     }
 
     pub fn function_done(&self, r: &FunctionResult) {

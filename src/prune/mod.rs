@@ -300,9 +300,6 @@ impl<'p> Prover<'p> {
             }
             return r;
         }
-        if let Some(j) = hooks.journal {
-            j.start(&f.name);
-        }
         // Fault injection for the supervisor's test: die while proving this function.
         if std::env::var("COVPRUNE_TEST_ABORT_IN").is_ok_and(|n| n == f.name) {
             std::process::abort();

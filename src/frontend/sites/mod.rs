@@ -119,14 +119,19 @@ impl Sites {
     }
 }
 
-/// Scans the source text (not preprocessed) for statements and functions; `program`, the same
-/// file lowered, types the expressions (without it every operand type is unknown).
-pub fn find(text: &[u8], program: Option<&Program>) -> Sites {
+/// The syntax tree of a source text (not preprocessed).
+fn parse(text: &[u8]) -> Option<tree_sitter::Tree> {
     let mut parser = tree_sitter::Parser::new();
     parser
         .set_language(&tree_sitter_c::LANGUAGE.into())
         .expect("tree-sitter-c matches the tree-sitter ABI it was built for");
-    let Some(tree) = parser.parse(text, None) else {
+    parser.parse(text, None)
+}
+
+/// Scans the source text (not preprocessed) for statements and functions; `program`, the same
+/// file lowered, types the expressions (without it every operand type is unknown).
+pub fn find(text: &[u8], program: Option<&Program>) -> Sites {
+    let Some(tree) = parse(text) else {
         return Sites::default();
     };
     // Function bodies are annotated statement by statement: a statement which parsed without
@@ -773,11 +778,7 @@ pub struct LabelCall {
 /// The `pc_label` and `pc_label_bindings` statements of an annotated file, in text order;
 /// the stub `#define pc_label(...)` of LTest-style headers is a directive, not a statement.
 pub fn label_calls(text: &[u8]) -> Vec<LabelCall> {
-    let mut parser = tree_sitter::Parser::new();
-    parser
-        .set_language(&tree_sitter_c::LANGUAGE.into())
-        .expect("tree-sitter-c matches the tree-sitter ABI it was built for");
-    let Some(tree) = parser.parse(text, None) else {
+    let Some(tree) = parse(text) else {
         return Vec::new();
     };
     let slice = |n: tree_sitter::Node| String::from_utf8_lossy(&text[n.byte_range()]).into_owned();

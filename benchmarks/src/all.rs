@@ -17,6 +17,9 @@ use serde_json::{json, Value};
 /// The criteria of the paper's tables, and WM-S.
 const CRITERIA: [&str; 5] = ["CC", "MCC", "GACC", "WM", "WM-S"];
 
+/// The steps of the method; rows made with fewer are marked in RESULTS.md.
+const FULL_STEPS: &str = "1,2,3";
+
 struct Options {
     corpus: PathBuf,
     out: PathBuf,
@@ -26,6 +29,8 @@ struct Options {
     budget: Option<Duration>,
     timeout_ms: u32,
     function_budget_s: u64,
+    /// `prune --steps`: the whole method by default; a row made with fewer says so.
+    steps: String,
     with_peers: bool,
     peer_criteria: BTreeSet<String>,
     peer_programs: BTreeSet<String>,
@@ -36,7 +41,7 @@ struct Options {
     report_only: bool,
 }
 
-const USAGE: &str = "all [--corpus DIR] [--out DIR] [--jobs 2[,1]] [--criteria CC,MCC,GACC,WM,WM-S] [--only PROGRAM,...] [--budget-min M] [--timeout-ms 300] [--function-budget-s 8] [--with-peers] [--peer-criteria CC] [--peer-programs tritype,openssl,zlib] [--peer-timeout-s 1] [--peer-max-s 600] [--force] [--report-only]";
+const USAGE: &str = "all [--corpus DIR] [--out DIR] [--jobs 2[,1]] [--criteria CC,MCC,GACC,WM,WM-S] [--only PROGRAM[/FILE],...] [--budget-min M] [--timeout-ms 300] [--function-budget-s 8] [--steps 1,2,3] [--with-peers] [--peer-criteria CC] [--peer-programs tritype,openssl,zlib] [--peer-timeout-s 1] [--peer-max-s 600] [--force] [--report-only]";
 
 fn options(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<Options> {
     let mut o = Options {
@@ -48,6 +53,7 @@ fn options(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<Options> {
         budget: None,
         timeout_ms: 300,
         function_budget_s: 8,
+        steps: FULL_STEPS.to_string(),
         with_peers: false,
         peer_criteria: BTreeSet::from(["CC".to_string()]),
         peer_programs: ["tritype", "openssl", "zlib"]
@@ -81,6 +87,7 @@ fn options(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<Options> {
             "--budget-min" => o.budget = Some(Duration::from_secs(value()?.parse::<u64>()? * 60)),
             "--timeout-ms" => o.timeout_ms = value()?.parse()?,
             "--function-budget-s" => o.function_budget_s = value()?.parse()?,
+            "--steps" => o.steps = value()?,
             "--with-peers" => o.with_peers = true,
             "--peer-criteria" => o.peer_criteria = list(&value()?).into_iter().collect(),
             "--peer-programs" => o.peer_programs = list(&value()?).into_iter().collect(),
@@ -215,7 +222,10 @@ pub fn run(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<()> {
         let t0 = Instant::now();
         let mut left = Vec::new();
         for input in &all_inputs {
-            if o.only.as_ref().is_some_and(|s| !s.contains(&input.program)) {
+            if o.only.as_ref().is_some_and(|s| {
+                !s.contains(&input.program)
+                    && !s.contains(&format!("{}/{}", input.program, input.stem()))
+            }) {
                 continue;
             }
             for criterion in &o.criteria {
@@ -299,6 +309,7 @@ fn unit(
         jobs,
         timeout_ms: o.timeout_ms,
         function_budget_s: o.function_budget_s,
+        steps: &o.steps,
     };
     let has_labels = std::fs::read_to_string(&annotated)?
         .lines()
@@ -320,6 +331,7 @@ fn unit(
         .args(["--jobs", &jobs.to_string()])
         .args(["--timeout-ms", &o.timeout_ms.to_string()])
         .args(["--function-budget-s", &o.function_budget_s.to_string()])
+        .args(["--steps", &o.steps])
         .stdout(std::process::Stdio::piped());
     let (output, peak_mb) = run_sampled(cmd)?;
     let wall = t.elapsed().as_secs_f64();
@@ -361,6 +373,7 @@ pub(crate) struct RowMeta<'a> {
     pub jobs: usize,
     pub timeout_ms: u32,
     pub function_budget_s: u64,
+    pub steps: &'a str,
 }
 
 /// A results row from `prune --json`'s summary and the ledger; also the ids proved
@@ -407,6 +420,7 @@ pub(crate) fn make_row(
         "peak_rss_mb": peak_mb,
         "timeout_ms": m.timeout_ms,
         "function_budget_s": m.function_budget_s,
+        "steps": m.steps,
     });
     Ok((row, infeasible))
 }
@@ -626,6 +640,9 @@ impl Peer {
             "both": proved.intersection(&ours_exported).count(),
             "only_covprune": ours_exported.difference(&proved).count(),
             "only_peer": proved.difference(&ours_exported).count(),
+            // Which ones, to look at: a label proved by one tool only is a finding of one side.
+            "only_covprune_ids": ours_exported.difference(&proved).collect::<Vec<_>>(),
+            "only_peer_ids": proved.difference(&ours_exported).collect::<Vec<_>>(),
             "wall_s": wall,
             // Stopped at its time cap: the counts are of the goals it answered by then.
             "stopped_after_s": if stopped { json!(max.as_secs()) } else { Value::Null },
@@ -677,11 +694,27 @@ struct Sum {
     pruned: u64,
     wall: f64,
     peak: u64,
+    /// Settings of rows made otherwise than the run's own (fewer steps, another budget).
+    other_settings: BTreeSet<String>,
 }
 
 impl Sum {
-    fn add(&mut self, r: &Value) {
+    fn add(&mut self, r: &Value, o: &Options) {
         let n = |k: &str| r[k].as_u64().unwrap_or(0);
+        let steps = r["steps"].as_str().unwrap_or(FULL_STEPS);
+        let mut other = Vec::new();
+        if steps != FULL_STEPS {
+            other.push(format!("steps {steps} only"));
+        }
+        if n("function_budget_s") != o.function_budget_s {
+            other.push(format!("{} s per function", n("function_budget_s")));
+        }
+        if n("timeout_ms") != u64::from(o.timeout_ms) {
+            other.push(format!("{} ms per question", n("timeout_ms")));
+        }
+        if !other.is_empty() {
+            self.other_settings.insert(other.join(", "));
+        }
         self.files += 1;
         self.loc += n("loc");
         self.labels += n("labels");
@@ -726,19 +759,20 @@ fn report(o: &Options, all_inputs: &[Input]) -> Result<()> {
     };
     rows.sort_by_key(key);
     // results.csv
-    let mut csv = String::from("program,file,criterion,jobs,loc,labels,compiled,s1_infeasible,s2_duplicate,s3_duplicate,s3_subsumed,pruned,queries_s1,queries_s2,queries_s3,seconds_s1,seconds_s2,seconds_s3,wall_s,peak_rss_mb,timeout_ms,function_budget_s,peer_obligations,peer_proved,peer_covprune_proved,peer_wall_s\n");
+    let mut csv = String::from("program,file,criterion,jobs,loc,labels,compiled,s1_infeasible,s2_duplicate,s3_duplicate,s3_subsumed,pruned,queries_s1,queries_s2,queries_s3,seconds_s1,seconds_s2,seconds_s3,wall_s,peak_rss_mb,timeout_ms,function_budget_s,steps,peer_obligations,peer_proved,peer_covprune_proved,peer_wall_s\n");
     for r in &rows {
         let q = |i: usize| r["queries"][i].as_u64().unwrap_or(0);
         let s = |i: usize| r["seconds_steps"][i].as_f64().unwrap_or(0.0);
         let p = |k: &str| r["peer"][k].to_string().replace("null", "");
         csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1},{:.1},{:.1},{:.1},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1},{:.1},{:.1},{:.1},{},{},{},\"{}\",{},{},{},{}\n",
             r["program"].as_str().unwrap_or(""),
             r["file"].as_str().unwrap_or(""),
             r["criterion"].as_str().unwrap_or(""),
             r["jobs"], r["loc"], r["labels"], r["compiled"], r["s1_infeasible"], r["s2_duplicate"],
             r["s3_duplicate"], r["s3_subsumed"], r["pruned"], q(0), q(1), q(2), s(0), s(1), s(2),
             r["wall_s"].as_f64().unwrap_or(0.0), r["peak_rss_mb"], r["timeout_ms"], r["function_budget_s"],
+            r["steps"].as_str().unwrap_or(FULL_STEPS),
             p("obligations"), p("proved"), p("covprune_proved"),
             r["peer"]["wall_s"].as_f64().map(|w| format!("{w:.1}")).unwrap_or_default(),
         ));
@@ -775,7 +809,7 @@ fn report(o: &Options, all_inputs: &[Input]) -> Result<()> {
                 .iter()
                 .filter(|r| r["program"] == *program && r["criterion"] == c && r["jobs"] == primary)
             {
-                sum.add(r);
+                sum.add(r, o);
             }
             let want = files_of.get(program).copied().unwrap_or(0);
             let (pl, pp, pt) = paper
@@ -801,8 +835,14 @@ fn report(o: &Options, all_inputs: &[Input]) -> Result<()> {
                 format!("{} of {want}", sum.files)
             };
             md.push_str(&format!(
-                "| {program} | {files} | {} | {c} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {} | {pl} | {pp} | {pt} | {ratio} |\n",
-                sum.loc, sum.labels, sum.compiled, sum.s1, sum.s2, sum.s3d, sum.s3s, sum.pruned,
+                "| {program} | {files} | {} | {c}{} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {} | {pl} | {pp} | {pt} | {ratio} |\n",
+                sum.loc,
+                if sum.other_settings.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", sum.other_settings.iter().cloned().collect::<Vec<_>>().join("; "))
+                },
+                sum.labels, sum.compiled, sum.s1, sum.s2, sum.s3d, sum.s3s, sum.pruned,
                 pct(sum.pruned, sum.compiled), sum.wall, sum.peak
             ));
             if sum.files < want {
@@ -874,6 +914,37 @@ fn report(o: &Options, all_inputs: &[Input]) -> Result<()> {
             .iter()
             .filter_map(|r| r["peer"]["stopped_after_s"].as_u64())
             .collect();
+        let one_sided: Vec<String> = peer_rows
+            .iter()
+            .filter(|r| r["peer"]["only_peer_ids"].is_array())
+            .flat_map(|r| {
+                let ids = |k: &str| -> Vec<String> {
+                    r["peer"][k]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|id| format!("l{id}"))
+                        .collect()
+                };
+                let name = format!(
+                    "{}/{} {}",
+                    r["program"].as_str().unwrap_or(""),
+                    r["file"].as_str().unwrap_or(""),
+                    r["criterion"].as_str().unwrap_or("")
+                );
+                let mut out = Vec::new();
+                for (who, k) in [("covprune", "only_covprune_ids"), ("WP", "only_peer_ids")] {
+                    let ids = ids(k);
+                    if !ids.is_empty() {
+                        out.push(format!("{name}, {who} only: {}", ids.join(" ")));
+                    }
+                }
+                out
+            })
+            .collect();
+        if !one_sided.is_empty() {
+            md.push_str(&format!("\nLabels proved by one side only (ids of the file's `.labels`; rows recorded before ids were kept are not listed): {}.\n", one_sided.join("; ")));
+        }
         md.push_str("\ncovprune's time is its whole run (steps 1-3); WP's is step 1 only.");
         if !caps.is_empty() {
             let caps: Vec<String> = caps.iter().map(|c| format!("{c} s")).collect();

@@ -867,7 +867,7 @@ fn report(o: &Options, all_inputs: &[Input]) -> Result<()> {
             .iter()
             .find_map(|r| r["peer"]["tool"].as_str())
             .unwrap_or("");
-        md.push_str(&format!("The same step-1 obligations (`covprune export-acsl --step 1`: `//@ check !(p)` at each label, never assumed by later goals) given to {tool}; a label counts as proved when all its goals are valid. WP assumes no signed overflow and separate pointer parameters, and havocs every variable at unannotated loops, so its \"proved\" is not covprune's (see `../shared/reference/FRAMAC.md`); the two columns of agreement show where they differ.\n\n| program | criterion | files | obligations | proved by covprune | proved by WP | both | covprune only | WP only | covprune time (s) | WP time (s) | WP time / covprune time |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n"));
+        md.push_str(&format!("The same step-1 obligations (`covprune export-acsl --step 1`: `/*@ check covprune_lID: !(p); */` at each label: a `check`, never assumed by later goals) given to {tool}; a label counts as proved when all its goals are valid. WP assumes no signed overflow and separate pointer parameters, and havocs every variable at unannotated loops, so its \"proved\" is not covprune's (see `../shared/reference/FRAMAC.md`); the two columns of agreement show where they differ.\n\n| program | criterion | files | obligations | proved by covprune | proved by WP | both | covprune only | WP only | covprune time (s) | WP time (s) | WP time / covprune time |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n"));
         let mut groups: BTreeMap<(String, String), Vec<&Value>> = BTreeMap::new();
         for r in &peer_rows {
             groups
@@ -985,7 +985,10 @@ fn report(o: &Options, all_inputs: &[Input]) -> Result<()> {
     if pairs.is_empty() {
         md.push_str("`--jobs 1` against `--jobs 2`: not run yet (`all --jobs 2,1`).\n");
     } else {
-        let mut by: BTreeMap<(String, String), (f64, f64, usize)> = BTreeMap::new();
+        // Per (program, criterion): jobs-1 time, jobs-2 time, files, and where rows made by
+        // another benchmark come from (their times are of another run of the machine).
+        type Pair = (f64, f64, usize, BTreeSet<String>);
+        let mut by: BTreeMap<(String, String), Pair> = BTreeMap::new();
         for (a, b) in &pairs {
             let e = by
                 .entry((
@@ -996,11 +999,21 @@ fn report(o: &Options, all_inputs: &[Input]) -> Result<()> {
             e.0 += a["wall_s"].as_f64().unwrap_or(0.0);
             e.1 += b["wall_s"].as_f64().unwrap_or(0.0);
             e.2 += 1;
+            for (jobs, r) in [(1, a), (2, b)] {
+                if let Some(src) = r["source"].as_str() {
+                    e.3.insert(format!("`--jobs {jobs}` row: {src}"));
+                }
+            }
         }
-        md.push_str("| program | criterion | files | `--jobs 1` (s) | `--jobs 2` (s) | speed-up |\n|---|---|---|---|---|---|\n");
-        for ((p, c), (a, b, n)) in &by {
+        md.push_str("| program | criterion | files | `--jobs 1` (s) | `--jobs 2` (s) | speed-up | rows from |\n|---|---|---|---|---|---|---|\n");
+        for ((p, c), (a, b, n, sources)) in &by {
+            let from = if sources.is_empty() {
+                "this benchmark".to_string()
+            } else {
+                sources.iter().cloned().collect::<Vec<_>>().join("; ")
+            };
             md.push_str(&format!(
-                "| {p} | {c} | {n} | {a:.0} | {b:.0} | {:.2}x |\n",
+                "| {p} | {c} | {n} | {a:.0} | {b:.0} | {:.2}x | {from} |\n",
                 if *b > 0.0 { a / b } else { 0.0 }
             ));
         }

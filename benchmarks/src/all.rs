@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 const CRITERIA: [&str; 5] = ["CC", "MCC", "GACC", "WM", "WM-S"];
 
 /// The steps of the method; rows made with fewer are marked in RESULTS.md.
-const FULL_STEPS: &str = "1,2,3";
+pub(crate) const FULL_STEPS: &str = "1,2,3";
 
 struct Options {
     corpus: PathBuf,
@@ -285,7 +285,8 @@ fn unit(
     peer: Option<&Peer>,
 ) -> Result<Value> {
     std::fs::create_dir_all(dir)?;
-    let label = format!("{}/{} {criterion} j{jobs}", input.program, input.stem());
+    let stem = input.stem();
+    let label = format!("{}/{stem} {criterion} j{jobs}", input.program);
     eprintln!("{label}: annotating");
     let t = Instant::now();
     let st = std::process::Command::new(exe)
@@ -299,8 +300,7 @@ fn unit(
         bail!("annotate failed ({st})");
     }
     let annotate_s = t.elapsed().as_secs_f64();
-    let annotated = dir.join(format!("{}_labels.c", input.stem()));
-    let stem = input.stem();
+    let annotated = dir.join(format!("{stem}_labels.c"));
     let meta = RowMeta {
         program: &input.program,
         file: &stem,
@@ -339,8 +339,7 @@ fn unit(
         bail!("prune failed ({})", output.status);
     }
     let summary: Value = serde_json::from_slice(&output.stdout).context("prune --json output")?;
-    let ledger =
-        std::fs::read_to_string(dir.join(format!("{}_labels.covprune.json", input.stem())))?;
+    let ledger = std::fs::read_to_string(dir.join(format!("{stem}_labels.covprune.json")))?;
     let (mut row, infeasible) = make_row(&meta, &summary, &ledger, wall, peak_mb)?;
     row["annotate_s"] = json!(annotate_s);
     eprintln!(
@@ -631,6 +630,9 @@ impl Peer {
             .map(|(id, _)| *id)
             .collect();
         let ours_exported: BTreeSet<u64> = ours.intersection(&ids).copied().collect();
+        // Which ones, to look at: a label proved by one tool only is a finding of one side.
+        let only_covprune: Vec<u64> = ours_exported.difference(&proved).copied().collect();
+        let only_peer: Vec<u64> = proved.difference(&ours_exported).copied().collect();
         Ok(json!({
             "tool": format!("Frama-C {} WP (Typed, Z3 4.8.12 via why3, {timeout_s} s, -wp-par {jobs})", self.version),
             "obligations": ids.len(),
@@ -638,11 +640,10 @@ impl Peer {
             "proved": proved.len(),
             "covprune_proved": ours_exported.len(),
             "both": proved.intersection(&ours_exported).count(),
-            "only_covprune": ours_exported.difference(&proved).count(),
-            "only_peer": proved.difference(&ours_exported).count(),
-            // Which ones, to look at: a label proved by one tool only is a finding of one side.
-            "only_covprune_ids": ours_exported.difference(&proved).collect::<Vec<_>>(),
-            "only_peer_ids": proved.difference(&ours_exported).collect::<Vec<_>>(),
+            "only_covprune": only_covprune.len(),
+            "only_peer": only_peer.len(),
+            "only_covprune_ids": only_covprune,
+            "only_peer_ids": only_peer,
             "wall_s": wall,
             // Stopped at its time cap: the counts are of the goals it answered by then.
             "stopped_after_s": if stopped { json!(max.as_secs()) } else { Value::Null },
@@ -987,8 +988,8 @@ fn report(o: &Options, all_inputs: &[Input]) -> Result<()> {
     } else {
         // Per (program, criterion): jobs-1 time, jobs-2 time, files, and where rows made by
         // another benchmark come from (their times are of another run of the machine).
-        type Pair = (f64, f64, usize, BTreeSet<String>);
-        let mut by: BTreeMap<(String, String), Pair> = BTreeMap::new();
+        type ScalingSum = (f64, f64, usize, BTreeSet<String>);
+        let mut by: BTreeMap<(String, String), ScalingSum> = BTreeMap::new();
         for (a, b) in &pairs {
             let e = by
                 .entry((

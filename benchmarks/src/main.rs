@@ -608,7 +608,7 @@ fn pool_bench(args: &Args) -> Result<()> {
                     jobs,
                     timeout_ms: timeout.parse().unwrap_or(0),
                     function_budget_s: budget.parse().unwrap_or(0),
-                    steps: "1,2,3",
+                    steps: all::FULL_STEPS,
                 },
                 &summary,
                 &ledger,

@@ -6,7 +6,7 @@
 //! pc_label(b <= 0, 3, "CC"); pc_label(!(b <= 0), 4, "CC");`.
 //! Reference: LAnnotate `gen_labels_ncc` with n = 1 (`../shared/reference/LTEST.md`, section 3).
 
-use crate::{not, Decision, LabelSpec};
+use crate::{Decision, LabelSpec};
 
 pub const DESCRIPTION: &str =
     "condition coverage: each atomic condition both true and false (2 per atom)";
@@ -15,10 +15,11 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
     d.cond
         .atoms()
         .into_iter()
-        .flat_map(|a| {
+        .enumerate()
+        .flat_map(|(i, a)| {
             [
                 LabelSpec::new(a.to_string(), "CC"),
-                LabelSpec::new(not(a), "CC"),
+                LabelSpec::new(d.negation(i, a), "CC"),
             ]
         })
         .collect()

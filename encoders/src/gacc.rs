@@ -28,7 +28,8 @@ pub(crate) fn active_pairs(d: &Decision) -> Vec<(String, String)> {
         .map(|(i, a)| {
             let active = determines(d, i);
             let atom = Bool::Text(a.to_string());
-            (atom.and(&active).text(), atom.not().and(&active).text())
+            let negated = Bool::Text(d.negation(i, a));
+            (atom.and(&active).text(), negated.and(&active).text())
         })
         .collect()
 }

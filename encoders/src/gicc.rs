@@ -19,7 +19,7 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
     for (i, a) in d.cond.atoms().iter().enumerate() {
         let inactive = determines(d, i).not();
         let atom = Bool::Text(a.to_string());
-        for lit in [atom.clone(), atom.not()] {
+        for lit in [atom.clone(), Bool::Text(d.negation(i, a))] {
             for dec in [whole.clone(), whole.not()] {
                 out.push(LabelSpec::new(lit.and(&inactive).and(&dec).text(), "GICC"));
             }

@@ -55,6 +55,22 @@ impl Cond {
         }
     }
 
+    /// The same condition with every atom's text replaced, left to right.
+    pub fn map_atoms(&self, f: &mut dyn FnMut(&str) -> String) -> Cond {
+        match self {
+            Cond::Atom(a) => Cond::Atom(f(a)),
+            Cond::Not(c) => Cond::Not(Box::new(c.map_atoms(f))),
+            Cond::And(a, b) => {
+                let a = a.map_atoms(f);
+                Cond::And(Box::new(a), Box::new(b.map_atoms(f)))
+            }
+            Cond::Or(a, b) => {
+                let a = a.map_atoms(f);
+                Cond::Or(Box::new(a), Box::new(b.map_atoms(f)))
+            }
+        }
+    }
+
     /// The condition as C text, fully parenthesised where operators nest.
     pub fn to_c(&self) -> String {
         match self {
@@ -170,6 +186,14 @@ pub struct Decision {
     /// shift counts in range); every label of the decision is guarded by them, because labels
     /// evaluate every atom, ignoring short-circuits.
     pub guards: Vec<String>,
+    /// Per atom (left to right), the condition under which the program evaluates it, when a
+    /// label must not read it otherwise (it could trap, as `*p > 0` in `p && *p > 0`, or it is
+    /// a temporary the program only sets when it evaluates the atom). Labels read such an
+    /// atom as `(g) && (a)`: false where the program does not evaluate it; a label that tests
+    /// the atom false reads `(g) && !(a)`. Empty: every atom may be read anywhere.
+    pub atom_guards: Vec<Option<String>>,
+    /// Filled by [`Decision::contextual`]: the strict negation of each guarded atom.
+    negations: Vec<Option<String>>,
 }
 
 impl Decision {
@@ -178,6 +202,49 @@ impl Decision {
             cond,
             expr: None,
             guards: Vec::new(),
+            atom_guards: Vec::new(),
+            negations: Vec::new(),
+        }
+    }
+
+    /// The decision as labels read it: each guarded atom `a` with guard `g` becomes
+    /// `(g) && (a)`, and its strict negation `(g) && !(a)` is kept for the criteria that test
+    /// an atom false ([`Decision::negation`]).
+    pub(crate) fn contextual(&self) -> Decision {
+        if self.atom_guards.iter().all(Option::is_none) {
+            return self.clone();
+        }
+        let mut index = 0;
+        let mut negations = Vec::new();
+        let cond = self.cond.map_atoms(&mut |a| {
+            let g = self.atom_guards.get(index).cloned().flatten();
+            index += 1;
+            match g {
+                Some(g) => {
+                    negations.push(Some(format!("({g}) && {}", not(a))));
+                    format!("({g}) && ({a})")
+                }
+                None => {
+                    negations.push(None);
+                    a.to_string()
+                }
+            }
+        });
+        Decision {
+            cond,
+            expr: self.expr.clone(),
+            guards: self.guards.clone(),
+            atom_guards: Vec::new(),
+            negations,
+        }
+    }
+
+    /// The `index`-th atom tested false: `!(a)`, or `(g) && !(a)` for a guarded atom, so that
+    /// an atom the program did not evaluate is never counted as false.
+    pub(crate) fn negation(&self, index: usize, atom: &str) -> String {
+        match self.negations.get(index) {
+            Some(Some(n)) => n.clone(),
+            _ => not(atom),
         }
     }
 }
@@ -383,6 +450,7 @@ impl Criterion {
     /// Labels for one decision (empty for criteria placed elsewhere), guarded so that their
     /// evaluation cannot trap.
     pub fn decision_labels(self, d: &Decision, limits: &Limits) -> Vec<LabelSpec> {
+        let d = &d.contextual();
         let mut specs = match self {
             Criterion::Dc => dc::labels(d),
             Criterion::Cc => cc::labels(d),

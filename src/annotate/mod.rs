@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use covprune_encoders::{Criterion, Decision, LabelSpec, Limits, Placement};
 
-use crate::frontend::sites::{self, Branch, StmtKind, StmtSite};
+use crate::frontend::sites::{self, Branch, Hoist, StmtKind, StmtSite};
 use crate::ir::Program;
 
 pub const HEADER: &str = "/* Annotated by covprune */\n#ifndef pc_label\n#define pc_label(...) do{}while(0)\n#endif\n#ifndef pc_label_bindings\n#define pc_label_bindings(...) do{}while(0)\n#endif\n";
@@ -174,6 +174,8 @@ pub fn annotate(
         out: &mut out,
         fcc: Vec::new(),
     };
+    // Temporaries of hoisted conditions, declared at their function's entry.
+    let mut temps: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     // Return-value labels: one id per (function, criterion), written at every return.
     let mut return_ids: BTreeMap<(usize, Criterion), u64> = BTreeMap::new();
 
@@ -273,30 +275,55 @@ pub fn annotate(
                 .collect();
             before.push_str(&w.write(&specs, s.line, 0).0);
         }
-        let decision = s.decision.as_ref().filter(|_| cond_ok).map(|d| Decision {
-            cond: d.cond.clone(),
-            expr: Some(d.expr.clone()),
-            guards: d.guards.clone(),
-        });
-        // Labels observing the condition: decision criteria, then mutation of the condition.
+        // Labels observing the decisions: decision criteria, each decision in turn.
+        let hoist = s.plan.hoist.as_ref().filter(|_| cond_ok);
         let mut cond_labels = String::new();
-        if let Some(d) = &decision {
-            for c in criteria {
-                let specs = c.decision_labels(d, limits);
-                let base = w.next_hyper;
-                let (t, ids) = w.write(&specs, s.line, base);
-                cond_labels.push_str(&t);
-                for h in c.decision_hyperlabels(d) {
-                    w.next_hyper += 1;
-                    let members: Vec<String> =
-                        h.members.iter().map(|&m| format!("l{}", ids[m])).collect();
-                    w.out.hyperlabels.push(format!(
-                        "{}) <{}|;{};>,",
-                        w.next_hyper,
-                        members.join("."),
-                        h.guard
-                    ));
+        if cond_ok {
+            for (k, pd) in s.plan.decisions.iter().enumerate() {
+                let mut d = Decision::new(pd.cond.clone());
+                // Boundary labels need the condition's expression tree: the statement's own
+                // condition when it was not hoisted.
+                if k == 0 && hoist.is_none() {
+                    d.expr = s.decision.as_ref().map(|c| c.expr.clone());
                 }
+                d.guards = pd.guard.iter().cloned().collect();
+                d.atom_guards = pd.atom_guards.clone();
+                for c in criteria {
+                    let specs = c.decision_labels(&d, limits);
+                    let base = w.next_hyper;
+                    let (t, ids) = w.write(&specs, s.line, base);
+                    cond_labels.push_str(&t);
+                    for h in c.decision_hyperlabels(&d) {
+                        w.next_hyper += 1;
+                        let members: Vec<String> =
+                            h.members.iter().map(|&m| format!("l{}", ids[m])).collect();
+                        w.out.hyperlabels.push(format!(
+                            "{}) <{}|;{};>,",
+                            w.next_hyper,
+                            members.join("."),
+                            h.guard
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some(h) = hoist {
+            temps.entry(s.function).or_default().extend(h.temps.iter().cloned());
+            let in_place = s.labels_after || is_loop;
+            edits.edits.push(Edit {
+                start: h.range.0,
+                end: h.range.1,
+                key: (1, 2 * depth + 2),
+                text: if s.labels_after {
+                    h.eval.clone()
+                } else if is_loop {
+                    String::new() // the loop's condition is rewritten whole (`loop_labels`)
+                } else {
+                    h.replacement.clone()
+                },
+            });
+            if !in_place {
+                cond_labels = format!("(void)({}); {cond_labels}", h.eval);
             }
         }
         let mut expr_labels = String::new();
@@ -307,7 +334,9 @@ pub fn annotate(
                 .collect();
             expr_labels.push_str(&w.write(&specs, s.line, 0).0);
         }
-        if !is_loop {
+        if s.labels_after {
+            edits.insert(s.range.1, (1, 2 * depth + 1), format!(" {cond_labels}"));
+        } else if !is_loop {
             before.push_str(&cond_labels);
             before.push_str(&expr_labels);
         }
@@ -368,9 +397,10 @@ pub fn annotate(
                 _ => {}
             }
         }
-        if is_loop {
+        if is_loop || (s.kind == StmtKind::Do && cond_ok) {
             loop_labels(
                 s,
+                hoist,
                 &cond_labels,
                 &expr_labels,
                 stmt_cov,
@@ -383,6 +413,14 @@ pub fn annotate(
                 &head_ok,
             );
         }
+    }
+    for (f, names) in temps {
+        let decls: Vec<String> = names.iter().map(|n| format!("{n} = 0")).collect();
+        edits.insert(
+            found.functions[f].body_start,
+            (1, 0),
+            format!(" int {};", decls.join(", ")),
+        );
     }
     for ((_, _), ids) in std::mem::take(&mut w.fcc) {
         w.next_hyper += 1;
@@ -423,11 +461,15 @@ pub fn annotate(
     out
 }
 
-/// A `while` or `for` loop: labels before each evaluation of the condition (by rewriting the
-/// loop), at the body's head, on the condition's two outcomes (STMT) and before the update.
+/// A `while`, `for` or `do` loop: labels before each evaluation of the condition (by
+/// rewriting the loop), at the body's head, on the condition's two outcomes (STMT) and before
+/// the update. `while (c) S` becomes `while (1) { labels if (!(c)) break; S }`; `do S while (c);`
+/// becomes `do { S __cp_cN: ; { labels if (!(c)) break; } } while (1);`, each `continue` of
+/// the loop turned into `goto __cp_cN;` so that it still reaches the condition.
 #[allow(clippy::too_many_arguments)]
 fn loop_labels(
     s: &StmtSite,
+    hoist: Option<&Hoist>,
     cond_labels: &str,
     expr_labels: &str,
     stmt_cov: bool,
@@ -441,26 +483,34 @@ fn loop_labels(
 ) {
     let Some(body) = &s.body else { return };
     let depth = s.depth as i64;
-    let (Some(d), true) = (&s.decision, s.reliable) else {
-        // No condition to observe (`for (;;)`, a condition with effects): only the body head.
-        if stmt_cov && s.reliable && head_ok(body) {
+    let cond_text = match (hoist, &s.decision) {
+        (Some(h), _) => h.replacement.clone(),
+        (None, Some(d)) => d.text.clone(),
+        (None, None) => String::new(),
+    };
+    let (Some(range), false, true) = (s.cond_range, cond_text.is_empty(), s.reliable) else {
+        // No condition to observe (`for (;;)`): only the body head.
+        if stmt_cov && s.reliable && s.kind != StmtKind::Do && head_ok(body) {
             let t = w.write(stmt_labels, s.line, 0).0;
             head(body, s.depth, t, edits);
         }
         return;
     };
     let mut open = String::new();
-    if stmt_cov {
+    if stmt_cov && s.kind != StmtKind::Do {
         open.push_str(&w.write(stmt_labels, s.line, 0).0);
+    }
+    if let Some(h) = hoist {
+        open.push_str(&format!("(void)({}); ", h.eval));
     }
     open.push_str(cond_labels);
     open.push_str(expr_labels);
-    let exit = if stmt_cov {
+    let exit = if stmt_cov && s.kind != StmtKind::Do {
         let f = w.write(stmt_labels, s.line, 0).0;
         let t = w.write(stmt_labels, s.line, 0).0;
-        format!("if (!({})) {{ {f}break; }} {t}", d.text)
+        format!("if (!({cond_text})) {{ {f}break; }} {t}")
     } else {
-        format!("if (!({})) break; ", d.text)
+        format!("if (!({cond_text})) break; ")
     };
     let mut close = String::new();
     if let Some(u) = &s.update {
@@ -473,13 +523,36 @@ fn loop_labels(
     if open.is_empty() && close.is_empty() {
         return;
     }
-    let replacement = if s.kind == StmtKind::While { "(1)" } else { "" };
+    let replacement = if s.kind == StmtKind::For { "" } else { "(1)" };
     edits.edits.push(Edit {
-        start: d.range.0,
-        end: d.range.1,
+        start: range.0,
+        end: range.1,
         key: (1, 2 * depth),
         text: replacement.to_string(),
     });
+    if s.kind == StmtKind::Do {
+        let target = format!("__cp_c{}", range.0);
+        let resume = if s.continues.is_empty() {
+            String::new()
+        } else {
+            for &(a, b) in &s.continues {
+                edits.edits.push(Edit {
+                    start: a,
+                    end: b,
+                    key: (1, 2 * depth + 2),
+                    text: format!("goto {target};"),
+                });
+            }
+            format!("{target}: ; ")
+        };
+        edits.insert(body.range.0, (1, 2 * depth + 1), "{ ".into());
+        edits.insert(
+            body.range.1,
+            (0, -(2 * depth + 1)),
+            format!(" {resume}{{ {open}{exit}}} }}"),
+        );
+        return;
+    }
     edits.insert(body.range.0, (1, 2 * depth + 1), format!("{{ {open}{exit}"));
     edits.insert(body.range.1, (0, -(2 * depth + 1)), format!(" {close}}}"));
 }

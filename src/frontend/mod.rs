@@ -7,7 +7,7 @@
 
 mod lower;
 mod noreturn;
-mod oldc;
+pub mod oldc;
 pub mod preprocess;
 pub mod sites;
 pub mod source;

@@ -427,10 +427,38 @@ fn is_ident(tok: &[u8]) -> bool {
 fn tokenize(text: &[u8]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut i = 0;
+    let mut line_start = true;
     while i < text.len() {
         let c = text[i];
+        if c == b'\n' {
+            line_start = true;
+            i += 1;
+            continue;
+        }
         if c.is_ascii_whitespace() {
             i += 1;
+            continue;
+        }
+        let at_line_start = std::mem::replace(&mut line_start, false);
+        if c == b'#' && at_line_start {
+            // A directive (unpreprocessed input): up to the end of the line, continued lines
+            // included. Line markers of preprocessed input are skipped the same way.
+            while i < text.len() && text[i] != b'\n' {
+                if text[i] == b'\\' && text.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                }
+                i += 1;
+            }
+        } else if text[i..].starts_with(b"/*") {
+            i += 2;
+            while i < text.len() && !text[i..].starts_with(b"*/") {
+                i += 1;
+            }
+            i += 2;
+        } else if text[i..].starts_with(b"//") {
+            while i < text.len() && text[i] != b'\n' {
+                i += 1;
+            }
         } else if c.is_ascii_alphanumeric() || c == b'_' {
             let s = i;
             while i < text.len() && (text[i].is_ascii_alphanumeric() || text[i] == b'_') {

@@ -3,6 +3,7 @@
 //! its branches) and the functions themselves, with the byte positions the annotator needs to
 //! insert labels without changing what the program does.
 
+mod decisions;
 mod typing;
 
 use std::collections::BTreeSet;
@@ -12,6 +13,7 @@ use tree_sitter::Node;
 use covprune_encoders::{Cond, Expr};
 
 use crate::ir::Program;
+pub use decisions::{Hoist, Plan, PlannedDecision};
 pub use typing::TypeEnv;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +88,18 @@ pub struct StmtSite {
     pub body: Option<Branch>,
     /// Labeled statements, `case` and `default`: just after the `:`.
     pub colon: Option<usize>,
+    /// The decisions labelled at this statement (its condition split as Frama-C does, the
+    /// conditions of its `?:`, a `&&`/`||` with effects it computes), and the hoisting of a
+    /// condition with effects.
+    pub plan: Plan,
+    /// Byte range of the condition of an `if` or a loop: `(c)` for `if`, `while` and `do`,
+    /// `c` for `for`.
+    pub cond_range: Option<(usize, usize)>,
+    /// `continue` statements of a loop that bind to it (not to a nested loop): byte ranges.
+    pub continues: Vec<(usize, usize)>,
+    /// The hoisted evaluation stays in place (a declaration's initialiser) and the labels go
+    /// right after the statement.
+    pub labels_after: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -93,6 +107,8 @@ pub struct FunctionSite {
     pub name: String,
     /// Just after the `{` of the body.
     pub body_start: usize,
+    /// Where the definition starts.
+    pub start: usize,
     pub line: usize,
     /// The function returns an arithmetic value.
     pub returns_arith: bool,
@@ -108,6 +124,7 @@ pub struct Sites {
     pub statements: Vec<StmtSite>,
     /// (line, why) of places left without labels.
     pub skipped: Vec<(usize, String)>,
+    temps: decisions::Temps,
 }
 
 impl Sites {
@@ -134,6 +151,88 @@ pub fn find(text: &[u8], program: Option<&Program>) -> Sites {
     let Some(tree) = parse(text) else {
         return Sites::default();
     };
+    // Old C (implicit int, K&R definitions) parses badly: find the sites in the same text
+    // rewritten as modern C, then map their positions back to the original text. Edits only
+    // touch declaration heads, so every position the annotator uses maps exactly.
+    if tree.root_node().has_error() {
+        let typedefs = crate::frontend::oldc::typedef_names(text, tree.root_node());
+        if let Some(fixed) = crate::frontend::oldc::rewrite(text, &typedefs) {
+            if let Some(new_tree) = parse(&fixed.text) {
+                let mut sites = find_in(&fixed.text, &new_tree, program);
+                remap(&mut sites, &fixed.edits, text);
+                return sites;
+            }
+        }
+    }
+    find_in(text, &tree, program)
+}
+
+/// Maps every byte position of `sites` from the rewritten text back to the original one.
+fn remap(sites: &mut Sites, edits: &[crate::frontend::oldc::Edit], text: &[u8]) {
+    let map = |p: usize| -> usize {
+        let mut delta: isize = 0;
+        for e in edits {
+            if e.new_end <= p {
+                delta += (e.new_end - e.new_start) as isize - (e.orig_end - e.orig_start) as isize;
+            } else if e.new_start < p {
+                return e.orig_start;
+            } else {
+                break;
+            }
+        }
+        (p as isize - delta) as usize
+    };
+    let pair = |r: &mut (usize, usize)| *r = (map(r.0), map(r.1));
+    // Lines, from the original text.
+    let mut line_starts = vec![0];
+    line_starts.extend(
+        text.iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .map(|(i, _)| i + 1),
+    );
+    let line_of = |p: usize| line_starts.partition_point(|&s| s <= p);
+    let moved: std::collections::BTreeMap<usize, usize> = sites
+        .statements
+        .iter()
+        .map(|s| (s.line, line_of(map(s.range.0))))
+        .collect();
+    for f in &mut sites.functions {
+        f.body_start = map(f.body_start);
+        f.line = line_of(map(f.start));
+        f.start = map(f.start);
+    }
+    for (line, _) in &mut sites.skipped {
+        *line = moved.get(line).copied().unwrap_or(*line);
+    }
+    for s in &mut sites.statements {
+        pair(&mut s.range);
+        s.line = line_of(s.range.0);
+        if let Some(d) = &mut s.decision {
+            pair(&mut d.range);
+        }
+        for b in [&mut s.consequence, &mut s.alternative, &mut s.body]
+            .into_iter()
+            .flatten()
+        {
+            pair(&mut b.range);
+        }
+        if let Some(c) = &mut s.colon {
+            *c = map(*c);
+        }
+        if let Some(h) = &mut s.plan.hoist {
+            pair(&mut h.range);
+        }
+        if let Some(r) = &mut s.cond_range {
+            pair(r);
+        }
+        for r in &mut s.continues {
+            pair(r);
+        }
+    }
+}
+
+fn find_in(text: &[u8], tree: &tree_sitter::Tree, program: Option<&Program>) -> Sites {
     // Function bodies are annotated statement by statement: a statement which parsed without
     // error, and which no ERROR node encloses, has a reliable extent even when a macro
     // elsewhere confused tree-sitter (`local int f(...)`, `struct s FAR *p;`). Functions may
@@ -249,6 +348,7 @@ fn function(
     sites.functions.push(FunctionSite {
         name,
         body_start: body.start_byte() + 1,
+        start: node.start_byte(),
         line: node.start_position().row + 1,
         returns_arith,
         predicates,
@@ -375,7 +475,16 @@ fn statement(
         alternative: None,
         body: None,
         colon: None,
+        plan: Plan::default(),
+        cond_range: field("condition").map(|c| (c.start_byte(), c.end_byte())),
+        continues: Vec::new(),
+        labels_after: false,
     };
+    if matches!(kind, StmtKind::While | StmtKind::For | StmtKind::Do) {
+        if let Some(b) = field("body") {
+            site.continues = bound_continues(b);
+        }
+    }
     match kind {
         StmtKind::If => {
             site.consequence = branch(field("consequence"));
@@ -438,7 +547,14 @@ fn statement(
                 }
             }
         }
-        StmtKind::Do => sites.skipped.push((line, "do-while condition".into())),
+        StmtKind::Do => {
+            if let Some(c) = field("condition") {
+                site.decision = decision(c, text, line, env, sites);
+                if let Some(d) = &site.decision {
+                    site.exprs.push(d.expr.clone());
+                }
+            }
+        }
         StmtKind::Switch => {
             if let Some(c) = field("condition") {
                 let inner = peel(c);
@@ -462,7 +578,105 @@ fn statement(
         }
         _ => {}
     }
+    if safe_before {
+        plan_statement(node, text, &mut site, sites);
+    }
     site
+}
+
+/// The decisions of a statement as Frama-C's normal form has them (see [`decisions`]).
+fn plan_statement(node: Node, text: &[u8], site: &mut StmtSite, sites: &mut Sites) {
+    let field = |f: &str| node.child_by_field_name(f);
+    let line = site.line;
+    let mut plan = Plan::default();
+    // What the statement evaluates first, and whether its value is a condition.
+    let roots: Vec<(Node, bool)> = match site.kind {
+        StmtKind::If | StmtKind::While | StmtKind::Do => {
+            field("condition").map(|c| (c, true)).into_iter().collect()
+        }
+        StmtKind::For => field("condition").map(|c| (c, true)).into_iter().collect(),
+        StmtKind::Expression | StmtKind::Return => node
+            .named_child(0)
+            .filter(|e| e.kind() != "comment")
+            .map(|e| (e, false))
+            .into_iter()
+            .collect(),
+        StmtKind::Declaration => {
+            let text_of = String::from_utf8_lossy(&text[node.start_byte()..node.end_byte()]);
+            if text_of.split_whitespace().any(|w| w == "static" || w == "extern") {
+                return;
+            }
+            let mut c = node.walk();
+            let values: Vec<Node> = node
+                .children_by_field_name("declarator", &mut c)
+                .filter_map(|d| d.child_by_field_name("value"))
+                .collect();
+            // Only one initialiser may have effects, and it must come first, so that labels
+            // placed around the declaration see what the program sees.
+            let effects = values.iter().filter(|v| decisions::has_effects(**v)).count();
+            if effects > 1 || (effects == 1 && !decisions::has_effects(values[0])) {
+                if values.iter().any(|v| has_conditional(*v, text)) {
+                    sites
+                        .skipped
+                        .push((line, "conditional in an initialiser after a call".into()));
+                }
+                return;
+            }
+            values.into_iter().map(|v| (v, false)).collect()
+        }
+        _ => Vec::new(),
+    };
+    for (root, is_condition) in roots {
+        let logical = if is_condition {
+            Some(root)
+        } else {
+            decisions::logical_root(root, text)
+        };
+        if let Some(cond) = logical {
+            let p = decisions::plan_condition(cond, text, &mut sites.temps, None);
+            if p.hoist.is_some() {
+                site.labels_after = site.kind == StmtKind::Declaration;
+            }
+            plan.decisions.extend(p.decisions);
+            plan.hoist = p.hoist;
+            if plan.hoist.is_some() {
+                // The conditions of `?:` inside atoms with effects are evaluated amid them.
+                if has_ternary(cond) {
+                    sites
+                        .skipped
+                        .push((line, "conditional inside a condition with calls".into()));
+                }
+                continue;
+            }
+        }
+        for (c, guard) in decisions::ternaries(root, text) {
+            let p = decisions::plan_condition(c, text, &mut sites.temps, guard);
+            if p.hoist.is_some() {
+                if plan.hoist.is_some() || site.kind == StmtKind::Declaration {
+                    sites
+                        .skipped
+                        .push((line, "second conditional with calls in a statement".into()));
+                    continue;
+                }
+                plan.hoist = p.hoist;
+            }
+            plan.decisions.extend(p.decisions);
+        }
+    }
+    site.plan = plan;
+}
+
+fn has_ternary(node: Node) -> bool {
+    if node.kind() == "conditional_expression" {
+        return true;
+    }
+    let mut c = node.walk();
+    let r = node.named_children(&mut c).any(has_ternary);
+    r
+}
+
+fn has_conditional(node: Node, _text: &[u8]) -> bool {
+    has_ternary(node)
 }
 
 /// `(c)` → `c`.
@@ -507,6 +721,23 @@ fn assignment(node: Node, text: &[u8], env: &TypeEnv) -> Option<Expr> {
         }
         _ => None,
     }
+}
+
+/// The `continue` statements in `body` that belong to the loop owning `body`.
+fn bound_continues(body: Node) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "continue_statement" => out.push((n.start_byte(), n.end_byte())),
+            "for_statement" | "while_statement" | "do_statement" => continue,
+            _ => {}
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    out.sort();
+    out
 }
 
 /// A `continue` in `body` that belongs to the loop owning `body` (not to a nested loop).
@@ -587,10 +818,7 @@ fn decision(
 ) -> Option<CondSite> {
     let inner = peel(cond_node);
     if has_effects(inner) {
-        sites
-            .skipped
-            .push((line, "condition with side effects or calls".into()));
-        return None;
+        return None; // hoisted into temporaries instead (see `decisions`)
     }
     if inner.kind() == "comma_expression" || inner.kind() == "compound_statement" {
         sites

@@ -1,0 +1,530 @@
+//! The decisions of one statement as LAnnotate sees them after Frama-C's normalisation, and how
+//! to label them without changing what the program does.
+//!
+//! Frama-C turns `?:` into `if`, and a `&&`/`||` with a call or a side effect in it into a
+//! cascade of `if`s in which every maximal part without effects stays one decision; LAnnotate
+//! labels those `if`s. covprune keeps the original text and reproduces the same decisions:
+//!
+//! - a condition without effects is labelled as it stands, before the statement; an atom that
+//!   could trap where the program does not evaluate it (`*p > 0` in `p && *p > 0`, a division)
+//!   is read by labels only under its short-circuit prefix (`Decision::atom_guards`);
+//! - a condition with effects is *hoisted*: every atom is evaluated once, in the program's
+//!   order and with its short-circuits, into an `int` temporary (`(__cp_t1 = ((f(x)) != 0))`),
+//!   by a statement `(void)(...);` before the original one, whose condition then reads the
+//!   temporaries (`if (__cp_t1 || __cp_t2)`). The value of a `&&`/`||`/`!` tree depends only on
+//!   its atoms' truth values, so the statement computes what it computed before, with every
+//!   call made once and in the same order. Labels read the temporaries only where the program
+//!   set them (the piece's guard, and each atom's prefix), never a stale value.
+//! - the condition of a `?:` is a decision of its own, labelled before the statement when
+//!   nothing with effects can run before it (see [`evaluated_first`]); the labels are guarded
+//!   by the branches and short-circuits that lead to it.
+
+use tree_sitter::Node;
+
+use covprune_encoders::Cond;
+
+use super::typing;
+
+/// One decision to label: its condition, the guard of each atom (see
+/// `covprune_encoders::Decision::atom_guards`) and the condition under which the program
+/// evaluates the decision at all (None: whenever the statement runs).
+#[derive(Clone, Debug)]
+pub struct PlannedDecision {
+    pub cond: Cond,
+    pub atom_guards: Vec<Option<String>>,
+    pub guard: Option<String>,
+}
+
+/// A condition with effects, evaluated into temporaries before its statement.
+#[derive(Clone, Debug, Default)]
+pub struct Hoist {
+    /// Names of the `int` temporaries, to declare (initialised to 0) at the function's entry.
+    pub temps: Vec<String>,
+    /// The expression that evaluates the condition once, setting the temporaries.
+    pub eval: String,
+    /// What replaces the condition's text in the statement: the same tree over temporaries.
+    pub replacement: String,
+    /// Byte range of the condition's text in the file.
+    pub range: (usize, usize),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub decisions: Vec<PlannedDecision>,
+    pub hoist: Option<Hoist>,
+}
+
+/// A `&&`/`||`/`!` tree over atoms, with byte ranges.
+enum Tree {
+    Atom {
+        range: (usize, usize),
+        text: String,
+        effects: bool,
+        /// Evaluating it anywhere cannot trap: no dereference, index, call or division.
+        safe: bool,
+        divisors: Vec<String>,
+    },
+    Not(Box<Tree>),
+    And(Box<Tree>, Box<Tree>),
+    Or(Box<Tree>, Box<Tree>),
+}
+
+impl Tree {
+    fn build(node: Node, text: &[u8]) -> Tree {
+        let node = peel(node);
+        match node.kind() {
+            "binary_expression" => {
+                let op = operator(node, text);
+                if let (Some(l), Some(r), "&&" | "||") = (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("right"),
+                    op.as_str(),
+                ) {
+                    let (l, r) = (Box::new(Tree::build(l, text)), Box::new(Tree::build(r, text)));
+                    return if op == "&&" {
+                        Tree::And(l, r)
+                    } else {
+                        Tree::Or(l, r)
+                    };
+                }
+            }
+            "unary_expression" if operator(node, text) == "!" => {
+                if let Some(a) = node.child_by_field_name("argument") {
+                    return Tree::Not(Box::new(Tree::build(a, text)));
+                }
+            }
+            _ => {}
+        }
+        Tree::Atom {
+            range: (node.start_byte(), node.end_byte()),
+            text: typing::flat(node, text),
+            effects: has_effects(node),
+            safe: cannot_trap(node, text),
+            divisors: typing::division_guards(node, text),
+        }
+    }
+
+    fn effects(&self) -> bool {
+        match self {
+            Tree::Atom { effects, .. } => *effects,
+            Tree::Not(c) => c.effects(),
+            Tree::And(a, b) | Tree::Or(a, b) => a.effects() || b.effects(),
+        }
+    }
+
+    fn atoms<'a>(&'a self, out: &mut Vec<&'a Tree>) {
+        match self {
+            Tree::Atom { .. } => out.push(self),
+            Tree::Not(c) => c.atoms(out),
+            Tree::And(a, b) | Tree::Or(a, b) => {
+                a.atoms(out);
+                b.atoms(out);
+            }
+        }
+    }
+
+    /// The tree as a `Cond`, each atom named by `name` (its text, or its temporary).
+    fn cond(&self, name: &mut dyn FnMut(&Tree) -> String) -> Cond {
+        match self {
+            Tree::Atom { .. } => Cond::Atom(name(self)),
+            Tree::Not(c) => Cond::Not(Box::new(c.cond(name))),
+            Tree::And(a, b) => {
+                let a = a.cond(name);
+                Cond::And(Box::new(a), Box::new(b.cond(name)))
+            }
+            Tree::Or(a, b) => {
+                let a = a.cond(name);
+                Cond::Or(Box::new(a), Box::new(b.cond(name)))
+            }
+        }
+    }
+}
+
+fn and(guard: &Option<String>, c: String) -> Option<String> {
+    Some(match guard {
+        Some(g) => format!("({g}) && ({c})"),
+        None => c,
+    })
+}
+
+/// Per atom of `tree`, the condition under which the program evaluates it inside the tree
+/// (its short-circuit prefix), as C text over the atoms named by `name`.
+fn prefixes(
+    tree: &Tree,
+    prefix: Option<String>,
+    name: &dyn Fn(&Tree) -> String,
+    out: &mut Vec<Option<String>>,
+) {
+    let text = |t: &Tree| t.cond(&mut |a| name(a)).to_c();
+    match tree {
+        Tree::Atom { .. } => out.push(prefix),
+        Tree::Not(c) => prefixes(c, prefix, name, out),
+        Tree::And(a, b) => {
+            prefixes(a, prefix.clone(), name, out);
+            prefixes(b, and(&prefix, text(a)), name, out);
+        }
+        Tree::Or(a, b) => {
+            prefixes(a, prefix.clone(), name, out);
+            prefixes(b, and(&prefix, format!("!({})", text(a))), name, out);
+        }
+    }
+}
+
+/// Numbers temporaries in one file.
+#[derive(Clone, Debug, Default)]
+pub struct Temps {
+    next: usize,
+}
+
+impl Temps {
+    fn fresh(&mut self) -> String {
+        self.next += 1;
+        format!("__cp_t{}", self.next)
+    }
+}
+
+/// The decisions of the condition `node` (of an `if`, a loop, or a `&&`/`||` expression whose
+/// value a statement uses), with the hoisting a condition with effects needs. `guard`: the
+/// condition under which the program evaluates `node` (pure C text), if not always.
+pub fn plan_condition(node: Node, text: &[u8], temps: &mut Temps, guard: Option<String>) -> Plan {
+    let tree = Tree::build(node, text);
+    let node = peel(node);
+    if !tree.effects() {
+        let mut guards = Vec::new();
+        prefixes(&tree, None, &|a| atom_text(a), &mut guards);
+        let mut atoms = Vec::new();
+        tree.atoms(&mut atoms);
+        let atom_guards = atoms
+            .iter()
+            .zip(guards)
+            .map(|(a, prefix)| match a {
+                Tree::Atom { safe: true, .. } => None,
+                Tree::Atom { divisors, .. } => {
+                    let mut g = prefix;
+                    for d in divisors {
+                        if g.as_deref() != Some(d.as_str()) {
+                            g = and(&g, d.clone());
+                        }
+                    }
+                    g
+                }
+                _ => None,
+            })
+            .collect();
+        return Plan {
+            decisions: vec![PlannedDecision {
+                cond: tree.cond(&mut atom_text),
+                atom_guards,
+                guard,
+            }],
+            hoist: None,
+        };
+    }
+    // Hoisted: every atom into a temporary, named by position.
+    let mut atoms = Vec::new();
+    tree.atoms(&mut atoms);
+    let names: Vec<(usize, String)> = atoms
+        .iter()
+        .map(|a| match a {
+            Tree::Atom { range, .. } => (range.0, temps.fresh()),
+            _ => unreachable!("atoms() yields atoms"),
+        })
+        .collect();
+    let name_of = |a: &Tree| -> String {
+        match a {
+            Tree::Atom { range, .. } => names
+                .iter()
+                .find(|(s, _)| *s == range.0)
+                .map(|(_, n)| n.clone())
+                .unwrap_or_default(),
+            _ => String::new(),
+        }
+    };
+    let (start, end) = (node.start_byte(), node.end_byte());
+    let mut eval = String::new();
+    let mut replacement = String::new();
+    let mut pos = start;
+    for (a, (_, name)) in atoms.iter().zip(&names) {
+        let Tree::Atom { range, .. } = a else {
+            continue;
+        };
+        let between = String::from_utf8_lossy(&text[pos..range.0]);
+        let atom = String::from_utf8_lossy(&text[range.0..range.1]);
+        eval.push_str(&between);
+        eval.push_str(&format!("({name} = (({atom}) != 0))"));
+        replacement.push_str(&between);
+        replacement.push_str(name);
+        pos = range.1;
+    }
+    let tail = String::from_utf8_lossy(&text[pos..end]);
+    eval.push_str(&tail);
+    replacement.push_str(&tail);
+    let mut decisions = Vec::new();
+    pieces(&tree, guard, &name_of, &mut decisions);
+    Plan {
+        decisions,
+        hoist: Some(Hoist {
+            temps: names.into_iter().map(|(_, n)| n).collect(),
+            eval,
+            replacement,
+            range: (start, end),
+        }),
+    }
+}
+
+fn atom_text(a: &Tree) -> String {
+    match a {
+        Tree::Atom { text, .. } => text.clone(),
+        _ => String::new(),
+    }
+}
+
+/// Frama-C's split of a tree with effects: every maximal part without effects, and every atom
+/// with effects, is one decision, evaluated under the values of what precedes it.
+fn pieces(
+    tree: &Tree,
+    guard: Option<String>,
+    name: &dyn Fn(&Tree) -> String,
+    out: &mut Vec<PlannedDecision>,
+) {
+    let text = |t: &Tree| t.cond(&mut |a| name(a)).to_c();
+    if !tree.effects() || matches!(tree, Tree::Atom { .. }) {
+        let mut atom_guards = Vec::new();
+        prefixes(tree, None, name, &mut atom_guards);
+        out.push(PlannedDecision {
+            cond: tree.cond(&mut |a| name(a)),
+            atom_guards,
+            guard,
+        });
+        return;
+    }
+    match tree {
+        Tree::Atom { .. } => {}
+        Tree::Not(c) => pieces(c, guard, name, out),
+        Tree::And(a, b) => {
+            pieces(a, guard.clone(), name, out);
+            pieces(b, and(&guard, text(a)), name, out);
+        }
+        Tree::Or(a, b) => {
+            pieces(a, guard.clone(), name, out);
+            pieces(b, and(&guard, format!("!({})", text(a))), name, out);
+        }
+    }
+}
+
+/// `(c)` → `c`, repeatedly.
+pub fn peel(mut node: Node) -> Node {
+    while node.kind() == "parenthesized_expression" && node.named_child_count() == 1 {
+        match node.named_child(0) {
+            Some(i) if i.kind() != "compound_statement" && i.kind() != "comment" => node = i,
+            _ => break,
+        }
+    }
+    node
+}
+
+fn operator(node: Node, text: &[u8]) -> String {
+    node.child_by_field_name("operator")
+        .and_then(|o| o.utf8_text(text).ok())
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Assignments, increments, calls, GNU statement expressions and asm: evaluating the
+/// expression a second time (in a label) could change the program.
+pub fn has_effects(node: Node) -> bool {
+    match node.kind() {
+        "assignment_expression"
+        | "update_expression"
+        | "call_expression"
+        | "compound_statement"
+        | "gnu_asm_expression" => true,
+        "sizeof_expression" => false,
+        _ => {
+            let mut c = node.walk();
+            let r = node.named_children(&mut c).any(has_effects);
+            r
+        }
+    }
+}
+
+/// Evaluating `node` in any state cannot trap: it reads variables and constants only, with
+/// operators that are defined everywhere (no `*p`, `p->f`, `a[i]`, call, `/`, `%`, shift).
+fn cannot_trap(node: Node, text: &[u8]) -> bool {
+    match node.kind() {
+        "sizeof_expression" => return true,
+        "pointer_expression" if operator(node, text) == "*" => return false,
+        "field_expression" => {
+            let arrow = node
+                .child_by_field_name("operator")
+                .and_then(|o| o.utf8_text(text).ok())
+                == Some("->");
+            if arrow {
+                return false;
+            }
+        }
+        "subscript_expression" | "call_expression" | "compound_statement" => return false,
+        "binary_expression" if matches!(operator(node, text).as_str(), "/" | "%" | "<<" | ">>") => {
+            return false
+        }
+        _ => {}
+    }
+    let mut c = node.walk();
+    let r = node.named_children(&mut c).all(|n| cannot_trap(n, text));
+    r
+}
+
+/// The `?:` expressions of `root` whose condition the program evaluates before anything with
+/// effects in the statement (so that labels placed before the statement see what the
+/// condition sees), each with the pure condition under which it is evaluated. `root` is what
+/// the statement evaluates first (an expression statement's expression, a returned value, an
+/// initialiser, a condition without effects).
+pub fn ternaries<'t>(root: Node<'t>, text: &[u8]) -> Vec<(Node<'t>, Option<String>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "conditional_expression" {
+            if let Some(c) = n.child_by_field_name("condition") {
+                if let Some(guard) = evaluated_first(c, root, text) {
+                    out.push((c, guard));
+                }
+            }
+        }
+        if matches!(n.kind(), "sizeof_expression" | "compound_statement") {
+            continue;
+        }
+        let mut cur = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut cur).collect();
+        stack.extend(kids.into_iter().rev());
+    }
+    out.sort_by_key(|(c, _)| c.start_byte());
+    out
+}
+
+/// Whether the program evaluates `node` before anything with effects in `root` (its
+/// ancestor): walking up, everything that may be evaluated before `node` at each level must
+/// be free of effects. Some(guard) when it is, the guard being the pure condition under which
+/// `node` is evaluated (branches of `?:`, right operands of `&&`/`||`), None otherwise. A
+/// condition with effects is accepted only where it is evaluated unconditionally.
+fn evaluated_first(node: Node, root: Node, text: &[u8]) -> Option<Option<String>> {
+    let mut guards: Vec<String> = Vec::new();
+    let mut child = node;
+    while child.id() != root.id() {
+        let parent = child.parent()?;
+        let is = |f: &str| {
+            parent
+                .child_by_field_name(f)
+                .is_some_and(|x| x.id() == child.id())
+        };
+        let field_pure = |f: &str| parent.child_by_field_name(f).is_none_or(|x| !has_effects(x));
+        let others_pure = || {
+            let mut c = parent.walk();
+            let r = parent
+                .named_children(&mut c)
+                .filter(|x| x.id() != child.id())
+                .all(|x| !has_effects(x));
+            r
+        };
+        match parent.kind() {
+            "parenthesized_expression" | "cast_expression" | "unary_expression" => {}
+            "pointer_expression" => {}
+            "conditional_expression" => {
+                if !is("condition") {
+                    let cond = parent.child_by_field_name("condition")?;
+                    if has_effects(cond) {
+                        return None;
+                    }
+                    let c = typing::flat(cond, text);
+                    guards.push(if is("consequence") {
+                        c
+                    } else {
+                        format!("!({c})")
+                    });
+                }
+            }
+            "binary_expression" => {
+                let op = operator(parent, text);
+                let logical = matches!(op.as_str(), "&&" | "||");
+                if is("right") {
+                    if !field_pure("left") {
+                        return None;
+                    }
+                    if logical {
+                        let l = typing::flat(parent.child_by_field_name("left")?, text);
+                        guards.push(if op == "&&" { l } else { format!("!({l})") });
+                    }
+                } else if !logical && !field_pure("right") {
+                    return None;
+                }
+            }
+            "assignment_expression" => {
+                if !is("right") || !field_pure("left") {
+                    return None;
+                }
+            }
+            "comma_expression" => {
+                if is("right") && !field_pure("left") {
+                    return None;
+                }
+            }
+            "argument_list" | "call_expression" | "subscript_expression" | "field_expression" => {
+                if !others_pure() {
+                    return None;
+                }
+            }
+            "init_declarator" => {}
+            _ => return None,
+        }
+        child = parent;
+    }
+    if !guards.is_empty() && has_effects(node) {
+        return None;
+    }
+    guards.reverse();
+    Some(if guards.is_empty() {
+        None
+    } else {
+        Some(
+            guards
+                .iter()
+                .map(|g| format!("({g})"))
+                .collect::<Vec<_>>()
+                .join(" && "),
+        )
+    })
+}
+
+/// The `&&`/`||` tree with effects that a statement's value is, if any: `x = a && f(b)`,
+/// `return !g() || b`, `T v = f() && c` (through parentheses, casts and `!`, and the right of
+/// an assignment whose left side has no effects). Frama-C turns those into `if`s.
+pub fn logical_root<'t>(root: Node<'t>, text: &[u8]) -> Option<Node<'t>> {
+    let mut n = peel(root);
+    loop {
+        match n.kind() {
+            "assignment_expression" => {
+                let l = n.child_by_field_name("left")?;
+                if has_effects(l) || operator(n, text) != "=" {
+                    return None;
+                }
+                n = peel(n.child_by_field_name("right")?);
+            }
+            "cast_expression" => n = peel(n.child_by_field_name("value")?),
+            "unary_expression" if operator(n, text) == "!" => {
+                let a = peel(n.child_by_field_name("argument")?);
+                if is_logical(a, text) || a.kind() == "unary_expression" {
+                    n = a;
+                } else {
+                    return None;
+                }
+            }
+            "binary_expression" if is_logical(n, text) => {
+                return has_effects(n).then_some(n);
+            }
+            _ => return None,
+        }
+    }
+}
+
+fn is_logical(n: Node, text: &[u8]) -> bool {
+    n.kind() == "binary_expression" && matches!(operator(n, text).as_str(), "&&" | "||")
+}

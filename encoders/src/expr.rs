@@ -177,6 +177,24 @@ impl Expr {
         Expr::Bin(op, Box::new(l), Box::new(r))
     }
 
+    /// Evaluating it could trap in some state: it dereferences, indexes, divides, shifts, or
+    /// is opaque text.
+    pub fn may_trap(&self) -> bool {
+        match self {
+            Expr::Bin(op, l, r) => {
+                matches!(op, BinOp::Div | BinOp::Mod | BinOp::Shl | BinOp::Shr)
+                    || l.may_trap()
+                    || r.may_trap()
+            }
+            Expr::Un(_, e) | Expr::Wrap { e, .. } => e.may_trap(),
+            Expr::Lval { text, inner, .. } => {
+                !inner.is_empty() || text.contains("->") || text.contains('*') || text.contains('[')
+            }
+            Expr::Const { .. } => false,
+            Expr::Opaque { .. } => true,
+        }
+    }
+
     pub fn ty(&self) -> Ty {
         match self {
             Expr::Bin(op, l, r) => {

@@ -109,8 +109,18 @@ const RELATIONAL: [BinOp; 6] = [
 /// Weak-mutation labels of one expression, tagged `"{criterion} {GROUP}"`.
 pub fn labels(e: &Expr, flavor: Flavor, enabled: &[Mutator], criterion: &str) -> Vec<LabelSpec> {
     let mut out = Vec::new();
-    visit(e, flavor, enabled, criterion, &mut out);
+    visit(e, flavor, enabled, criterion, None, &mut out);
     out
+}
+
+/// `(g) && (p)`: a label of a node the program evaluates only under `g` (the right operand of
+/// `&&`/`||`). A mutant there can only be killed where the node is evaluated, and its label
+/// must not read what the program does not (`p->f` in `p && p->f > 0`).
+fn under(ctx: Option<&str>, p: String) -> String {
+    match ctx {
+        Some(g) => format!("({g}) && ({p})"),
+        None => p,
+    }
 }
 
 /// The label for one mutant of `orig`: guarded by what both sides need not to trap.
@@ -128,7 +138,50 @@ fn kill(mutant: &Expr, orig: &Expr, group: Mutator, criterion: &str) -> LabelSpe
     )
 }
 
-fn visit(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Vec<LabelSpec>) {
+fn visit(
+    e: &Expr,
+    flavor: Flavor,
+    on: &[Mutator],
+    crit: &str,
+    ctx: Option<&str>,
+    out: &mut Vec<LabelSpec>,
+) {
+    let start = out.len();
+    visit_node(e, flavor, on, crit, out);
+    for l in &mut out[start..] {
+        l.predicate = under(ctx, std::mem::take(&mut l.predicate));
+    }
+    match e {
+        Expr::Bin(op @ (BinOp::And | BinOp::Or), l, r) => {
+            visit(l, flavor, on, crit, ctx, out);
+            let left = if *op == BinOp::And {
+                l.text()
+            } else {
+                format!("!({})", l.text())
+            };
+            let inner = under(ctx, left);
+            visit(r, flavor, on, crit, Some(&inner), out);
+        }
+        Expr::Bin(_, l, r) => {
+            visit(l, flavor, on, crit, ctx, out);
+            visit(r, flavor, on, crit, ctx, out);
+        }
+        Expr::Un(_, inner) | Expr::Wrap { e: inner, .. } => {
+            visit(inner, flavor, on, crit, ctx, out)
+        }
+        // LAnnotate's visitor stops at an lvalue (`a[i + 1]` gives only `a[i + 1] < 0`);
+        // the sufficient set also mutates what the lvalue's address reads.
+        Expr::Lval { inner, .. } if flavor == Flavor::Sufficient => {
+            for i in inner {
+                visit(i, flavor, on, crit, ctx, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The labels of the mutants of `e` itself (not of its operands).
+fn visit_node(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Vec<LabelSpec>) {
     let full = flavor == Flavor::Sufficient;
     match e {
         Expr::Bin(op, l, r) => {
@@ -145,7 +198,18 @@ fn visit(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Vec<Lab
                 } else {
                     BinOp::And
                 };
-                out.push(kill(&swap(other), e, Mutator::Cor, crit));
+                // The mutant evaluates the right operand where the program does not (`||`
+                // when the left is false): only where the program does, if it could trap.
+                let mut label = kill(&swap(other), e, Mutator::Cor, crit);
+                if r.may_trap() {
+                    let left = if *op == BinOp::And {
+                        l.text()
+                    } else {
+                        format!("!({})", l.text())
+                    };
+                    label.predicate = under(Some(&left), label.predicate);
+                }
+                out.push(label);
             }
             if on.contains(&Mutator::Aor)
                 && arith_ok
@@ -223,16 +287,13 @@ fn visit(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Vec<Lab
                     }
                 }
             }
-            visit(l, flavor, on, crit, out);
-            visit(r, flavor, on, crit, out);
         }
         Expr::Un(op, inner) => {
             if on.contains(&Mutator::Aor) && *op == UnOp::Neg && inner.ty().is_arith() {
                 out.push(kill(inner, e, Mutator::Aor, crit));
             }
-            visit(inner, flavor, on, crit, out);
         }
-        Expr::Lval { ty, inner, text } => {
+        Expr::Lval { ty, text, .. } => {
             if on.contains(&Mutator::Abs) && ty.is_arith() {
                 out.push(LabelSpec::new(
                     format!("{text} < 0"),
@@ -253,11 +314,8 @@ fn visit(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Vec<Lab
                     ));
                 }
             }
-            for i in inner {
-                visit(i, flavor, on, crit, out);
-            }
         }
-        Expr::Wrap { e: inner, .. } => visit(inner, flavor, on, crit, out),
+        Expr::Wrap { .. } => {}
         Expr::Const { .. } | Expr::Opaque { .. } => {}
     }
 }

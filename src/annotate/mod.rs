@@ -174,6 +174,24 @@ pub fn annotate(
         out: &mut out,
         fcc: Vec::new(),
     };
+    // Frama-C returns a plain variable directly when it is the function's only return and its
+    // last statement; elsewhere it assigns LAnnotate's `__retres`, which gets the ABS label.
+    let mut returns: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut last_top: BTreeMap<usize, usize> = BTreeMap::new();
+    for (i, s) in found.statements.iter().enumerate() {
+        if s.kind == StmtKind::Return {
+            returns.entry(s.function).or_default().push(i);
+        }
+        if s.depth == 1 && s.block_item {
+            last_top.insert(s.function, i);
+        }
+    }
+    let direct_return = |i: usize| {
+        let s = &found.statements[i];
+        returns.get(&s.function).is_some_and(|r| r.len() == 1)
+            && last_top.get(&s.function) == Some(&i)
+            && s.return_value.as_deref().is_some_and(is_identifier)
+    };
     // Temporaries of hoisted conditions, declared at their function's entry.
     let mut temps: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     // Return-value labels: one id per (function, criterion), written at every return.
@@ -341,7 +359,7 @@ pub fn annotate(
             before.push_str(&expr_labels);
         }
         if let (StmtKind::Return, Some(v)) = (s.kind, &s.return_value) {
-            if func.returns_arith && before_ok {
+            if func.returns_arith && before_ok && !direct_return(i) && !non_negative_literal(v) {
                 for c in criteria {
                     if let Some(spec) = c.return_value_label(v, limits) {
                         let id = *return_ids
@@ -555,6 +573,20 @@ fn loop_labels(
     }
     edits.insert(body.range.0, (1, 2 * depth + 1), format!("{{ {open}{exit}"));
     edits.insert(body.range.1, (0, -(2 * depth + 1)), format!(" {close}}}"));
+}
+
+fn is_identifier(t: &str) -> bool {
+    let t = t.trim().trim_start_matches('(').trim_end_matches(')').trim();
+    t.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// `0`, `(1)`, `42u`: at such a return the returned value is never negative, so the returned
+/// value's ABS label is constant false there and is not written.
+fn non_negative_literal(t: &str) -> bool {
+    let t = t.trim().trim_start_matches('(').trim_end_matches(')').trim();
+    t.chars().next().is_some_and(|c| c.is_ascii_digit())
+        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '.')
 }
 
 /// The `.labels` file of an annotation, in LTest's format.

@@ -31,6 +31,10 @@ fn rows(path: &Path) -> usize {
         .count()
 }
 
+/// LAnnotate's `__retres < 0` labels on functions that return only non-negative literals
+/// (`tri` in the sample), which covprune does not write.
+const TRI_RETRES: usize = 1;
+
 /// The criteria LAnnotate's samples show, with the sample's file suffix.
 const SAMPLED: &[(Criterion, &str)] = &[
     (Criterion::Cc, "CC"),
@@ -50,7 +54,12 @@ fn label_counts_equal_lannotates_on_the_ltest_sample() {
     let sample = Path::new(LTEST).join("sample.c");
     for (c, suffix) in SAMPLED {
         let ours = annotate_file(&sample, &[*c], &Limits::default());
-        let theirs = rows(&Path::new(LTEST).join(format!("sample_{suffix}.labels")));
+        let mut theirs = rows(&Path::new(LTEST).join(format!("sample_{suffix}.labels")));
+        if *c == Criterion::Wm {
+            // `tri` returns only the literals 1 to 4: LAnnotate's `__retres < 0` there is
+            // false by construction, and covprune writes no returned-value label for it.
+            theirs -= TRI_RETRES;
+        }
         assert_eq!(ours.labels.len(), theirs, "{} label count", c.name());
     }
     // `-lannot-mutators=-ABS,-AOR`: ROR and COR only.
@@ -239,10 +248,13 @@ fn predicates_are_equivalent_to_lannotates() {
             }
             m
         };
-        let theirs_retres = label_calls(&theirs_c)
+        let mut theirs_retres = label_calls(&theirs_c)
             .iter()
             .filter(|(_, p)| p.contains("__retres"))
             .count();
+        if theirs_retres > 0 {
+            theirs_retres -= TRI_RETRES;
+        }
         assert_eq!(
             returns.len(),
             theirs_retres,
@@ -330,10 +342,9 @@ fn annotated_output_snapshot() {
         &Limits::default(),
     );
     insta::assert_snapshot!(String::from_utf8(a.text).unwrap());
-    assert_eq!(
-        a.skipped.len(),
-        2,
-        "the call and the do-while are left alone: {:?}",
+    assert!(
+        a.skipped.is_empty(),
+        "the call is hoisted and the do-while is rewritten: {:?}",
         a.skipped
     );
 }

@@ -4,6 +4,7 @@
 
 mod all;
 mod plot;
+mod siemens;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -703,6 +704,10 @@ fn main() -> Result<()> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         return all::run(&raw[1..], default_corpus(&root), root.join("artifacts"));
     }
+    if raw.first().is_some_and(|c| c == "siemens") {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        return siemens::run(&raw[1..], root.join("artifacts"));
+    }
     let args = parse_args()?;
     match args.command.as_str() {
         "frontend" => frontend_bench(&args),
@@ -710,7 +715,7 @@ fn main() -> Result<()> {
         "measure-gzip" => measure_gzip(&args),
         "pool" => pool_bench(&args),
         other => {
-            bail!("unknown benchmark {other} (known: all, frontend, prune, measure-gzip, pool)")
+            bail!("unknown benchmark {other} (known: all, siemens, frontend, prune, measure-gzip, pool)")
         }
     }
 }

@@ -450,9 +450,12 @@ impl Criterion {
     /// Labels for one decision (empty for criteria placed elsewhere), guarded so that their
     /// evaluation cannot trap.
     pub fn decision_labels(self, d: &Decision, limits: &Limits) -> Vec<LabelSpec> {
+        // DC reads the whole decision, whose own short-circuits keep every atom where the
+        // program evaluates it; the other criteria read atoms one by one, under their guards.
+        let raw = d;
         let d = &d.contextual();
         let mut specs = match self {
-            Criterion::Dc => dc::labels(d),
+            Criterion::Dc => dc::labels(raw),
             Criterion::Cc => cc::labels(d),
             Criterion::Dcc => dcc::labels(d),
             Criterion::Mcc => mcc::labels(d, limits),

@@ -113,9 +113,9 @@ pub fn labels(e: &Expr, flavor: Flavor, enabled: &[Mutator], criterion: &str) ->
     out
 }
 
-/// `(g) && (p)`: a label of a node the program evaluates only under `g` (the right operand of
-/// `&&`/`||`). A mutant there can only be killed where the node is evaluated, and its label
-/// must not read what the program does not (`p->f` in `p && p->f > 0`).
+/// `(g) && (p)`: a label of a node that could trap and that the program evaluates only under
+/// `g` (the right operand of `&&`/`||`): its label must not read what the program does not
+/// (`p->f` in `p && p->f > 0`).
 fn under(ctx: Option<&str>, p: String) -> String {
     match ctx {
         Some(g) => format!("({g}) && ({p})"),
@@ -148,8 +148,12 @@ fn visit(
 ) {
     let start = out.len();
     visit_node(e, flavor, on, crit, out);
-    for l in &mut out[start..] {
-        l.predicate = under(ctx, std::mem::take(&mut l.predicate));
+    // Where the node cannot trap, its labels keep LAnnotate's meaning (read on every
+    // arrival); where it can, only where the program evaluates it.
+    if e.may_trap() {
+        for l in &mut out[start..] {
+            l.predicate = under(ctx, std::mem::take(&mut l.predicate));
+        }
     }
     match e {
         Expr::Bin(op @ (BinOp::And | BinOp::Or), l, r) => {

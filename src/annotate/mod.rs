@@ -258,7 +258,7 @@ pub fn annotate(
         let s = &found.statements[i];
         let func = &found.functions[s.function];
         let depth = s.depth as i64;
-        let is_loop = matches!(s.kind, StmtKind::While | StmtKind::For);
+        let is_loop = matches!(s.kind, StmtKind::While | StmtKind::For | StmtKind::Do);
         let before_ok = can_before(s);
         // Labels of the condition go before the statement, or inside a rewritten loop.
         let cond_ok = if is_loop {
@@ -415,7 +415,7 @@ pub fn annotate(
                 _ => {}
             }
         }
-        if is_loop || (s.kind == StmtKind::Do && cond_ok) {
+        if is_loop {
             loop_labels(
                 s,
                 hoist,

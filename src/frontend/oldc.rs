@@ -178,6 +178,20 @@ const KEYWORDS: &[&str] = &[
     "_Alignof",
     "__alignof__",
     "_Generic",
+    // GNU and ISO TS 18661 type names (glibc's <math.h> declares functions of them): without
+    // them, `int __fpclassifyf128 (_Float128 __value)` reads as a K&R head.
+    "_Float16",
+    "_Float32",
+    "_Float64",
+    "_Float128",
+    "_Float32x",
+    "_Float64x",
+    "_Float128x",
+    "__float128",
+    "__int128",
+    "_Complex",
+    "__complex__",
+    "_Atomic",
 ];
 
 /// Rewrites old-style constructs; `None` when there are none.

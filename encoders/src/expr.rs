@@ -124,6 +124,10 @@ impl UnOp {
     }
 }
 
+/// A comparison `A op B` found in an expression, with the condition under which the program
+/// evaluates it (None: whenever the expression is evaluated).
+pub type Comparison<'a> = (&'a Expr, BinOp, &'a Expr, Option<String>);
+
 /// A side-effect-free C expression.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Expr {
@@ -309,16 +313,43 @@ impl Expr {
     }
 
     fn collect_comparisons<'a>(&'a self, out: &mut Vec<(&'a Expr, BinOp, &'a Expr)>) {
+        let mut with = Vec::new();
+        self.collect_in_context(None, &mut with);
+        out.extend(with.into_iter().map(|(a, op, b, _)| (a, op, b)));
+    }
+
+    /// Relational comparisons, left to right, each with the condition under which the
+    /// program evaluates it (the right operands of `&&`/`||` it sits in), if any.
+    pub fn comparisons_in_context(&self) -> Vec<Comparison<'_>> {
+        let mut out = Vec::new();
+        self.collect_in_context(None, &mut out);
+        out
+    }
+
+    fn collect_in_context<'a>(&'a self, ctx: Option<&str>, out: &mut Vec<Comparison<'a>>) {
         match self {
+            Expr::Bin(op @ (BinOp::And | BinOp::Or), l, r) => {
+                l.collect_in_context(ctx, out);
+                let left = if *op == BinOp::And {
+                    format!("({})", l.text())
+                } else {
+                    format!("!({})", l.text())
+                };
+                let inner = match ctx {
+                    Some(c) => format!("{c} && {left}"),
+                    None => left,
+                };
+                r.collect_in_context(Some(&inner), out);
+            }
             Expr::Bin(op, l, r) => {
                 if op.is_relational() {
-                    out.push((l, *op, r));
+                    out.push((l, *op, r, ctx.map(str::to_string)));
                 }
-                l.collect_comparisons(out);
-                r.collect_comparisons(out);
+                l.collect_in_context(ctx, out);
+                r.collect_in_context(ctx, out);
             }
-            Expr::Un(_, e) | Expr::Wrap { e, .. } => e.collect_comparisons(out),
-            Expr::Lval { inner, .. } => inner.iter().for_each(|e| e.collect_comparisons(out)),
+            Expr::Un(_, e) | Expr::Wrap { e, .. } => e.collect_in_context(ctx, out),
+            Expr::Lval { inner, .. } => inner.iter().for_each(|e| e.collect_in_context(ctx, out)),
             Expr::Const { .. } | Expr::Opaque { .. } => {}
         }
     }

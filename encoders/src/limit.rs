@@ -18,9 +18,9 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
     let Some(e) = &d.expr else {
         return Vec::new();
     };
-    e.comparisons()
+    e.comparisons_in_context()
         .into_iter()
-        .filter_map(|(a, op, b)| {
+        .filter_map(|(a, op, b, ctx)| {
             let k = match op {
                 BinOp::Lt => "-1",
                 BinOp::Le | BinOp::Ge => "0",
@@ -31,10 +31,19 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
                 return None;
             }
             let cond = format!("{} {} {}", a.operand(), op.c(), b.operand());
-            Some(LabelSpec::new(
-                format!("({cond}) && ({} - {} == {k})", a.operand(), b.operand()),
-                "LIMIT",
-            ))
+            let label = format!("({cond}) && ({} - {} == {k})", a.operand(), b.operand());
+            // The label reads the comparison where the program may not (after a false `&&`
+            // operand) and divides where the program does: guard both when it could trap.
+            let mut guards = Vec::new();
+            if a.may_trap() || b.may_trap() {
+                guards.extend(ctx);
+            }
+            for g in a.guards().into_iter().chain(b.guards()) {
+                if !guards.contains(&g) {
+                    guards.push(g);
+                }
+            }
+            Some(LabelSpec::new(crate::expr::guarded(&guards, &label), "LIMIT"))
         })
         .collect()
 }

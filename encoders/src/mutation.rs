@@ -155,6 +155,21 @@ fn visit(
             l.predicate = under(ctx, std::mem::take(&mut l.predicate));
         }
     }
+    // A mutant of `l && r` or `l || r` itself (`l || r`, `r` alone) may evaluate `r` where
+    // the program does not: if `r` could trap, its labels hold only where the program
+    // evaluates `r`.
+    if let Expr::Bin(op @ (BinOp::And | BinOp::Or), l, r) = e {
+        if r.may_trap() {
+            let left = if *op == BinOp::And {
+                l.text()
+            } else {
+                format!("!({})", l.text())
+            };
+            for lab in &mut out[start..] {
+                lab.predicate = under(Some(&left), std::mem::take(&mut lab.predicate));
+            }
+        }
+    }
     match e {
         Expr::Bin(op @ (BinOp::And | BinOp::Or), l, r) => {
             visit(l, flavor, on, crit, ctx, out);
@@ -202,18 +217,7 @@ fn visit_node(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Ve
                 } else {
                     BinOp::And
                 };
-                // The mutant evaluates the right operand where the program does not (`||`
-                // when the left is false): only where the program does, if it could trap.
-                let mut label = kill(&swap(other), e, Mutator::Cor, crit);
-                if r.may_trap() {
-                    let left = if *op == BinOp::And {
-                        l.text()
-                    } else {
-                        format!("!({})", l.text())
-                    };
-                    label.predicate = under(Some(&left), label.predicate);
-                }
-                out.push(label);
+                out.push(kill(&swap(other), e, Mutator::Cor, crit));
             }
             if on.contains(&Mutator::Aor)
                 && arith_ok

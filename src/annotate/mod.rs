@@ -60,6 +60,10 @@ impl Annotated {
     }
 }
 
+/// The order key of a replacement: after every insertion at its start, which belongs before
+/// the replaced text.
+const REPLACE: (u8, i64) = (2, 0);
+
 /// An insertion (start == end) or replacement of the original text.
 struct Edit {
     start: usize,
@@ -331,7 +335,7 @@ pub fn annotate(
             edits.edits.push(Edit {
                 start: h.range.0,
                 end: h.range.1,
-                key: (1, 2 * depth + 2),
+                key: REPLACE,
                 text: if s.labels_after {
                     h.eval.clone()
                 } else if is_loop {
@@ -553,12 +557,13 @@ fn loop_labels(
         let resume = if s.continues.is_empty() {
             String::new()
         } else {
-            for &(a, b) in &s.continues {
+            for &(a, _) in &s.continues {
+                // Only the keyword: a block or labels inserted around the `continue;` stay.
                 edits.edits.push(Edit {
                     start: a,
-                    end: b,
-                    key: (1, 2 * depth + 2),
-                    text: format!("goto {target};"),
+                    end: a + "continue".len(),
+                    key: REPLACE,
+                    text: format!("goto {target}"),
                 });
             }
             format!("{target}: ; ")

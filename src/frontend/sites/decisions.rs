@@ -33,6 +33,9 @@ pub struct PlannedDecision {
     pub cond: Cond,
     pub atom_guards: Vec<Option<String>>,
     pub guard: Option<String>,
+    /// Per atom: it reads the program's own variables and cannot trap, so it may be evaluated
+    /// anywhere (predicate-complete coverage evaluates atoms at every statement).
+    pub trap_free: Vec<bool>,
 }
 
 /// A condition with effects, evaluated into temporaries before its statement.
@@ -211,11 +214,16 @@ pub fn plan_condition(node: Node, text: &[u8], temps: &mut Temps, guard: Option<
                 _ => None,
             })
             .collect();
+        let trap_free = atoms
+            .iter()
+            .map(|a| matches!(a, Tree::Atom { safe: true, .. }))
+            .collect();
         return Plan {
             decisions: vec![PlannedDecision {
                 cond: tree.cond(&mut atom_text),
                 atom_guards,
                 guard,
+                trap_free,
             }],
             hoist: None,
         };
@@ -291,10 +299,12 @@ fn pieces(
     if !tree.effects() || matches!(tree, Tree::Atom { .. }) {
         let mut atom_guards = Vec::new();
         prefixes(tree, None, name, &mut atom_guards);
+        let trap_free = vec![false; atom_guards.len()];
         out.push(PlannedDecision {
             cond: tree.cond(&mut |a| name(a)),
             atom_guards,
             guard,
+            trap_free,
         });
         return;
     }
@@ -379,13 +389,17 @@ fn cannot_trap(node: Node, text: &[u8]) -> bool {
 /// condition sees), each with the pure condition under which it is evaluated. `root` is what
 /// the statement evaluates first (an expression statement's expression, a returned value, an
 /// initialiser, a condition without effects).
-pub fn ternaries<'t>(root: Node<'t>, text: &[u8]) -> Vec<(Node<'t>, Option<String>)> {
+pub fn ternaries<'t>(
+    root: Node<'t>,
+    text: &[u8],
+    private: &dyn Fn(&str) -> bool,
+) -> Vec<(Node<'t>, Option<String>)> {
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         if n.kind() == "conditional_expression" {
             if let Some(c) = n.child_by_field_name("condition") {
-                if let Some(guard) = evaluated_first(c, root, text) {
+                if let Some(guard) = evaluated_first(c, root, text, private) {
                     out.push((c, guard));
                 }
             }
@@ -406,7 +420,20 @@ pub fn ternaries<'t>(root: Node<'t>, text: &[u8]) -> Vec<(Node<'t>, Option<Strin
 /// be free of effects. Some(guard) when it is, the guard being the pure condition under which
 /// `node` is evaluated (branches of `?:`, right operands of `&&`/`||`), None otherwise. A
 /// condition with effects is accepted only where it is evaluated unconditionally.
-fn evaluated_first(node: Node, root: Node, text: &[u8]) -> Option<Option<String>> {
+fn evaluated_first(
+    node: Node,
+    root: Node,
+    text: &[u8],
+    private: &dyn Fn(&str) -> bool,
+) -> Option<Option<String>> {
+    // A condition that reads only the function's own variables whose address is never taken
+    // (no dereference, index or field) cannot be changed by a call evaluated before it, only
+    // by an assignment to one of them.
+    let reads = private_reads(node, text, private);
+    let harmless = |x: Node| match &reads {
+        Some(names) => !writes_any(x, text, names),
+        None => !has_effects(x),
+    };
     let mut guards: Vec<String> = Vec::new();
     let mut child = node;
     while child.id() != root.id() {
@@ -416,13 +443,13 @@ fn evaluated_first(node: Node, root: Node, text: &[u8]) -> Option<Option<String>
                 .child_by_field_name(f)
                 .is_some_and(|x| x.id() == child.id())
         };
-        let field_pure = |f: &str| parent.child_by_field_name(f).is_none_or(|x| !has_effects(x));
+        let field_pure = |f: &str| parent.child_by_field_name(f).is_none_or(harmless);
         let others_pure = || {
             let mut c = parent.walk();
             let r = parent
                 .named_children(&mut c)
                 .filter(|x| x.id() != child.id())
-                .all(|x| !has_effects(x));
+                .all(harmless);
             r
         };
         match parent.kind() {
@@ -492,6 +519,55 @@ fn evaluated_first(node: Node, root: Node, text: &[u8]) -> Option<Option<String>
                 .join(" && "),
         )
     })
+}
+
+/// The identifiers `node` reads, when it reads nothing but private variables (see
+/// [`evaluated_first`]) and constants.
+fn private_reads(node: Node, text: &[u8], private: &dyn Fn(&str) -> bool) -> Option<Vec<String>> {
+    let mut names = Vec::new();
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "identifier" => {
+                let name = n.utf8_text(text).ok()?;
+                if !private(name) {
+                    return None;
+                }
+                names.push(name.to_string());
+            }
+            "number_literal" | "char_literal" | "string_literal" | "true" | "false" => {}
+            "binary_expression" | "unary_expression" | "parenthesized_expression" => {
+                if has_effects(n) {
+                    return None;
+                }
+                let mut c = n.walk();
+                stack.extend(n.named_children(&mut c));
+            }
+            _ => return None,
+        }
+    }
+    Some(names)
+}
+
+/// `node` assigns or increments one of `names` (directly, by name).
+fn writes_any(node: Node, text: &[u8], names: &[String]) -> bool {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        let target = match n.kind() {
+            "assignment_expression" => n.child_by_field_name("left"),
+            "update_expression" => n.child_by_field_name("argument"),
+            _ => None,
+        };
+        // A write through a pointer cannot reach a variable whose address is never taken.
+        if let Some(t) = target.map(peel).filter(|t| t.kind() == "identifier") {
+            if names.iter().any(|x| Some(x.as_str()) == t.utf8_text(text).ok()) {
+                return true;
+            }
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    false
 }
 
 /// The `&&`/`||` tree with effects that a statement's value is, if any: `x = a && f(b)`,

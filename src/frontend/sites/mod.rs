@@ -329,10 +329,12 @@ fn function(
             n.kind() == "declaration" && n.parent().is_some_and(|p| p.kind() == "for_statement");
         if STATEMENTS.contains(&n.kind()) && !for_initializer {
             let site = statement(n, text, depth, index, &env, names, sites);
-            if let Some(d) = &site.decision {
-                for atom in d.cond.atoms() {
+            // Predicate-complete coverage evaluates these atoms at every statement: only
+            // those that cannot trap there (not `p->x > 0` after `p &&`).
+            for d in site.plan.decisions.iter().filter(|d| d.guard.is_none()) {
+                for (atom, free) in d.cond.atoms().into_iter().zip(&d.trap_free) {
                     let reads_local = identifiers(atom).any(|id| env.is_local(id));
-                    if !reads_local && !predicates.iter().any(|p| p == atom) {
+                    if *free && !reads_local && !predicates.iter().any(|p| p == atom) {
                         predicates.push(atom.to_string());
                     }
                 }
@@ -579,13 +581,29 @@ fn statement(
         _ => {}
     }
     if safe_before {
-        plan_statement(node, text, &mut site, sites);
+        // The function's own variables whose address is never taken: no call can change them.
+        let mut f = node;
+        while let Some(p) = f.parent() {
+            f = p;
+            if f.kind() == "function_definition" {
+                break;
+            }
+        }
+        let body = &text[f.start_byte()..f.end_byte()];
+        let private = |name: &str| env.is_own_variable(name) && !address_taken(body, name);
+        plan_statement(node, text, &mut site, sites, &private);
     }
     site
 }
 
 /// The decisions of a statement as Frama-C's normal form has them (see [`decisions`]).
-fn plan_statement(node: Node, text: &[u8], site: &mut StmtSite, sites: &mut Sites) {
+fn plan_statement(
+    node: Node,
+    text: &[u8],
+    site: &mut StmtSite,
+    sites: &mut Sites,
+    private: &dyn Fn(&str) -> bool,
+) {
     let field = |f: &str| node.child_by_field_name(f);
     let line = site.line;
     let mut plan = Plan::default();
@@ -649,7 +667,7 @@ fn plan_statement(node: Node, text: &[u8], site: &mut StmtSite, sites: &mut Site
                 continue;
             }
         }
-        for (c, guard) in decisions::ternaries(root, text) {
+        for (c, guard) in decisions::ternaries(root, text, private) {
             let p = decisions::plan_condition(c, text, &mut sites.temps, guard);
             if p.hoist.is_some() {
                 if plan.hoist.is_some() || site.kind == StmtKind::Declaration {
@@ -664,6 +682,36 @@ fn plan_statement(node: Node, text: &[u8], site: &mut StmtSite, sites: &mut Site
         }
     }
     site.plan = plan;
+}
+
+/// `&name` somewhere in `body` (not `&&name`).
+fn address_taken(body: &[u8], name: &str) -> bool {
+    let n = name.as_bytes();
+    let mut i = 0;
+    while let Some(p) = body[i..].iter().position(|b| *b == b'&') {
+        let at = i + p;
+        i = at + 1;
+        if body.get(at + 1) == Some(&b'&') {
+            i = at + 2;
+            continue;
+        }
+        if at > 0 && body[at - 1] == b'&' {
+            continue;
+        }
+        let mut j = at + 1;
+        while j < body.len() && (body[j].is_ascii_whitespace() || body[j] == b'(') {
+            j += 1;
+        }
+        let end = j + n.len();
+        if body[j..].starts_with(n)
+            && !body
+                .get(end)
+                .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        {
+            return true;
+        }
+    }
+    false
 }
 
 fn has_ternary(node: Node) -> bool {

@@ -57,6 +57,12 @@ impl TypeEnv<'_> {
     }
 
     /// True when `name` is a local (not a parameter) of this function.
+    /// A local variable or a parameter of the function.
+    pub fn is_own_variable(&self, name: &str) -> bool {
+        self.function
+            .is_some_and(|f| f.locals.iter().any(|l| l.name == name))
+    }
+
     pub fn is_local(&self, name: &str) -> bool {
         self.function
             .is_some_and(|f| f.locals.iter().any(|l| l.name == name && !l.is_param))

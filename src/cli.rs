@@ -1549,7 +1549,14 @@ fn annotate(args: AnnotateArgs) -> anyhow::Result<()> {
         pct_max_predicates: args.pct_max_predicates,
         mutators,
     };
-    let annotated = crate::annotate::annotate(&source, Some(&loaded.program), &chosen, &limits);
+    let macros = frontend::preprocess::conditional_macros(file, &args.cc.to_options());
+    let annotated = crate::annotate::annotate_with_macros(
+        &source,
+        Some(&loaded.program),
+        &macros,
+        &chosen,
+        &limits,
+    );
     let dir = out_dir.clone().unwrap_or_else(|| {
         file.parent()
             .filter(|p| !p.as_os_str().is_empty())

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use covprune_encoders::{Criterion, Decision, LabelSpec, Limits, Placement};
 
+use crate::frontend::preprocess::ConditionalMacro;
 use crate::frontend::sites::{self, Branch, Hoist, StmtKind, StmtSite};
 use crate::ir::Program;
 
@@ -155,7 +156,18 @@ pub fn annotate(
     criteria: &[Criterion],
     limits: &Limits,
 ) -> Annotated {
-    let found = sites::find(source, program);
+    annotate_with_macros(source, program, &[], criteria, limits)
+}
+
+/// [`annotate`], with the conditional macros the file sees, whose `?:` are decisions too.
+pub fn annotate_with_macros(
+    source: &[u8],
+    program: Option<&Program>,
+    macros: &[ConditionalMacro],
+    criteria: &[Criterion],
+    limits: &Limits,
+) -> Annotated {
+    let found = sites::find_with_macros(source, program, macros);
     let mut out = Annotated {
         skipped: found.skipped.clone(),
         functions: found.functions.len(),

@@ -44,6 +44,64 @@ pub fn user_flags(opts: &PreprocessOptions) -> Vec<String> {
 }
 
 pub fn preprocess(path: &Path, opts: &PreprocessOptions) -> Result<Vec<u8>, FrontendError> {
+    run_preprocessor(path, opts, false)
+}
+
+/// A function-like macro whose body holds a conditional expression (`#define Abs(x) ((x) < 0 ?
+/// -(x) : (x))`): Frama-C sees the `?:` of each use, so the annotator labels it too.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConditionalMacro {
+    pub name: String,
+    pub params: Vec<String>,
+    pub body: String,
+}
+
+/// The function-like macros with a `?:` in their body that `path` sees (its own and its
+/// headers'), from `cc -dM -E`; none for preprocessed (`.i`) input or when that fails.
+pub fn conditional_macros(path: &Path, opts: &PreprocessOptions) -> Vec<ConditionalMacro> {
+    let Ok(out) = run_preprocessor(path, opts, true) else {
+        return Vec::new();
+    };
+    if path.extension().is_some_and(|e| e == "i") {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    for line in String::from_utf8_lossy(&out).lines() {
+        let Some(rest) = line.strip_prefix("#define ") else {
+            continue;
+        };
+        let Some(open) = rest.find('(') else { continue };
+        let name = &rest[..open];
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue; // an object-like macro whose value starts with `(`
+        }
+        let Some(close) = rest[open..].find(')').map(|c| open + c) else {
+            continue;
+        };
+        let body = rest[close + 1..].trim();
+        if !body.contains('?') || rest[open + 1..close].contains("...") {
+            continue;
+        }
+        let params: Vec<String> = rest[open + 1..close]
+            .split(',')
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect();
+        found.push(ConditionalMacro {
+            name: name.to_string(),
+            params,
+            body: body.to_string(),
+        });
+    }
+    found.sort_by(|a, b| a.name.cmp(&b.name));
+    found
+}
+
+fn run_preprocessor(
+    path: &Path,
+    opts: &PreprocessOptions,
+    macros_only: bool,
+) -> Result<Vec<u8>, FrontendError> {
     let raw = std::fs::read(path).map_err(|e| FrontendError::Read {
         path: path.to_path_buf(),
         source: e,
@@ -67,6 +125,9 @@ pub fn preprocess(path: &Path, opts: &PreprocessOptions) -> Result<Vec<u8>, Fron
     };
     let cc = opts.cc.clone().unwrap_or(cc);
     flags.extend(user_flags(opts));
+    if macros_only {
+        flags.push("-dM".into());
+    }
     // LTest-style files stub `pc_label` under `#ifndef pc_label`; defining the name as itself
     // keeps the calls through preprocessing without any other effect.
     flags.push("-Dpc_label=pc_label".into());

@@ -24,6 +24,7 @@ use tree_sitter::Node;
 use covprune_encoders::Cond;
 
 use super::typing;
+use crate::frontend::preprocess::ConditionalMacro;
 
 /// One decision to label: its condition, the guard of each atom (see
 /// `covprune_encoders::Decision::atom_guards`) and the condition under which the program
@@ -73,7 +74,7 @@ enum Tree {
 }
 
 impl Tree {
-    fn build(node: Node, text: &[u8]) -> Tree {
+    fn build(node: Node, text: &[u8], pure: &[String]) -> Tree {
         let node = peel(node);
         match node.kind() {
             "binary_expression" => {
@@ -83,7 +84,7 @@ impl Tree {
                     node.child_by_field_name("right"),
                     op.as_str(),
                 ) {
-                    let (l, r) = (Box::new(Tree::build(l, text)), Box::new(Tree::build(r, text)));
+                    let (l, r) = (Box::new(Tree::build(l, text, pure)), Box::new(Tree::build(r, text, pure)));
                     return if op == "&&" {
                         Tree::And(l, r)
                     } else {
@@ -93,7 +94,7 @@ impl Tree {
             }
             "unary_expression" if operator(node, text) == "!" => {
                 if let Some(a) = node.child_by_field_name("argument") {
-                    return Tree::Not(Box::new(Tree::build(a, text)));
+                    return Tree::Not(Box::new(Tree::build(a, text, pure)));
                 }
             }
             _ => {}
@@ -101,8 +102,8 @@ impl Tree {
         Tree::Atom {
             range: (node.start_byte(), node.end_byte()),
             text: typing::flat(node, text),
-            effects: has_effects(node),
-            safe: cannot_trap(node, text),
+            effects: has_effects_beyond(node, text, pure),
+            safe: cannot_trap(node, text, pure),
             divisors: typing::division_guards(node, text),
         }
     }
@@ -173,10 +174,84 @@ fn prefixes(
     }
 }
 
-/// Numbers temporaries in one file.
+/// Numbers temporaries in one file, and knows the macros whose uses have no effects.
 #[derive(Clone, Debug, Default)]
 pub struct Temps {
     next: usize,
+    /// Conditional macros whose body calls and assigns nothing: a use with arguments free of
+    /// effects has none either (`Abs(del)`), though it looks like a call.
+    pub pure_macros: Vec<String>,
+}
+
+/// The macro's body calls nothing and assigns nothing.
+pub fn macro_is_pure(m: &ConditionalMacro) -> bool {
+    let b = m.body.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_alphabetic() || c == b'_' {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let mut j = i;
+            while j < b.len() && b[j].is_ascii_whitespace() {
+                j += 1;
+            }
+            if b.get(j) == Some(&b'(') {
+                return false; // a call (or a nested macro)
+            }
+            continue;
+        }
+        if c == b'=' {
+            let prev = if i > 0 { b[i - 1] } else { b' ' };
+            let next = b.get(i + 1).copied().unwrap_or(b' ');
+            if !matches!(prev, b'=' | b'!' | b'<' | b'>') && next != b'=' {
+                return false;
+            }
+        }
+        if (c == b'+' || c == b'-') && b.get(i + 1) == Some(&c) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// [`has_effects`], except that uses of the `pure` macros with arguments free of effects
+/// have none.
+fn has_effects_beyond(node: Node, text: &[u8], pure: &[String]) -> bool {
+    if node.kind() == "call_expression" && is_pure_macro_use(node, text, pure) {
+        let mut c = node.walk();
+        let args: Vec<Node> = node
+            .child_by_field_name("arguments")
+            .map(|a| a.named_children(&mut c).collect())
+            .unwrap_or_default();
+        return args.into_iter().any(|a| has_effects_beyond(a, text, pure));
+    }
+    match node.kind() {
+        "assignment_expression"
+        | "update_expression"
+        | "call_expression"
+        | "compound_statement"
+        | "gnu_asm_expression" => true,
+        "sizeof_expression" => false,
+        _ => {
+            let mut c = node.walk();
+            let r = node
+                .named_children(&mut c)
+                .any(|n| has_effects_beyond(n, text, pure));
+            r
+        }
+    }
+}
+
+fn is_pure_macro_use(node: Node, text: &[u8], pure: &[String]) -> bool {
+    !pure.is_empty()
+        && node
+            .child_by_field_name("function")
+            .filter(|f| f.kind() == "identifier")
+            .and_then(|f| f.utf8_text(text).ok())
+            .is_some_and(|name| pure.iter().any(|p| p == name))
 }
 
 impl Temps {
@@ -190,7 +265,7 @@ impl Temps {
 /// value a statement uses), with the hoisting a condition with effects needs. `guard`: the
 /// condition under which the program evaluates `node` (pure C text), if not always.
 pub fn plan_condition(node: Node, text: &[u8], temps: &mut Temps, guard: Option<String>) -> Plan {
-    let tree = Tree::build(node, text);
+    let tree = Tree::build(node, text, &temps.pure_macros);
     let node = peel(node);
     if !tree.effects() {
         let mut guards = Vec::new();
@@ -360,7 +435,11 @@ pub fn has_effects(node: Node) -> bool {
 
 /// Evaluating `node` in any state cannot trap: it reads variables and constants only, with
 /// operators that are defined everywhere (no `*p`, `p->f`, `a[i]`, call, `/`, `%`, shift).
-fn cannot_trap(node: Node, text: &[u8]) -> bool {
+fn cannot_trap(node: Node, text: &[u8], pure: &[String]) -> bool {
+    if node.kind() == "call_expression" && is_pure_macro_use(node, text, pure) {
+        let args = node.child_by_field_name("arguments");
+        return args.is_some_and(|a| cannot_trap(a, text, pure));
+    }
     match node.kind() {
         "sizeof_expression" => return true,
         "pointer_expression" if operator(node, text) == "*" => return false,
@@ -380,7 +459,7 @@ fn cannot_trap(node: Node, text: &[u8]) -> bool {
         _ => {}
     }
     let mut c = node.walk();
-    let r = node.named_children(&mut c).all(|n| cannot_trap(n, text));
+    let r = node.named_children(&mut c).all(|n| cannot_trap(n, text, pure));
     r
 }
 
@@ -393,13 +472,14 @@ pub fn ternaries<'t>(
     root: Node<'t>,
     text: &[u8],
     private: &dyn Fn(&str) -> bool,
+    pure: &[String],
 ) -> Vec<(Node<'t>, Option<String>)> {
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         if n.kind() == "conditional_expression" {
             if let Some(c) = n.child_by_field_name("condition") {
-                if let Some(guard) = evaluated_first(c, root, text, private) {
+                if let Some(guard) = evaluated_first(c, root, text, private, pure) {
                     out.push((c, guard));
                 }
             }
@@ -425,14 +505,16 @@ fn evaluated_first(
     root: Node,
     text: &[u8],
     private: &dyn Fn(&str) -> bool,
+    pure: &[String],
 ) -> Option<Option<String>> {
+    let has_effects = |x: Node| has_effects_beyond(x, text, pure);
     // A condition that reads only the function's own variables whose address is never taken
     // (no dereference, index or field) cannot be changed by a call evaluated before it, only
     // by an assignment to one of them.
     let reads = private_reads(node, text, private);
     let harmless = |x: Node| match &reads {
         Some(names) => !writes_any(x, text, names),
-        None => !has_effects(x),
+        None => !has_effects_beyond(x, text, pure),
     };
     let mut guards: Vec<String> = Vec::new();
     let mut child = node;
@@ -603,4 +685,142 @@ pub fn logical_root<'t>(root: Node<'t>, text: &[u8]) -> Option<Node<'t>> {
 
 fn is_logical(n: Node, text: &[u8]) -> bool {
     n.kind() == "binary_expression" && matches!(operator(n, text).as_str(), "&&" | "||")
+}
+
+/// The decisions of the `?:` that uses of conditional macros bring into `root` (`Abs(del) <
+/// EPS` is `((del) < 0 ? -(del) : (del)) < EPS` to Frama-C): each use whose arguments have no
+/// effects and which the program evaluates before anything with effects (as a `?:` would be)
+/// is expanded, and the conditions of the expansion are planned like the program's own.
+pub fn macro_decisions(
+    root: Node,
+    text: &[u8],
+    macros: &[ConditionalMacro],
+    temps: &mut Temps,
+    private: &dyn Fn(&str) -> bool,
+) -> Vec<PlannedDecision> {
+    let mut out = Vec::new();
+    if macros.is_empty() {
+        return out;
+    }
+    let mut stack = vec![root];
+    let mut uses = Vec::new();
+    while let Some(n) = stack.pop() {
+        if n.kind() == "sizeof_expression" {
+            continue;
+        }
+        if n.kind() == "call_expression" {
+            let name = n
+                .child_by_field_name("function")
+                .filter(|f| f.kind() == "identifier")
+                .and_then(|f| f.utf8_text(text).ok());
+            if let Some(m) = name.and_then(|name| macros.iter().find(|m| m.name == name)) {
+                uses.push((n, m));
+                continue;
+            }
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    uses.sort_by_key(|(n, _)| n.start_byte());
+    for (call, m) in uses {
+        let Some(args) = call.child_by_field_name("arguments") else {
+            continue;
+        };
+        let mut c = args.walk();
+        let args: Vec<Node> = args
+            .named_children(&mut c)
+            .filter(|a| a.kind() != "comment")
+            .collect();
+        if args.len() != m.params.len() || args.iter().any(|a| has_effects(*a)) {
+            continue;
+        }
+        let Some(guard) = evaluated_first(call, root, text, private, &temps.pure_macros) else {
+            continue;
+        };
+        let Some(expansion) = expand(m, &args, text) else {
+            continue;
+        };
+        let wrapped = format!("void covprune_expansion(void) {{ (void)({expansion}); }}\n");
+        let mut parser = tree_sitter::Parser::new();
+        if parser
+            .set_language(&tree_sitter_c::LANGUAGE.into())
+            .is_err()
+        {
+            continue;
+        }
+        let Some(tree) = parser.parse(wrapped.as_bytes(), None) else {
+            continue;
+        };
+        if tree.root_node().has_error() {
+            continue;
+        }
+        let bytes = wrapped.as_bytes();
+        // The expansion is the value of the `(void)(...)` cast.
+        let mut stack = vec![tree.root_node()];
+        let mut root_expr = None;
+        while let Some(n) = stack.pop() {
+            if n.kind() == "cast_expression" {
+                root_expr = n.child_by_field_name("value");
+                break;
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        let Some(root_expr) = root_expr else {
+            continue;
+        };
+        for (cond, inner) in ternaries(root_expr, bytes, private, &[]) {
+            let g = match (&guard, inner) {
+                (Some(a), Some(b)) => Some(format!("({a}) && ({b})")),
+                (a, b) => a.clone().or(b),
+            };
+            let plan = plan_condition(cond, bytes, temps, g);
+            if plan.hoist.is_none() {
+                out.extend(plan.decisions);
+            }
+        }
+    }
+    out
+}
+
+/// The macro's body with each parameter replaced by its argument, parenthesised; None for
+/// bodies that stringify or paste tokens.
+fn expand(m: &ConditionalMacro, args: &[Node], text: &[u8]) -> Option<String> {
+    if m.body.contains('#') {
+        return None;
+    }
+    let body = m.body.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < body.len() {
+        let c = body[i];
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < body.len() && (body[i].is_ascii_alphanumeric() || body[i] == b'_') {
+                i += 1;
+            }
+            let word = &m.body[start..i];
+            match m.params.iter().position(|p| p == word) {
+                Some(k) => {
+                    let arg = args[k].utf8_text(text).ok()?;
+                    out.push('(');
+                    out.push_str(arg);
+                    out.push(')');
+                }
+                None => out.push_str(word),
+            }
+        } else if c == b'"' || c == b'\'' {
+            let start = i;
+            i += 1;
+            while i < body.len() && body[i] != c {
+                i += if body[i] == b'\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(body.len());
+            out.push_str(&m.body[start..i]);
+        } else {
+            out.push(c as char);
+            i += 1;
+        }
+    }
+    Some(out)
 }

@@ -125,14 +125,14 @@ pub struct Sites {
     /// (line, why) of places left without labels.
     pub skipped: Vec<(usize, String)>,
     temps: decisions::Temps,
+    /// Function-like macros with a `?:` in their body (see `decisions::macro_decisions`).
+    macros: Vec<crate::frontend::preprocess::ConditionalMacro>,
 }
 
 impl Sites {
+    /// Decisions labelled, as Frama-C's normal form has them.
     pub fn decisions(&self) -> usize {
-        self.statements
-            .iter()
-            .filter(|s| s.decision.is_some())
-            .count()
+        self.statements.iter().map(|s| s.plan.decisions.len()).sum()
     }
 }
 
@@ -148,6 +148,15 @@ fn parse(text: &[u8]) -> Option<tree_sitter::Tree> {
 /// Scans the source text (not preprocessed) for statements and functions; `program`, the same
 /// file lowered, types the expressions (without it every operand type is unknown).
 pub fn find(text: &[u8], program: Option<&Program>) -> Sites {
+    find_with_macros(text, program, &[])
+}
+
+/// [`find`], with the conditional macros the file sees (`preprocess::conditional_macros`).
+pub fn find_with_macros(
+    text: &[u8],
+    program: Option<&Program>,
+    macros: &[crate::frontend::preprocess::ConditionalMacro],
+) -> Sites {
     let Some(tree) = parse(text) else {
         return Sites::default();
     };
@@ -158,13 +167,13 @@ pub fn find(text: &[u8], program: Option<&Program>) -> Sites {
         let typedefs = crate::frontend::oldc::typedef_names(text, tree.root_node());
         if let Some(fixed) = crate::frontend::oldc::rewrite(text, &typedefs) {
             if let Some(new_tree) = parse(&fixed.text) {
-                let mut sites = find_in(&fixed.text, &new_tree, program);
+                let mut sites = find_in(&fixed.text, &new_tree, program, macros);
                 remap(&mut sites, &fixed.edits, text);
                 return sites;
             }
         }
     }
-    find_in(text, &tree, program)
+    find_in(text, &tree, program, macros)
 }
 
 /// Maps every byte position of `sites` from the rewritten text back to the original one.
@@ -232,7 +241,12 @@ fn remap(sites: &mut Sites, edits: &[crate::frontend::oldc::Edit], text: &[u8]) 
     }
 }
 
-fn find_in(text: &[u8], tree: &tree_sitter::Tree, program: Option<&Program>) -> Sites {
+fn find_in(
+    text: &[u8],
+    tree: &tree_sitter::Tree,
+    program: Option<&Program>,
+    macros: &[crate::frontend::preprocess::ConditionalMacro],
+) -> Sites {
     // Function bodies are annotated statement by statement: a statement which parsed without
     // error, and which no ERROR node encloses, has a reliable extent even when a macro
     // elsewhere confused tree-sitter (`local int f(...)`, `struct s FAR *p;`). Functions may
@@ -267,7 +281,15 @@ fn find_in(text: &[u8], tree: &tree_sitter::Tree, program: Option<&Program>) -> 
                 .unwrap_or_default()
         })
         .collect();
-    let mut sites = Sites::default();
+    let mut sites = Sites {
+        macros: macros.to_vec(),
+        ..Sites::default()
+    };
+    sites.temps.pure_macros = macros
+        .iter()
+        .filter(|m| decisions::macro_is_pure(m))
+        .map(|m| m.name.clone())
+        .collect();
     for def in defs {
         function(def, text, program, &names, &mut sites);
     }
@@ -667,7 +689,16 @@ fn plan_statement(
                 continue;
             }
         }
-        for (c, guard) in decisions::ternaries(root, text, private) {
+        let from_macros = decisions::macro_decisions(
+            root,
+            text,
+            &sites.macros,
+            &mut sites.temps,
+            private,
+        );
+        plan.decisions.extend(from_macros);
+        let pure = sites.temps.pure_macros.clone();
+        for (c, guard) in decisions::ternaries(root, text, private, &pure) {
             let p = decisions::plan_condition(c, text, &mut sites.temps, guard);
             if p.hoist.is_some() {
                 if plan.hoist.is_some() || site.kind == StmtKind::Declaration {

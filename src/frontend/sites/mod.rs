@@ -157,6 +157,13 @@ pub fn find_with_macros(
     program: Option<&Program>,
     macros: &[crate::frontend::preprocess::ConditionalMacro],
 ) -> Sites {
+    // Preprocessed input has line markers inside statements wherever a header's macro
+    // expands (`if (o ==\n# 5 "stddef.h"\n((void *)0)\n# 12 "f.c"\n)`): the parser would see
+    // directives there and lose the statement's shape. Sites are found in a copy where those
+    // lines are blanks (same length, so every position holds), and every text they carry
+    // comes from that copy.
+    let blanked = blank_line_markers(text);
+    let text: &[u8] = blanked.as_deref().unwrap_or(text);
     let Some(tree) = parse(text) else {
         return Sites::default();
     };
@@ -174,6 +181,31 @@ pub fn find_with_macros(
         }
     }
     find_in(text, &tree, program, macros)
+}
+
+/// The text with every line marker (`# 12 "file.c" 3`, as `cc -E` writes them) turned into
+/// spaces, newlines kept; None when there is none.
+fn blank_line_markers(text: &[u8]) -> Option<Vec<u8>> {
+    let mut out: Option<Vec<u8>> = None;
+    let mut start = 0;
+    while start < text.len() {
+        let end = text[start..]
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(text.len(), |p| start + p);
+        let line = &text[start..end];
+        let trimmed = line.trim_ascii_start();
+        let is_marker = trimmed.first() == Some(&b'#') && {
+            let rest = trimmed[1..].trim_ascii_start();
+            rest.first().is_some_and(u8::is_ascii_digit) || rest.starts_with(b"line ")
+        };
+        if is_marker {
+            let o = out.get_or_insert_with(|| text.to_vec());
+            o[start..end].fill(b' ');
+        }
+        start = end + 1;
+    }
+    out
 }
 
 /// Maps every byte position of `sites` from the rewritten text back to the original one.

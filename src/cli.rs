@@ -1037,6 +1037,71 @@ fn merge(args: MergeArgs) -> anyhow::Result<()> {
     )
 }
 
+/// For labels the compiled program lacks: the function the front end skipped that holds each
+/// (the last function starting at or before the label's line is a skipped one), as `NAME
+/// (why)`. Warns on stderr once per such function.
+fn skipped_function_of_labels(
+    file: &Path,
+    program: &crate::ir::Program,
+    ids: &[u64],
+) -> std::collections::BTreeMap<u64, String> {
+    let mut out = std::collections::BTreeMap::new();
+    if ids.is_empty() || program.skipped.is_empty() {
+        return out;
+    }
+    let Ok(text) = std::fs::read(file) else {
+        return out;
+    };
+    // The annotated file itself, among the files its line markers name.
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+    let is_main = |id: crate::ir::FileId| {
+        program.files.get(id.0 as usize).is_some_and(|f| {
+            Path::new(f).file_name().map(|n| n.to_string_lossy().into_owned()) == name
+        })
+    };
+    // (start line, Some(skipped index)) for every function of the main file.
+    let mut starts: Vec<(u32, Option<usize>)> = program
+        .functions
+        .iter()
+        .filter(|f| is_main(f.loc.file))
+        .map(|f| (f.loc.line, None))
+        .chain(
+            program
+                .skipped
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| is_main(f.loc.file))
+                .map(|(i, f)| (f.loc.line, Some(i))),
+        )
+        .collect();
+    starts.sort();
+    let mut warned = std::collections::BTreeSet::new();
+    for call in crate::frontend::sites::label_calls(&text) {
+        let Ok(id) = call.id.trim().parse::<u64>() else {
+            continue;
+        };
+        if !ids.contains(&id) {
+            continue;
+        }
+        let line = 1 + text[..call.range.0].iter().filter(|b| **b == b'\n').count() as u32;
+        let holder = starts.iter().rev().find(|(l, _)| *l <= line);
+        if let Some((_, Some(k))) = holder {
+            let f = &program.skipped[*k];
+            out.insert(id, format!("{} ({})", f.name, f.reason));
+            if warned.insert(*k) {
+                crate::console::print_err(&format!(
+                    "warning: {}:{}: function {} not analysed ({}): its labels stay unknown",
+                    file.display(),
+                    f.loc.line,
+                    f.name,
+                    f.reason
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// Writes the ledger and the labels file of a run, and prints its summary.
 fn finish(
     file: &Path,
@@ -1056,13 +1121,16 @@ fn finish(
         file_only,
     } = inputs;
     let program = &loaded.program;
+    let not_analysed = skipped_function_of_labels(file, program, &file_only);
     for id in &file_only {
+        let reason = match not_analysed.get(id) {
+            Some(why) => format!("function not analysed: {why}"),
+            None => "not in the compiled program (inactive preprocessor branch or function not lowered)"
+                .into(),
+        };
         verdicts.push(crate::prune::LabelVerdict {
             id: *id,
-            status: Status::Unknown(
-                "not in the compiled program (inactive preprocessor branch or function not lowered)"
-                    .into(),
-            ),
+            status: Status::Unknown(reason),
             step: None,
             time_ms: 0,
             function: String::new(),
@@ -1153,6 +1221,27 @@ fn finish(
         v["file"] = serde_json::json!(file_name);
         v["ledger"] = serde_json::json!(ledger_path.display().to_string());
         v["labels_file"] = serde_json::json!(out_labels.display().to_string());
+        // Functions the front end skipped, with the labels left unknown in each.
+        let skipped: Vec<serde_json::Value> = program
+            .skipped
+            .iter()
+            .map(|f| {
+                let prefix = format!("function not analysed: {} (", f.name);
+                let labels = verdicts
+                    .iter()
+                    .filter(|v| {
+                        matches!(&v.status, crate::prune::Status::Unknown(r) if r.starts_with(&prefix))
+                    })
+                    .count();
+                serde_json::json!({
+                    "name": f.name,
+                    "loc": program.fmt_loc(f.loc),
+                    "reason": f.reason,
+                    "labels": labels,
+                })
+            })
+            .collect();
+        v["skipped_functions"] = serde_json::json!(skipped);
         print_out(&format!("{}\n", serde_json::to_string_pretty(&v)?));
     } else {
         let mut out = format!("{file_name}\n{}", summary.to_text());

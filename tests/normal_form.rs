@@ -20,6 +20,9 @@ const LANNOTATE: &[(&str, [usize; 3])] = &[
     ("kr_math.c", [12, 12, 12]),
 ];
 
+/// Fixtures LAnnotate cannot read (Frama-C rejects computed gotos), checked for behaviour only.
+const BEHAVIOUR_ONLY: &[&str] = &["computed_goto.c"];
+
 /// Every criterion, so that all label shapes are evaluated by the behaviour check.
 const ALL: &str = "CC,MCC,DC,DCC,FC,STMT,GACC,GICC,NCC,LIMIT,WM,WM-S,PCT,FCC,CACC,RACC";
 
@@ -91,7 +94,7 @@ fn annotated_fixtures_behave_like_the_original_with_labels_evaluated() {
          #define pc_label_bindings(c, ...) do { volatile int pc_v_ = !!(c); (void)pc_v_; } while (0)\n",
     )
     .unwrap();
-    for (file, _) in LANNOTATE {
+    for file in LANNOTATE.iter().map(|(f, _)| f).chain(BEHAVIOUR_ONLY) {
         let src = Path::new(FIXTURES).join(file);
         let out = dir.path().join(file.trim_end_matches(".c"));
         let (annotated, n) = annotate(&src, ALL, &out);
@@ -112,4 +115,72 @@ fn annotated_fixtures_behave_like_the_original_with_labels_evaluated() {
             );
         }
     }
+}
+
+#[test]
+fn computed_gotos_cost_only_their_function_and_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(FIXTURES).join("computed_goto.c");
+    let parsed = common::covprune()
+        .args(["parse", "--json"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(parsed.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&parsed.stdout).unwrap();
+    let skipped: Vec<&str> = v["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert_eq!(skipped, ["run"], "only the interpreter is skipped");
+    assert_eq!(
+        v["lowered"].as_u64().unwrap() + 1,
+        v["functions"].as_u64().unwrap(),
+        "every other function is lowered"
+    );
+    // The annotator labels every function, `run` included.
+    let (annotated, _) = annotate(&src, "CC", dir.path());
+    let text = std::fs::read_to_string(&annotated).unwrap();
+    let run_body = &text[text.find("int run(").unwrap()..text.find("int after(").unwrap()];
+    assert_eq!(run_body.matches("pc_label(").count(), 4, "{run_body}");
+    let out = common::covprune()
+        .args(["prune", "--json"])
+        .arg(&annotated)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("function run not analysed"),
+        "stderr names the function: {stderr}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = v["skipped_functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "run")
+        .expect("run is listed");
+    assert_eq!(run["labels"].as_u64(), Some(4));
+    // The other functions' labels were decided by the prover.
+    let ledger: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(annotated.with_extension("covprune.json")).unwrap(),
+    )
+    .unwrap();
+    let reasons: Vec<String> = ledger["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["reason"].as_str().map(String::from))
+        .collect();
+    assert_eq!(
+        reasons
+            .iter()
+            .filter(|r| r.starts_with("function not analysed: run"))
+            .count(),
+        4
+    );
+    assert!(reasons.iter().any(|r| r == "satisfiable"));
 }

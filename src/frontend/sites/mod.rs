@@ -164,6 +164,11 @@ pub fn find_with_macros(
     // comes from that copy.
     let blanked = blank_line_markers(text);
     let text: &[u8] = blanked.as_deref().unwrap_or(text);
+    // GNU computed gotos (`goto *tab[op];`) do not parse; the same bytes with `goto` read as
+    // `(0),` do, as an expression statement, which is all the annotator needs to place labels
+    // around them (the prover lowers the real text).
+    let computed = without_computed_gotos(text);
+    let text: &[u8] = computed.as_deref().unwrap_or(text);
     let Some(tree) = parse(text) else {
         return Sites::default();
     };
@@ -181,6 +186,25 @@ pub fn find_with_macros(
         }
     }
     find_in(text, &tree, program, macros)
+}
+
+/// `goto *e;` rewritten as `(0), *e;` (same length); None when there is none.
+fn without_computed_gotos(text: &[u8]) -> Option<Vec<u8>> {
+    let mut out: Option<Vec<u8>> = None;
+    let mut i = 0;
+    while let Some(p) = text[i..].windows(4).position(|w| w == b"goto") {
+        let at = i + p;
+        i = at + 4;
+        let word_start = at == 0 || !(text[at - 1].is_ascii_alphanumeric() || text[at - 1] == b'_');
+        let mut j = at + 4;
+        while j < text.len() && text[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        if word_start && text.get(j) == Some(&b'*') {
+            out.get_or_insert_with(|| text.to_vec())[at..at + 4].copy_from_slice(b"(0),");
+        }
+    }
+    out
 }
 
 /// The text with every line marker (`# 12 "file.c" 3`, as `cc -E` writes them) turned into
@@ -1117,6 +1141,11 @@ pub struct LabelCall {
 /// The `pc_label` and `pc_label_bindings` statements of an annotated file, in text order;
 /// the stub `#define pc_label(...)` of LTest-style headers is a directive, not a statement.
 pub fn label_calls(text: &[u8]) -> Vec<LabelCall> {
+    // As for sites: same positions, without what the parser cannot take.
+    let blanked = blank_line_markers(text);
+    let text: &[u8] = blanked.as_deref().unwrap_or(text);
+    let computed = without_computed_gotos(text);
+    let text: &[u8] = computed.as_deref().unwrap_or(text);
     let Some(tree) = parse(text) else {
         return Vec::new();
     };

@@ -1056,7 +1056,10 @@ fn skipped_function_of_labels(
     let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
     let is_main = |id: crate::ir::FileId| {
         program.files.get(id.0 as usize).is_some_and(|f| {
-            Path::new(f).file_name().map(|n| n.to_string_lossy().into_owned()) == name
+            Path::new(f)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                == name
         })
     };
     // (start line, Some(skipped index)) for every function of the main file.
@@ -1125,8 +1128,10 @@ fn finish(
     for id in &file_only {
         let reason = match not_analysed.get(id) {
             Some(why) => format!("function not analysed: {why}"),
-            None => "not in the compiled program (inactive preprocessor branch or function not lowered)"
-                .into(),
+            None => {
+                "not in the compiled program (inactive preprocessor branch or function not lowered)"
+                    .into()
+            }
         };
         verdicts.push(crate::prune::LabelVerdict {
             id: *id,

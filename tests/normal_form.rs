@@ -165,10 +165,9 @@ fn computed_gotos_cost_only_their_function_and_are_named() {
         .expect("run is listed");
     assert_eq!(run["labels"].as_u64(), Some(4));
     // The other functions' labels were decided by the prover.
-    let ledger: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(annotated.with_extension("covprune.json")).unwrap(),
-    )
-    .unwrap();
+    let ledger: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(annotated.with_extension("covprune.json")).unwrap())
+            .unwrap();
     let reasons: Vec<String> = ledger["labels"]
         .as_array()
         .unwrap()
@@ -183,4 +182,98 @@ fn computed_gotos_cost_only_their_function_and_are_named() {
         4
     );
     assert!(reasons.iter().any(|r| r == "satisfiable"));
+}
+
+#[test]
+fn preprocessed_input_with_line_markers_inside_branches_behaves_like_the_original() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(FIXTURES).join("markers.c");
+    let pre = dir.path().join("markers.i");
+    let st = Command::new("cc")
+        .arg("-E")
+        .arg(&src)
+        .arg("-o")
+        .arg(&pre)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let pre_text = std::fs::read_to_string(&pre).unwrap();
+    assert!(
+        pre_text.contains("if (f == \n# "),
+        "the fixture's NULL expands with line markers inside the statement"
+    );
+    // The same decisions from `.c` and from `.i` input.
+    let (_, from_c) = annotate(&src, "CC,MCC,GACC", &dir.path().join("c"));
+    let (annotated, from_i) = annotate(&pre, "CC,MCC,GACC,WM", &dir.path().join("i"));
+    let (_, from_i_cc) = annotate(&pre, "CC,MCC,GACC", &dir.path().join("i3"));
+    assert_eq!(from_i_cc, from_c, "labels from .i equal labels from .c");
+    assert!(from_i > from_i_cc);
+    let evaluating = dir.path().join("evaluating.h");
+    std::fs::write(
+        &evaluating,
+        "#define pc_label(c, ...) do { volatile int pc_v_ = !!(c); (void)pc_v_; } while (0)\n",
+    )
+    .unwrap();
+    let orig = dir.path().join("orig");
+    let ann = dir.path().join("annotated");
+    compile(&src, &orig, None);
+    compile(&annotated, &ann, Some(&evaluating));
+    let missing = dir.path().join("missing.txt");
+    for args in [
+        vec![],
+        vec![src.display().to_string()],
+        vec![missing.display().to_string()],
+    ] {
+        let run = |exe: &Path| Command::new(exe).args(&args).output().unwrap();
+        let (o, a) = (run(&orig), run(&ann));
+        assert_eq!(
+            (o.status.code(), o.stdout),
+            (a.status.code(), a.stdout),
+            "{args:?}"
+        );
+    }
+}
+
+/// Deeply nested C (3,000 nested `if`s, 20,000 nested parentheses, a 3,000-link `else if`
+/// chain) is annotated and parsed without a stack overflow, and the annotated copies compile.
+#[test]
+fn deep_nesting_is_annotated_and_parsed() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 3000;
+    let mut nested = String::from("int f(int x)\n{\n    int r = 0;\n");
+    for i in 0..n {
+        nested.push_str(&format!("if (x > {i}) {{\n"));
+    }
+    nested.push_str("r = 1;\n");
+    nested.push_str(&"}\n".repeat(n));
+    nested.push_str("return r;\n}\n");
+    let parens = format!(
+        "int f(int x)\n{{\n    return {}x{} > 0;\n}}\n",
+        "(".repeat(20_000),
+        ")".repeat(20_000)
+    );
+    let mut chain = String::from("int f(int x)\n{\n    int r = 0;\n    if (x == 0) r = 0;\n");
+    for i in 1..n {
+        chain.push_str(&format!("    else if (x == {i}) r = {i};\n"));
+    }
+    chain.push_str("    return r;\n}\n");
+    for (name, text) in [("nested", nested), ("parens", parens), ("chain", chain)] {
+        let src = dir.path().join(format!("{name}.c"));
+        std::fs::write(&src, text).unwrap();
+        common::covprune().arg("parse").arg(&src).assert().success();
+        let (annotated, labels) = annotate(&src, "CC,MCC,WM", &dir.path().join(name));
+        assert!(labels > 0, "{name}: labels written");
+        let st = Command::new("cc")
+            .args(["-c", "-w", "-o"])
+            .arg(dir.path().join(format!("{name}.o")))
+            .arg(&annotated)
+            .status()
+            .unwrap();
+        assert!(st.success(), "{name}: the annotated copy compiles");
+        common::covprune()
+            .arg("parse")
+            .arg(&annotated)
+            .assert()
+            .success();
+    }
 }

@@ -27,8 +27,18 @@ const PROGRAMS: &[(&str, &str, &str, [usize; 4])] = &[
     ("schedule", "schedule", "schedule.c", [58, 58, 58, 151]),
     ("schedule2", "schedule2", "schedule2.c", [76, 76, 76, 188]),
     ("tot_info", "totinfo", "tot_info.c", [88, 88, 88, 472]),
-    ("print_tokens", "printtokens", "print_tokens.c", [66, 66, 66, 185]),
-    ("print_tokens2", "printtokens2", "print_tokens2.c", [162, 164, 162, 175]),
+    (
+        "print_tokens",
+        "printtokens",
+        "print_tokens.c",
+        [66, 66, 66, 185],
+    ),
+    (
+        "print_tokens2",
+        "printtokens2",
+        "print_tokens2.c",
+        [162, 164, 162, 175],
+    ),
     ("replace", "replace", "replace.c", [148, 150, 148, 278]),
 ];
 
@@ -55,7 +65,10 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
     };
     let exe = std::env::current_exe()?.with_file_name("covprune");
     if !exe.exists() {
-        bail!("{} not found: run `cargo build --release` first", exe.display());
+        bail!(
+            "{} not found: run `cargo build --release` first",
+            exe.display()
+        );
     }
     let work = std::env::temp_dir().join(format!("covprune-siemens-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
@@ -100,12 +113,7 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
         let b = behaviour(&dir.join(folder), &orig0, &orig2, &ann)?;
         let cell = |k: usize| {
             let d = counts[k] as f64 / reference[k] as f64 - 1.0;
-            format!(
-                "{} / {} ({:+.0}%)",
-                counts[k],
-                reference[k],
-                100.0 * d
-            )
+            format!("{} / {} ({:+.0}%)", counts[k], reference[k], 100.0 * d)
         };
         let row = format!(
             "| {name} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
@@ -252,10 +260,6 @@ fn behaviour(folder: &Path, orig0: &Path, orig2: &Path, ann: &Path) -> Result<Be
             }
         }
     }
-    eprintln!(
-        "  {} tests in {:.0} s",
-        b.tests,
-        t.elapsed().as_secs_f64()
-    );
+    eprintln!("  {} tests in {:.0} s", b.tests, t.elapsed().as_secs_f64());
     Ok(b)
 }

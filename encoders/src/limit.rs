@@ -43,7 +43,10 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
                     guards.push(g);
                 }
             }
-            Some(LabelSpec::new(crate::expr::guarded(&guards, &label), "LIMIT"))
+            Some(LabelSpec::new(
+                crate::expr::guarded(&guards, &label),
+                "LIMIT",
+            ))
         })
         .collect()
 }

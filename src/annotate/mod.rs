@@ -342,7 +342,10 @@ pub fn annotate_with_macros(
             }
         }
         if let Some(h) = hoist {
-            temps.entry(s.function).or_default().extend(h.temps.iter().cloned());
+            temps
+                .entry(s.function)
+                .or_default()
+                .extend(h.temps.iter().cloned());
             let in_place = s.labels_after || is_loop;
             edits.edits.push(Edit {
                 start: h.range.0,
@@ -593,15 +596,25 @@ fn loop_labels(
 }
 
 fn is_identifier(t: &str) -> bool {
-    let t = t.trim().trim_start_matches('(').trim_end_matches(')').trim();
-    t.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    let t = t
+        .trim()
+        .trim_start_matches('(')
+        .trim_end_matches(')')
+        .trim();
+    t.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// `0`, `(1)`, `42u`: at such a return the returned value is never negative, so the returned
 /// value's ABS label is constant false there and is not written.
 fn non_negative_literal(t: &str) -> bool {
-    let t = t.trim().trim_start_matches('(').trim_end_matches(')').trim();
+    let t = t
+        .trim()
+        .trim_start_matches('(')
+        .trim_end_matches(')')
+        .trim();
     t.chars().next().is_some_and(|c| c.is_ascii_digit())
         && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '.')
 }

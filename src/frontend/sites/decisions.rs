@@ -84,7 +84,10 @@ impl Tree {
                     node.child_by_field_name("right"),
                     op.as_str(),
                 ) {
-                    let (l, r) = (Box::new(Tree::build(l, text, pure)), Box::new(Tree::build(r, text, pure)));
+                    let (l, r) = (
+                        Box::new(Tree::build(l, text, pure)),
+                        Box::new(Tree::build(r, text, pure)),
+                    );
                     return if op == "&&" {
                         Tree::And(l, r)
                     } else {
@@ -459,7 +462,9 @@ fn cannot_trap(node: Node, text: &[u8], pure: &[String]) -> bool {
         _ => {}
     }
     let mut c = node.walk();
-    let r = node.named_children(&mut c).all(|n| cannot_trap(n, text, pure));
+    let r = node
+        .named_children(&mut c)
+        .all(|n| cannot_trap(n, text, pure));
     r
 }
 
@@ -642,7 +647,10 @@ fn writes_any(node: Node, text: &[u8], names: &[String]) -> bool {
         };
         // A write through a pointer cannot reach a variable whose address is never taken.
         if let Some(t) = target.map(peel).filter(|t| t.kind() == "identifier") {
-            if names.iter().any(|x| Some(x.as_str()) == t.utf8_text(text).ok()) {
+            if names
+                .iter()
+                .any(|x| Some(x.as_str()) == t.utf8_text(text).ok())
+            {
                 return true;
             }
         }

@@ -397,6 +397,7 @@ fn function(
         )
     });
     let index = sites.functions.len();
+    let fn_text = &text[node.start_byte()..node.end_byte()];
     let mut predicates: Vec<String> = Vec::new();
     let mut stack = vec![(body, 0usize)];
     while let Some((n, depth)) = stack.pop() {
@@ -406,7 +407,7 @@ fn function(
         let for_initializer =
             n.kind() == "declaration" && n.parent().is_some_and(|p| p.kind() == "for_statement");
         if STATEMENTS.contains(&n.kind()) && !for_initializer {
-            let site = statement(n, text, depth, index, &env, names, sites);
+            let site = statement(n, text, depth, index, &env, names, fn_text, sites);
             // Predicate-complete coverage evaluates these atoms at every statement: only
             // those that cannot trap there (not `p->x > 0` after `p &&`).
             for d in site.plan.decisions.iter().filter(|d| d.guard.is_none()) {
@@ -480,6 +481,7 @@ fn branch(node: Option<Node>) -> Option<Branch> {
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn statement(
     node: Node,
     text: &[u8],
@@ -487,6 +489,7 @@ fn statement(
     function: usize,
     env: &TypeEnv,
     names: &BTreeSet<String>,
+    fn_text: &[u8],
     sites: &mut Sites,
 ) -> StmtSite {
     let line = node.start_position().row + 1;
@@ -660,15 +663,7 @@ fn statement(
     }
     if safe_before {
         // The function's own variables whose address is never taken: no call can change them.
-        let mut f = node;
-        while let Some(p) = f.parent() {
-            f = p;
-            if f.kind() == "function_definition" {
-                break;
-            }
-        }
-        let body = &text[f.start_byte()..f.end_byte()];
-        let private = |name: &str| env.is_own_variable(name) && !address_taken(body, name);
+        let private = |name: &str| env.is_own_variable(name) && !address_taken(fn_text, name);
         plan_statement(node, text, &mut site, sites, &private);
     }
     site
@@ -699,7 +694,10 @@ fn plan_statement(
             .collect(),
         StmtKind::Declaration => {
             let text_of = String::from_utf8_lossy(&text[node.start_byte()..node.end_byte()]);
-            if text_of.split_whitespace().any(|w| w == "static" || w == "extern") {
+            if text_of
+                .split_whitespace()
+                .any(|w| w == "static" || w == "extern")
+            {
                 return;
             }
             let mut c = node.walk();
@@ -709,7 +707,10 @@ fn plan_statement(
                 .collect();
             // Only one initialiser may have effects, and it must come first, so that labels
             // placed around the declaration see what the program sees.
-            let effects = values.iter().filter(|v| decisions::has_effects(**v)).count();
+            let effects = values
+                .iter()
+                .filter(|v| decisions::has_effects(**v))
+                .count();
             if effects > 1 || (effects == 1 && !decisions::has_effects(values[0])) {
                 if values.iter().any(|v| has_conditional(*v, text)) {
                     sites
@@ -745,13 +746,8 @@ fn plan_statement(
                 continue;
             }
         }
-        let from_macros = decisions::macro_decisions(
-            root,
-            text,
-            &sites.macros,
-            &mut sites.temps,
-            private,
-        );
+        let from_macros =
+            decisions::macro_decisions(root, text, &sites.macros, &mut sites.temps, private);
         plan.decisions.extend(from_macros);
         let pure = sites.temps.pure_macros.clone();
         for (c, guard) in decisions::ternaries(root, text, private, &pure) {

@@ -1,7 +1,8 @@
 //! CC, condition coverage: every atomic condition of every decision is both true and false.
 //!
-//! Labels: two per atom, `c` and `!(c)`, placed before the decision (short-circuit is ignored, as
-//! in LAnnotate: every atom is evaluated on each arrival).
+//! Labels: two per atom, `c` and `!(c)`, placed before the decision and read on each arrival,
+//! as in LAnnotate; an atom that could trap where the program does not evaluate it reads
+//! `(g) && (c)` and `(g) && !(c)`, g being its short-circuit prefix.
 //! Example: `if (a <= 0 || b <= 0)` gives `pc_label(a <= 0, 1, "CC"); pc_label(!(a <= 0), 2, "CC");
 //! pc_label(b <= 0, 3, "CC"); pc_label(!(b <= 0), 4, "CC");`.
 //! Reference: LAnnotate `gen_labels_ncc` with n = 1 (`../shared/reference/LTEST.md`, section 3).

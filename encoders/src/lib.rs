@@ -4,6 +4,25 @@
 //! Architecture invariant: this crate knows nothing of tree-sitter, CFGs, Z3 or the CLI; its
 //! inputs are the small types below, its outputs plain [`LabelSpec`]s. One file per criterion,
 //! one [`Criterion`] variant, one match arm in [`Criterion::decision_labels`].
+//!
+//! Where covprune's labels differ from LAnnotate 0.2's, and why (each criterion's file says
+//! what is particular to it):
+//! - Short-circuits. LAnnotate evaluates every atom of a decision before it, so `p && p->x > 0`
+//!   gets `pc_label(p->x > 0, ...)`, which dereferences NULL (schedule2 crashed on 2,658 of its
+//!   2,710 tests). Here an atom that could trap (dereference, index, division, shift, call) is
+//!   read under its short-circuit prefix, `(p) && (p->x > 0)`, and tested false as
+//!   `(p) && !(p->x > 0)` ([`Decision::atom_guards`]); atoms that cannot trap keep LAnnotate's
+//!   meaning. Mutants and boundary labels of a node that could trap follow the same rule.
+//! - Calls in decisions. Frama-C moves a call's value into a typed temporary (`tmp = f(x); if
+//!   (tmp > 0)`); covprune's annotator moves each atom's truth value into an `int` temporary.
+//!   The decisions and their atom counts are the same (CC, MCC and GACC counts equal
+//!   LAnnotate's on the Siemens programs); the predicates read the temporaries, and WM has no
+//!   mutants of the operands of such atoms (fewer WM labels).
+//! - Divisions. A label that divides (or shifts) by a value that may be zero (or out of range)
+//!   is guarded, `d != 0 && (...)`, where LAnnotate's raise SIGFPE.
+//! - Returned values. LAnnotate's `__retres < 0` is not written for a function whose returns
+//!   are all non-negative literals (it is false by construction).
+//! - GICC uses the definition; LAnnotate builds both cofactors with `c := 1` (see `gicc`).
 
 mod cacc;
 mod cc;

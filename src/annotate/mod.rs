@@ -7,8 +7,14 @@
 //! evaluation of the condition: `while (c) S` becomes `while (1) { labels if (!(c)) break; S }`,
 //! and `for (i; c; s) S` becomes `for (i; ; s) { labels if (!(c)) break; S update-labels }`
 //! (a `continue` still reaches `s`; update labels are only written when the body has no
-//! `continue`). Statement coverage adds labels at branch heads and an `else` where an `if` has
-//! none. Places whose evaluation has effects are left alone (see `Sites`).
+//! `continue`), and `do S while (c);` becomes `do { S labels if (!(c)) break; } while (1);`
+//! with the loop's `continue`s turned into `goto`s to the labels. Statement coverage adds
+//! labels at branch heads and an `else` where an `if` has none.
+//!
+//! Decisions are those of Frama-C's normal form (`frontend::sites::decisions`): a condition
+//! with calls or side effects is evaluated once before its statement into `int` temporaries,
+//! declared at the function's entry, and the statement reads them; `?:` conditions and `&&`/`||`
+//! with effects in assignments, returns and initialisers are decisions too.
 
 use std::collections::BTreeMap;
 

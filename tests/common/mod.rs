@@ -1,5 +1,8 @@
 //! Helpers shared by the CLI-level test files.
 
+// Each test file compiles this module on its own and uses some of the helpers.
+#![allow(dead_code)]
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;

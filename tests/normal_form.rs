@@ -277,3 +277,40 @@ fn deep_nesting_is_annotated_and_parsed() {
             .success();
     }
 }
+
+/// `<math.h>` declares functions of `_Float128`: the rewriting of old C must not read
+/// `(_Float128 __value)` as a K&R identifier list, which lost every function after it.
+#[test]
+fn implicit_int_after_math_h_is_lowered_and_pruned() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(FIXTURES).join("kr_math.c");
+    let out = common::covprune()
+        .args(["parse", "--json"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["skipped"].as_array().map(Vec::len), Some(0), "{v}");
+    assert_eq!(v["lowered"], v["functions"]);
+    let (annotated, _) = annotate(&src, "CC,WM", dir.path());
+    let out = common::covprune()
+        .args(["prune", "--json"])
+        .arg(&annotated)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let ledger: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(annotated.with_extension("covprune.json")).unwrap(),
+    )
+    .unwrap();
+    let reasons: Vec<&str> = ledger["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["reason"].as_str())
+        .collect();
+    assert!(
+        !reasons.iter().any(|r| r.starts_with("not in the compiled program")),
+        "every label is in a lowered function: {reasons:?}"
+    );
+}

@@ -303,9 +303,14 @@ fn kr_definition(
 ) -> Option<usize> {
     let close = sc.matching(open)?;
     let mut names = Vec::new();
-    for k in open + 1..close {
+    for (n, k) in (open + 1..close).enumerate() {
         let t = sc.tok(k);
-        if t == b"," {
+        // An identifier list alternates names and commas: `(a, b)`; two names in a row
+        // (`(_Float128 __value)`) are a prototype's type and parameter.
+        if n % 2 == 1 {
+            if t != b"," {
+                return None;
+            }
             continue;
         }
         if !sc.is_plain_ident(t) {

@@ -299,10 +299,9 @@ fn implicit_int_after_math_h_is_lowered_and_pruned() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let ledger: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(annotated.with_extension("covprune.json")).unwrap(),
-    )
-    .unwrap();
+    let ledger: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(annotated.with_extension("covprune.json")).unwrap())
+            .unwrap();
     let reasons: Vec<&str> = ledger["labels"]
         .as_array()
         .unwrap()
@@ -310,7 +309,9 @@ fn implicit_int_after_math_h_is_lowered_and_pruned() {
         .filter_map(|l| l["reason"].as_str())
         .collect();
     assert!(
-        !reasons.iter().any(|r| r.starts_with("not in the compiled program")),
+        !reasons
+            .iter()
+            .any(|r| r.starts_with("not in the compiled program")),
         "every label is in a lowered function: {reasons:?}"
     );
 }

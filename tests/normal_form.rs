@@ -72,6 +72,50 @@ fn compile(src: &Path, exe: &Path, include: Option<&Path>) {
     assert!(st.success(), "{} does not compile", src.display());
 }
 
+/// Runs `covprune COMMAND --json FILE`, which must succeed: its JSON output and its stderr.
+fn run_json(command: &str, file: &Path) -> (serde_json::Value, String) {
+    let out = common::covprune()
+        .args([command, "--json"])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "covprune {command} {}",
+        file.display()
+    );
+    (
+        serde_json::from_slice(&out.stdout).unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The reasons of the labels, in the ledger `prune` wrote beside `annotated`.
+fn ledger_reasons(annotated: &Path) -> Vec<String> {
+    let ledger: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(annotated.with_extension("covprune.json")).unwrap())
+            .unwrap();
+    ledger["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["reason"].as_str().map(String::from))
+        .collect()
+}
+
+/// A header, written in `dir`, that makes every label evaluate its predicate (a label that
+/// dereferenced NULL or divided by zero would crash the program).
+fn evaluating_labels(dir: &Path) -> PathBuf {
+    let h = dir.join("evaluating.h");
+    std::fs::write(
+        &h,
+        "#define pc_label(c, ...) do { volatile int pc_v_ = !!(c); (void)pc_v_; } while (0)\n\
+         #define pc_label_bindings(c, ...) do { volatile int pc_v_ = !!(c); (void)pc_v_; } while (0)\n",
+    )
+    .unwrap();
+    h
+}
+
 #[test]
 fn decision_counts_equal_lannotates() {
     let dir = tempfile::tempdir().unwrap();
@@ -87,13 +131,7 @@ fn decision_counts_equal_lannotates() {
 #[test]
 fn annotated_fixtures_behave_like_the_original_with_labels_evaluated() {
     let dir = tempfile::tempdir().unwrap();
-    let evaluating = dir.path().join("evaluating.h");
-    std::fs::write(
-        &evaluating,
-        "#define pc_label(c, ...) do { volatile int pc_v_ = !!(c); (void)pc_v_; } while (0)\n\
-         #define pc_label_bindings(c, ...) do { volatile int pc_v_ = !!(c); (void)pc_v_; } while (0)\n",
-    )
-    .unwrap();
+    let evaluating = evaluating_labels(dir.path());
     for file in LANNOTATE.iter().map(|(f, _)| f).chain(BEHAVIOUR_ONLY) {
         let src = Path::new(FIXTURES).join(file);
         let out = dir.path().join(file.trim_end_matches(".c"));
@@ -121,13 +159,7 @@ fn annotated_fixtures_behave_like_the_original_with_labels_evaluated() {
 fn computed_gotos_cost_only_their_function_and_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let src = Path::new(FIXTURES).join("computed_goto.c");
-    let parsed = common::covprune()
-        .args(["parse", "--json"])
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(parsed.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&parsed.stdout).unwrap();
+    let (v, _) = run_json("parse", &src);
     let skipped: Vec<&str> = v["skipped"]
         .as_array()
         .unwrap()
@@ -145,18 +177,11 @@ fn computed_gotos_cost_only_their_function_and_are_named() {
     let text = std::fs::read_to_string(&annotated).unwrap();
     let run_body = &text[text.find("int run(").unwrap()..text.find("int after(").unwrap()];
     assert_eq!(run_body.matches("pc_label(").count(), 4, "{run_body}");
-    let out = common::covprune()
-        .args(["prune", "--json"])
-        .arg(&annotated)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (v, stderr) = run_json("prune", &annotated);
     assert!(
         stderr.contains("function run not analysed"),
         "stderr names the function: {stderr}"
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let run = v["skipped_functions"]
         .as_array()
         .unwrap()
@@ -165,15 +190,7 @@ fn computed_gotos_cost_only_their_function_and_are_named() {
         .expect("run is listed");
     assert_eq!(run["labels"].as_u64(), Some(4));
     // The other functions' labels were decided by the prover.
-    let ledger: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(annotated.with_extension("covprune.json")).unwrap())
-            .unwrap();
-    let reasons: Vec<String> = ledger["labels"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|l| l["reason"].as_str().map(String::from))
-        .collect();
+    let reasons = ledger_reasons(&annotated);
     assert_eq!(
         reasons
             .iter()
@@ -208,12 +225,7 @@ fn preprocessed_input_with_line_markers_inside_branches_behaves_like_the_origina
     let (_, from_i_cc) = annotate(&pre, "CC,MCC,GACC", &dir.path().join("i3"));
     assert_eq!(from_i_cc, from_c, "labels from .i equal labels from .c");
     assert!(from_i > from_i_cc);
-    let evaluating = dir.path().join("evaluating.h");
-    std::fs::write(
-        &evaluating,
-        "#define pc_label(c, ...) do { volatile int pc_v_ = !!(c); (void)pc_v_; } while (0)\n",
-    )
-    .unwrap();
+    let evaluating = evaluating_labels(dir.path());
     let orig = dir.path().join("orig");
     let ann = dir.path().join("annotated");
     compile(&src, &orig, None);
@@ -284,30 +296,12 @@ fn deep_nesting_is_annotated_and_parsed() {
 fn implicit_int_after_math_h_is_lowered_and_pruned() {
     let dir = tempfile::tempdir().unwrap();
     let src = Path::new(FIXTURES).join("kr_math.c");
-    let out = common::covprune()
-        .args(["parse", "--json"])
-        .arg(&src)
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (v, _) = run_json("parse", &src);
     assert_eq!(v["skipped"].as_array().map(Vec::len), Some(0), "{v}");
     assert_eq!(v["lowered"], v["functions"]);
     let (annotated, _) = annotate(&src, "CC,WM", dir.path());
-    let out = common::covprune()
-        .args(["prune", "--json"])
-        .arg(&annotated)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let ledger: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(annotated.with_extension("covprune.json")).unwrap())
-            .unwrap();
-    let reasons: Vec<&str> = ledger["labels"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|l| l["reason"].as_str())
-        .collect();
+    run_json("prune", &annotated);
+    let reasons = ledger_reasons(&annotated);
     assert!(
         !reasons
             .iter()

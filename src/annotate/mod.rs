@@ -601,12 +601,16 @@ fn loop_labels(
     edits.insert(body.range.1, (0, -(2 * depth + 1)), format!(" {close}}}"));
 }
 
-fn is_identifier(t: &str) -> bool {
-    let t = t
-        .trim()
+/// The text without blanks and the parentheses around it: `( x )` → `x`.
+fn unparenthesised(t: &str) -> &str {
+    t.trim()
         .trim_start_matches('(')
         .trim_end_matches(')')
-        .trim();
+        .trim()
+}
+
+fn is_identifier(t: &str) -> bool {
+    let t = unparenthesised(t);
     t.chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
@@ -616,11 +620,7 @@ fn is_identifier(t: &str) -> bool {
 /// `0`, `(1)`, `42u`: at such a return the returned value is never negative, so the returned
 /// value's ABS label is constant false there and is not written.
 fn non_negative_literal(t: &str) -> bool {
-    let t = t
-        .trim()
-        .trim_start_matches('(')
-        .trim_end_matches(')')
-        .trim();
+    let t = unparenthesised(t);
     t.chars().next().is_some_and(|c| c.is_ascii_digit())
         && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '.')
 }

@@ -249,12 +249,14 @@ fn has_effects_beyond(node: Node, text: &[u8], pure: &[String]) -> bool {
 }
 
 fn is_pure_macro_use(node: Node, text: &[u8], pure: &[String]) -> bool {
-    !pure.is_empty()
-        && node
-            .child_by_field_name("function")
-            .filter(|f| f.kind() == "identifier")
-            .and_then(|f| f.utf8_text(text).ok())
-            .is_some_and(|name| pure.iter().any(|p| p == name))
+    !pure.is_empty() && callee(node, text).is_some_and(|name| pure.iter().any(|p| p == name))
+}
+
+/// The name a call expression calls directly (`f` in `f(x)`), if any.
+fn callee<'t>(call: Node, text: &'t [u8]) -> Option<&'t str> {
+    call.child_by_field_name("function")
+        .filter(|f| f.kind() == "identifier")
+        .and_then(|f| f.utf8_text(text).ok())
 }
 
 impl Temps {
@@ -421,19 +423,8 @@ fn operator(node: Node, text: &[u8]) -> String {
 /// Assignments, increments, calls, GNU statement expressions and asm: evaluating the
 /// expression a second time (in a label) could change the program.
 pub fn has_effects(node: Node) -> bool {
-    match node.kind() {
-        "assignment_expression"
-        | "update_expression"
-        | "call_expression"
-        | "compound_statement"
-        | "gnu_asm_expression" => true,
-        "sizeof_expression" => false,
-        _ => {
-            let mut c = node.walk();
-            let r = node.named_children(&mut c).any(has_effects);
-            r
-        }
-    }
+    // With no pure macro, the text is never read.
+    has_effects_beyond(node, &[], &[])
 }
 
 /// Evaluating `node` in any state cannot trap: it reads variables and constants only, with
@@ -717,11 +708,8 @@ pub fn macro_decisions(
             continue;
         }
         if n.kind() == "call_expression" {
-            let name = n
-                .child_by_field_name("function")
-                .filter(|f| f.kind() == "identifier")
-                .and_then(|f| f.utf8_text(text).ok());
-            if let Some(m) = name.and_then(|name| macros.iter().find(|m| m.name == name)) {
+            if let Some(m) = callee(n, text).and_then(|name| macros.iter().find(|m| m.name == name))
+            {
                 uses.push((n, m));
                 continue;
             }

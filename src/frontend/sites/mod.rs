@@ -10,9 +10,10 @@ use std::collections::BTreeSet;
 
 use tree_sitter::Node;
 
-use covprune_encoders::{Cond, Expr};
+use covprune_encoders::Expr;
 
 use crate::ir::Program;
+use decisions::has_effects;
 pub use decisions::{Hoist, Plan, PlannedDecision};
 pub use typing::TypeEnv;
 
@@ -35,13 +36,8 @@ pub enum StmtKind {
 /// A decision: the condition of an `if`, `while` or `for` whose evaluation has no effects.
 #[derive(Clone, Debug)]
 pub struct CondSite {
-    pub cond: Cond,
     /// The condition's text as written (without the parentheses of `if (...)`).
     pub text: String,
-    /// Byte range of the condition: `(c)` for `if`/`while`, `c` for `for`.
-    pub range: (usize, usize),
-    /// Divisors in the condition that must not be zero for a label to evaluate it safely.
-    pub guards: Vec<String>,
     pub expr: Expr,
 }
 
@@ -162,13 +158,8 @@ pub fn find_with_macros(
     // directives there and lose the statement's shape. Sites are found in a copy where those
     // lines are blanks (same length, so every position holds), and every text they carry
     // comes from that copy.
-    let blanked = blank_line_markers(text);
-    let text: &[u8] = blanked.as_deref().unwrap_or(text);
-    // GNU computed gotos (`goto *tab[op];`) do not parse; the same bytes with `goto` read as
-    // `(0),` do, as an expression statement, which is all the annotator needs to place labels
-    // around them (the prover lowers the real text).
-    let computed = without_computed_gotos(text);
-    let text: &[u8] = computed.as_deref().unwrap_or(text);
+    let parseable = parseable(text);
+    let text: &[u8] = &parseable;
     let Some(tree) = parse(text) else {
         return Sites::default();
     };
@@ -186,6 +177,19 @@ pub fn find_with_macros(
         }
     }
     find_in(text, &tree, program, macros)
+}
+
+/// The text as the parser can take it, every byte at its place: line markers blanked (see
+/// [`blank_line_markers`]) and GNU computed gotos (`goto *tab[op];`), which do not parse,
+/// read as `(0), *tab[op];`, an expression statement, which is all the annotator needs to
+/// place labels around them (the prover lowers the real text).
+fn parseable(text: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    use std::borrow::Cow;
+    let blanked = blank_line_markers(text);
+    match without_computed_gotos(blanked.as_deref().unwrap_or(text)) {
+        Some(rewritten) => Cow::Owned(rewritten),
+        None => blanked.map_or(Cow::Borrowed(text), Cow::Owned),
+    }
 }
 
 /// `goto *e;` rewritten as `(0), *e;` (same length); None when there is none.
@@ -273,9 +277,6 @@ fn remap(sites: &mut Sites, edits: &[crate::frontend::oldc::Edit], text: &[u8]) 
     for s in &mut sites.statements {
         pair(&mut s.range);
         s.line = line_of(s.range.0);
-        if let Some(d) = &mut s.decision {
-            pair(&mut d.range);
-        }
         for b in [&mut s.consequence, &mut s.alternative, &mut s.body]
             .into_iter()
             .flatten()
@@ -622,11 +623,9 @@ fn statement(
                 }
             }
             if kind == StmtKind::For {
-                if let Some(u) = field("update") {
-                    let binds_continue = field("body").is_some_and(has_continue);
-                    if !binds_continue {
-                        site.update = assignment(u, text, env);
-                    }
+                // Labels before the update only when no `continue` of the loop skips them.
+                if let Some(u) = field("update").filter(|_| site.continues.is_empty()) {
+                    site.update = assignment(u, text, env);
                 }
             }
         }
@@ -871,21 +870,6 @@ fn bound_continues(body: Node) -> Vec<(usize, usize)> {
     out
 }
 
-/// A `continue` in `body` that belongs to the loop owning `body` (not to a nested loop).
-fn has_continue(body: Node) -> bool {
-    let mut stack = vec![body];
-    while let Some(n) = stack.pop() {
-        match n.kind() {
-            "continue_statement" => return true,
-            "for_statement" | "while_statement" | "do_statement" => continue,
-            _ => {}
-        }
-        let mut c = n.walk();
-        stack.extend(n.named_children(&mut c));
-    }
-    false
-}
-
 /// Direct calls to functions of the file that run whenever `node` is evaluated: calls under the
 /// right operand of `&&`/`||` or a branch of `?:` are left out.
 fn calls_in(
@@ -958,10 +942,7 @@ fn decision(
         return None;
     }
     Some(CondSite {
-        cond: to_cond(inner, text),
         text: inner.utf8_text(text).unwrap_or("").to_string(),
-        range: (cond_node.start_byte(), cond_node.end_byte()),
-        guards: typing::division_guards(inner, text),
         expr: env.build(inner, text).0,
     })
 }
@@ -1054,74 +1035,6 @@ fn next_word_after(text: &[u8], mut pos: usize) -> Vec<u8> {
         .collect()
 }
 
-/// The decision as a tree of `&&`, `||`, `!` over atoms (parentheses peeled).
-fn to_cond(node: Node, text: &[u8]) -> Cond {
-    match node.kind() {
-        "parenthesized_expression" if node.named_child_count() == 1 => {
-            if let Some(i) = node.named_child(0) {
-                if i.kind() != "compound_statement" {
-                    return to_cond(i, text);
-                }
-            }
-        }
-        "binary_expression" => {
-            let op = node
-                .child_by_field_name("operator")
-                .and_then(|o| o.utf8_text(text).ok())
-                .unwrap_or("");
-            if let (Some(l), Some(r), "&&" | "||") = (
-                node.child_by_field_name("left"),
-                node.child_by_field_name("right"),
-                op,
-            ) {
-                let (l, r) = (Box::new(to_cond(l, text)), Box::new(to_cond(r, text)));
-                return if op == "&&" {
-                    Cond::And(l, r)
-                } else {
-                    Cond::Or(l, r)
-                };
-            }
-        }
-        "unary_expression" => {
-            let op = node
-                .child_by_field_name("operator")
-                .and_then(|o| o.utf8_text(text).ok())
-                .unwrap_or("");
-            if op == "!" {
-                if let Some(a) = node.child_by_field_name("argument") {
-                    return Cond::Not(Box::new(to_cond(a, text)));
-                }
-            }
-        }
-        _ => {}
-    }
-    Cond::Atom(
-        node.utf8_text(text)
-            .unwrap_or("0")
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" "),
-    )
-}
-
-/// Assignments, increments, calls and GNU statement expressions: evaluating the condition a
-/// second time (in a label) could change the program.
-fn has_effects(node: Node) -> bool {
-    match node.kind() {
-        "assignment_expression"
-        | "update_expression"
-        | "call_expression"
-        | "compound_statement"
-        | "gnu_asm_expression" => true,
-        "sizeof_expression" => false,
-        _ => {
-            let mut c = node.walk();
-            let r = node.named_children(&mut c).any(has_effects);
-            r
-        }
-    }
-}
-
 /// A `pc_label(pred, id, "TAG", ...);` statement as written in an annotated file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LabelCall {
@@ -1138,10 +1051,8 @@ pub struct LabelCall {
 /// the stub `#define pc_label(...)` of LTest-style headers is a directive, not a statement.
 pub fn label_calls(text: &[u8]) -> Vec<LabelCall> {
     // As for sites: same positions, without what the parser cannot take.
-    let blanked = blank_line_markers(text);
-    let text: &[u8] = blanked.as_deref().unwrap_or(text);
-    let computed = without_computed_gotos(text);
-    let text: &[u8] = computed.as_deref().unwrap_or(text);
+    let parseable = parseable(text);
+    let text: &[u8] = &parseable;
     let Some(tree) = parse(text) else {
         return Vec::new();
     };

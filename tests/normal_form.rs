@@ -18,6 +18,7 @@ const LANNOTATE: &[(&str, [usize; 3])] = &[
     ("calls.c", [36, 36, 36]),
     ("expressions.c", [18, 18, 18]),
     ("kr_math.c", [12, 12, 12]),
+    ("call_values.c", [10, 10, 10]),
 ];
 
 /// Fixtures LAnnotate cannot read (Frama-C rejects computed gotos), checked for behaviour only.
@@ -153,6 +154,41 @@ fn annotated_fixtures_behave_like_the_original_with_labels_evaluated() {
             );
         }
     }
+}
+
+/// WM over call values: a call is evaluated first into a temporary (as Frama-C's normal form
+/// has it) only where nothing else in the statement can see the order; `?:` branches are
+/// mutated under the condition that selects them. The fixture's behaviour, every call made
+/// once and in order, is checked by the test above.
+#[test]
+fn call_values_are_hoisted_only_where_the_order_cannot_matter() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(FIXTURES).join("call_values.c");
+    let (annotated, n) = annotate(&src, "WM", dir.path());
+    // LAnnotate writes 74 on this file; the 17 left out are the statement whose call writes
+    // what it reads (`bump() + counter`) and the `?:` conditions beside calls in initialisers.
+    assert_eq!(n, 57);
+    let text = std::fs::read_to_string(&annotated).unwrap();
+    for hoisted in ["twice(a)", "traced(a)", "sq(a)", "sq(b)"] {
+        assert!(
+            text.contains(&format!("__typeof__({hoisted})")),
+            "{hoisted} is evaluated first"
+        );
+    }
+    // `bump()` writes `counter`, which the same statement reads: left in place, no mutant.
+    assert!(!text.contains("__typeof__(bump())"));
+    assert!(text.contains("y = bump() + counter;"));
+    // Mutants read the temporaries, never the call again.
+    assert!(text.contains("pc_label((__cp_v1 <= limit) != (__cp_v1 > limit)"));
+    assert_eq!(
+        text.matches("traced(a)").count(),
+        2,
+        "typeof and the one call"
+    );
+    // A `?:` branch that dereferences is mutated only where the program takes it.
+    assert!(text.contains("pc_label(((q)) && (*q < 0)"));
+    // LAnnotate's ABS applies to pointers too.
+    assert!(text.contains("pc_label(q < 0"));
 }
 
 #[test]

@@ -152,7 +152,10 @@ pub enum Expr {
         post: String,
         ty: Option<Ty>,
     },
-    /// Anything else, kept as text (`?:`, `sizeof`, ...); `guards` are the conditions under
+    /// `c ? a : b`: the program evaluates `a` only where `c` holds and `b` only where it
+    /// does not.
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// Anything else, kept as text (`sizeof`, `&x`, ...); `guards` are the conditions under
     /// which evaluating it cannot trap.
     Opaque {
         text: String,
@@ -195,6 +198,7 @@ impl Expr {
                 !inner.is_empty() || text.contains("->") || text.contains('*') || text.contains('[')
             }
             Expr::Const { .. } => false,
+            Expr::Cond(c, a, b) => c.may_trap() || a.may_trap() || b.may_trap(),
             Expr::Opaque { .. } => true,
         }
     }
@@ -220,6 +224,11 @@ impl Expr {
             },
             Expr::Lval { ty, .. } | Expr::Const { ty, .. } | Expr::Opaque { ty, .. } => *ty,
             Expr::Wrap { e, ty, .. } => ty.unwrap_or_else(|| e.ty()),
+            Expr::Cond(_, a, b) => match (a.ty(), b.ty()) {
+                (x, y) if x == y => x,
+                (Ty::Float, t) | (t, Ty::Float) if t.is_arith() => Ty::Float,
+                _ => Ty::Unknown,
+            },
         }
     }
 
@@ -231,21 +240,34 @@ impl Expr {
             Expr::Lval { text, .. } | Expr::Const { text, .. } => text.clone(),
             Expr::Wrap { pre, e, post, .. } => format!("{pre}{}{post}", e.text()),
             Expr::Opaque { text, .. } => text.clone(),
+            Expr::Cond(c, a, b) => format!("{} ? {} : {}", c.operand(), a.operand(), b.operand()),
         }
     }
 
     /// The text as an operand of an operator.
     pub fn operand(&self) -> String {
         match self {
+            // An implicit conversion has no text of its own.
+            Expr::Wrap { pre, post, e, .. } if pre.is_empty() && post.is_empty() => e.operand(),
             Expr::Lval { .. } | Expr::Wrap { .. } => self.text(),
             Expr::Const { text, .. } if !text.starts_with('-') => self.text(),
             _ => format!("({})", self.text()),
         }
     }
 
+    /// The expression under its implicit conversions (which have no text).
+    pub fn without_conversion(&self) -> &Expr {
+        match self {
+            Expr::Wrap { pre, post, e, .. } if pre.is_empty() && post.is_empty() => {
+                e.without_conversion()
+            }
+            e => e,
+        }
+    }
+
     /// The value of an integer literal, if this is one (decimal, hex or octal, any suffix).
     pub fn int_value(&self) -> Option<i128> {
-        let Expr::Const { text, ty: Ty::Int } = self else {
+        let Expr::Const { text, ty: Ty::Int } = self.without_conversion() else {
             return None;
         };
         let t = text.trim_end_matches(['u', 'U', 'l', 'L']);
@@ -302,6 +324,19 @@ impl Expr {
                 }
             }
             Expr::Const { .. } => {}
+            // A branch traps only where the program takes it.
+            Expr::Cond(c, a, b) => {
+                c.collect_guards(out);
+                let cond = c.text();
+                for (branch, taken) in [(a, format!("!({cond})")), (b, format!("({cond})"))] {
+                    for g in branch.guards() {
+                        let g = format!("{taken} || ({g})");
+                        if !out.contains(&g) {
+                            out.push(g);
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -350,6 +385,17 @@ impl Expr {
             }
             Expr::Un(_, e) | Expr::Wrap { e, .. } => e.collect_in_context(ctx, out),
             Expr::Lval { inner, .. } => inner.iter().for_each(|e| e.collect_in_context(ctx, out)),
+            Expr::Cond(c, a, b) => {
+                c.collect_in_context(ctx, out);
+                let cond = c.text();
+                for (branch, taken) in [(a, format!("({cond})")), (b, format!("!({cond})"))] {
+                    let inner = match ctx {
+                        Some(g) => format!("{g} && {taken}"),
+                        None => taken,
+                    };
+                    branch.collect_in_context(Some(&inner), out);
+                }
+            }
             Expr::Const { .. } | Expr::Opaque { .. } => {}
         }
     }

@@ -185,8 +185,24 @@ fn visit(
             visit(l, flavor, on, crit, ctx, out);
             visit(r, flavor, on, crit, ctx, out);
         }
+        // LAnnotate's visitor stops at a cast (`(double)k` gives nothing).
+        Expr::Wrap { ty: Some(_), .. } if flavor == Flavor::LAnnotate => {}
         Expr::Un(_, inner) | Expr::Wrap { e: inner, .. } => {
             visit(inner, flavor, on, crit, ctx, out)
+        }
+        // Frama-C turns `c ? a : b` into `if (c) tmp = a; else tmp = b;`: the labels of a
+        // branch are reached only where the program takes it.
+        Expr::Cond(c, a, b) => {
+            visit(c, flavor, on, crit, ctx, out);
+            let cond = c.text();
+            for (branch, taken) in [(a, format!("({cond})")), (b, format!("!({cond})"))] {
+                let guard = under(ctx, taken);
+                let from = out.len();
+                visit(branch, flavor, on, crit, None, out);
+                for l in &mut out[from..] {
+                    l.predicate = under(Some(&guard), std::mem::take(&mut l.predicate));
+                }
+            }
         }
         // LAnnotate's visitor stops at an lvalue (`a[i + 1]` gives only `a[i + 1] < 0`);
         // the sufficient set also mutates what the lvalue's address reads.
@@ -277,7 +293,7 @@ fn visit_node(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Ve
             if full && on.contains(&Mutator::Crp) {
                 for (side, c) in [(0, l), (1, r)] {
                     let Some(v) = c.int_value() else { continue };
-                    let Expr::Const { text, .. } = &**c else {
+                    let Expr::Const { text, .. } = c.without_conversion() else {
                         continue;
                     };
                     let mut repl = vec![format!("({text} + 1)"), format!("({text} - 1)")];
@@ -302,7 +318,9 @@ fn visit_node(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Ve
             }
         }
         Expr::Lval { ty, text, .. } => {
-            if on.contains(&Mutator::Abs) && ty.is_arith() {
+            // LAnnotate writes `p < 0` for pointers too (always false, but it compiles).
+            let abs_ok = ty.is_arith() || (flavor == Flavor::LAnnotate && *ty == Ty::Pointer);
+            if on.contains(&Mutator::Abs) && abs_ok {
                 out.push(LabelSpec::new(
                     format!("{text} < 0"),
                     &format!("{crit} {}", Mutator::Abs.name()),
@@ -323,7 +341,7 @@ fn visit_node(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Ve
                 }
             }
         }
-        Expr::Wrap { .. } => {}
+        Expr::Wrap { .. } | Expr::Cond(..) => {}
         Expr::Const { .. } | Expr::Opaque { .. } => {}
     }
 }

@@ -9,11 +9,22 @@
 //! `return e;` under one id.
 //! Example: `t = t + 1` gives `(t * 1) != (t + 1)`, `(t / 1) != (t + 1)`, `(t - 1) != (t +
 //! 1)` (AOR) and `t < 0` (ABS).
+//! As in LAnnotate, ABS applies to pointer lvalues too (`p < 0`, always false but valid C for
+//! gcc and clang), and the visitor stops at casts, including the implicit conversions CIL
+//! writes as casts (a `char` compared with an `int`, an `int` operand of a `double` product,
+//! a value converted to the type it is assigned or returned as). A call's value is mutated
+//! through a temporary evaluated before the statement (`x = f(a) > y` gives mutants of
+//! `__cp_v1 > y`), as Frama-C's normal form does, where the annotator can show that the order
+//! cannot matter; `?:` branches are mutated under the condition that selects them.
 //! Differences from LAnnotate, by design: a label that divides (or shifts) by a value that can
 //! be zero (or out of range) is guarded, `d != 0 && (...)`, because LAnnotate's own labels
 //! crash the program under test there (LTEST.md, "Hazard observed"); pointer arithmetic and
 //! operands of unknown type are not mutated (the mutant would not compile); a `return` whose
-//! value has side effects gets no return-value site.
+//! value has side effects gets no return-value site. Not labelled yet (LAnnotate labels them
+//! after Frama-C's normalisation): statements whose call may change what the rest of the
+//! statement reads (`bump() + counter`), side effects inside expressions (`a[i++] = c`,
+//! `x = y = 0`, `--x < 0`), the values of calls in conditions (hoisted as truth values
+//! there), `?:` beside calls, and function-like macros (`isspace(c)`, `Abs(x)`) seen as calls.
 //! Reference: LAnnotate `l_wm.ml` `traitExp` (`../shared/reference/LTEST.md`, "WM").
 
 use crate::expr::Expr;

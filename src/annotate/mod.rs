@@ -214,6 +214,8 @@ pub fn annotate_with_macros(
             && last_top.get(&s.function) == Some(&i)
             && s.return_value.as_deref().is_some_and(is_identifier)
     };
+    // Statements whose call values were hoisted (they need a block of their own).
+    let mut values_applied: std::collections::BTreeSet<usize> = Default::default();
     // Temporaries of hoisted conditions, declared at their function's entry.
     let mut temps: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     // Return-value labels: one id per (function, criterion), written at every return.
@@ -383,8 +385,31 @@ pub fn annotate_with_macros(
             before.push_str(&cond_labels);
             before.push_str(&expr_labels);
         }
+        // Calls the statement computes with, evaluated first into their temporaries, when
+        // labels read them.
+        let values = s
+            .values
+            .as_ref()
+            .filter(|_| before_ok && !expr_labels.is_empty());
+        if let Some(v) = values {
+            for (range, name) in &v.calls {
+                edits.edits.push(Edit {
+                    start: range.0,
+                    end: range.1,
+                    key: REPLACE,
+                    text: name.clone(),
+                });
+            }
+            values_applied.insert(i);
+        }
         if let (StmtKind::Return, Some(v)) = (s.kind, &s.return_value) {
-            if func.returns_arith && before_ok && !direct_return(i) && !non_negative_literal(v) {
+            // A returned value that reads temporaries needs them.
+            if func.returns_arith
+                && (s.values.is_none() || values.is_some())
+                && before_ok
+                && !direct_return(i)
+                && !non_negative_literal(v)
+            {
                 for c in criteria {
                     if let Some(spec) = c.return_value_label(v, limits) {
                         let id = *return_ids
@@ -397,6 +422,9 @@ pub fn annotate_with_macros(
         }
         if stmt_cov && before_ok && matches!(s.kind, StmtKind::Return | StmtKind::Goto) {
             before.push_str(&w.write(&stmt_labels, s.line, 0).0);
+        }
+        if let Some(v) = values {
+            before.insert_str(0, &v.decls);
         }
         if !before.is_empty() {
             edits.before.entry(i).or_default().push_str(&before);
@@ -476,7 +504,11 @@ pub fn annotate_with_macros(
     for (i, text) in std::mem::take(&mut edits.before) {
         let s = &found.statements[i];
         let depth = s.depth as i64;
-        if s.needs_block {
+        // Hoisted call values are declared in a block of their own, except for a
+        // declaration, whose name must stay in scope.
+        let wrap =
+            s.needs_block || (values_applied.contains(&i) && s.kind != StmtKind::Declaration);
+        if wrap {
             if !s.reliable {
                 continue;
             }

@@ -404,11 +404,8 @@ fn pieces(
 
 /// `(c)` → `c`, repeatedly.
 pub fn peel(mut node: Node) -> Node {
-    while node.kind() == "parenthesized_expression" && node.named_child_count() == 1 {
-        match node.named_child(0) {
-            Some(i) if i.kind() != "compound_statement" && i.kind() != "comment" => node = i,
-            _ => break,
-        }
+    while let Some(inner) = typing::sole_operand(node) {
+        node = inner;
     }
     node
 }

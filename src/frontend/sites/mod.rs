@@ -4,6 +4,7 @@
 //! insert labels without changing what the program does.
 
 mod decisions;
+mod effects;
 mod typing;
 
 use std::collections::BTreeSet;
@@ -96,6 +97,19 @@ pub struct StmtSite {
     /// The hoisted evaluation stays in place (a declaration's initialiser) and the labels go
     /// right after the statement.
     pub labels_after: bool,
+    /// Calls whose values the statement computes with, evaluated into temporaries first so
+    /// that mutation sees the statement as Frama-C normalises it (`exprs` read the temporaries).
+    pub values: Option<ValueHoist>,
+}
+
+/// Calls evaluated before their statement: `__typeof__(f(a)) __cp_v1 = f(a);` declarations, in
+/// the program's order, and each call's text replaced by its temporary in the statement. Only
+/// where the order cannot matter (see `effects`).
+#[derive(Clone, Debug, Default)]
+pub struct ValueHoist {
+    pub decls: String,
+    /// Byte range of each call in the file, and the temporary that replaces it.
+    pub calls: Vec<((usize, usize), String)>,
 }
 
 #[derive(Clone, Debug)]
@@ -123,6 +137,13 @@ pub struct Sites {
     temps: decisions::Temps,
     /// Function-like macros with a `?:` in their body (see `decisions::macro_decisions`).
     macros: Vec<crate::frontend::preprocess::ConditionalMacro>,
+    /// What calling each function may read and write (see `effects`).
+    effects: effects::CallEffects,
+    /// Names that stand for constants: enumerators and object-like macros of the file whose
+    /// value is a constant expression.
+    constants: std::rc::Rc<typing::Constants>,
+    /// Temporaries of hoisted call values so far (`__cp_vN`).
+    values: usize,
 }
 
 impl Sites {
@@ -289,6 +310,11 @@ fn remap(sites: &mut Sites, edits: &[crate::frontend::oldc::Edit], text: &[u8]) 
         if let Some(h) = &mut s.plan.hoist {
             pair(&mut h.range);
         }
+        if let Some(v) = &mut s.values {
+            for (r, _) in &mut v.calls {
+                pair(r);
+            }
+        }
         if let Some(r) = &mut s.cond_range {
             pair(r);
         }
@@ -342,6 +368,8 @@ fn find_in(
         macros: macros.to_vec(),
         ..Sites::default()
     };
+    sites.effects = effects::CallEffects::of(program);
+    sites.constants = std::rc::Rc::new(constant_names(tree.root_node(), text));
     sites.temps.pure_macros = macros
         .iter()
         .filter(|m| decisions::macro_is_pure(m))
@@ -390,6 +418,8 @@ fn function(
     let env = TypeEnv {
         program,
         function: program.and_then(|p| p.function(&name)),
+        hoisted: Vec::new(),
+        constants: sites.constants.clone(),
     };
     let returns_arith = env.function.is_some_and(|f| {
         matches!(
@@ -563,6 +593,7 @@ fn statement(
         cond_range: field("condition").map(|c| (c.start_byte(), c.end_byte())),
         continues: Vec::new(),
         labels_after: false,
+        values: None,
     };
     if matches!(kind, StmtKind::While | StmtKind::For | StmtKind::Do) {
         if let Some(b) = field("body") {
@@ -653,7 +684,8 @@ fn statement(
         StmtKind::Return => {
             if let Some(e) = node.named_child(0) {
                 if !has_effects(e) && e.kind() != "comma_expression" {
-                    site.exprs.push(env.build(e, text).0);
+                    let (value, t) = env.build(e, text);
+                    site.exprs.push(env.as_returned(value, &t));
                     site.return_value = Some(typing::flat(e, text));
                 }
             }
@@ -664,8 +696,338 @@ fn statement(
         // The function's own variables whose address is never taken: no call can change them.
         let private = |name: &str| env.is_own_variable(name) && !address_taken(fn_text, name);
         plan_statement(node, text, &mut site, sites, &private);
+        if reliable && site.exprs.is_empty() && site.plan.decisions.is_empty() {
+            hoist_values(node, text, env, &mut site, sites);
+        }
     }
     site
+}
+
+/// The root of what a statement computes, with its assignment target: `x = e;` (target `x`,
+/// `op=` when compound), `return e;`, `T x = e;` (one declarator).
+fn computed_root<'t>(node: Node<'t>, kind: StmtKind) -> Option<(Option<Node<'t>>, bool, Node<'t>)> {
+    match kind {
+        StmtKind::Expression => {
+            let e = node.named_child(0)?;
+            if e.kind() != "assignment_expression" {
+                return None;
+            }
+            let compound = e
+                .child_by_field_name("operator")
+                .is_some_and(|o| o.kind() != "=");
+            Some((
+                e.child_by_field_name("left"),
+                compound,
+                e.child_by_field_name("right")?,
+            ))
+        }
+        StmtKind::Return => Some((None, false, node.named_child(0)?)),
+        StmtKind::Declaration => {
+            let mut c = node.walk();
+            let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
+            match decls.as_slice() {
+                [d] => Some((None, false, d.child_by_field_name("value")?)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Hoists the calls a statement computes with into temporaries (see [`ValueHoist`]) when
+/// nothing else in it has effects, every call is evaluated unconditionally, and no call can
+/// change what the rest of the statement or another call reads; then mutation visits the
+/// statement over the temporaries. A statement that is one call (`x = f(a);`) stays as it is,
+/// as in Frama-C's normal form, except `return f(a);`, whose value LAnnotate mutates.
+fn hoist_values(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite, sites: &mut Sites) {
+    let Some((target, compound, root)) = computed_root(node, site.kind) else {
+        return;
+    };
+    if root.kind() == "initializer_list"
+        || (site.kind != StmtKind::Return && peel(root).kind() == "call_expression")
+    {
+        return;
+    }
+    if site.kind == StmtKind::Declaration {
+        let whole = String::from_utf8_lossy(&text[node.start_byte()..node.end_byte()]);
+        if whole
+            .split_whitespace()
+            .any(|w| w == "static" || w == "extern")
+        {
+            return;
+        }
+    }
+    let mut calls = Vec::new();
+    let mut rest = effects::Effects::default();
+    if !outermost_calls(root, text, &mut calls) {
+        return;
+    }
+    if calls.is_empty() {
+        return;
+    }
+    reads_of(root, text, env, &mut rest);
+    if let Some(t) = target {
+        // A plain variable is only written, after everything; anything else is read too.
+        let plain = t.kind() == "identifier" && !compound;
+        if !plain {
+            if has_effects(t) {
+                return;
+            }
+            reads_of(t, text, env, &mut rest);
+        }
+    }
+    let mut call_effects = Vec::new();
+    for c in &calls {
+        let name = c
+            .child_by_field_name("function")
+            .filter(|f| f.kind() == "identifier")
+            .and_then(|f| f.utf8_text(text).ok());
+        // Only calls of functions the program declares: `(T)(x)` with a typedef `T` the
+        // parser does not know reads as a call, and a call through a pointer may be one too.
+        let Some(name) = name.filter(|n| env.return_type(n).is_some()) else {
+            return;
+        };
+        if name.contains("setjmp") || name.starts_with("__builtin_va") {
+            return;
+        }
+        let name = Some(name);
+        let mut e = sites.effects.call(name);
+        if let Some(args) = c.child_by_field_name("arguments") {
+            let mut inner = Vec::new();
+            if !outermost_calls(args, text, &mut inner) {
+                return;
+            }
+            reads_of(args, text, env, &mut e);
+            for n in inner {
+                let callee = n
+                    .child_by_field_name("function")
+                    .filter(|f| f.kind() == "identifier")
+                    .and_then(|f| f.utf8_text(text).ok());
+                e.absorb(&sites.effects.call(callee));
+            }
+        }
+        call_effects.push(e);
+    }
+    for (i, a) in call_effects.iter().enumerate() {
+        if !a.commutes_with(&rest) || call_effects[i + 1..].iter().any(|b| !a.commutes_with(b)) {
+            return;
+        }
+    }
+    // The temporaries, typed by the callee's declared return type.
+    let mut hoist = ValueHoist::default();
+    let mut substituted = Vec::new();
+    for c in &calls {
+        sites.values += 1;
+        let name = format!("__cp_v{}", sites.values);
+        let call_text = typing::flat(*c, text);
+        hoist
+            .decls
+            .push_str(&format!("__typeof__({call_text}) {name} = {call_text}; "));
+        let ret = c
+            .child_by_field_name("function")
+            .filter(|f| f.kind() == "identifier")
+            .and_then(|f| f.utf8_text(text).ok())
+            .and_then(|n| env.return_type(n))
+            .unwrap_or(crate::ir::CType::Unknown);
+        hoist
+            .calls
+            .push(((c.start_byte(), c.end_byte()), name.clone()));
+        substituted.push(((c.start_byte(), c.end_byte()), name, ret));
+    }
+    let local = TypeEnv {
+        program: env.program,
+        function: env.function,
+        hoisted: substituted,
+        constants: env.constants.clone(),
+    };
+    let computed = match (site.kind, target, compound) {
+        (StmtKind::Expression, Some(t), true) => {
+            let op = node
+                .named_child(0)
+                .and_then(|e| e.child_by_field_name("operator"))
+                .and_then(|o| o.utf8_text(text).ok())
+                .map(|o| o.trim_end_matches('=').to_string())
+                .unwrap_or_default();
+            let Some(bop) = covprune_encoders::BinOp::from_c(&op) else {
+                return;
+            };
+            let (target, tt) = local.build(t, text);
+            let (value, vt) = local.build(root, text);
+            typing::operated(bop, target, &tt, value, &vt)
+        }
+        (StmtKind::Expression, Some(t), false) => {
+            let (value, vt) = local.build(root, text);
+            typing::converted(value, &vt, &local.build(t, text).1)
+        }
+        (StmtKind::Return, _, _) => {
+            let (value, vt) = local.build(root, text);
+            local.as_returned(value, &vt)
+        }
+        _ => local.build(root, text).0,
+    };
+    // No call may be left in what labels read (a call inside an unknown construct's text).
+    let shown = format!("{computed:?}");
+    if calls
+        .iter()
+        .any(|c| shown.contains(&typing::flat(*c, text)))
+    {
+        sites.values -= calls.len();
+        return;
+    }
+    site.exprs.push(computed);
+    if site.kind == StmtKind::Return {
+        site.return_value = Some(local.substituted_text(root, text));
+    }
+    site.values = Some(hoist);
+}
+
+/// The calls of `node` that no other call encloses, in source order; false when something
+/// else has effects or a call is evaluated only sometimes (under `&&`, `||`, `?:`) or never
+/// (`sizeof`).
+fn outermost_calls<'t>(node: Node<'t>, text: &[u8], out: &mut Vec<Node<'t>>) -> bool {
+    match node.kind() {
+        "call_expression" => {
+            out.push(node);
+            return true;
+        }
+        "sizeof_expression" | "alignof_expression" => return true,
+        "assignment_expression"
+        | "update_expression"
+        | "comma_expression"
+        | "conditional_expression"
+        | "compound_statement"
+        | "gnu_asm_expression"
+        | "compound_literal_expression" => return false,
+        "binary_expression" => {
+            let op = node
+                .child_by_field_name("operator")
+                .and_then(|o| o.utf8_text(text).ok())
+                .unwrap_or("");
+            if op == "&&" || op == "||" {
+                return false;
+            }
+        }
+        _ => {}
+    }
+    let mut c = node.walk();
+    let kids: Vec<Node> = node.named_children(&mut c).collect();
+    kids.into_iter().all(|k| outermost_calls(k, text, out))
+}
+
+/// What `node` reads, calls excepted: private variables read nothing others can change;
+/// globals and `static` locals by name; pointers, arrays and variables whose address is
+/// taken, as memory; a name that is not a known variable or constant, anything.
+fn reads_of(node: Node, text: &[u8], env: &TypeEnv, e: &mut effects::Effects) {
+    match node.kind() {
+        "call_expression" | "sizeof_expression" | "alignof_expression" => return,
+        "pointer_expression" | "subscript_expression" => e.reads_memory = true,
+        "field_expression" => {
+            if node
+                .child_by_field_name("operator")
+                .is_some_and(|o| o.utf8_text(text) == Ok("->"))
+            {
+                e.reads_memory = true;
+            }
+            if let Some(a) = node.child_by_field_name("argument") {
+                reads_of(a, text, env, e);
+            }
+            return;
+        }
+        "identifier" => {
+            let name = node.utf8_text(text).unwrap_or("");
+            match env.variable_kind(name) {
+                Some(typing::VarKind::Private) => {}
+                Some(typing::VarKind::Memory) => e.reads_memory = true,
+                Some(typing::VarKind::Named(k)) => {
+                    e.reads.insert(k);
+                }
+                None if env.constant(name).is_some() => {}
+                None => e.reads_all = true,
+            }
+            return;
+        }
+        _ => {}
+    }
+    let mut c = node.walk();
+    let kids: Vec<Node> = node.named_children(&mut c).collect();
+    for k in kids {
+        reads_of(k, text, env, e);
+    }
+}
+
+/// Enumerators and object-like macros defined in the file as constant expressions.
+fn constant_names(root: Node, text: &[u8]) -> typing::Constants {
+    let mut names = typing::Constants::new();
+    let mut macros: Vec<(String, String)> = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "enumerator" => {
+                if let Some(name) = n.child_by_field_name("name") {
+                    names.insert(typing::flat(name, text), covprune_encoders::Ty::Int);
+                }
+            }
+            "preproc_def" => {
+                if let (Some(name), Some(value)) = (
+                    n.child_by_field_name("name"),
+                    n.child_by_field_name("value"),
+                ) {
+                    macros.push((typing::flat(name, text), typing::flat(value, text)));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    // A macro is constant when its words are numbers, type words of a cast, or constants.
+    const TYPE_WORDS: &[&str] = &[
+        "int", "long", "short", "char", "unsigned", "signed", "double", "float",
+    ];
+    loop {
+        let before = names.len();
+        for (name, value) in &macros {
+            if names.contains_key(name) {
+                continue;
+            }
+            let words: Vec<&str> = value
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+                .filter(|w| !w.is_empty())
+                .collect();
+            let constant = words.iter().all(|w| {
+                w.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+                    || TYPE_WORDS.contains(w)
+                    || names.contains_key(*w)
+                    || typing::well_known_constant(w).is_some()
+            });
+            let operators_only = value.chars().all(|c| {
+                c.is_ascii_alphanumeric()
+                    || c.is_ascii_whitespace()
+                    || "_.()+-*/%<>&|^~!".contains(c)
+            });
+            if constant && operators_only && !words.is_empty() {
+                let float = words.iter().any(|w| {
+                    let w = w.to_ascii_lowercase();
+                    *w == *"double"
+                        || *w == *"float"
+                        || w.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+                            && !w.starts_with("0x")
+                            && (w.contains('.') || w.contains('e'))
+                });
+                let ty = if float {
+                    covprune_encoders::Ty::Float
+                } else {
+                    covprune_encoders::Ty::Int
+                };
+                names.insert(name.clone(), ty);
+            }
+        }
+        if names.len() == before {
+            break;
+        }
+    }
+    names
 }
 
 /// The decisions of a statement as Frama-C's normal form has them (see [`decisions`]).
@@ -811,11 +1173,7 @@ fn has_conditional(node: Node, _text: &[u8]) -> bool {
 
 /// `(c)` → `c`.
 fn peel(node: Node) -> Node {
-    if node.kind() == "parenthesized_expression" && node.named_child_count() == 1 {
-        node.named_child(0).unwrap_or(node)
-    } else {
-        node
-    }
+    typing::sole_operand(node).unwrap_or(node)
 }
 
 /// The expression an assignment or increment computes, as mutation sees it: `x = e` gives
@@ -833,12 +1191,13 @@ fn assignment(node: Node, text: &[u8], env: &TypeEnv) -> Option<Expr> {
                 return None;
             }
             let op = node.child_by_field_name("operator")?.utf8_text(text).ok()?;
-            let rhs = env.build(r, text).0;
+            let (target, lt) = env.build(l, text);
+            let (rhs, rt) = env.build(r, text);
             if op == "=" {
-                return Some(rhs);
+                return Some(typing::converted(rhs, &rt, &lt));
             }
             let bop = BinOp::from_c(op.trim_end_matches('='))?;
-            Some(Expr::bin(bop, env.build(l, text).0, rhs))
+            Some(typing::operated(bop, target, &lt, rhs, &rt))
         }
         "update_expression" => {
             let arg = node.child_by_field_name("argument")?;
@@ -847,7 +1206,14 @@ fn assignment(node: Node, text: &[u8], env: &TypeEnv) -> Option<Expr> {
             }
             let op = node.child_by_field_name("operator")?.utf8_text(text).ok()?;
             let bop = if op == "++" { BinOp::Add } else { BinOp::Sub };
-            Some(Expr::bin(bop, env.build(arg, text).0, Expr::int("1")))
+            let (target, t) = env.build(arg, text);
+            Some(typing::operated(
+                bop,
+                target,
+                &t,
+                Expr::int("1"),
+                &crate::ir::CType::INT,
+            ))
         }
         _ => None,
     }

@@ -12,6 +12,57 @@ use crate::ir::{CType, FloatKind, Function, Program};
 pub struct TypeEnv<'a> {
     pub program: Option<&'a Program>,
     pub function: Option<&'a Function>,
+    /// Calls replaced by temporaries: byte range, the temporary, its type.
+    pub hoisted: Vec<((usize, usize), String, CType)>,
+    /// Names of the file that stand for constants (enumerators, constant macros).
+    pub constants: std::rc::Rc<Constants>,
+}
+
+/// Names that stand for constants, with their class.
+pub type Constants = std::collections::BTreeMap<String, Ty>;
+
+/// Constants of the standard headers, which a `.c` file's text does not define.
+pub fn well_known_constant(name: &str) -> Option<Ty> {
+    const INTS: &[&str] = &[
+        "EOF",
+        "EXIT_SUCCESS",
+        "EXIT_FAILURE",
+        "CHAR_BIT",
+        "SCHAR_MIN",
+        "SCHAR_MAX",
+        "UCHAR_MAX",
+        "CHAR_MIN",
+        "CHAR_MAX",
+        "SHRT_MIN",
+        "SHRT_MAX",
+        "USHRT_MAX",
+        "INT_MIN",
+        "INT_MAX",
+        "UINT_MAX",
+        "LONG_MIN",
+        "LONG_MAX",
+        "ULONG_MAX",
+        "BUFSIZ",
+        "RAND_MAX",
+        "true",
+        "false",
+    ];
+    if name == "NULL" {
+        Some(Ty::Pointer)
+    } else {
+        INTS.contains(&name).then_some(Ty::Int)
+    }
+}
+
+/// How a name read by a statement relates to what a call could change.
+pub enum VarKind {
+    /// A local or parameter of the function whose address is never taken and that is not
+    /// `static`: no call can change it.
+    Private,
+    /// An array, or a local whose address is taken: reachable through pointers.
+    Memory,
+    /// A global or a `static` local, named as `effects` names it.
+    Named(String),
 }
 
 pub fn class(t: &CType) -> Ty {
@@ -21,6 +72,22 @@ pub fn class(t: &CType) -> Ty {
         CType::Pointer(_) | CType::Array(..) => Ty::Pointer,
         CType::Record(_) | CType::Function(_) | CType::Void => Ty::Other,
         CType::Unknown => Ty::Unknown,
+    }
+}
+
+/// The expression inside `( e )`, comments aside (`(a /* why */)`); None for a statement
+/// expression or anything else.
+pub fn sole_operand(node: Node) -> Option<Node> {
+    if node.kind() != "parenthesized_expression" {
+        return None;
+    }
+    let mut c = node.walk();
+    let mut inner = node
+        .named_children(&mut c)
+        .filter(|n| n.kind() != "comment");
+    match (inner.next(), inner.next()) {
+        (Some(e), None) if e.kind() != "compound_statement" => Some(e),
+        _ => None,
     }
 }
 
@@ -54,6 +121,81 @@ impl TypeEnv<'_> {
             .iter()
             .find(|g| g.name == name)
             .map(|g| g.ty.clone())
+    }
+
+    /// A returned value, converted to the function's return type.
+    pub fn as_returned(&self, e: Expr, t: &CType) -> Expr {
+        match self.function {
+            Some(f) => converted(e, t, &f.ty.ret),
+            None => e,
+        }
+    }
+
+    /// The class of a name that stands for a constant.
+    pub fn constant(&self, name: &str) -> Option<Ty> {
+        self.constants
+            .get(name)
+            .copied()
+            .or_else(|| well_known_constant(name))
+    }
+
+    /// What a name of this function stands for, if it is a variable.
+    pub fn variable_kind(&self, name: &str) -> Option<VarKind> {
+        if let Some(f) = self.function {
+            let locals: Vec<_> = f.locals.iter().filter(|l| l.name == name).collect();
+            if !locals.is_empty() {
+                if locals.iter().any(|l| l.is_static) {
+                    return Some(VarKind::Named(format!("{}::{name}", f.name)));
+                }
+                let memory = locals
+                    .iter()
+                    .any(|l| l.address_taken || matches!(l.ty, CType::Array(..)));
+                return Some(if memory {
+                    VarKind::Memory
+                } else {
+                    VarKind::Private
+                });
+            }
+        }
+        let g = self.program?.globals.iter().find(|g| g.name == name)?;
+        Some(if matches!(g.ty, CType::Array(..)) {
+            VarKind::Memory
+        } else {
+            VarKind::Named(name.to_string())
+        })
+    }
+
+    /// The return type of a function called by name, when the program declares it.
+    pub fn return_type(&self, name: &str) -> Option<CType> {
+        let p = self.program?;
+        if let Some(f) = p.function(name) {
+            return Some(f.ty.ret.clone());
+        }
+        let e = p.externals.iter().find(|e| e.name == name)?;
+        e.ty.func().map(|f| f.ret.clone())
+    }
+
+    /// The node's text on one line, with hoisted calls replaced by their temporaries.
+    pub fn substituted_text(&self, node: Node, text: &[u8]) -> String {
+        let (start, end) = (node.start_byte(), node.end_byte());
+        let mut out = Vec::new();
+        let mut pos = start;
+        let mut inside: Vec<_> = self
+            .hoisted
+            .iter()
+            .filter(|(r, _, _)| r.0 >= start && r.1 <= end)
+            .collect();
+        inside.sort_by_key(|(r, _, _)| r.0);
+        for (r, name, _) in inside {
+            out.extend_from_slice(&text[pos..r.0]);
+            out.extend_from_slice(name.as_bytes());
+            pos = r.1;
+        }
+        out.extend_from_slice(&text[pos..end]);
+        String::from_utf8_lossy(&out)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// True when `name` is a local (not a parameter) of this function.
@@ -91,7 +233,7 @@ impl TypeEnv<'_> {
         let opaque = |ty: Ty, ctype: CType| {
             (
                 Expr::Opaque {
-                    text: flat(node, text),
+                    text: self.substituted_text(node, text),
                     ty,
                     guards: division_guards(node, text),
                 },
@@ -99,11 +241,23 @@ impl TypeEnv<'_> {
             )
         };
         let field = |n: &str| node.child_by_field_name(n);
+        if let Some((_, name, t)) = self
+            .hoisted
+            .iter()
+            .find(|(r, _, _)| *r == (node.start_byte(), node.end_byte()))
+        {
+            return (
+                Expr::Lval {
+                    text: name.clone(),
+                    ty: class(t),
+                    inner: Vec::new(),
+                },
+                t.clone(),
+            );
+        }
         match node.kind() {
-            "parenthesized_expression" => match node.named_child(0) {
-                Some(inner)
-                    if inner.kind() != "compound_statement" && node.named_child_count() == 1 =>
-                {
+            "parenthesized_expression" => match sole_operand(node) {
+                Some(inner) => {
                     let (e, t) = self.build(inner, text);
                     (
                         Expr::Wrap {
@@ -118,7 +272,18 @@ impl TypeEnv<'_> {
                 _ => opaque(Ty::Unknown, CType::Unknown),
             },
             "identifier" => {
-                let name = flat(node, text);
+                let name = self.substituted_text(node, text);
+                if self.var(&name).is_none() {
+                    if let Some(ty) = self.constant(&name) {
+                        let ctype = match ty {
+                            Ty::Int => CType::INT,
+                            Ty::Float => CType::Float(FloatKind::Double),
+                            Ty::Pointer => CType::Pointer(Box::new(CType::Unknown)),
+                            _ => CType::Unknown,
+                        };
+                        return (Expr::Const { text: name, ty }, ctype);
+                    }
+                }
                 match self.var(&name) {
                     Some(t) => (
                         Expr::Lval {
@@ -132,7 +297,7 @@ impl TypeEnv<'_> {
                 }
             }
             "number_literal" => {
-                let t = flat(node, text);
+                let t = self.substituted_text(node, text);
                 let lower = t.to_ascii_lowercase();
                 let is_float = !lower.starts_with("0x")
                     && (lower.contains('.') || lower.contains('e'))
@@ -146,18 +311,31 @@ impl TypeEnv<'_> {
                         CType::Float(FloatKind::Double),
                     )
                 } else {
+                    // The literal's type from its suffix (a large decimal may be wider still;
+                    // only the suffix is read).
+                    use crate::ir::IntKind;
+                    let unsigned = lower.contains('u');
+                    let longs = lower.matches('l').count();
+                    let kind = match (unsigned, longs) {
+                        (false, 0) => IntKind::Int,
+                        (true, 0) => IntKind::UInt,
+                        (false, 1) => IntKind::Long,
+                        (true, 1) => IntKind::ULong,
+                        (false, _) => IntKind::LongLong,
+                        (true, _) => IntKind::ULongLong,
+                    };
                     (
                         Expr::Const {
                             text: t,
                             ty: Ty::Int,
                         },
-                        CType::INT,
+                        CType::Int(kind),
                     )
                 }
             }
             "char_literal" | "true" | "false" => (
                 Expr::Const {
-                    text: flat(node, text),
+                    text: self.substituted_text(node, text),
                     ty: Ty::Int,
                 },
                 CType::INT,
@@ -167,7 +345,7 @@ impl TypeEnv<'_> {
             }
             "sizeof_expression" | "alignof_expression" => (
                 Expr::Opaque {
-                    text: flat(node, text),
+                    text: self.substituted_text(node, text),
                     ty: Ty::Int,
                     guards: Vec::new(),
                 },
@@ -190,7 +368,7 @@ impl TypeEnv<'_> {
                     .unwrap_or(CType::Unknown);
                 (
                     Expr::Lval {
-                        text: flat(node, text),
+                        text: self.substituted_text(node, text),
                         ty: class(&t),
                         inner: vec![inner],
                     },
@@ -210,7 +388,7 @@ impl TypeEnv<'_> {
                 let t = elem(&at).or_else(|| elem(&it)).unwrap_or(CType::Unknown);
                 (
                     Expr::Lval {
-                        text: flat(node, text),
+                        text: self.substituted_text(node, text),
                         ty: class(&t),
                         inner: vec![a, i],
                     },
@@ -234,7 +412,7 @@ impl TypeEnv<'_> {
                 };
                 (
                     Expr::Lval {
-                        text: flat(node, text),
+                        text: self.substituted_text(node, text),
                         ty: class(&t),
                         inner: vec![inner],
                     },
@@ -272,16 +450,53 @@ impl TypeEnv<'_> {
                 else {
                     return opaque(Ty::Unknown, CType::Unknown);
                 };
-                let (l, _) = self.build(l, text);
-                let (r, _) = self.build(r, text);
+                let (l, lt) = self.build(l, text);
+                let (r, rt) = self.build(r, text);
+                // CIL writes the usual arithmetic conversions as casts, where LAnnotate's
+                // visitor stops: the operands are converted the same way here.
+                let (l, r, known) = match op {
+                    BinOp::And | BinOp::Or => (l, r, Some(CType::INT)),
+                    BinOp::Shl | BinOp::Shr => match &lt {
+                        CType::Int(k) => {
+                            let p = CType::Int(crate::ir::types::promote(*k));
+                            (converted(l, &lt, &p), r, Some(p))
+                        }
+                        _ => (l, r, None),
+                    },
+                    _ => match common_type(&lt, &rt) {
+                        Some(c) => {
+                            let result = if op.is_relational() {
+                                CType::INT
+                            } else {
+                                c.clone()
+                            };
+                            (converted(l, &lt, &c), converted(r, &rt, &c), Some(result))
+                        }
+                        None => (l, r, None),
+                    },
+                };
                 let e = Expr::bin(op, l, r);
-                let t = match e.ty() {
+                let t = known.unwrap_or_else(|| match e.ty() {
                     Ty::Int => CType::INT,
                     Ty::Float => CType::Float(FloatKind::Double),
                     Ty::Pointer => CType::Pointer(Box::new(CType::Unknown)),
                     _ => CType::Unknown,
-                };
+                });
                 (e, t)
+            }
+            "conditional_expression" => {
+                let (Some(c), Some(a), Some(b)) = (
+                    field("condition"),
+                    field("consequence"),
+                    field("alternative"),
+                ) else {
+                    return opaque(Ty::Unknown, CType::Unknown);
+                };
+                let (c, _) = self.build(c, text);
+                let (a, at) = self.build(a, text);
+                let (b, bt) = self.build(b, text);
+                let t = if at == bt { at } else { CType::Unknown };
+                (Expr::Cond(Box::new(c), Box::new(a), Box::new(b)), t)
             }
             "cast_expression" => {
                 let (Some(ty), Some(v)) = (field("type"), field("value")) else {
@@ -308,6 +523,52 @@ impl TypeEnv<'_> {
             }
             _ => opaque(Ty::Unknown, CType::Unknown),
         }
+    }
+}
+
+/// The type both operands of an arithmetic operator are converted to (C11 6.3.1.8), when
+/// both are arithmetic and known.
+fn common_type(a: &CType, b: &CType) -> Option<CType> {
+    use crate::ir::types::usual_arithmetic;
+    let rank = |k: &FloatKind| match k {
+        FloatKind::Float => 0,
+        FloatKind::Double => 1,
+        FloatKind::LongDouble => 2,
+    };
+    Some(match (a, b) {
+        (CType::Int(x), CType::Int(y)) => CType::Int(usual_arithmetic(*x, *y)),
+        (CType::Float(x), CType::Float(y)) => {
+            CType::Float(if rank(x) >= rank(y) { *x } else { *y })
+        }
+        (CType::Float(x), CType::Int(_)) | (CType::Int(_), CType::Float(x)) => CType::Float(*x),
+        _ => return None,
+    })
+}
+
+/// `l op= r` as CIL writes it: `l = l op r`, with the operands converted to their common type
+/// and the result to `l`'s.
+pub fn operated(op: BinOp, l: Expr, lt: &CType, r: Expr, rt: &CType) -> Expr {
+    match common_type(lt, rt) {
+        Some(c) => {
+            let e = Expr::bin(op, converted(l, lt, &c), converted(r, rt, &c));
+            converted(e, &c, lt)
+        }
+        None => Expr::bin(op, l, r),
+    }
+}
+
+/// `e` of type `from` as a value of type `to`: an implicit conversion between arithmetic
+/// types is a cast in CIL's normal form (a node without text of its own here).
+pub fn converted(e: Expr, from: &CType, to: &CType) -> Expr {
+    let arith = |t: &CType| matches!(t, CType::Int(_) | CType::Float(_));
+    if from == to || !arith(from) || !arith(to) {
+        return e;
+    }
+    Expr::Wrap {
+        pre: String::new(),
+        e: Box::new(e),
+        post: String::new(),
+        ty: Some(class(to)),
     }
 }
 

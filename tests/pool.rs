@@ -17,12 +17,18 @@ fn annotated(dir: &Path) -> PathBuf {
     common::annotate_cc_mcc_wm("tests/fixtures/annotate/small.c", dir)
 }
 
+/// Options of every run compared here. The per-question limit is wide: these tests check that
+/// the pool, shards and resumption change no answer, and a question that takes about the default
+/// 2 s (a nonlinear step-3 implication of the fixture) could end either way on a loaded machine
+/// (wall-clock budgets are not reproducible; see the deterministic `--rlimit`).
+const COMPARED: &[&str] = &["--no-progress", "--rlimit", "0", "--timeout-ms", "20000"];
+
 fn prune(file: &Path, extra: &[&str]) {
     Cmd::cargo_bin("covprune")
         .unwrap()
         .arg("prune")
         .arg(file)
-        .args(["--no-progress", "--rlimit", "0"])
+        .args(COMPARED)
         .args(extra)
         .assert()
         .success();
@@ -142,7 +148,7 @@ fn killed_and_resumed(mode: &[&str]) {
     let mut child = Command::new(cargo_bin("covprune"))
         .arg("prune")
         .arg(&file)
-        .arg("--no-progress")
+        .args(COMPARED)
         .args(mode)
         .stdout(std::process::Stdio::null())
         .spawn()

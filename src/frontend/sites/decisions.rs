@@ -253,7 +253,7 @@ fn is_pure_macro_use(node: Node, text: &[u8], pure: &[String]) -> bool {
 }
 
 /// The name a call expression calls directly (`f` in `f(x)`), if any.
-fn callee<'t>(call: Node, text: &'t [u8]) -> Option<&'t str> {
+pub(super) fn callee<'t>(call: Node, text: &'t [u8]) -> Option<&'t str> {
     call.child_by_field_name("function")
         .filter(|f| f.kind() == "identifier")
         .and_then(|f| f.utf8_text(text).ok())

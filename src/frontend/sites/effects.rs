@@ -190,16 +190,16 @@ fn own_effects(program: &Program, f: &Function) -> (Effects, BTreeSet<String>) {
         for s in &b.stmts {
             match &s.kind {
                 StmtKind::Assign { dst, src } => {
-                    write(program, f, dst, &mut e);
+                    access(program, f, dst, Access::Write, &mut e);
                     read(program, f, src, &mut e);
                 }
                 StmtKind::Havoc { dst, .. } | StmtKind::ZeroInit { dst } => {
-                    write(program, f, dst, &mut e)
+                    access(program, f, dst, Access::Write, &mut e)
                 }
                 StmtKind::Assume(x) => read(program, f, x, &mut e),
                 StmtKind::Call { dst, callee, args } => {
                     if let Some(d) = dst {
-                        write(program, f, d, &mut e);
+                        access(program, f, d, Access::Write, &mut e);
                     }
                     for a in args {
                         read(program, f, a, &mut e);
@@ -225,54 +225,39 @@ fn own_effects(program: &Program, f: &Function) -> (Effects, BTreeSet<String>) {
     (e, callees)
 }
 
-/// Records the write of a place: a variable is named, anything through a pointer is memory;
-/// what the place's address reads is read.
-fn write(program: &Program, f: &Function, lv: &LValue, e: &mut Effects) {
+/// How a place is used.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Read,
+    Write,
+    /// Only its address is computed (`&p->f`).
+    Address,
+}
+
+/// Records an access to a place: a variable by name, anything through a pointer as memory;
+/// what computing the place's address reads is read.
+fn access(program: &Program, f: &Function, lv: &LValue, how: Access, e: &mut Effects) {
     match lv {
         LValue::Var(v) => {
             if let Some(k) = var_key(program, f, *v) {
-                e.writes.insert(k);
+                match how {
+                    Access::Read => e.reads.insert(k),
+                    Access::Write => e.writes.insert(k),
+                    Access::Address => false,
+                };
             }
         }
         LValue::Deref(p) => {
-            e.writes_memory = true;
-            read(program, f, p, e);
-        }
-        LValue::Field(base, _, _) => write(program, f, base, e),
-        LValue::Index(base, i) => {
-            write(program, f, base, e);
-            read(program, f, i, e);
-        }
-    }
-}
-
-fn read_place(program: &Program, f: &Function, lv: &LValue, e: &mut Effects) {
-    match lv {
-        LValue::Var(v) => {
-            if let Some(k) = var_key(program, f, *v) {
-                e.reads.insert(k);
+            match how {
+                Access::Read => e.reads_memory = true,
+                Access::Write => e.writes_memory = true,
+                Access::Address => {}
             }
-        }
-        LValue::Deref(p) => {
-            e.reads_memory = true;
             read(program, f, p, e);
         }
-        LValue::Field(base, _, _) => read_place(program, f, base, e),
+        LValue::Field(base, _, _) => access(program, f, base, how, e),
         LValue::Index(base, i) => {
-            read_place(program, f, base, e);
-            read(program, f, i, e);
-        }
-    }
-}
-
-/// What computing an address reads (not the object itself).
-fn read_address(program: &Program, f: &Function, lv: &LValue, e: &mut Effects) {
-    match lv {
-        LValue::Var(_) => {}
-        LValue::Deref(p) => read(program, f, p, e),
-        LValue::Field(base, _, _) => read_address(program, f, base, e),
-        LValue::Index(base, i) => {
-            read_address(program, f, base, e);
+            access(program, f, base, how, e);
             read(program, f, i, e);
         }
     }
@@ -282,8 +267,8 @@ fn read(program: &Program, f: &Function, x: &Expr, e: &mut Effects) {
     match &x.kind {
         ExprKind::Const(_) | ExprKind::FloatConst(_) | ExprKind::Str(_) | ExprKind::FuncAddr(_) => {
         }
-        ExprKind::Read(lv) => read_place(program, f, lv, e),
-        ExprKind::AddrOf(lv) => read_address(program, f, lv, e),
+        ExprKind::Read(lv) => access(program, f, lv, Access::Read, e),
+        ExprKind::AddrOf(lv) => access(program, f, lv, Access::Address, e),
         ExprKind::Unary(_, a) | ExprKind::Cast(a) => read(program, f, a, e),
         ExprKind::Binary(_, a, b) => {
             read(program, f, a, e);

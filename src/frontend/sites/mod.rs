@@ -778,20 +778,16 @@ fn hoist_values(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite, sit
     }
     let mut call_effects = Vec::new();
     for c in &calls {
-        let name = c
-            .child_by_field_name("function")
-            .filter(|f| f.kind() == "identifier")
-            .and_then(|f| f.utf8_text(text).ok());
         // Only calls of functions the program declares: `(T)(x)` with a typedef `T` the
         // parser does not know reads as a call, and a call through a pointer may be one too.
-        let Some(name) = name.filter(|n| env.return_type(n).is_some()) else {
+        let Some(name) = decisions::callee(*c, text).filter(|n| env.return_type(n).is_some())
+        else {
             return;
         };
         if name.contains("setjmp") || name.starts_with("__builtin_va") {
             return;
         }
-        let name = Some(name);
-        let mut e = sites.effects.call(name);
+        let mut e = sites.effects.call(Some(name));
         if let Some(args) = c.child_by_field_name("arguments") {
             let mut inner = Vec::new();
             if !outermost_calls(args, text, &mut inner) {
@@ -799,11 +795,7 @@ fn hoist_values(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite, sit
             }
             reads_of(args, text, env, &mut e);
             for n in inner {
-                let callee = n
-                    .child_by_field_name("function")
-                    .filter(|f| f.kind() == "identifier")
-                    .and_then(|f| f.utf8_text(text).ok());
-                e.absorb(&sites.effects.call(callee));
+                e.absorb(&sites.effects.call(decisions::callee(n, text)));
             }
         }
         call_effects.push(e);
@@ -813,20 +805,17 @@ fn hoist_values(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite, sit
             return;
         }
     }
-    // The temporaries, typed by the callee's declared return type.
+    // The temporaries, typed by the callee's declared return type; numbered for the file
+    // once the hoisting holds.
     let mut hoist = ValueHoist::default();
     let mut substituted = Vec::new();
-    for c in &calls {
-        sites.values += 1;
-        let name = format!("__cp_v{}", sites.values);
+    for (k, c) in calls.iter().enumerate() {
+        let name = format!("__cp_v{}", sites.values + k + 1);
         let call_text = typing::flat(*c, text);
         hoist
             .decls
             .push_str(&format!("__typeof__({call_text}) {name} = {call_text}; "));
-        let ret = c
-            .child_by_field_name("function")
-            .filter(|f| f.kind() == "identifier")
-            .and_then(|f| f.utf8_text(text).ok())
+        let ret = decisions::callee(*c, text)
             .and_then(|n| env.return_type(n))
             .unwrap_or(crate::ir::CType::Unknown);
         hoist
@@ -840,26 +829,15 @@ fn hoist_values(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite, sit
         hoisted: substituted,
         constants: env.constants.clone(),
     };
-    let computed = match (site.kind, target, compound) {
-        (StmtKind::Expression, Some(t), true) => {
-            let op = node
-                .named_child(0)
-                .and_then(|e| e.child_by_field_name("operator"))
-                .and_then(|o| o.utf8_text(text).ok())
-                .map(|o| o.trim_end_matches('=').to_string())
-                .unwrap_or_default();
-            let Some(bop) = covprune_encoders::BinOp::from_c(&op) else {
-                return;
-            };
-            let (target, tt) = local.build(t, text);
-            let (value, vt) = local.build(root, text);
-            typing::operated(bop, target, &tt, value, &vt)
-        }
-        (StmtKind::Expression, Some(t), false) => {
-            let (value, vt) = local.build(root, text);
-            typing::converted(value, &vt, &local.build(t, text).1)
-        }
-        (StmtKind::Return, _, _) => {
+    let computed = match site.kind {
+        StmtKind::Expression => match node
+            .named_child(0)
+            .and_then(|e| assigned_value(e, text, &local))
+        {
+            Some(e) => e,
+            None => return,
+        },
+        StmtKind::Return => {
             let (value, vt) = local.build(root, text);
             local.as_returned(value, &vt)
         }
@@ -871,9 +849,9 @@ fn hoist_values(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite, sit
         .iter()
         .any(|c| shown.contains(&typing::flat(*c, text)))
     {
-        sites.values -= calls.len();
         return;
     }
+    sites.values += calls.len();
     site.exprs.push(computed);
     if site.kind == StmtKind::Return {
         site.return_value = Some(local.substituted_text(root, text));
@@ -1180,6 +1158,26 @@ fn peel(node: Node) -> Node {
 /// `e`, `x op= e` gives `x op e`, `x++` gives `x + 1` (CIL's normal form, which LAnnotate
 /// mutates). None when anything in it has effects.
 fn assignment(node: Node, text: &[u8], env: &TypeEnv) -> Option<Expr> {
+    let effects = match node.kind() {
+        "assignment_expression" => {
+            let (l, r) = (
+                node.child_by_field_name("left")?,
+                node.child_by_field_name("right")?,
+            );
+            has_effects(l) || has_effects(r) || r.kind() == "comma_expression"
+        }
+        "update_expression" => has_effects(node.child_by_field_name("argument")?),
+        _ => return None,
+    };
+    if effects {
+        return None;
+    }
+    assigned_value(node, text, env)
+}
+
+/// [`assignment`]'s value without the check for effects (for a statement whose calls `env`
+/// replaces by temporaries).
+fn assigned_value(node: Node, text: &[u8], env: &TypeEnv) -> Option<Expr> {
     use covprune_encoders::BinOp;
     match node.kind() {
         "assignment_expression" => {
@@ -1187,9 +1185,6 @@ fn assignment(node: Node, text: &[u8], env: &TypeEnv) -> Option<Expr> {
                 node.child_by_field_name("left")?,
                 node.child_by_field_name("right")?,
             );
-            if has_effects(l) || has_effects(r) || r.kind() == "comma_expression" {
-                return None;
-            }
             let op = node.child_by_field_name("operator")?.utf8_text(text).ok()?;
             let (target, lt) = env.build(l, text);
             let (rhs, rt) = env.build(r, text);
@@ -1201,9 +1196,6 @@ fn assignment(node: Node, text: &[u8], env: &TypeEnv) -> Option<Expr> {
         }
         "update_expression" => {
             let arg = node.child_by_field_name("argument")?;
-            if has_effects(arg) {
-                return None;
-            }
             let op = node.child_by_field_name("operator")?.utf8_text(text).ok()?;
             let bop = if op == "++" { BinOp::Add } else { BinOp::Sub };
             let (target, t) = env.build(arg, text);

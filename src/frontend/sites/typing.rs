@@ -65,6 +65,16 @@ pub enum VarKind {
     Named(String),
 }
 
+/// The C type a class stands for when nothing more is known (`int`, `double`, `void *`).
+fn ctype_of(ty: Ty) -> CType {
+    match ty {
+        Ty::Int => CType::INT,
+        Ty::Float => CType::Float(FloatKind::Double),
+        Ty::Pointer => CType::Pointer(Box::new(CType::Unknown)),
+        _ => CType::Unknown,
+    }
+}
+
 pub fn class(t: &CType) -> Ty {
     match t {
         CType::Int(_) => Ty::Int,
@@ -272,18 +282,7 @@ impl TypeEnv<'_> {
                 _ => opaque(Ty::Unknown, CType::Unknown),
             },
             "identifier" => {
-                let name = self.substituted_text(node, text);
-                if self.var(&name).is_none() {
-                    if let Some(ty) = self.constant(&name) {
-                        let ctype = match ty {
-                            Ty::Int => CType::INT,
-                            Ty::Float => CType::Float(FloatKind::Double),
-                            Ty::Pointer => CType::Pointer(Box::new(CType::Unknown)),
-                            _ => CType::Unknown,
-                        };
-                        return (Expr::Const { text: name, ty }, ctype);
-                    }
-                }
+                let name = flat(node, text);
                 match self.var(&name) {
                     Some(t) => (
                         Expr::Lval {
@@ -293,11 +292,14 @@ impl TypeEnv<'_> {
                         },
                         t,
                     ),
-                    None => opaque(Ty::Unknown, CType::Unknown),
+                    None => match self.constant(&name) {
+                        Some(ty) => (Expr::Const { text: name, ty }, ctype_of(ty)),
+                        None => opaque(Ty::Unknown, CType::Unknown),
+                    },
                 }
             }
             "number_literal" => {
-                let t = self.substituted_text(node, text);
+                let t = flat(node, text);
                 let lower = t.to_ascii_lowercase();
                 let is_float = !lower.starts_with("0x")
                     && (lower.contains('.') || lower.contains('e'))
@@ -476,12 +478,7 @@ impl TypeEnv<'_> {
                     },
                 };
                 let e = Expr::bin(op, l, r);
-                let t = known.unwrap_or_else(|| match e.ty() {
-                    Ty::Int => CType::INT,
-                    Ty::Float => CType::Float(FloatKind::Double),
-                    Ty::Pointer => CType::Pointer(Box::new(CType::Unknown)),
-                    _ => CType::Unknown,
-                });
+                let t = known.unwrap_or_else(|| ctype_of(e.ty()));
                 (e, t)
             }
             "conditional_expression" => {
@@ -505,12 +502,7 @@ impl TypeEnv<'_> {
                 let ty_text = flat(ty, text);
                 let (inner, _) = self.build(v, text);
                 let t = cast_class(&ty_text);
-                let ctype = match t {
-                    Ty::Int => CType::INT,
-                    Ty::Float => CType::Float(FloatKind::Double),
-                    Ty::Pointer => CType::Pointer(Box::new(CType::Unknown)),
-                    _ => CType::Unknown,
-                };
+                let ctype = ctype_of(t);
                 (
                     Expr::Wrap {
                         pre: format!("({ty_text})"),

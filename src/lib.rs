@@ -12,5 +12,6 @@ pub mod libc;
 pub mod measure;
 pub mod prune;
 pub mod report;
+pub mod run;
 pub mod smt;
 pub mod vc;

@@ -4,6 +4,7 @@
 
 mod all;
 mod plot;
+mod reproducible;
 mod siemens;
 
 use std::path::{Path, PathBuf};
@@ -254,8 +255,12 @@ fn prune_bench(args: &Args) -> Result<()> {
             let dup3 =
                 count(&|v| matches!(v.status, Status::Duplicate { .. }) && v.step == Some(3));
             let subsumed = count(&|v| matches!(v.status, Status::Subsumed { .. }));
-            let compiled =
-                count(&|v| !matches!(&v.status, Status::Unknown(r) if r.starts_with("not in")));
+            let compiled = count(&|v| {
+                !matches!(
+                    v.status.reason(),
+                    Some(covprune::prune::Reason::NotCompiled)
+                )
+            });
             let name = path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -437,6 +442,8 @@ fn measure_gzip(args: &Args) -> Result<()> {
         "prune".into(),
         annotated.clone(),
         "--no-progress".into(),
+        // This process is the benchmark, not covprune: it cannot be a pool worker.
+        "--in-process".into(),
     ];
     a.extend(flags.iter().cloned());
     cli(a)?;
@@ -714,8 +721,9 @@ fn main() -> Result<()> {
         "prune" => prune_bench(&args),
         "measure-gzip" => measure_gzip(&args),
         "pool" => pool_bench(&args),
+        "reproducible" => reproducible::run(&args),
         other => {
-            bail!("unknown benchmark {other} (known: all, siemens, frontend, prune, measure-gzip, pool)")
+            bail!("unknown benchmark {other} (known: all, siemens, frontend, prune, measure-gzip, pool, reproducible)")
         }
     }
 }

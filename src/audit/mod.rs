@@ -9,54 +9,9 @@ use std::fmt::Write;
 use serde::Serialize;
 
 /// One label of the ledger.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Row {
-    pub id: u64,
-    pub status: String,
-    pub step: Option<u64>,
-    pub tag: String,
-    pub function: String,
-    pub predicate: String,
-    pub of: Option<u64>,
-    pub by: Vec<u64>,
-    pub reason: String,
-}
+pub use crate::report::ledger::LedgerLabel as Row;
 
-impl Row {
-    pub fn criterion(&self) -> &str {
-        self.tag.split_whitespace().next().unwrap_or("")
-    }
-}
-
-/// The rows of a ledger (`covprune-ledger/1`).
-pub fn rows_of(ledger: &serde_json::Value) -> Vec<Row> {
-    let ids = |v: &serde_json::Value| -> Vec<u64> {
-        v.as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(serde_json::Value::as_u64)
-            .collect()
-    };
-    let s = |v: &serde_json::Value| v.as_str().unwrap_or("").to_string();
-    ledger["labels"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|l| {
-            Some(Row {
-                id: l["id"].as_u64()?,
-                status: s(&l["status"]),
-                step: l["step"].as_u64(),
-                tag: s(&l["tag"]),
-                function: s(&l["function"]),
-                predicate: s(&l["predicate"]),
-                of: ids(&l["of"]).first().copied(),
-                by: ids(&l["by"]),
-                reason: s(&l["reason"]),
-            })
-        })
-        .collect()
-}
+use crate::prune::Status;
 
 /// Pollution counts of a set of labels (the paper's Figure 6 columns).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -74,7 +29,7 @@ pub struct Counts {
 impl Counts {
     fn add(&mut self, r: &Row) {
         self.labels += 1;
-        match (r.status.as_str(), r.step) {
+        match (r.status.name(), r.step) {
             ("infeasible", _) => self.infeasible += 1,
             ("duplicate", Some(2)) => self.duplicate_step2 += 1,
             ("duplicate", _) => self.duplicate_step3 += 1,
@@ -161,7 +116,7 @@ pub fn audit(rows: &[Row]) -> Audit {
 
     let mut classes: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
     for r in rows {
-        if let Some(of) = r.of {
+        if let Some(of) = r.of() {
             classes.entry(of).or_insert_with(|| vec![of]).push(r.id);
         }
     }
@@ -183,7 +138,7 @@ pub fn audit(rows: &[Row]) -> Audit {
     let tag_of: BTreeMap<u64, &str> = rows.iter().map(|r| (r.id, r.tag.as_str())).collect();
     let mut subsumes: BTreeMap<u64, usize> = BTreeMap::new();
     for r in rows {
-        for b in &r.by {
+        for b in r.by() {
             *subsumes.entry(*b).or_default() += 1;
         }
     }
@@ -214,17 +169,18 @@ pub fn audit(rows: &[Row]) -> Audit {
         let Some(&i) = index.get(r.criterion()) else {
             continue;
         };
-        let by: BTreeSet<usize> =
-            r.of.iter()
-                .chain(&r.by)
-                .filter_map(|x| crit_of.get(x).and_then(|c| index.get(c)).copied())
-                .collect();
+        let by: BTreeSet<usize> = r
+            .of()
+            .iter()
+            .chain(r.by())
+            .filter_map(|x| crit_of.get(x).and_then(|c| index.get(c)).copied())
+            .collect();
         for j in by {
             matrix[i][j] += 1;
         }
     }
     let mut sufficient: BTreeMap<String, usize> = BTreeMap::new();
-    for r in rows.iter().filter(|r| r.status == "unknown") {
+    for r in rows.iter().filter(|r| !r.status.is_polluting()) {
         *sufficient.entry(r.criterion().to_string()).or_default() += 1;
     }
     let sufficient_total = sufficient.values().sum();
@@ -330,25 +286,25 @@ pub fn dot(rows: &[Row], clusters: bool) -> String {
 fn dot_with(rows: &[Row], clusters: bool, predicates: bool) -> String {
     let mut members: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
     for r in rows {
-        if let Some(of) = r.of {
+        if let Some(of) = r.of() {
             members.entry(of).or_default().push(r.id);
         }
     }
     let related: BTreeSet<u64> = rows
         .iter()
         .flat_map(|r| {
-            let mut v: Vec<u64> = r.by.clone();
-            if !r.by.is_empty() || r.of.is_some() || r.status == "infeasible" {
+            let mut v: Vec<u64> = r.by().to_vec();
+            if !r.by().is_empty() || r.of().is_some() || r.status == Status::Infeasible {
                 v.push(r.id);
             }
-            v.extend(r.of);
+            v.extend(r.of());
             v
         })
         .collect();
     let mut by_fn: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
     for r in rows
         .iter()
-        .filter(|r| related.contains(&r.id) && r.of.is_none())
+        .filter(|r| related.contains(&r.id) && r.of().is_none())
     {
         by_fn.entry(r.function.as_str()).or_default().push(r);
     }
@@ -373,7 +329,7 @@ fn dot_with(rows: &[Row], clusters: bool, predicates: bool) -> String {
                 .map(|i| format!("l{i}"))
                 .collect::<Vec<_>>()
                 .join(" = ");
-            let style = match r.status.as_str() {
+            let style = match r.status.name() {
                 "infeasible" => ", color=red, style=dashed",
                 "subsumed" => ", color=orange",
                 _ => "",
@@ -398,8 +354,8 @@ fn dot_with(rows: &[Row], clusters: bool, predicates: bool) -> String {
             out.push_str("  }\n");
         }
     }
-    for r in rows.iter().filter(|r| r.of.is_none()) {
-        for b in &r.by {
+    for r in rows.iter().filter(|r| r.of().is_none()) {
+        for b in r.by() {
             let _ = writeln!(out, "  l{b} -> l{};", r.id);
         }
     }
@@ -435,18 +391,21 @@ fn html_escape(s: &str) -> String {
 
 /// What a label's status says, in words.
 pub fn status_words(r: &Row) -> String {
-    match r.status.as_str() {
+    match r.status.name() {
         "infeasible" => "infeasible".into(),
-        "duplicate" => format!("duplicate of l{}", r.of.unwrap_or(0)),
+        "duplicate" => format!("duplicate of l{}", r.of().unwrap_or(0)),
         "subsumed" => format!(
             "subsumed by {}",
-            r.by.iter()
+            r.by()
+                .iter()
                 .map(|b| format!("l{b}"))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        _ if r.reason.is_empty() => "kept".into(),
-        _ => format!("kept ({})", r.reason),
+        _ => match r.status.reason() {
+            Some(reason) => format!("kept ({reason})"),
+            None => "kept".into(),
+        },
     }
 }
 
@@ -515,7 +474,7 @@ pub fn html(
             let _ = writeln!(
                 out,
                 "<span class=\"lab {}\">l{} {}: {} — {}</span>",
-                html_escape(&r.status),
+                html_escape(r.status.name()),
                 r.id,
                 html_escape(&r.tag),
                 html_escape(&r.predicate),
@@ -541,7 +500,7 @@ pub fn sarif(
         ("covprune/equivalent-mutant", "Equivalent mutant", "No input distinguishes this mutant from the original: the mutation testing objective is infeasible."),
     ];
     let mut results = Vec::new();
-    for r in rows.iter().filter(|r| r.status == "infeasible") {
+    for r in rows.iter().filter(|r| r.status == Status::Infeasible) {
         let rule = match r.criterion() {
             "STMT" => 0,
             "DC" | "CC" | "DCC" => 1,
@@ -595,14 +554,18 @@ mod tests {
     fn row(id: u64, status: &str, tag: &str, of: Option<u64>, by: &[u64]) -> Row {
         Row {
             id,
-            status: status.into(),
+            status: match (status, of) {
+                ("infeasible", _) => Status::Infeasible,
+                ("duplicate", Some(of)) => Status::Duplicate { of },
+                ("subsumed", _) => Status::Subsumed { by: by.to_vec() },
+                _ => Status::unknown(crate::prune::Reason::Satisfiable),
+            },
             step: Some(if status == "infeasible" { 1 } else { 3 }),
             tag: tag.into(),
+            loc: String::new(),
             function: "f".into(),
             predicate: format!("p{id}"),
-            of,
-            by: by.to_vec(),
-            reason: String::new(),
+            time_ms: 0,
         }
     }
 

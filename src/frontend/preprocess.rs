@@ -7,7 +7,7 @@ use std::process::Command;
 use super::FrontendError;
 
 /// How to preprocess: the compiler and the flags that reach it.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct PreprocessOptions {
     /// The compiler driver; `cc` when empty.
     pub cc: Option<String>,

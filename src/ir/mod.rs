@@ -511,4 +511,15 @@ impl Program {
     pub fn fmt_loc(&self, loc: Loc) -> String {
         format!("{}:{}:{}", self.file_name(loc.file), loc.line, loc.col)
     }
+    /// The ids of every label statement of the lowered functions (an id written twice comes
+    /// twice).
+    pub fn label_ids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.functions
+            .iter()
+            .flat_map(|f| f.labels())
+            .filter_map(|(_, s)| match &s.kind {
+                StmtKind::Label { id, .. } => Some(*id),
+                _ => None,
+            })
+    }
 }

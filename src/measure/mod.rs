@@ -341,30 +341,22 @@ pub enum Claim {
     Subsumed(Vec<u64>),
 }
 
-/// Claims from a ledger (`covprune-ledger/1`).
-pub fn claims_from_ledger(ledger: &serde_json::Value) -> BTreeMap<u64, Claim> {
-    let mut out = BTreeMap::new();
-    for l in ledger["labels"].as_array().into_iter().flatten() {
-        let Some(id) = l["id"].as_u64() else { continue };
-        let ids = |v: &serde_json::Value| -> Vec<u64> {
-            v.as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(serde_json::Value::as_u64)
-                .collect()
-        };
-        let claim = match l["status"].as_str() {
-            Some("infeasible") => Claim::Infeasible,
-            Some("duplicate") => match ids(&l["of"]).first() {
-                Some(of) => Claim::Duplicate(*of),
-                None => continue,
-            },
-            Some("subsumed") => Claim::Subsumed(ids(&l["by"])),
-            _ => continue,
-        };
-        out.insert(id, claim);
-    }
-    out
+/// The claims of a ledger: its polluting labels.
+pub fn claims_from_ledger(ledger: &crate::report::ledger::Ledger) -> BTreeMap<u64, Claim> {
+    use crate::prune::Status;
+    ledger
+        .labels
+        .iter()
+        .filter_map(|l| {
+            let claim = match &l.status {
+                Status::Infeasible => Claim::Infeasible,
+                Status::Duplicate { of } => Claim::Duplicate(*of),
+                Status::Subsumed { by } => Claim::Subsumed(by.clone()),
+                Status::Unknown { .. } => return None,
+            };
+            Some((l.id, claim))
+        })
+        .collect()
 }
 
 /// A run that contradicts a claim of the ledger: a soundness bug of the pruning.

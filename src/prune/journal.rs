@@ -212,7 +212,7 @@ mod tests {
             let (j, prior) = Journal::open(&path, "abc", false).unwrap();
             assert!(prior.is_empty());
             j.step1("f", 0, &Outcome::Infeasible);
-            j.step1("f", 1, &Outcome::Unknown("timeout".into()));
+            j.step1("f", 1, &Outcome::Unknown(crate::prune::Reason::Timeout));
         }
         // A kill in the middle of a line.
         let mut text = std::fs::read_to_string(&path).unwrap();

@@ -13,6 +13,11 @@
 
 pub mod groups;
 pub mod journal;
+pub mod pool;
+pub mod shard;
+pub mod status;
+
+pub use status::{Reason, Status};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
@@ -30,7 +35,7 @@ use crate::vc::Summaries;
 /// Largest group for which step 3 compares every ordered pair.
 const MAX_STEP3_GROUP: usize = 120;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PruneConfig {
     pub solver: SolverConfig,
     pub encode: EncodeConfig,
@@ -61,21 +66,31 @@ impl Default for PruneConfig {
     }
 }
 
+impl PruneConfig {
+    /// The options that change answers (not `jobs`, not `trace`), as text: what a journal's
+    /// fingerprint covers besides the input.
+    pub fn answer_key(&self) -> String {
+        #[derive(Serialize)]
+        struct Key<'a> {
+            solver: &'a SolverConfig,
+            encode: &'a EncodeConfig,
+            function_budget_s: u64,
+            steps: &'a BTreeSet<u8>,
+            model_filter: bool,
+        }
+        serde_json::to_string(&Key {
+            solver: &self.solver,
+            encode: &self.encode,
+            function_budget_s: self.function_budget_s,
+            steps: &self.steps,
+            model_filter: self.model_filter,
+        })
+        .expect("the configuration serialises")
+    }
+}
+
 /// Called with the number of questions just decided, from any worker thread.
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
-
-/// What the engine concluded about a label.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Status {
-    /// No run covers the label (proved).
-    Infeasible,
-    /// Covered by exactly the runs that cover the representative `of`.
-    Duplicate { of: u64 },
-    /// Covered whenever any of `by` is covered.
-    Subsumed { by: Vec<u64> },
-    /// Nothing proved; the reason says why (`satisfiable`, `timeout`, `not lowered`, ...).
-    Unknown(String),
-}
 
 #[derive(Clone, Debug)]
 pub struct LabelVerdict {
@@ -118,7 +133,7 @@ pub struct Occurrence {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Outcome {
     Infeasible,
-    Unknown(String),
+    Unknown(Reason),
 }
 
 /// What steps 2 and 3 found in one co-reached group.
@@ -366,8 +381,8 @@ pub fn combine(results: Vec<FunctionResult>) -> (Vec<LabelVerdict>, RunStats) {
                         Outcome::Unknown(r) => Some(r.clone()),
                         Outcome::Infeasible => None,
                     })
-                    .unwrap_or_default();
-                Status::Unknown(reason)
+                    .unwrap_or(Reason::Satisfiable);
+                Status::unknown(reason)
             };
             (
                 id,
@@ -576,8 +591,8 @@ fn decide(
     if !reads_memory {
         return match session.check_with(terms, &light, goal, observe) {
             Verdict::Proved => (Outcome::Infeasible, None),
-            Verdict::Refuted(v) => (Outcome::Unknown("satisfiable".into()), Some(v)),
-            Verdict::Unknown(r) => (Outcome::Unknown(r), None),
+            Verdict::Refuted(v) => (Outcome::Unknown(Reason::Satisfiable), Some(v)),
+            Verdict::Unknown(r) => (Outcome::Unknown(Reason::from_solver(&r)), None),
         };
     }
     if session.check_abstract(terms, &light, goal) == Verdict::Proved {
@@ -587,8 +602,8 @@ fn decide(
     let full = facts_of(ids);
     match session.check_with_timeout(terms, &full, goal, solver.timeout_ms / 4) {
         Verdict::Proved => (Outcome::Infeasible, None),
-        Verdict::Refuted(_) => (Outcome::Unknown("satisfiable".into()), None),
-        Verdict::Unknown(r) => (Outcome::Unknown(r), None),
+        Verdict::Refuted(_) => (Outcome::Unknown(Reason::Satisfiable), None),
+        Verdict::Unknown(r) => (Outcome::Unknown(Reason::from_solver(&r)), None),
     }
 }
 
@@ -631,9 +646,7 @@ fn crashed_function(
                 outcome: hooks
                     .prior
                     .and_then(|p| p.step1.get(&(f.name.clone(), k)).cloned())
-                    .unwrap_or_else(|| {
-                        Outcome::Unknown("the solver process died on this function".into())
-                    }),
+                    .unwrap_or_else(|| Outcome::Unknown(Reason::SolverDied)),
                 time_ms: 0,
             }
         })
@@ -766,7 +779,7 @@ fn prove_function(
         let outcome = if let Some(o) = prior {
             o // found by an earlier run (`--resume`)
         } else if over_budget() {
-            Outcome::Unknown("function budget exhausted".into())
+            Outcome::Unknown(Reason::FunctionBudget)
         } else {
             stats.queries[1] += 1;
             let (o, model) = decide(

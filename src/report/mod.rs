@@ -186,7 +186,7 @@ impl TagRow {
             (Status::Duplicate { .. }, Some(2)) => self.duplicate_step2 += 1,
             (Status::Duplicate { .. }, _) => self.duplicate_step3 += 1,
             (Status::Subsumed { .. }, _) => self.subsumed += 1,
-            (Status::Unknown(_), _) => {}
+            (Status::Unknown { .. }, _) => {}
         }
     }
 }

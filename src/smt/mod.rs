@@ -12,7 +12,7 @@ use z3::{Params, SatResult, Solver, Sort as ZSort};
 use crate::vc::term::{BvOp, CmpOp, Node, Sort, Terms, T};
 
 /// Limits of each check.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SolverConfig {
     /// Wall-clock limit per check, in milliseconds.
     pub timeout_ms: u32,

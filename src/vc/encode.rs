@@ -26,7 +26,7 @@ const MAX_ZERO_INIT: u64 = 1024;
 /// Above this many memory objects, pairwise disjointness is asserted for the first ones only.
 const MAX_DISJOINT_OBJECTS: usize = 300;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EncodeConfig {
     /// Whole-program view: `main` starts with initialised globals.
     pub entry_main: bool,

@@ -1,0 +1,145 @@
+//! `annotate`: checks the criteria and the file, inserts the labels, writes
+//! `DIR/STEM_labels.c`, `.labels` and (for criteria with hyperlabels) `.hyperlabels`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use covprune_encoders::Criterion;
+use serde::Serialize;
+
+use super::error::{write_failed, Result};
+use crate::frontend::{self, PreprocessOptions};
+
+#[derive(Clone, Debug)]
+pub struct AnnotateOptions {
+    pub file: PathBuf,
+    /// Criterion names, as the user spelt them (checked here).
+    pub criteria: Vec<String>,
+    /// Output directory (default: the file's directory).
+    pub out_dir: Option<PathBuf>,
+    pub mcc_max_atoms: usize,
+    pub ncc_n: usize,
+    pub pct_max_predicates: usize,
+    /// WM, WM-S operator groups, e.g. `AOR`, `-ABS`.
+    pub mutators: Vec<String>,
+    pub preprocess: PreprocessOptions,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AnnotateReport {
+    /// The original file's name.
+    pub file: String,
+    pub labels: usize,
+    /// Labels per criterion.
+    pub criteria: BTreeMap<String, usize>,
+    pub decisions: usize,
+    pub skipped_decisions: usize,
+    pub functions: usize,
+    pub annotated: String,
+    pub labels_file: String,
+    pub hyperlabels: usize,
+    /// Labels per tag (`WM ROR` apart from `WM AOR`), for the text form.
+    #[serde(skip)]
+    pub per_tag: BTreeMap<String, usize>,
+}
+
+impl AnnotateReport {
+    pub fn to_text(&self) -> String {
+        let mut out = format!("{}: {} labels", self.file, self.labels);
+        for (tag, n) in &self.per_tag {
+            out.push_str(&format!(", {tag} {n}"));
+        }
+        out.push_str(&format!(
+            " ({} decisions, {} left without labels)\nwrote {} and {}\n",
+            self.decisions, self.skipped_decisions, self.annotated, self.labels_file
+        ));
+        out
+    }
+}
+
+pub fn annotate(opts: &AnnotateOptions) -> Result<AnnotateReport> {
+    let file = opts.file.as_path();
+    let mut chosen = Vec::new();
+    for name in &opts.criteria {
+        match Criterion::from_name(name) {
+            Some(c) if !chosen.contains(&c) => chosen.push(c),
+            Some(_) => {}
+            None => {
+                let valid: Vec<&str> = Criterion::ALL.iter().map(|c| c.name()).collect();
+                return Err(anyhow::anyhow!(
+                    "unknown criterion `{name}` (valid: {})",
+                    valid.join(", ")
+                )
+                .into());
+            }
+        }
+    }
+    if !file.exists() {
+        return Err(anyhow::anyhow!("{}: no such file", file.display()).into());
+    }
+    let source =
+        std::fs::read(file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+    if source.contains(&0) {
+        return Err(anyhow::anyhow!(
+            "{} does not look like C: it contains NUL bytes",
+            file.display()
+        )
+        .into());
+    }
+    let mutators =
+        covprune_encoders::parse_mutators(&opts.mutators).map_err(|e| anyhow::anyhow!(e))?;
+    // The file must be C that the front end accepts, so that labels can be proved later; its
+    // lowered form types the expressions that mutation changes.
+    let loaded = frontend::load(file, &opts.preprocess)?;
+    let limits = covprune_encoders::Limits {
+        mcc_max_atoms: opts.mcc_max_atoms,
+        ncc_n: opts.ncc_n.max(1),
+        pct_max_predicates: opts.pct_max_predicates,
+        mutators,
+    };
+    let macros = frontend::preprocess::conditional_macros(file, &opts.preprocess);
+    let annotated = crate::annotate::annotate_with_macros(
+        &source,
+        Some(&loaded.program),
+        &macros,
+        &chosen,
+        &limits,
+    );
+    let dir = opts.out_dir.clone().unwrap_or_else(|| super::dir_of(file));
+    std::fs::create_dir_all(&dir).map_err(|e| write_failed(&dir, e))?;
+    let stem = file
+        .file_stem()
+        .map_or_else(|| "out".into(), |s| s.to_string_lossy().into_owned());
+    let c_path = dir.join(format!("{stem}_labels.c"));
+    let l_path = dir.join(format!("{stem}_labels.labels"));
+    let origin = super::file_name(file);
+    std::fs::write(&c_path, &annotated.text).map_err(|e| write_failed(&c_path, e))?;
+    crate::report::labels::write_atomic(
+        &l_path,
+        &crate::annotate::labels_file(&annotated, &origin),
+    )
+    .map_err(|e| write_failed(&l_path, e))?;
+    if chosen.iter().any(|c| c.has_hyperlabels()) {
+        let h_path = dir.join(format!("{stem}_labels.hyperlabels"));
+        crate::report::labels::write_atomic(
+            &h_path,
+            &crate::annotate::hyperlabels_file(&annotated),
+        )
+        .map_err(|e| write_failed(&h_path, e))?;
+    }
+    Ok(AnnotateReport {
+        file: origin,
+        labels: annotated.labels.len(),
+        criteria: chosen
+            .iter()
+            .map(|c| (c.name().to_string(), annotated.count_of(*c)))
+            .collect(),
+        decisions: annotated.decisions,
+        skipped_decisions: annotated.skipped.len(),
+        functions: annotated.functions,
+        annotated: c_path.display().to_string(),
+        labels_file: l_path.display().to_string(),
+        hyperlabels: annotated.hyperlabels.len(),
+        per_tag: annotated.counts(),
+    })
+}

@@ -1,0 +1,139 @@
+//! `audit`: reads the ledger (pruning first, with the default options, when there is none),
+//! computes the redundancy report and writes the DOT, HTML and SARIF pictures asked for.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::error::{write_failed, Error, Result};
+use super::prune::{Execution, PruneOptions};
+use crate::frontend::PreprocessOptions;
+use crate::report::labels;
+use crate::report::ledger;
+
+#[derive(Clone, Debug)]
+pub struct AuditOptions {
+    pub file: PathBuf,
+    pub ledger: Option<PathBuf>,
+    pub labels: Option<PathBuf>,
+    pub dot: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    pub sarif: Option<PathBuf>,
+    pub preprocess: PreprocessOptions,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AuditReport {
+    pub file: String,
+    #[serde(flatten)]
+    pub audit: crate::audit::Audit,
+    /// Actionable findings (the SARIF results: dead code, constant conditions, equivalent
+    /// mutants).
+    pub findings: usize,
+}
+
+impl AuditReport {
+    pub fn to_text(&self) -> String {
+        format!("{}\n{}", self.file, self.audit.to_text())
+    }
+}
+
+pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
+    let ledger_path = opts
+        .ledger
+        .clone()
+        .unwrap_or_else(|| super::prune::ledger_path_of(&opts.file));
+    if !ledger_path.exists() {
+        if !opts.file.exists() {
+            return Err(anyhow::anyhow!("{}: no such file", opts.file.display()).into());
+        }
+        // No ledger yet: prune first, with the default options.
+        super::prune::prune(&PruneOptions {
+            file: opts.file.clone(),
+            labels: None,
+            preprocess: opts.preprocess.clone(),
+            config: super::prune::default_config(),
+            resume: false,
+            shard: None,
+            timings: false,
+            execution: Execution::InProcess,
+            progress: false,
+            quiet: true,
+        })?;
+    }
+    let labels_path = opts
+        .labels
+        .clone()
+        .unwrap_or_else(|| opts.file.with_extension("labels"));
+    let labels_file = if labels_path.exists() {
+        Some(labels::read(&labels_path)?)
+    } else {
+        None
+    };
+    let ids: Option<Vec<u64>> = labels_file
+        .as_ref()
+        .map(|lf| lf.rows.iter().map(|r| r.id).collect());
+    let ledger = ledger::read_bound(&ledger_path, &opts.file, ids.as_deref())?;
+    let rows = &ledger.labels;
+    let report = crate::audit::audit(rows);
+    // Where each label comes from: the original file and line (labels file), else the
+    // annotated file.
+    let mut origin: BTreeMap<u64, (String, usize)> = BTreeMap::new();
+    for r in labels_file.iter().flat_map(|lf| &lf.rows) {
+        if let Some((f, l)) = r.origin_loc.rsplit_once(':') {
+            if let Ok(l) = l.trim().parse() {
+                origin.insert(r.id, (f.trim().to_string(), l));
+            }
+        }
+    }
+    let write =
+        |p: &Path, text: &str| labels::write_atomic(p, text).map_err(|e| write_failed(p, e));
+    if let Some(p) = &opts.dot {
+        write(p, &crate::audit::dot(rows, true))?;
+    }
+    let sarif = crate::audit::sarif(rows, &origin, env!("CARGO_PKG_VERSION"));
+    let findings = sarif["runs"][0]["results"].as_array().map_or(0, Vec::len);
+    if let Some(p) = &opts.sarif {
+        write(
+            p,
+            &(serde_json::to_string_pretty(&sarif).map_err(Error::internal)? + "\n"),
+        )?;
+    }
+    let title = super::file_name(&opts.file);
+    if let Some(p) = &opts.html {
+        // The original source when it is at hand, else the annotated file.
+        let dir = opts.file.parent().unwrap_or(Path::new("."));
+        let original = origin.values().next().map(|(f, _)| f.clone());
+        let found = original.as_ref().and_then(|f| {
+            [dir.join(f), dir.join("..").join(f)]
+                .into_iter()
+                .find_map(|c| std::fs::read_to_string(c).ok())
+        });
+        let (source, line_of) = match found {
+            Some(src) => (src, origin.iter().map(|(id, (_, l))| (*id, *l)).collect()),
+            None => {
+                let lines = rows
+                    .iter()
+                    .filter_map(|l| {
+                        let line = l.loc.rsplit_once(':')?.1.parse().ok()?;
+                        Some((l.id, line))
+                    })
+                    .collect();
+                let text = std::fs::read(&opts.file)
+                    .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", opts.file.display()))?;
+                (String::from_utf8_lossy(&text).into_owned(), lines)
+            }
+        };
+        let svg = crate::audit::svg(rows).unwrap_or_default();
+        write(
+            p,
+            &crate::audit::html(&title, &report, rows, &source, &line_of, &svg),
+        )?;
+    }
+    Ok(AuditReport {
+        file: title,
+        audit: report,
+        findings,
+    })
+}

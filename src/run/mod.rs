@@ -1,0 +1,38 @@
+//! The application layer: one function per command, taking plain library options and returning
+//! a typed report (text and JSON forms), or an [`Error`] that says which exit code it gives.
+//! The CLI parses arguments into these options and prints what comes back; nothing here knows
+//! about clap.
+
+pub mod annotate;
+pub mod audit;
+pub mod error;
+pub mod inspect;
+pub mod measure;
+pub mod prune;
+
+use std::path::{Path, PathBuf};
+
+pub use error::{Error, Exit, Result};
+
+use crate::frontend::{self, PreprocessOptions};
+
+/// Preprocesses, parses and lowers `file`; a missing file is bad input.
+pub fn load(file: &Path, opts: &PreprocessOptions) -> Result<frontend::Loaded> {
+    if !file.exists() {
+        return Err(anyhow::anyhow!("{}: no such file", file.display()).into());
+    }
+    Ok(frontend::load(file, opts)?)
+}
+
+/// A file's name without its directories.
+pub fn file_name(file: &Path) -> String {
+    file.file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
+/// The directory of a file (`.` for a bare name).
+pub fn dir_of(file: &Path) -> PathBuf {
+    file.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}

@@ -1,0 +1,582 @@
+//! `prune` and `merge`: read and check the inputs, prove (in this process or in the worker
+//! pool, whole or one shard), then write the ledger and the labels file and return the run's
+//! report. Bad input is refused before anything is written.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::error::{write_failed, Error, Result};
+use crate::console::print_err;
+use crate::frontend::{self, PreprocessOptions};
+use crate::ir::Program;
+use crate::prune::journal::{self, Journal};
+use crate::prune::shard::{self, ShardFile};
+use crate::prune::{self as engine, pool, LabelVerdict, PruneConfig, Reason, RunStats, Status};
+use crate::report::labels::{self, LabelsFile};
+use crate::report::ledger::{self, Ledger};
+use crate::report::PruneSummary;
+
+pub use crate::prune::pool::is_worker;
+pub use crate::prune::shard::parse as parse_shard;
+pub use crate::prune::PruneConfig as Config;
+pub use crate::smt::SolverConfig;
+
+/// The time limit of each question, in milliseconds (a backstop when `rlimit` is set).
+pub const DEFAULT_TIMEOUT_MS: u32 = 2000;
+/// The deterministic resource limit of each question (0: none).
+pub const DEFAULT_RLIMIT: u32 = 0;
+/// The budget of each function, in seconds.
+pub const DEFAULT_FUNCTION_BUDGET_S: u64 = 120;
+
+/// The prover's configuration with every option at its default (what `prune` does without
+/// options, and what `audit` prunes with).
+pub fn default_config() -> PruneConfig {
+    PruneConfig {
+        solver: crate::smt::SolverConfig {
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+            rlimit: DEFAULT_RLIMIT,
+            max_memory_mb: 0,
+        },
+        encode: crate::vc::encode::EncodeConfig::default(),
+        jobs: 0,
+        function_budget_s: DEFAULT_FUNCTION_BUDGET_S,
+        trace: false,
+        steps: BTreeSet::from([1, 2, 3]),
+        model_filter: true,
+    }
+}
+
+/// Where the prover runs.
+#[derive(Clone, Debug)]
+pub enum Execution {
+    /// Threads of this process.
+    InProcess,
+    /// Worker processes of `exe` (this executable, whatever its name): a solver crash costs
+    /// only the function it was proving.
+    Pool { exe: PathBuf },
+}
+
+#[derive(Clone, Debug)]
+pub struct PruneOptions {
+    /// The annotated C file.
+    pub file: PathBuf,
+    /// The labels file (default: the file's name with `.labels`, if it exists).
+    pub labels: Option<PathBuf>,
+    pub preprocess: PreprocessOptions,
+    pub config: PruneConfig,
+    /// Skip what the journal of an interrupted run holds.
+    pub resume: bool,
+    /// Prove only shard K of N of the functions.
+    pub shard: Option<(usize, usize)>,
+    /// Record solver times in the ledger.
+    pub timings: bool,
+    pub execution: Execution,
+    /// Draw a progress bar (on a terminal).
+    pub progress: bool,
+    /// Print no notes on stderr (warnings are printed).
+    pub quiet: bool,
+}
+
+/// The result of `prune`: the whole run's, or one shard's.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum PruneOutcome {
+    Whole(PruneReport),
+    Shard(ShardReport),
+}
+
+#[derive(Debug, Serialize)]
+pub struct PruneReport {
+    pub file: String,
+    pub ledger: String,
+    pub labels_file: String,
+    #[serde(flatten)]
+    pub summary: PruneSummary,
+    /// Functions the front end skipped, with the labels left unknown in each.
+    pub skipped_functions: Vec<SkippedFunction>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SkippedFunction {
+    pub name: String,
+    pub loc: String,
+    pub reason: String,
+    pub labels: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ShardReport {
+    pub shard: (usize, usize),
+    pub functions: usize,
+    pub labels: u64,
+    pub shard_file: String,
+}
+
+impl PruneOutcome {
+    pub fn to_text(&self) -> String {
+        match self {
+            PruneOutcome::Whole(r) => format!(
+                "{}\n{}wrote {} and {}\n",
+                r.file,
+                r.summary.to_text(),
+                r.labels_file,
+                r.ledger
+            ),
+            PruneOutcome::Shard(s) => format!(
+                "shard {}/{}: {} functions, {} label occurrences; wrote {}\n",
+                s.shard.0, s.shard.1, s.functions, s.labels, s.shard_file
+            ),
+        }
+    }
+}
+
+/// What a pool worker needs to load the program as the supervisor did.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct WorkerInput {
+    file: PathBuf,
+    labels: Option<PathBuf>,
+    preprocess: PreprocessOptions,
+}
+
+/// The inputs of a run, read and checked before anything is proved.
+struct Inputs {
+    program: Program,
+    labels_path: Option<PathBuf>,
+    labels_file: Option<LabelsFile>,
+    /// Ids of the labels file that the compiled program lacks.
+    file_only: Vec<u64>,
+}
+
+fn read_inputs(
+    file: &Path,
+    labels: Option<PathBuf>,
+    preprocess: &PreprocessOptions,
+) -> Result<Inputs> {
+    let program = super::load(file, preprocess)?.program;
+    let labels_path = labels.or_else(|| {
+        let p = file.with_extension("labels");
+        p.exists().then_some(p)
+    });
+    let labels_file = match &labels_path {
+        Some(p) => Some(labels::read(p)?),
+        None => None,
+    };
+    let ir_ids: BTreeSet<u64> = program.label_ids().collect();
+    let mut file_only: Vec<u64> = Vec::new();
+    if let (Some(lf), Some(lp)) = (&labels_file, &labels_path) {
+        let file_ids: BTreeSet<u64> = lf.rows.iter().map(|r| r.id).collect();
+        if let Some(missing) = ir_ids.difference(&file_ids).next() {
+            return Err(anyhow::anyhow!(
+                "{} does not match {}: label {missing} of the program is missing from it",
+                lp.display(),
+                file.display()
+            )
+            .into());
+        }
+        // Labels of the file that the compiled program lacks sit in code the preprocessor
+        // dropped or in functions that were not lowered: they stay unknown.
+        file_only = file_ids.difference(&ir_ids).copied().collect();
+    }
+    if ir_ids.is_empty() && file_only.is_empty() {
+        return Err(anyhow::anyhow!(
+            "{}: no pc_label(...) statement found (annotate the file first)",
+            file.display()
+        )
+        .into());
+    }
+    Ok(Inputs {
+        program,
+        labels_path,
+        labels_file,
+        file_only,
+    })
+}
+
+/// The journal of a run (its path and fingerprint): the input's bytes and the options that
+/// change answers.
+fn journal_of(
+    file: &Path,
+    config: &PruneConfig,
+    shard: Option<(usize, usize)>,
+) -> Result<(PathBuf, String)> {
+    let source =
+        std::fs::read(file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+    let shard_tag = shard.map_or_else(String::new, |(k, n)| format!(".shard-{k}-of-{n}"));
+    Ok((
+        PathBuf::from(format!(
+            "{}{shard_tag}.covprune.journal",
+            file.with_extension("").display()
+        )),
+        journal::fingerprint(&source, &config.answer_key()),
+    ))
+}
+
+/// The pool worker's side of a run (the process was started with `COVPRUNE_WORKER=serve`).
+pub fn serve_worker() -> Result<()> {
+    pool::serve::<WorkerInput>(|input| {
+        read_inputs(&input.file, input.labels.clone(), &input.preprocess)
+            .map(|i| i.program)
+            .map_err(|e| anyhow::anyhow!("{e}"))
+    })
+    .map_err(Error::BadInput)
+}
+
+/// The most workers or threads a run starts: more only queue for the same cores.
+pub fn max_jobs() -> usize {
+    4 * cores()
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+pub fn prune(opts: &PruneOptions) -> Result<PruneOutcome> {
+    let mut config = opts.config.clone();
+    if let Some(step) = config.steps.iter().find(|s| !(1..=3).contains(*s)) {
+        return Err(anyhow::anyhow!("there is no step {step} (steps are 1, 2 and 3)").into());
+    }
+    config.steps.insert(1);
+    config.jobs = match config.jobs {
+        0 => cores(),
+        n if n > max_jobs() => {
+            if !opts.quiet {
+                print_err(&format!(
+                    "warning: --jobs {n} is more than {} ({} cores): using {}",
+                    max_jobs(),
+                    cores(),
+                    max_jobs()
+                ));
+            }
+            max_jobs()
+        }
+        n => n,
+    };
+    let inputs = read_inputs(&opts.file, opts.labels.clone(), &opts.preprocess)?;
+    let program = &inputs.program;
+    let (journal_path, fingerprint) = journal_of(&opts.file, &config, opts.shard)?;
+    let t0 = std::time::Instant::now();
+    let (journal, prior) = Journal::open(&journal_path, &fingerprint, opts.resume)?;
+    if opts.resume && !opts.quiet {
+        print_err(&format!(
+            "resuming: {} step-1 answers and {} functions from {}\n",
+            prior.step1.len(),
+            prior.done.len(),
+            journal_path.display()
+        ));
+    }
+    let order = engine::prove_order(program, opts.shard);
+    let total: u64 = order
+        .iter()
+        .map(|&i| program.functions[i].labels().count() as u64)
+        .sum();
+    let bar = crate::console::Progress::new(total, "proving", opts.progress);
+    let results = match &opts.execution {
+        Execution::Pool { exe } => {
+            let job = pool::Job {
+                input: WorkerInput {
+                    file: opts.file.clone(),
+                    labels: opts.labels.clone(),
+                    preprocess: opts.preprocess.clone(),
+                },
+                config: config.clone(),
+                shard: opts.shard,
+                journal: journal_path.clone(),
+                fingerprint: fingerprint.clone(),
+            };
+            pool::prove_in_workers(exe, config.jobs, &job, program, &order, journal, &|n| {
+                bar.inc(n)
+            })
+            .map_err(|e| match e {
+                pool::PoolError::WorkerExit(code) => {
+                    Error::Worker(super::error::Exit::from_code(code))
+                }
+                other => Error::internal(other),
+            })
+        }
+        Execution::InProcess => {
+            let hooks = engine::Hooks {
+                journal: Some(&journal),
+                prior: Some(&prior),
+                shard: opts.shard,
+            };
+            Ok(engine::prove(program, &config, &|n| bar.inc(n), &hooks))
+        }
+    };
+    bar.finish();
+    let results = results?;
+    if let Some(shard) = opts.shard {
+        let labels: u64 = results.iter().map(|r| r.occurrences.len() as u64).sum();
+        let out = shard::path_of(&opts.file, shard);
+        let file = ShardFile {
+            schema: shard::SCHEMA.into(),
+            file: opts.file.clone(),
+            fingerprint,
+            source_hash: ledger::source_hash(&read_file(&opts.file)?),
+            shard,
+            results,
+        };
+        let text = serde_json::to_string(&file).map_err(Error::internal)? + "\n";
+        labels::write_atomic(&out, &text).map_err(|e| write_failed(&out, e))?;
+        return Ok(PruneOutcome::Shard(ShardReport {
+            shard,
+            functions: file.results.len(),
+            labels,
+            shard_file: out.display().to_string(),
+        }));
+    }
+    let (verdicts, run_stats) = engine::combine(results);
+    let report = finish(
+        &opts.file,
+        inputs,
+        verdicts,
+        &run_stats,
+        t0.elapsed().as_millis(),
+        opts.timings,
+    )?;
+    Ok(PruneOutcome::Whole(report))
+}
+
+#[derive(Clone, Debug)]
+pub struct MergeOptions {
+    pub shards: Vec<PathBuf>,
+    pub labels: Option<PathBuf>,
+    pub preprocess: PreprocessOptions,
+    pub timings: bool,
+}
+
+/// Joins the shard files of one run into the ledger and labels file the whole run writes.
+pub fn merge(opts: &MergeOptions) -> Result<PruneReport> {
+    let shards = shard::read_all(&opts.shards)?;
+    let file = shards[0].file.clone();
+    let source_hash = shards[0].source_hash.clone();
+    let inputs = read_inputs(&file, opts.labels.clone(), &opts.preprocess)?;
+    if ledger::source_hash(&read_file(&file)?) != source_hash {
+        return Err(
+            anyhow::anyhow!("{} changed since the shards were proved", file.display()).into(),
+        );
+    }
+    let t0 = std::time::Instant::now();
+    let mut results: Vec<engine::FunctionResult> =
+        shards.into_iter().flat_map(|s| s.results).collect();
+    results.sort_by(|a, b| a.function.cmp(&b.function));
+    let (verdicts, run_stats) = engine::combine(results);
+    finish(
+        &file,
+        inputs,
+        verdicts,
+        &run_stats,
+        t0.elapsed().as_millis(),
+        opts.timings,
+    )
+}
+
+fn read_file(file: &Path) -> Result<Vec<u8>> {
+    std::fs::read(file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()).into())
+}
+
+/// For labels the compiled program lacks: the function the front end skipped that holds each
+/// (the last function starting at or before the label's line is a skipped one). Warns on
+/// stderr once per such function.
+fn skipped_function_of_labels(
+    file: &Path,
+    text: &[u8],
+    program: &Program,
+    ids: &[u64],
+) -> BTreeMap<u64, (String, String)> {
+    let mut out = BTreeMap::new();
+    if ids.is_empty() || program.skipped.is_empty() {
+        return out;
+    }
+    // The annotated file itself, among the files its line markers name.
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+    let is_main = |id: crate::ir::FileId| {
+        program.files.get(id.0 as usize).is_some_and(|f| {
+            Path::new(f)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                == name
+        })
+    };
+    // (start line, Some(skipped index)) for every function of the main file.
+    let mut starts: Vec<(u32, Option<usize>)> = program
+        .functions
+        .iter()
+        .filter(|f| is_main(f.loc.file))
+        .map(|f| (f.loc.line, None))
+        .chain(
+            program
+                .skipped
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| is_main(f.loc.file))
+                .map(|(i, f)| (f.loc.line, Some(i))),
+        )
+        .collect();
+    starts.sort();
+    let mut warned = BTreeSet::new();
+    for call in frontend::sites::label_calls(text) {
+        let Ok(id) = call.id.trim().parse::<u64>() else {
+            continue;
+        };
+        if !ids.contains(&id) {
+            continue;
+        }
+        let line = 1 + text[..call.range.0].iter().filter(|b| **b == b'\n').count() as u32;
+        let holder = starts.iter().rev().find(|(l, _)| *l <= line);
+        if let Some((_, Some(k))) = holder {
+            let f = &program.skipped[*k];
+            out.insert(id, (f.name.clone(), f.reason.clone()));
+            if warned.insert(*k) {
+                print_err(&format!(
+                    "warning: {}:{}: function {} not analysed ({}): its labels stay unknown",
+                    file.display(),
+                    f.loc.line,
+                    f.name,
+                    f.reason
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Writes the ledger and the labels file of a run, and returns its report.
+fn finish(
+    file: &Path,
+    inputs: Inputs,
+    mut verdicts: Vec<LabelVerdict>,
+    run_stats: &RunStats,
+    total_ms: u128,
+    timings: bool,
+) -> Result<PruneReport> {
+    let Inputs {
+        program,
+        labels_path,
+        mut labels_file,
+        file_only,
+    } = inputs;
+    let source = read_file(file)?;
+    let not_analysed = skipped_function_of_labels(file, &source, &program, &file_only);
+    for id in &file_only {
+        let reason = match not_analysed.get(id) {
+            Some((function, why)) => Reason::NotAnalysed {
+                function: function.clone(),
+                why: why.clone(),
+            },
+            None => Reason::NotCompiled,
+        };
+        verdicts.push(LabelVerdict {
+            id: *id,
+            status: Status::unknown(reason),
+            step: None,
+            time_ms: 0,
+            function: String::new(),
+            loc: crate::ir::Loc::default(),
+            tag: labels_file
+                .as_ref()
+                .and_then(|f| f.rows.iter().find(|r| r.id == *id))
+                .map(|r| r.tag.clone())
+                .unwrap_or_default(),
+            text: String::new(),
+        });
+    }
+    verdicts.sort_by_key(|v| v.id);
+
+    // A label a test covered cannot be infeasible: refuse to write a contradiction.
+    if let Some(lf) = &labels_file {
+        let covered: BTreeSet<u64> = lf
+            .rows
+            .iter()
+            .filter(|r| r.status == "covered")
+            .map(|r| r.id)
+            .collect();
+        if let Some(v) = verdicts
+            .iter()
+            .find(|v| v.status == Status::Infeasible && covered.contains(&v.id))
+        {
+            // The labels file contradicts the proof: most likely it belongs to another
+            // version of the program, so it is refused as input.
+            return Err(anyhow::anyhow!(
+                "soundness alarm: label {} is marked covered in the labels file but was proved infeasible; nothing written",
+                v.id
+            )
+            .into());
+        }
+    }
+    let file_name = super::file_name(file);
+    let ledger = Ledger::new(&file_name, &source, &program, &verdicts, timings);
+    let ledger_path = ledger_path_of(file);
+    labels::write_atomic(&ledger_path, &ledger.to_json())
+        .map_err(|e| write_failed(&ledger_path, e))?;
+
+    let lf = labels_file.get_or_insert_with(LabelsFile::default);
+    // Rows by id (files of a million labels: no linear search per label).
+    let mut row_of: std::collections::HashMap<u64, usize> =
+        lf.rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
+    for v in &verdicts {
+        let current = if v.loc.line > 0 {
+            format!("{file_name}:{}", v.loc.line)
+        } else {
+            String::new()
+        };
+        let i = *row_of.entry(v.id).or_insert_with(|| {
+            lf.rows
+                .push(labels::LabelRow::unknown(v.id, &v.tag, &current));
+            lf.rows.len() - 1
+        });
+        let row = &mut lf.rows[i];
+        if v.status == Status::Infeasible {
+            row.status = "uncoverable".into();
+            row.emitter = "covprune".into();
+            row.current_loc = current;
+            // Times differ run to run: only with --timings, so that outputs are reproducible.
+            row.exec_time = if timings {
+                format!("{:.3}", v.time_ms as f64 / 1000.0)
+            } else {
+                "0.".into()
+            };
+        }
+        let col = ledger::pollution_column(&v.status);
+        if row.extra.is_empty() {
+            row.extra.push(col);
+        } else {
+            row.extra[0] = col;
+        }
+    }
+    lf.rows.sort_by_key(|r| r.id);
+    let out_labels = labels_path.unwrap_or_else(|| file.with_extension("labels"));
+    labels::write_atomic(&out_labels, &lf.to_text()).map_err(|e| write_failed(&out_labels, e))?;
+
+    let skipped_functions = program
+        .skipped
+        .iter()
+        .map(|f| SkippedFunction {
+            name: f.name.clone(),
+            loc: program.fmt_loc(f.loc),
+            reason: f.reason.clone(),
+            labels: verdicts
+                .iter()
+                .filter(|v| {
+                    matches!(v.status.reason(), Some(Reason::NotAnalysed { function, .. }) if *function == f.name)
+                })
+                .count(),
+        })
+        .collect();
+    Ok(PruneReport {
+        file: file_name,
+        ledger: ledger_path.display().to_string(),
+        labels_file: out_labels.display().to_string(),
+        summary: PruneSummary::new(&verdicts, run_stats, total_ms),
+        skipped_functions,
+    })
+}
+
+/// Where `prune` writes the ledger of an annotated file: `STEM.covprune.json`.
+pub fn ledger_path_of(file: &Path) -> PathBuf {
+    PathBuf::from(format!(
+        "{}.covprune.json",
+        file.with_extension("").display()
+    ))
+}

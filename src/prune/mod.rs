@@ -646,7 +646,7 @@ fn crashed_function(
                 outcome: hooks
                     .prior
                     .and_then(|p| p.step1.get(&(f.name.clone(), k)).cloned())
-                    .unwrap_or_else(|| Outcome::Unknown(Reason::SolverDied)),
+                    .unwrap_or(Outcome::Unknown(Reason::SolverDied)),
                 time_ms: 0,
             }
         })

@@ -145,7 +145,9 @@ pub struct PruneArgs {
     /// Time limit of each proof obligation, in milliseconds.
     #[arg(long, default_value_t = run::prune::DEFAULT_TIMEOUT_MS)]
     pub timeout_ms: u32,
-    /// Deterministic resource limit of each obligation (0: none); makes results reproducible.
+    /// Deterministic resource limit of each obligation (Z3 rlimit units; 0: none, the time limit
+    /// decides). With it, the time limit is only a backstop (5x), so that ledgers are the same
+    /// run to run and for any --jobs.
     #[arg(long, default_value_t = run::prune::DEFAULT_RLIMIT)]
     pub rlimit: u32,
     /// Worker threads (default: one per core).
@@ -185,6 +187,10 @@ pub struct PruneArgs {
     /// Record each label's solver time in the ledger (which then differs run to run).
     #[arg(long)]
     pub timings: bool,
+    /// Write every solver question as an SMT-LIB 2 file in DIR (FUNCTION.NNNNN.smt2, with
+    /// covprune's answer in a comment), to replay with any solver.
+    #[arg(long, value_name = "DIR")]
+    pub dump_smt: Option<PathBuf>,
     /// Prove in this process. By default a supervisor runs the prover as a child process and,
     /// should the solver crash it, restarts it from the journal without the functions that
     /// were in flight (their remaining labels stay unknown).
@@ -501,6 +507,12 @@ fn prune_options(args: PruneArgs) -> run::Result<run::prune::PruneOptions> {
     config.trace = args.verbose;
     config.steps = args.steps.iter().copied().collect();
     config.model_filter = !args.no_model_filter;
+    if let Some(dir) = &args.dump_smt {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+        // Workers run elsewhere in the tree: the directory as an absolute path.
+        config.dump_smt = Some(dir.canonicalize().unwrap_or_else(|_| dir.clone()));
+    }
     Ok(run::prune::PruneOptions {
         file: args.file,
         labels: args.labels,

@@ -276,27 +276,28 @@ fn prune_bench(args: &Args) -> Result<()> {
                 criterion.name(),
                 annotated.labels.len(),
                 verdicts.len(),
-                stats.queries[1], stats.queries[2], stats.queries[3],
-                stats.ms[1] as f64 / 1000.0, stats.ms[2] as f64 / 1000.0, stats.ms[3] as f64 / 1000.0,
+                stats.step1.queries, stats.step2.queries, stats.step3.queries,
+                stats.step1.ms as f64 / 1000.0, stats.step2.ms as f64 / 1000.0, stats.step3.ms as f64 / 1000.0,
             ));
             let mut row = serde_json::json!({
                 "project": project, "file": name, "criterion": criterion.name(),
                 "labels": annotated.labels.len(), "labels_in_ledger": verdicts.len(),
                 "infeasible": infeasible, "duplicate_step2": dup2, "duplicate_step3": dup3,
                 "subsumed": subsumed, "pruned": pruned,
-                "queries": [stats.queries[1], stats.queries[2], stats.queries[3]],
+                "queries": [stats.step1.queries, stats.step2.queries, stats.step3.queries],
                 "step3_refuted_by_models": stats.refuted_by_models,
                 "step3_by_transitivity": stats.by_transitivity,
-                "seconds_per_step_summed_over_workers": [stats.ms[1] as f64 / 1000.0, stats.ms[2] as f64 / 1000.0, stats.ms[3] as f64 / 1000.0],
+                "seconds_per_step_summed_over_workers": [stats.step1.ms as f64 / 1000.0, stats.step2.ms as f64 / 1000.0, stats.step3.ms as f64 / 1000.0],
                 "wall_s": wall,
             });
             if name == filter_probe {
                 config.model_filter = false;
                 let (_, without) = run(&loaded.program, &config, &|_| {});
-                row["step3_queries_without_model_filter"] = serde_json::json!(without.queries[3]);
+                row["step3_queries_without_model_filter"] =
+                    serde_json::json!(without.step3.queries);
                 filter_note.push_str(&format!(
                     "- {name}, {}: step 3 asked the solver {} times with the model filter ({} pairs ruled out by models, {} by transitivity) and {} times without it.\n",
-                    criterion.name(), stats.queries[3], stats.refuted_by_models, stats.by_transitivity, without.queries[3]
+                    criterion.name(), stats.step3.queries, stats.refuted_by_models, stats.by_transitivity, without.step3.queries
                 ));
             }
             rows.push(row);

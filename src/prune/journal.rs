@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{FunctionResult, Outcome};
 
-pub const SCHEMA: &str = "covprune-journal/1";
+pub const SCHEMA: &str = "covprune-journal/2";
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

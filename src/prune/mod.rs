@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::ir::{Callee, Function, Loc, Program, StmtKind};
-use crate::smt::{Session, SolverConfig, Verdict};
+use crate::smt::{Backend, Memory, Query, Session, SolverConfig, Verdict};
 use crate::vc::cone::{needed_facts, FactIndex};
 use crate::vc::encode::{encode, EncodeConfig, Fact, LabelVc};
 use crate::vc::term::{Terms, T};
@@ -50,6 +50,9 @@ pub struct PruneConfig {
     pub steps: BTreeSet<u8>,
     /// Step 3: use solver models to refute pairs before asking (on by default).
     pub model_filter: bool,
+    /// Write every question as an SMT-LIB 2 file in this directory.
+    #[serde(default)]
+    pub dump_smt: Option<std::path::PathBuf>,
 }
 
 impl Default for PruneConfig {
@@ -62,6 +65,7 @@ impl Default for PruneConfig {
             trace: false,
             steps: BTreeSet::from([1]),
             model_filter: true,
+            dump_smt: None,
         }
     }
 }
@@ -108,12 +112,37 @@ pub struct LabelVerdict {
 /// Counts and timings of a run, for summaries and benchmarks.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct RunStats {
-    pub queries: [u64; 4],
-    pub ms: [u128; 4],
+    pub step1: StepStats,
+    pub step2: StepStats,
+    pub step3: StepStats,
     /// Step-3 pairs refuted by a model without asking the solver.
     pub refuted_by_models: u64,
     /// Step-3 pairs settled by transitivity.
     pub by_transitivity: u64,
+}
+
+/// Questions asked by one step, and the time they took.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct StepStats {
+    pub queries: u64,
+    pub ms: u128,
+}
+
+impl StepStats {
+    fn add(&mut self, other: &StepStats) {
+        self.queries += other.queries;
+        self.ms += other.ms;
+    }
+}
+
+impl RunStats {
+    fn add(&mut self, other: &RunStats) {
+        self.step1.add(&other.step1);
+        self.step2.add(&other.step2);
+        self.step3.add(&other.step3);
+        self.refuted_by_models += other.refuted_by_models;
+        self.by_transitivity += other.by_transitivity;
+    }
 }
 
 /// One occurrence of a label in the IR (an id may occur more than once, e.g. in a macro
@@ -319,10 +348,7 @@ impl<'p> Prover<'p> {
         if std::env::var("COVPRUNE_TEST_ABORT_IN").is_ok_and(|n| n == f.name) {
             std::process::abort();
         }
-        let single = |id: u64| self.occurrences.get(&id) == Some(&1);
-        let r = prove_function(
-            program, f, &self.sums, &self.cg, config, progress, &single, ctx, hooks,
-        );
+        let r = prove_function(self, f, ctx, progress, hooks);
         if let Some(j) = hooks.journal {
             j.function_done(&r);
         }
@@ -353,12 +379,7 @@ pub fn combine(results: Vec<FunctionResult>) -> (Vec<LabelVerdict>, RunStats) {
     let mut context_infeasible = BTreeSet::new();
     for r in results {
         context_infeasible.extend(r.context_infeasible);
-        for k in 0..4 {
-            stats.queries[k] += r.stats.queries[k];
-            stats.ms[k] += r.stats.ms[k];
-        }
-        stats.refuted_by_models += r.stats.refuted_by_models;
-        stats.by_transitivity += r.stats.by_transitivity;
+        stats.add(&r.stats);
         for occ in r.occurrences {
             by_id.entry(occ.id).or_default().push(occ);
         }
@@ -571,39 +592,118 @@ fn called_once_contexts(
     out
 }
 
-/// Decides one question. Memory makes queries expensive, so a question that reads memory is
-/// first asked with every memory read unconstrained (cheap; unsat there is a proof), and only
-/// if that is satisfiable asked again with the byte-level memory, under a quarter of the time
-/// limit. Returns the verdict and, when the full question was satisfiable, the model's values
-/// of `observe`.
-fn decide(
-    session: &mut Session,
-    terms: &Terms,
-    facts: &[Fact],
-    index: &FactIndex,
-    goal: T,
-    solver: &SolverConfig,
-    observe: &[T],
-) -> (Outcome, Option<Vec<Option<u128>>>) {
-    let facts_of = |ids: Vec<usize>| -> Vec<T> { ids.into_iter().map(|i| facts[i].fact).collect() };
-    let (ids, reads_memory) = needed_facts(terms, facts, index, &[goal], true);
-    let light = facts_of(ids);
-    if !reads_memory {
-        return match session.check_with(terms, &light, goal, observe) {
-            Verdict::Proved => (Outcome::Infeasible, None),
-            Verdict::Refuted(v) => (Outcome::Unknown(Reason::Satisfiable), Some(v)),
-            Verdict::Unknown(r) => (Outcome::Unknown(Reason::from_solver(&r)), None),
+/// What one function's questions share: the encoding's terms and facts, the solver, the
+/// function's budget and its counters.
+struct Asker<'a> {
+    backend: Box<dyn Backend>,
+    terms: Terms,
+    facts: &'a [Fact],
+    index: FactIndex,
+    budget: Budget,
+    stats: RunStats,
+}
+
+/// A function's budget: deterministic (resource units of the solver) when questions have a
+/// resource limit, with the wall clock as a backstop; the wall clock alone otherwise.
+struct Budget {
+    start: Instant,
+    wall: Option<std::time::Duration>,
+    units: Option<u64>,
+}
+
+/// With a deterministic budget, the wall-clock backstop is this many times the nominal one.
+const BUDGET_BACKSTOP: u32 = 3;
+
+impl Budget {
+    fn new(config: &PruneConfig, start: Instant) -> Budget {
+        let s = config.function_budget_s;
+        if s == 0 {
+            return Budget {
+                start,
+                wall: None,
+                units: None,
+            };
+        }
+        let nominal = std::time::Duration::from_secs(s);
+        let per_ms = config.solver.units_per_ms();
+        if per_ms > 0 {
+            Budget {
+                start,
+                wall: Some(nominal * BUDGET_BACKSTOP),
+                units: Some(s * 1000 * per_ms),
+            }
+        } else {
+            Budget {
+                start,
+                wall: Some(nominal),
+                units: None,
+            }
+        }
+    }
+}
+
+impl Asker<'_> {
+    fn over_budget(&self) -> bool {
+        self.budget.units.is_some_and(|u| self.backend.work() > u)
+            || self
+                .budget
+                .wall
+                .is_some_and(|w| self.budget.start.elapsed() > w)
+    }
+
+    /// Decides one question. Memory makes queries expensive, so a question that reads memory
+    /// is first asked with every memory read unconstrained (cheap; unsat there is a proof),
+    /// and only if that is satisfiable asked again with the byte-level memory, under a quarter
+    /// of the limits. Returns the verdict and, when the full question was satisfiable, the
+    /// model's values of `observe`.
+    fn decide(&mut self, goal: T, observe: &[T]) -> (Outcome, Option<Vec<Option<u128>>>) {
+        let facts = self.facts;
+        let facts_of =
+            |ids: Vec<usize>| -> Vec<T> { ids.into_iter().map(|i| facts[i].fact).collect() };
+        let (ids, reads_memory) = needed_facts(&self.terms, facts, &self.index, &[goal], true);
+        let light = facts_of(ids);
+        let terms = &self.terms;
+        if !reads_memory {
+            let q = Query {
+                terms,
+                context: &light,
+                goal,
+                observe,
+                memory: Memory::Bytes,
+                share: 1,
+            };
+            return match self.backend.check(&q) {
+                Verdict::Proved => (Outcome::Infeasible, None),
+                Verdict::Refuted(v) => (Outcome::Unknown(Reason::Satisfiable), Some(v)),
+                Verdict::Unknown(r) => (Outcome::Unknown(Reason::from_solver(&r)), None),
+            };
+        }
+        let q = Query {
+            terms,
+            context: &light,
+            goal,
+            observe: &[],
+            memory: Memory::Abstract,
+            share: 1,
         };
-    }
-    if session.check_abstract(terms, &light, goal) == Verdict::Proved {
-        return (Outcome::Infeasible, None);
-    }
-    let (ids, _) = needed_facts(terms, facts, index, &[goal], false);
-    let full = facts_of(ids);
-    match session.check_with_timeout(terms, &full, goal, solver.timeout_ms / 4) {
-        Verdict::Proved => (Outcome::Infeasible, None),
-        Verdict::Refuted(_) => (Outcome::Unknown(Reason::Satisfiable), None),
-        Verdict::Unknown(r) => (Outcome::Unknown(Reason::from_solver(&r)), None),
+        if self.backend.check(&q) == Verdict::Proved {
+            return (Outcome::Infeasible, None);
+        }
+        let (ids, _) = needed_facts(&self.terms, facts, &self.index, &[goal], false);
+        let full = facts_of(ids);
+        let q = Query {
+            terms,
+            context: &full,
+            goal,
+            observe: &[],
+            memory: Memory::Bytes,
+            share: 4,
+        };
+        match self.backend.check(&q) {
+            Verdict::Proved => (Outcome::Infeasible, None),
+            Verdict::Refuted(_) => (Outcome::Unknown(Reason::Satisfiable), None),
+            Verdict::Unknown(r) => (Outcome::Unknown(Reason::from_solver(&r)), None),
+        }
     }
 }
 
@@ -660,22 +760,34 @@ fn crashed_function(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Proves the labels of function `f` (its own, and those of called-once callees in the
+/// `context` of their call here), in a solver context of its own.
 fn prove_function(
-    program: &Program,
+    prover: &Prover,
     f: &Function,
-    sums: &Summaries,
-    cg: &crate::cfg::callgraph::CallGraph,
-    config: &PruneConfig,
-    progress: Progress,
-    single: &(dyn Fn(u64) -> bool + Sync),
     context: &[(String, Vec<u64>)],
+    progress: Progress,
     hooks: &Hooks,
 ) -> FunctionResult {
+    crate::smt::in_fresh_context(|| prove_function_here(prover, f, context, progress, hooks))
+}
+
+fn prove_function_here(
+    prover: &Prover,
+    f: &Function,
+    context: &[(String, Vec<u64>)],
+    progress: Progress,
+    hooks: &Hooks,
+) -> FunctionResult {
+    let (program, config, cg) = (prover.program, &prover.config, &prover.cg);
+    let single = |id: u64| prover.occurrences.get(&id) == Some(&1);
     let t0 = Instant::now();
-    let vc = encode(program, f, sums, &config.encode);
-    let mut session = Session::new(&config.solver);
-    let index = FactIndex::new(&vc.facts);
+    let vc = encode(program, f, &prover.sums, &config.encode);
+    let session = Session::new(&config.solver);
+    let backend: Box<dyn Backend> = match &config.dump_smt {
+        Some(dir) => Box::new(crate::smt::Dumping::new(session, dir.clone(), &f.name)),
+        None => Box::new(session),
+    };
     let encode_ms = t0.elapsed().as_millis();
     if config.trace {
         eprintln!(
@@ -687,11 +799,14 @@ fn prove_function(
             encode_ms
         );
     }
-    let budget = (config.function_budget_s > 0)
-        .then(|| std::time::Duration::from_secs(config.function_budget_s));
-    let over_budget = || budget.is_some_and(|b| t0.elapsed() > b);
-    let mut terms = vc.terms;
-    let mut stats = RunStats::default();
+    let mut asker = Asker {
+        backend,
+        terms: vc.terms,
+        facts: &vc.facts,
+        index: FactIndex::new(&vc.facts),
+        budget: Budget::new(config, t0),
+        stats: RunStats::default(),
+    };
     let stmts = label_stmts(f);
     // Co-reached groups of single-occurrence labels (needed by the model filter already).
     let want_groups = config.steps.contains(&2) || config.steps.contains(&3);
@@ -767,7 +882,7 @@ fn prove_function(
         let prior = hooks
             .prior
             .and_then(|p| p.step1.get(&(f.name.clone(), k)).cloned());
-        let goal = terms.and2(l.reach, l.pred);
+        let goal = asker.terms.and2(l.reach, l.pred);
         let observe: Vec<T> = match group_of.get(&l.id) {
             Some(&gi) if config.model_filter => groups[gi]
                 .iter()
@@ -778,19 +893,11 @@ fn prove_function(
         let reused = prior.is_some();
         let outcome = if let Some(o) = prior {
             o // found by an earlier run (`--resume`)
-        } else if over_budget() {
+        } else if asker.over_budget() {
             Outcome::Unknown(Reason::FunctionBudget)
         } else {
-            stats.queries[1] += 1;
-            let (o, model) = decide(
-                &mut session,
-                &terms,
-                &vc.facts,
-                &index,
-                goal,
-                &config.solver,
-                &observe,
-            );
+            asker.stats.step1.queries += 1;
+            let (o, model) = asker.decide(goal, &observe);
             if let (Some(m), Some(&gi)) = (model, group_of.get(&l.id)) {
                 if m.len() == groups[gi].len() {
                     models[gi].push(m);
@@ -816,7 +923,7 @@ fn prove_function(
             time_ms: t.elapsed().as_millis() + if occurrences.is_empty() { encode_ms } else { 0 },
         });
     }
-    stats.ms[1] = t1.elapsed().as_millis();
+    asker.stats.step1.ms = t1.elapsed().as_millis();
 
     // ----- steps 2 and 3, group by group -----
     // Labels of called-once callees get their step 1 here too, in their only context.
@@ -828,20 +935,12 @@ fn prove_function(
         .filter(|id| is_context(*id))
     {
         let Some(l) = label_of(id) else { continue };
-        if over_budget() {
+        if asker.over_budget() {
             break;
         }
-        let goal = terms.and2(l.reach, l.pred);
-        stats.queries[1] += 1;
-        let (o, _) = decide(
-            &mut session,
-            &terms,
-            &vc.facts,
-            &index,
-            goal,
-            &config.solver,
-            &[],
-        );
+        let goal = asker.terms.and2(l.reach, l.pred);
+        asker.stats.step1.queries += 1;
+        let (o, _) = asker.decide(goal, &[]);
         if matches!(o, Outcome::Infeasible) {
             context_infeasible.insert(id);
         }
@@ -859,26 +958,18 @@ fn prove_function(
             let t2 = Instant::now();
             for &id in &members {
                 let Some(l) = label_of(id) else { continue };
-                if over_budget() {
+                if asker.over_budget() {
                     break;
                 }
-                let np = terms.not(l.pred);
-                let goal = terms.and2(l.reach, np);
-                stats.queries[2] += 1;
-                let (o, _) = decide(
-                    &mut session,
-                    &terms,
-                    &vc.facts,
-                    &index,
-                    goal,
-                    &config.solver,
-                    &[],
-                );
+                let np = asker.terms.not(l.pred);
+                let goal = asker.terms.and2(l.reach, np);
+                asker.stats.step2.queries += 1;
+                let (o, _) = asker.decide(goal, &[]);
                 if matches!(o, Outcome::Infeasible) {
                     always_true.insert(id);
                 }
             }
-            stats.ms[2] += t2.elapsed().as_millis();
+            asker.stats.step2.ms += t2.elapsed().as_millis();
         }
         let mut implications = BTreeSet::new();
         if config.steps.contains(&3) {
@@ -892,20 +983,17 @@ fn prove_function(
                 .collect();
             if survivors.len() >= 2 && survivors.len() <= MAX_STEP3_GROUP {
                 implications = step3(
-                    &survivors,
-                    group,
-                    &models[gi],
-                    &mut session,
-                    &mut terms,
-                    &vc.facts,
-                    &index,
-                    &all_labels,
-                    config,
-                    &mut stats,
-                    &over_budget,
+                    &mut asker,
+                    &Step3Group {
+                        survivors: &survivors,
+                        group,
+                        models: &models[gi],
+                        labels: &all_labels,
+                    },
+                    config.model_filter,
                 );
             }
-            stats.ms[3] += t3.elapsed().as_millis();
+            asker.stats.step3.ms += t3.elapsed().as_millis();
         }
         results.push(GroupResult {
             members,
@@ -919,25 +1007,24 @@ fn prove_function(
         occurrences,
         context_infeasible,
         groups: results,
-        stats,
+        stats: asker.stats,
     }
 }
 
-/// Step 3 on one group: the proven implications `i ⇒ j` among `survivors`.
-#[allow(clippy::too_many_arguments)]
-fn step3(
-    survivors: &[u64],
-    group: &[u64],
-    models: &[Vec<Option<u128>>],
-    session: &mut Session,
-    terms: &mut Terms,
-    facts: &[Fact],
-    index: &FactIndex,
-    labels: &[LabelVc],
-    config: &PruneConfig,
-    stats: &mut RunStats,
-    over_budget: &dyn Fn() -> bool,
-) -> BTreeSet<(u64, u64)> {
+/// One co-reached group as step 3 sees it.
+struct Step3Group<'a> {
+    /// The members left after steps 1 and 2, compared pairwise.
+    survivors: &'a [u64],
+    /// The whole group, in the order models observe it.
+    group: &'a [u64],
+    /// Models found so far, as values of the group's predicates.
+    models: &'a [Vec<Option<u128>>],
+    labels: &'a [LabelVc],
+}
+
+/// Step 3 on one group: the proven implications `i ⇒ j` among its survivors.
+fn step3(asker: &mut Asker, g: &Step3Group, model_filter: bool) -> BTreeSet<(u64, u64)> {
+    let (survivors, group, labels) = (g.survivors, g.group, g.labels);
     let n = survivors.len();
     let pos_in_group = |id: u64| group.iter().position(|x| *x == id);
     let lab = |id: u64| labels.iter().find(|l| l.id == id);
@@ -961,8 +1048,8 @@ fn step3(
             }
         }
     };
-    if config.model_filter {
-        for m in models {
+    if model_filter {
+        for m in g.models {
             refute_with(m, &mut known);
         }
     }
@@ -977,17 +1064,17 @@ fn step3(
             }
             if known[a][b].is_some() {
                 if known[a][b] == Some(false) {
-                    stats.refuted_by_models += 1;
+                    asker.stats.refuted_by_models += 1;
                 }
                 continue;
             }
             // Transitivity: a ⇒ k ⇒ b.
             if (0..n).any(|k| known[a][k] == Some(true) && known[k][b] == Some(true)) {
                 known[a][b] = Some(true);
-                stats.by_transitivity += 1;
+                asker.stats.by_transitivity += 1;
                 continue;
             }
-            if over_budget() {
+            if asker.over_budget() {
                 return BTreeSet::new();
             }
             let (Some(la), Some(lb)) = (lab(survivors[a]), lab(survivors[b])) else {
@@ -999,21 +1086,21 @@ fn step3(
             } else {
                 lb.reach
             };
-            let nb = terms.not(lb.pred);
-            let goal = terms.and(&[later, la.pred, nb]);
-            stats.queries[3] += 1;
-            let obs: &[T] = if config.model_filter && observe.len() == group.len() {
+            let nb = asker.terms.not(lb.pred);
+            let goal = asker.terms.and(&[later, la.pred, nb]);
+            asker.stats.step3.queries += 1;
+            let obs: &[T] = if model_filter && observe.len() == group.len() {
                 &observe
             } else {
                 &[]
             };
-            let (o, model) = decide(session, terms, facts, index, goal, &config.solver, obs);
+            let (o, model) = asker.decide(goal, obs);
             match o {
                 Outcome::Infeasible => known[a][b] = Some(true),
                 Outcome::Unknown(_) => {
                     known[a][b] = Some(false);
                     if let Some(m) = model {
-                        if config.model_filter {
+                        if model_filter {
                             refute_with(&m, &mut known);
                         }
                     }

@@ -1,4 +1,4 @@
-//! Shard files (`STEM.shard-K-of-N.json`, schema `covprune-shard/1`): the raw results of one
+//! Shard files (`STEM.shard-K-of-N.json`, schema `covprune-shard/2`): the raw results of one
 //! `prune --shard K/N` run, and the checks that a set of them is one whole run to merge.
 
 use std::path::{Path, PathBuf};
@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::FunctionResult;
 
-pub const SCHEMA: &str = "covprune-shard/1";
+pub const SCHEMA: &str = "covprune-shard/2";
 
 /// A shard's results, for `covprune merge`.
 #[derive(Serialize, Deserialize)]

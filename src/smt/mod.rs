@@ -1,10 +1,21 @@
-//! The SMT back end: translates our terms to Z3 and answers satisfiability questions.
+//! The solver seam: the engine asks its questions ([`Query`]) through the [`Backend`] trait.
+//! [`Session`] answers them with Z3; [`Dumping`] also writes each one as an SMT-LIB 2 file
+//! ([`smtlib`]) that any solver can replay.
 //!
 //! Architecture invariant: this is the only module that imports z3. Answers are data
 //! ([`Verdict`]), never errors: a timeout, a resource limit or a solver failure is `Unknown`
 //! with its reason. Z3 objects are not `Send`: a [`Session`] lives on the thread that made it.
+//!
+//! Reproducibility: with a resource limit (`rlimit`), a question's answer depends only on the
+//! question and on the questions asked before it in the same context; the wall-clock limit is
+//! then a backstop, [`BACKSTOP`] times the nominal one. [`in_fresh_context`] gives each
+//! function's proof a context of its own, so that what other functions asked before (in this
+//! process or worker) changes nothing.
+
+pub mod smtlib;
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 use z3::ast::{Array, Ast, Bool, Dynamic, BV};
 use z3::{Params, SatResult, Solver, Sort as ZSort};
@@ -23,6 +34,25 @@ pub struct SolverConfig {
     pub max_memory_mb: u32,
 }
 
+impl SolverConfig {
+    /// The wall-clock limit of a question: the configured one, or the backstop when a
+    /// resource limit decides.
+    pub fn wall_limit_ms(&self) -> u32 {
+        let t = self.timeout_ms.max(1);
+        if self.rlimit > 0 {
+            t.saturating_mul(BACKSTOP)
+        } else {
+            t
+        }
+    }
+
+    /// Resource units per millisecond of the nominal time limit (0 without a resource limit):
+    /// converts a budget in seconds to a deterministic one.
+    pub fn units_per_ms(&self) -> u64 {
+        u64::from(self.rlimit) / u64::from(self.timeout_ms.max(1))
+    }
+}
+
 impl Default for SolverConfig {
     fn default() -> Self {
         SolverConfig {
@@ -31,6 +61,44 @@ impl Default for SolverConfig {
             max_memory_mb: 0,
         }
     }
+}
+
+/// With a resource limit, the wall-clock limit of a question is this many times the nominal
+/// one: it only stops questions on a machine far slower (or busier) than the calibration's.
+pub const BACKSTOP: u32 = 5;
+
+/// How memory reads are modelled in a question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Memory {
+    /// Byte-addressed arrays, as encoded.
+    Bytes,
+    /// Every memory read an unconstrained byte: an over-approximation (cheap; unsatisfiable
+    /// there is still a proof, satisfiable proves nothing).
+    Abstract,
+}
+
+/// One question: is `context ∧ goal` satisfiable? On a model, the values of `observe`.
+#[derive(Clone, Copy)]
+pub struct Query<'a> {
+    pub terms: &'a Terms,
+    pub context: &'a [T],
+    pub goal: T,
+    pub observe: &'a [T],
+    pub memory: Memory,
+    /// The question gets 1/`share` of the configured limits.
+    pub share: u32,
+}
+
+/// Something that answers questions.
+pub trait Backend {
+    fn check(&mut self, q: &Query) -> Verdict;
+    /// Deterministic work spent so far (Z3's resource counter), for budgets.
+    fn work(&self) -> u64;
+}
+
+/// Runs `f` with a Z3 context of its own on this thread.
+pub fn in_fresh_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
+    z3::with_z3_config(&z3::Config::new(), f)
 }
 
 /// A check still running this long after its time limit is interrupted: Z3's own timeout is
@@ -61,7 +129,11 @@ pub struct Session {
     /// The time limit of the next check.
     current_timeout_ms: u32,
     rlimit: u32,
+    /// The resource limit of the next check.
+    current_rlimit: u32,
     max_memory_mb: u32,
+    /// Resource units spent by this session's checks.
+    work: u64,
 }
 
 impl Session {
@@ -72,10 +144,12 @@ impl Session {
             cache: HashMap::new(),
             abstract_cache: HashMap::new(),
             abstract_mode: false,
-            base_timeout_ms: config.timeout_ms.max(1),
-            current_timeout_ms: config.timeout_ms.max(1),
+            base_timeout_ms: config.wall_limit_ms(),
+            current_timeout_ms: config.wall_limit_ms(),
             rlimit: config.rlimit,
+            current_rlimit: config.rlimit,
             max_memory_mb: config.max_memory_mb,
+            work: 0,
         };
         s.apply_params();
         s
@@ -86,8 +160,8 @@ impl Session {
     fn apply_params(&self) {
         let mut p = Params::new();
         p.set_u32("timeout", self.current_timeout_ms.max(1));
-        if self.rlimit > 0 {
-            p.set_u32("rlimit", self.rlimit);
+        if self.current_rlimit > 0 {
+            p.set_u32("rlimit", self.current_rlimit);
         }
         if self.max_memory_mb > 0 {
             p.set_u32("max_memory", self.max_memory_mb);
@@ -95,8 +169,15 @@ impl Session {
         self.solver.set_params(&p);
     }
 
-    fn set_timeout(&mut self, ms: u32) {
-        self.current_timeout_ms = ms.max(1);
+    /// Gives the next checks 1/`share` of the configured limits.
+    fn set_share(&mut self, share: u32) {
+        let share = share.max(1);
+        self.current_timeout_ms = (self.base_timeout_ms / share).max(1);
+        self.current_rlimit = if self.rlimit > 0 {
+            (self.rlimit / share).max(1)
+        } else {
+            0
+        };
         self.apply_params();
     }
 
@@ -108,20 +189,6 @@ impl Session {
         let v = self.check_with(terms, context, goal, &[]);
         std::mem::swap(&mut self.cache, &mut self.abstract_cache);
         self.abstract_mode = false;
-        v
-    }
-
-    /// [`Session::check_with`] under a shorter time limit (a fraction of the configured one).
-    pub fn check_with_timeout(
-        &mut self,
-        terms: &Terms,
-        context: &[T],
-        goal: T,
-        timeout_ms: u32,
-    ) -> Verdict {
-        self.set_timeout(timeout_ms.min(self.base_timeout_ms));
-        let v = self.check_with(terms, context, goal, &[]);
-        self.set_timeout(self.base_timeout_ms);
         v
     }
 
@@ -154,6 +221,7 @@ impl Session {
         let handle = ctx.handle();
         let limit = watchdog_after(self.current_timeout_ms);
         let solver = &self.solver;
+        let before = self.rlimit_count();
         let r = std::thread::scope(|sc| {
             let (done, rx) = std::sync::mpsc::channel::<()>();
             sc.spawn(move || {
@@ -165,6 +233,8 @@ impl Session {
             let _ = done.send(());
             r
         });
+        let after = self.rlimit_count();
+        self.work += after.wrapping_sub(before) & u64::from(u32::MAX);
         let verdict = match r {
             SatResult::Unsat => Verdict::Proved,
             SatResult::Sat => {
@@ -191,6 +261,15 @@ impl Session {
         };
         self.solver.pop(1);
         verdict
+    }
+
+    /// The solver's resource counter (Z3's `rlimit count` statistic, 32 bits wide).
+    fn rlimit_count(&self) -> u64 {
+        match self.solver.get_statistics().value("rlimit count") {
+            Some(z3::StatisticsValue::UInt(n)) => u64::from(n),
+            Some(z3::StatisticsValue::Double(d)) => d as u64,
+            None => 0,
+        }
     }
 
     fn boolean(&mut self, terms: &Terms, t: T) -> Bool {
@@ -337,6 +416,78 @@ impl Session {
                 Dynamic::from_ast(&m.store(&a, &b))
             }
         }
+    }
+}
+
+impl Backend for Session {
+    fn check(&mut self, q: &Query) -> Verdict {
+        if q.share != 1 {
+            self.set_share(q.share);
+        }
+        let v = match q.memory {
+            Memory::Bytes => self.check_with(q.terms, q.context, q.goal, q.observe),
+            Memory::Abstract => self.check_abstract(q.terms, q.context, q.goal),
+        };
+        if q.share != 1 {
+            self.set_share(1);
+        }
+        v
+    }
+
+    fn work(&self) -> u64 {
+        self.work
+    }
+}
+
+/// A backend that also writes every question it is asked, with the answer, as an SMT-LIB 2
+/// file `DIR/PREFIX.NNNNN.smt2`.
+pub struct Dumping<B> {
+    inner: B,
+    dir: PathBuf,
+    prefix: String,
+    asked: usize,
+}
+
+impl<B: Backend> Dumping<B> {
+    pub fn new(inner: B, dir: PathBuf, prefix: &str) -> Dumping<B> {
+        let prefix = prefix
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        Dumping {
+            inner,
+            dir,
+            prefix,
+            asked: 0,
+        }
+    }
+}
+
+impl<B: Backend> Backend for Dumping<B> {
+    fn check(&mut self, q: &Query) -> Verdict {
+        let verdict = self.inner.check(q);
+        self.asked += 1;
+        let answer = match &verdict {
+            Verdict::Proved => "unsat".to_string(),
+            Verdict::Refuted(_) => "sat".to_string(),
+            Verdict::Unknown(r) => format!("unknown ({r})"),
+        };
+        let path = self
+            .dir
+            .join(format!("{}.{:05}.smt2", self.prefix, self.asked));
+        // A dump that cannot be written costs the dump, not the answer.
+        let _ = std::fs::write(path, smtlib::query(q, &answer));
+        verdict
+    }
+
+    fn work(&self) -> u64 {
+        self.inner.work()
     }
 }
 

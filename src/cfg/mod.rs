@@ -6,6 +6,7 @@
 //! way a run can stop.
 
 pub mod callgraph;
+pub mod loops;
 
 use std::fmt::Write;
 

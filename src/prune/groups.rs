@@ -180,54 +180,21 @@ pub fn co_reached_with(
     out
 }
 
-/// For each block, the set of natural-loop heads whose loop contains it; and the blocks of
-/// irreducible loops (a back edge whose target does not dominate its source).
+/// For each block, the heads of the natural loops that contain it; and the blocks of
+/// irreducible cycles (from the function's loop forest).
 fn loop_sets(f: &Function) -> (Vec<BTreeSet<usize>>, HashSet<usize>) {
-    let n = f.blocks.len();
-    // Block-level dominators for the natural-loop test.
-    let mut g: DiGraph<(), ()> = DiGraph::new();
-    let nodes: Vec<NodeIndex> = (0..n).map(|_| g.add_node(())).collect();
-    for b in 0..n {
-        for s in f.successors(BlockId(b as u32)) {
-            g.add_edge(nodes[b], nodes[s.0 as usize], ());
-        }
-    }
-    let dom = simple_fast(&g, nodes[f.entry.0 as usize]);
-    let index_of: HashMap<NodeIndex, usize> =
-        nodes.iter().enumerate().map(|(i, x)| (*x, i)).collect();
-    let mut loops = vec![BTreeSet::new(); n];
-    let mut irreducible = HashSet::new();
-    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for b in 0..n {
-        for s in f.successors(BlockId(b as u32)) {
-            preds[s.0 as usize].push(b);
-        }
-    }
-    let retreating: Vec<(usize, usize)> = f
-        .depth_first()
-        .1
-        .into_iter()
-        .map(|(t, h)| (t.0 as usize, h.0 as usize))
+    let forest = crate::cfg::loops::LoopForest::of(f);
+    let loops = (0..f.blocks.len())
+        .map(|b| {
+            forest
+                .heads_containing(BlockId(b as u32))
+                .into_iter()
+                .map(|h| h.0 as usize)
+                .collect()
+        })
         .collect();
-    for (t, h) in retreating {
-        let natural = dom
-            .dominators(nodes[t])
-            .is_some_and(|mut it| it.any(|x| index_of.get(&x) == Some(&h)));
-        // Loop body: h plus everything that reaches t without passing h.
-        let mut body = HashSet::from([h]);
-        let mut work = vec![t];
-        while let Some(x) = work.pop() {
-            if body.insert(x) {
-                work.extend(preds[x].iter().copied());
-            }
-        }
-        for b in body {
-            if natural {
-                loops[b].insert(h);
-            } else {
-                irreducible.insert(b);
-            }
-        }
-    }
+    let irreducible = (0..f.blocks.len())
+        .filter(|&b| forest.in_irreducible(BlockId(b as u32)))
+        .collect();
     (loops, irreducible)
 }

@@ -316,14 +316,14 @@ impl<'a> Enc<'a> {
     /// the (path condition, state, returned value) of every `return` reached.
     fn encode_body(&mut self, init: State, entry_pc: T) -> Vec<(T, State, Option<T>)> {
         let f = self.f;
-        let (order, back) = f.depth_first();
-        let havoc_sets = self.loop_havoc_sets(&order, &back);
+        let forest = crate::cfg::loops::LoopForest::of(f);
+        let havoc_sets = self.loop_havoc_sets(&forest);
         let mut returns = Vec::new();
         let mut init = Some(init);
         // Outgoing edges of encoded blocks: target -> [(condition, state)].
         let mut incoming: HashMap<BlockId, Vec<(T, State)>> = HashMap::new();
         let mut visited: HashSet<BlockId> = HashSet::new();
-        for &b in &order {
+        for &b in &forest.order {
             self.cur_block = b;
             let (mut pc, mut st) = if b == f.entry {
                 match init.take() {
@@ -355,7 +355,7 @@ impl<'a> Enc<'a> {
                 returns.push((pc, st.clone(), value));
             }
             for (target, cond) in self.edges(&blk.term, &st, pc) {
-                if back.contains(&(b, target)) {
+                if forest.is_retreating(b, target) {
                     continue;
                 }
                 incoming.entry(target).or_default().push((cond, st.clone()));
@@ -557,60 +557,27 @@ impl<'a> Enc<'a> {
         (reach, out)
     }
 
-    /// For each loop head: the SSA locals and whether memory the loop may write.
+    /// For each loop head: the SSA locals and whether memory the loop may write (everything
+    /// at the head of an irreducible cycle). See [`crate::cfg::loops`] for why it is sound.
     fn loop_havoc_sets(
         &self,
-        order: &[BlockId],
-        back: &HashSet<(BlockId, BlockId)>,
+        forest: &crate::cfg::loops::LoopForest,
     ) -> HashMap<BlockId, HavocSet> {
         let mut out = HashMap::new();
-        if back.is_empty() {
-            return out;
-        }
-        // Strongly connected components of the reachable blocks.
-        let mut g = petgraph::graph::DiGraph::<BlockId, ()>::new();
-        let mut idx = HashMap::new();
-        for &b in order {
-            idx.insert(b, g.add_node(b));
-        }
-        for &b in order {
-            for s in self.f.successors(b) {
-                if let (Some(&x), Some(&y)) = (idx.get(&b), idx.get(&s)) {
-                    g.add_edge(x, y, ());
-                }
-            }
-        }
-        let sccs = petgraph::algo::tarjan_scc(&g);
-        let mut scc_of: HashMap<BlockId, usize> = HashMap::new();
-        for (i, scc) in sccs.iter().enumerate() {
-            for n in scc {
-                scc_of.insert(g[*n], i);
-            }
-        }
-        let heads: BTreeSet<BlockId> = back.iter().map(|(_, h)| *h).collect();
-        for h in heads {
-            let Some(&si) = scc_of.get(&h) else { continue };
-            let members: Vec<BlockId> = sccs[si].iter().map(|n| g[*n]).collect();
-            let member_set: HashSet<BlockId> = members.iter().copied().collect();
-            // Reducible when every edge entering the loop from outside enters at the head.
-            let reducible = order.iter().all(|&p| {
-                member_set.contains(&p)
-                    || self
-                        .f
-                        .successors(p)
-                        .iter()
-                        .all(|s| !member_set.contains(s) || *s == h)
-            });
+        for h in forest.heads() {
             let mut set = HavocSet::default();
-            if !reducible {
-                set.memory = true;
-                set.locals = (0..self.f.locals.len())
-                    .filter(|&i| !self.in_memory[i])
-                    .map(|i| LocalId(i as u32))
-                    .collect();
-            } else {
-                for b in &members {
-                    self.writes_of(self.f.block(*b), &mut set);
+            match forest.body(h) {
+                Some(body) => {
+                    for b in body {
+                        self.writes_of(self.f.block(*b), &mut set);
+                    }
+                }
+                None => {
+                    set.memory = true;
+                    set.locals = (0..self.f.locals.len())
+                        .filter(|&i| !self.in_memory[i])
+                        .map(|i| LocalId(i as u32))
+                        .collect();
                 }
             }
             out.insert(h, set);

@@ -344,10 +344,6 @@ impl<'p> Prover<'p> {
             }
             return r;
         }
-        // Fault injection for the supervisor's test: die while proving this function.
-        if std::env::var("COVPRUNE_TEST_ABORT_IN").is_ok_and(|n| n == f.name) {
-            std::process::abort();
-        }
         let r = prove_function(self, f, ctx, progress, hooks);
         if let Some(j) = hooks.journal {
             j.function_done(&r);

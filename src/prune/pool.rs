@@ -101,6 +101,17 @@ pub fn serve<I: DeserializeOwned>(
         if i >= program.functions.len() {
             anyhow::bail!("worker: no function {i}");
         }
+        // Fault injection for the pool's tests (debug builds only): die as a crashing solver
+        // would, while proving the named function (once: a restarted worker finds it crashed).
+        #[cfg(debug_assertions)]
+        {
+            let name = &program.functions[i].name;
+            if std::env::var("COVPRUNE_TEST_ABORT_IN").is_ok_and(|n| n == *name)
+                && !prior.crashed.contains(name)
+            {
+                std::process::abort();
+            }
+        }
         prover.prove_one(i, &|n| say(format!("p {n}")), &hooks);
         say(format!("d {i}"));
     }

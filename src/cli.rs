@@ -8,8 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::console::{print_err, print_out};
-use crate::frontend::PreprocessOptions;
-use crate::run::{self, Exit};
+use crate::run::{self, Exit, PreprocessOptions};
 
 #[derive(Parser, Debug)]
 #[command(

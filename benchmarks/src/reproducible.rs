@@ -4,7 +4,8 @@
 //!
 //! Usage: `cargo run --release -p covprune-benchmarks -- reproducible [--corpus DIR]`;
 //! `COVPRUNE_REPRO_ARGS` adds prune options (e.g. `--rlimit 0` for the wall-clock budget),
-//! `COVPRUNE_REPRO_TAG` names the output files (`reproducible-TAG.md`).
+//! `COVPRUNE_REPRO_TAG` names the output files (`reproducible-TAG.md`); `COVPRUNE_REPRO_RUNS=1`
+//! makes only the first run (a wall-time baseline of another build).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -59,7 +60,12 @@ pub(crate) fn run(args: &Args) -> Result<()> {
     let mut walls = Vec::new();
     // ledgers[file][run]
     let mut ledgers: Vec<Vec<String>> = vec![Vec::new(); units.len()];
-    for (name, jobs) in RUNS {
+    let runs: usize = std::env::var("COVPRUNE_REPRO_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(RUNS.len())
+        .clamp(1, RUNS.len());
+    for &(name, jobs) in &RUNS[..runs] {
         let t = Instant::now();
         for (k, (stem, annotated, labels, fresh)) in units.iter().enumerate() {
             std::fs::write(labels, fresh)?;

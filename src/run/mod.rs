@@ -12,9 +12,10 @@ pub mod prune;
 
 use std::path::{Path, PathBuf};
 
+pub use crate::frontend::PreprocessOptions;
 pub use error::{Error, Exit, Result};
 
-use crate::frontend::{self, PreprocessOptions};
+use crate::frontend;
 
 /// Preprocesses, parses and lowers `file`; a missing file is bad input.
 pub fn load(file: &Path, opts: &PreprocessOptions) -> Result<frontend::Loaded> {

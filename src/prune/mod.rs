@@ -998,6 +998,23 @@ fn prove_function_here(
             in_context,
         });
     }
+    if config.trace {
+        let st = &asker.stats;
+        eprintln!(
+            "covprune: {}: done in {} ms; questions {}/{}/{}; solver work {} units{}",
+            f.name,
+            t0.elapsed().as_millis(),
+            st.step1.queries,
+            st.step2.queries,
+            st.step3.queries,
+            asker.backend.work(),
+            if asker.over_budget() {
+                " (budget exhausted)"
+            } else {
+                ""
+            }
+        );
+    }
     FunctionResult {
         function: f.name.clone(),
         occurrences,

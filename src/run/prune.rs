@@ -25,10 +25,12 @@ pub use crate::smt::SolverConfig;
 
 /// The time limit of each question, in milliseconds (a backstop when `rlimit` is set).
 pub const DEFAULT_TIMEOUT_MS: u32 = 2000;
-/// The deterministic resource limit of each question (0: none): calibrated to about
-/// [`DEFAULT_TIMEOUT_MS`] of work on zlib's questions on the development machine (Z3 4.8.12
-/// counted 1,600 to 9,700 units per millisecond, median about 4,000; see the README).
-pub const DEFAULT_RLIMIT: u32 = 8_000_000;
+/// The deterministic resource limit of each question (0: none), calibrated to about
+/// [`DEFAULT_TIMEOUT_MS`] of work on zlib's questions on the development machine: Z3 4.8.12
+/// counted 1,600 to 9,700 units per millisecond there (2,100 to 5,100 averaged over a
+/// function), so that 5,000,000 units take 1 to 3 s. The function budget converts at this
+/// limit per nominal time limit (2,500 units per millisecond). See the README.
+pub const DEFAULT_RLIMIT: u32 = 5_000_000;
 /// The budget of each function, in seconds.
 pub const DEFAULT_FUNCTION_BUDGET_S: u64 = 120;
 

@@ -101,7 +101,9 @@ pub(crate) fn run(args: &Args) -> Result<()> {
     for ((name, jobs), wall) in RUNS.iter().zip(&walls) {
         md.push_str(&format!("| {name} | {jobs} | {wall:.1} |\n"));
     }
-    md.push_str("\n| file | labels | three ledgers byte-identical |\n|---|---|---|\n");
+    md.push_str(
+        "\n| file | labels | pruned (first run) | ledgers byte-identical |\n|---|---|---|---|\n",
+    );
     let mut identical = 0;
     let mut rows = Vec::new();
     for ((stem, _, _, fresh), runs) in units.iter().zip(&ledgers) {

@@ -146,9 +146,10 @@ pub struct PruneArgs {
     pub timeout_ms: u32,
     /// Deterministic resource limit of each obligation (Z3 rlimit units; 0: none, the time limit
     /// decides). With it, the time limit is only a backstop (5x), so that ledgers are the same
-    /// run to run and for any --jobs.
-    #[arg(long, default_value_t = run::prune::DEFAULT_RLIMIT)]
-    pub rlimit: u32,
+    /// run to run and for any --jobs. Default: 5,000,000 for the default 2 s, scaled with
+    /// --timeout-ms.
+    #[arg(long)]
+    pub rlimit: Option<u32>,
     /// Worker threads (default: one per core).
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
@@ -496,7 +497,9 @@ fn prune_options(args: PruneArgs) -> run::Result<run::prune::PruneOptions> {
     let mut config = run::prune::default_config();
     config.solver = run::prune::SolverConfig {
         timeout_ms: args.timeout_ms,
-        rlimit: args.rlimit,
+        rlimit: args
+            .rlimit
+            .unwrap_or_else(|| run::prune::rlimit_for(args.timeout_ms)),
         max_memory_mb: args.max_memory_mb,
     };
     config.encode.entry_main = args.entry.is_some();

@@ -31,6 +31,13 @@ pub const DEFAULT_TIMEOUT_MS: u32 = 2000;
 /// function), so that 5,000,000 units take 1 to 3 s. The function budget converts at this
 /// limit per nominal time limit (2,500 units per millisecond). See the README.
 pub const DEFAULT_RLIMIT: u32 = 5_000_000;
+/// The resource limit that stands for a time limit: [`DEFAULT_RLIMIT`] scaled from
+/// [`DEFAULT_TIMEOUT_MS`] (so that `--timeout-ms 300` alone keeps questions short).
+pub fn rlimit_for(timeout_ms: u32) -> u32 {
+    let scaled = u64::from(DEFAULT_RLIMIT) * u64::from(timeout_ms) / u64::from(DEFAULT_TIMEOUT_MS);
+    u32::try_from(scaled.max(1)).unwrap_or(u32::MAX)
+}
+
 /// The budget of each function, in seconds.
 pub const DEFAULT_FUNCTION_BUDGET_S: u64 = 120;
 

@@ -306,7 +306,7 @@ impl Session {
                 if self.abstract_mode && matches!(terms.node(t), Node::Select { .. }) {
                     continue; // a fresh byte: its operands are not needed
                 }
-                for c in operands(terms.node(t)) {
+                for c in terms.node(t).operands() {
                     if !self.cache.contains_key(&c) {
                         stack.push((c, false));
                     }
@@ -488,23 +488,6 @@ impl<B: Backend> Backend for Dumping<B> {
 
     fn work(&self) -> u64 {
         self.inner.work()
-    }
-}
-
-fn operands(n: &Node) -> Vec<T> {
-    match n {
-        Node::True | Node::False | Node::Bv { .. } | Node::Var { .. } => Vec::new(),
-        Node::Not(a) | Node::BvNot(a) | Node::BvNeg(a) => vec![*a],
-        Node::Extract { arg, .. } | Node::ZeroExt { arg, .. } | Node::SignExt { arg, .. } => {
-            vec![*arg]
-        }
-        Node::And(xs) | Node::Or(xs) => xs.clone(),
-        Node::Ite(a, b, c) => vec![*a, *b, *c],
-        Node::Eq(a, b) | Node::BvBin(_, a, b) | Node::Cmp(_, a, b) | Node::Concat(a, b) => {
-            vec![*a, *b]
-        }
-        Node::Select { mem, addr } => vec![*mem, *addr],
-        Node::Store { mem, addr, byte } => vec![*mem, *addr, *byte],
     }
 }
 

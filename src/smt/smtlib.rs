@@ -101,23 +101,6 @@ fn body(terms: &Terms, t: T, abstract_memory: bool) -> String {
     }
 }
 
-fn operands(n: &Node) -> Vec<T> {
-    match n {
-        Node::True | Node::False | Node::Bv { .. } | Node::Var { .. } => Vec::new(),
-        Node::Not(a) | Node::BvNot(a) | Node::BvNeg(a) => vec![*a],
-        Node::Extract { arg, .. } | Node::ZeroExt { arg, .. } | Node::SignExt { arg, .. } => {
-            vec![*arg]
-        }
-        Node::And(xs) | Node::Or(xs) => xs.clone(),
-        Node::Ite(a, b, c) => vec![*a, *b, *c],
-        Node::Eq(a, b) | Node::BvBin(_, a, b) | Node::Cmp(_, a, b) | Node::Concat(a, b) => {
-            vec![*a, *b]
-        }
-        Node::Select { mem, addr } => vec![*mem, *addr],
-        Node::Store { mem, addr, byte } => vec![*mem, *addr, *byte],
-    }
-}
-
 /// The SMT-LIB 2 script of a question; `answer` (covprune's) goes in a comment at the top.
 pub fn query(q: &Query, answer: &str) -> String {
     let terms = q.terms;
@@ -140,7 +123,7 @@ pub fn query(q: &Query, answer: &str) -> String {
                 continue;
             }
             stack.push((t, true));
-            for c in operands(node).into_iter().rev() {
+            for c in node.operands().into_iter().rev() {
                 if !done.contains(&c) {
                     stack.push((c, false));
                 }

@@ -67,26 +67,9 @@ pub fn needed_facts(
             }
             continue;
         }
-        push_operands(node, &mut stack);
+        node.push_operands(&mut stack);
     }
     let mut out: Vec<usize> = included.into_iter().collect();
     out.sort_unstable();
     (out, reads_memory)
-}
-
-fn push_operands(n: &Node, stack: &mut Vec<T>) {
-    match n {
-        Node::True | Node::False | Node::Bv { .. } | Node::Var { .. } => {}
-        Node::Not(a) | Node::BvNot(a) | Node::BvNeg(a) => stack.push(*a),
-        Node::Extract { arg, .. } | Node::ZeroExt { arg, .. } | Node::SignExt { arg, .. } => {
-            stack.push(*arg)
-        }
-        Node::And(xs) | Node::Or(xs) => stack.extend(xs.iter().copied()),
-        Node::Ite(a, b, c) => stack.extend([*a, *b, *c]),
-        Node::Eq(a, b) | Node::BvBin(_, a, b) | Node::Cmp(_, a, b) | Node::Concat(a, b) => {
-            stack.extend([*a, *b])
-        }
-        Node::Select { mem, addr } => stack.extend([*mem, *addr]),
-        Node::Store { mem, addr, byte } => stack.extend([*mem, *addr, *byte]),
-    }
 }

@@ -86,6 +86,34 @@ pub enum Node {
     },
 }
 
+impl Node {
+    /// Pushes the operands of a term, in order, onto `out` (none for constants and variables):
+    /// the one walk over term shapes, allocation-free for the cone's hot loop.
+    pub fn push_operands(&self, out: &mut Vec<T>) {
+        match self {
+            Node::True | Node::False | Node::Bv { .. } | Node::Var { .. } => {}
+            Node::Not(a) | Node::BvNot(a) | Node::BvNeg(a) => out.push(*a),
+            Node::Extract { arg, .. } | Node::ZeroExt { arg, .. } | Node::SignExt { arg, .. } => {
+                out.push(*arg)
+            }
+            Node::And(xs) | Node::Or(xs) => out.extend(xs.iter().copied()),
+            Node::Ite(a, b, c) => out.extend([*a, *b, *c]),
+            Node::Eq(a, b) | Node::BvBin(_, a, b) | Node::Cmp(_, a, b) | Node::Concat(a, b) => {
+                out.extend([*a, *b])
+            }
+            Node::Select { mem, addr } => out.extend([*mem, *addr]),
+            Node::Store { mem, addr, byte } => out.extend([*mem, *addr, *byte]),
+        }
+    }
+
+    /// The operands of a term, in order.
+    pub fn operands(&self) -> Vec<T> {
+        let mut out = Vec::new();
+        self.push_operands(&mut out);
+        out
+    }
+}
+
 /// The term arena of one function encoding.
 #[derive(Default)]
 pub struct Terms {

@@ -105,8 +105,9 @@ impl LoopForest {
     }
 
     /// The heads of the natural loops that contain `b`.
-    pub fn heads_containing(&self, b: BlockId) -> BTreeSet<BlockId> {
-        self.containing.get(&b).cloned().unwrap_or_default()
+    pub fn heads_containing(&self, b: BlockId) -> &BTreeSet<BlockId> {
+        static NONE: BTreeSet<BlockId> = BTreeSet::new();
+        self.containing.get(&b).unwrap_or(&NONE)
     }
 
     /// Does `b` sit on an irreducible cycle?

@@ -7,7 +7,7 @@
 //! that may stop the run lies between them. Labels in one block between two such calls are
 //! co-reached too. Blocks of irreducible loops are never grouped.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use petgraph::algo::dominators::simple_fast;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -97,7 +97,8 @@ pub fn co_reached_with(
         |d: &petgraph::algo::dominators::Dominators<NodeIndex>, a: NodeIndex, b: NodeIndex| {
             d.dominators(b).is_some_and(|mut it| it.any(|x| x == a))
         };
-    let (loops, irreducible) = loop_sets(f);
+    let forest = crate::cfg::loops::LoopForest::of(f);
+    let block = |b: usize| BlockId(b as u32);
     let reachable = |x: NodeIndex| x == entry || dom.immediate_dominator(x).is_some();
 
     // Union-find over points: points of one segment are co-reached; so are the points of two
@@ -133,9 +134,9 @@ pub fn co_reached_with(
     for &(xb, xs) in &segs {
         for &(yb, ys) in &segs {
             if (xb, xs) == (yb, ys)
-                || irreducible.contains(&xb)
-                || irreducible.contains(&yb)
-                || loops[xb] != loops[yb]
+                || forest.in_irreducible(block(xb))
+                || forest.in_irreducible(block(yb))
+                || forest.heads_containing(block(xb)) != forest.heads_containing(block(yb))
             {
                 continue;
             }
@@ -178,23 +179,4 @@ pub fn co_reached_with(
         .collect();
     out.sort_by_key(|g| g.iter().map(|p| p.id).min());
     out
-}
-
-/// For each block, the heads of the natural loops that contain it; and the blocks of
-/// irreducible cycles (from the function's loop forest).
-fn loop_sets(f: &Function) -> (Vec<BTreeSet<usize>>, HashSet<usize>) {
-    let forest = crate::cfg::loops::LoopForest::of(f);
-    let loops = (0..f.blocks.len())
-        .map(|b| {
-            forest
-                .heads_containing(BlockId(b as u32))
-                .into_iter()
-                .map(|h| h.0 as usize)
-                .collect()
-        })
-        .collect();
-    let irreducible = (0..f.blocks.len())
-        .filter(|&b| forest.in_irreducible(BlockId(b as u32)))
-        .collect();
-    (loops, irreducible)
 }

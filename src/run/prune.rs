@@ -155,6 +155,8 @@ struct WorkerInput {
 /// The inputs of a run, read and checked before anything is proved.
 struct Inputs {
     program: Program,
+    /// The annotated file's bytes, read once: what the journal, shard and ledger hash.
+    source: Vec<u8>,
     labels_path: Option<PathBuf>,
     labels_file: Option<LabelsFile>,
     /// Ids of the labels file that the compiled program lacks.
@@ -167,6 +169,7 @@ fn read_inputs(
     preprocess: &PreprocessOptions,
 ) -> Result<Inputs> {
     let program = super::load(file, preprocess)?.program;
+    let source = read_file(file)?;
     let labels_path = labels.or_else(|| {
         let p = file.with_extension("labels");
         p.exists().then_some(p)
@@ -200,6 +203,7 @@ fn read_inputs(
     }
     Ok(Inputs {
         program,
+        source,
         labels_path,
         labels_file,
         file_only,
@@ -210,19 +214,18 @@ fn read_inputs(
 /// change answers.
 fn journal_of(
     file: &Path,
+    source: &[u8],
     config: &PruneConfig,
     shard: Option<(usize, usize)>,
-) -> Result<(PathBuf, String)> {
-    let source =
-        std::fs::read(file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+) -> (PathBuf, String) {
     let shard_tag = shard.map_or_else(String::new, |(k, n)| format!(".shard-{k}-of-{n}"));
-    Ok((
+    (
         PathBuf::from(format!(
             "{}{shard_tag}.covprune.journal",
             file.with_extension("").display()
         )),
-        journal::fingerprint(&source, &config.answer_key()),
-    ))
+        journal::fingerprint(source, &config.answer_key()),
+    )
 }
 
 /// The pool worker's side of a run (the process was started with `COVPRUNE_WORKER=serve`).
@@ -267,7 +270,7 @@ pub fn prune(opts: &PruneOptions) -> Result<PruneOutcome> {
     };
     let inputs = read_inputs(&opts.file, opts.labels.clone(), &opts.preprocess)?;
     let program = &inputs.program;
-    let (journal_path, fingerprint) = journal_of(&opts.file, &config, opts.shard)?;
+    let (journal_path, fingerprint) = journal_of(&opts.file, &inputs.source, &config, opts.shard);
     let t0 = std::time::Instant::now();
     let (journal, prior) = Journal::open(&journal_path, &fingerprint, opts.resume)?;
     if opts.resume && !opts.quiet {
@@ -325,7 +328,7 @@ pub fn prune(opts: &PruneOptions) -> Result<PruneOutcome> {
             schema: shard::SCHEMA.into(),
             file: opts.file.clone(),
             fingerprint,
-            source_hash: ledger::source_hash(&read_file(&opts.file)?),
+            source_hash: ledger::source_hash(&inputs.source),
             shard,
             results,
         };
@@ -364,7 +367,7 @@ pub fn merge(opts: &MergeOptions) -> Result<PruneReport> {
     let file = shards[0].file.clone();
     let source_hash = shards[0].source_hash.clone();
     let inputs = read_inputs(&file, opts.labels.clone(), &opts.preprocess)?;
-    if ledger::source_hash(&read_file(&file)?) != source_hash {
+    if ledger::source_hash(&inputs.source) != source_hash {
         return Err(
             anyhow::anyhow!("{} changed since the shards were proved", file.display()).into(),
         );
@@ -465,11 +468,11 @@ fn finish(
 ) -> Result<PruneReport> {
     let Inputs {
         program,
+        source,
         labels_path,
         mut labels_file,
         file_only,
     } = inputs;
-    let source = read_file(file)?;
     let not_analysed = skipped_function_of_labels(file, &source, &program, &file_only);
     for id in &file_only {
         let reason = match not_analysed.get(id) {

@@ -8,26 +8,14 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn covprune() -> Command {
-    Command::cargo_bin("covprune").unwrap()
-}
+mod common;
+use common::covprune;
 
 const TESTS: &str = "benchmarks/programs/tritype.tests";
 
 /// tritype.c annotated with `criteria` into `dir`, then pruned: the annotated file.
 fn pruned_tritype(dir: &Path, criteria: &str) -> PathBuf {
-    covprune()
-        .args([
-            "annotate",
-            "benchmarks/programs/tritype.c",
-            "--criteria",
-            criteria,
-            "-o",
-        ])
-        .arg(dir)
-        .assert()
-        .success();
-    let file = dir.join("tritype_labels.c");
+    let file = common::annotate("benchmarks/programs/tritype.c", criteria, dir);
     covprune()
         .arg("prune")
         .arg(&file)
@@ -63,17 +51,7 @@ fn a_stale_ledger_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let file = pruned_tritype(dir.path(), "CC,MCC,WM");
     // Annotated again into the same directory, with other criteria: the old ledger stays.
-    covprune()
-        .args([
-            "annotate",
-            "benchmarks/programs/tritype.c",
-            "--criteria",
-            "CC",
-            "-o",
-        ])
-        .arg(dir.path())
-        .assert()
-        .success();
+    common::annotate("benchmarks/programs/tritype.c", "CC", dir.path());
     assert!(ledger_of(&file).exists());
     both_refuse(&file, "another version of the file");
     // Pruned again, it is accepted.
@@ -167,31 +145,31 @@ fn an_absurd_jobs_count_is_capped_and_changes_nothing() {
     let file = pruned_tritype(dir.path(), "CC,MCC");
     let labels = file.with_extension("labels");
     let fresh = std::fs::read_to_string(&labels).unwrap();
+    // A run from the fresh labels file: its ledger and its stderr.
     let run = |extra: &[&str]| {
         std::fs::write(&labels, &fresh).unwrap();
-        covprune()
-            .arg("prune")
-            .arg(&file)
-            .args(["--no-progress", "--timeout-ms", "20000"])
-            .args(extra)
-            .assert()
-            .success();
-        std::fs::read_to_string(ledger_of(&file)).unwrap()
-    };
-    let two = run(&["--jobs", "2"]);
-    for extra in [
-        &["--jobs", "99999999999"][..],
-        &["--jobs", "99999999999", "--in-process"][..],
-    ] {
-        std::fs::write(&labels, &fresh).unwrap();
-        covprune()
+        let out = covprune()
             .arg("prune")
             .arg(&file)
             .args(["--no-progress", "--timeout-ms", "20000"])
             .args(extra)
             .assert()
             .success()
-            .stderr(predicate::str::contains("warning: --jobs 99999999999"));
-        assert_eq!(std::fs::read_to_string(ledger_of(&file)).unwrap(), two);
+            .get_output()
+            .stderr
+            .clone();
+        (
+            std::fs::read_to_string(ledger_of(&file)).unwrap(),
+            String::from_utf8_lossy(&out).into_owned(),
+        )
+    };
+    let (two, _) = run(&["--jobs", "2"]);
+    for extra in [
+        &["--jobs", "99999999999"][..],
+        &["--jobs", "99999999999", "--in-process"][..],
+    ] {
+        let (ledger, stderr) = run(extra);
+        assert!(stderr.contains("warning: --jobs 99999999999"), "{stderr}");
+        assert_eq!(ledger, two);
     }
 }

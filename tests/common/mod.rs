@@ -11,13 +11,18 @@ pub fn covprune() -> Command {
     Command::cargo_bin("covprune").unwrap()
 }
 
-/// Annotates `example` with CC, MCC and WM into `dir`; returns the annotated file.
-pub fn annotate_cc_mcc_wm(example: &str, dir: &Path) -> PathBuf {
+/// Annotates `example` with `criteria` into `dir`; returns the annotated file.
+pub fn annotate(example: &str, criteria: &str, dir: &Path) -> PathBuf {
     covprune()
-        .args(["annotate", example, "--criteria", "CC,MCC,WM", "-o"])
+        .args(["annotate", example, "--criteria", criteria, "-o"])
         .arg(dir)
         .assert()
         .success();
     let stem = Path::new(example).file_stem().unwrap().to_string_lossy();
     dir.join(format!("{stem}_labels.c"))
+}
+
+/// Annotates `example` with CC, MCC and WM into `dir`; returns the annotated file.
+pub fn annotate_cc_mcc_wm(example: &str, dir: &Path) -> PathBuf {
+    annotate(example, "CC,MCC,WM", dir)
 }

@@ -544,12 +544,7 @@ fn pool_bench(args: &Args) -> Result<()> {
     if !st.success() {
         bail!("annotate failed");
     }
-    let stem = file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let annotated = work.join(format!("{stem}_labels.c"));
-    let labels = work.join(format!("{stem}_labels.labels"));
+    let (stem, annotated, labels) = annotated_outputs(&work, &file);
     let fresh = std::fs::read_to_string(&labels)?;
     let mut rows = Vec::new();
     let mut ledgers = Vec::new();
@@ -656,6 +651,18 @@ fn pool_bench(args: &Args) -> Result<()> {
     )?;
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
+}
+
+/// What `covprune annotate SOURCE -o DIR` writes: the source's stem, `DIR/STEM_labels.c` and
+/// `DIR/STEM_labels.labels`.
+pub(crate) fn annotated_outputs(dir: &Path, source: &Path) -> (String, PathBuf, PathBuf) {
+    let stem = source
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let annotated = dir.join(format!("{stem}_labels.c"));
+    let labels = dir.join(format!("{stem}_labels.labels"));
+    (stem, annotated, labels)
 }
 
 /// `pid` and its descendants, from /proc.

@@ -48,12 +48,7 @@ pub(crate) fn run(args: &Args) -> Result<()> {
         if !st.success() {
             bail!("annotate {} failed", file.display());
         }
-        let stem = file
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let annotated = work.join(format!("{stem}_labels.c"));
-        let labels = work.join(format!("{stem}_labels.labels"));
+        let (stem, annotated, labels) = crate::annotated_outputs(&work, file);
         let fresh = std::fs::read_to_string(&labels)?;
         units.push((stem, annotated, labels, fresh));
     }

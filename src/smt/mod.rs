@@ -132,7 +132,7 @@ pub struct Session {
     /// The resource limit of the next check.
     current_rlimit: u32,
     max_memory_mb: u32,
-    /// Resource units spent by this session's checks.
+    /// Resource units spent by this session's checks (counted with a resource limit only).
     work: u64,
 }
 
@@ -221,7 +221,10 @@ impl Session {
         let handle = ctx.handle();
         let limit = watchdog_after(self.current_timeout_ms);
         let solver = &self.solver;
-        let before = self.rlimit_count();
+        // The resource counter is read only when budgets are counted in it (with a resource
+        // limit): reading statistics costs more than many small checks.
+        let counting = self.rlimit > 0;
+        let before = if counting { self.rlimit_count() } else { 0 };
         let r = std::thread::scope(|sc| {
             let (done, rx) = std::sync::mpsc::channel::<()>();
             sc.spawn(move || {
@@ -233,8 +236,10 @@ impl Session {
             let _ = done.send(());
             r
         });
-        let after = self.rlimit_count();
-        self.work += after.wrapping_sub(before) & u64::from(u32::MAX);
+        if counting {
+            let after = self.rlimit_count();
+            self.work += after.wrapping_sub(before) & u64::from(u32::MAX);
+        }
         let verdict = match r {
             SatResult::Unsat => Verdict::Proved,
             SatResult::Sat => {

@@ -3,6 +3,7 @@
 //! frontend [--corpus DIR] [--out DIR]`.
 
 mod all;
+mod memory;
 mod plot;
 mod reproducible;
 mod siemens;
@@ -719,6 +720,10 @@ fn main() -> Result<()> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         return all::run(&raw[1..], default_corpus(&root), root.join("artifacts"));
     }
+    if raw.first().is_some_and(|c| c == "memory") {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        return memory::run(&raw[1..], root.join("artifacts"));
+    }
     if raw.first().is_some_and(|c| c == "siemens") {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         return siemens::run(&raw[1..], root.join("artifacts"));
@@ -731,7 +736,7 @@ fn main() -> Result<()> {
         "pool" => pool_bench(&args),
         "reproducible" => reproducible::run(&args),
         other => {
-            bail!("unknown benchmark {other} (known: all, siemens, frontend, prune, measure-gzip, pool, reproducible)")
+            bail!("unknown benchmark {other} (known: all, memory, siemens, frontend, prune, measure-gzip, pool, reproducible)")
         }
     }
 }

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ir::{Callee, Function, Loc, Program, StmtKind};
 use crate::smt::{Backend, Memory, Query, Session, SolverConfig, Verdict};
-use crate::vc::cone::{needed_facts, FactIndex};
+use crate::vc::cone::{needed_facts, FactIndex, MemoryReads};
 use crate::vc::encode::{encode, EncodeConfig, Fact, LabelVc};
 use crate::vc::term::{Terms, T};
 use crate::vc::Summaries;
@@ -656,16 +656,23 @@ impl Asker<'_> {
         let facts = self.facts;
         let facts_of =
             |ids: Vec<usize>| -> Vec<T> { ids.into_iter().map(|i| facts[i].fact).collect() };
-        let (ids, reads_memory) = needed_facts(&self.terms, facts, &self.index, &[goal], true);
+        let (ids, reads) = needed_facts(&self.terms, facts, &self.index, &[goal], true);
         let light = facts_of(ids);
         let terms = &self.terms;
-        if !reads_memory {
+        // Reads of initial memory at constant addresses (globals, fields of objects with a
+        // memory of their own) lose nothing when read as unconstrained bytes: one question.
+        if reads != MemoryReads::Other {
+            let memory = if reads == MemoryReads::None {
+                Memory::Bytes
+            } else {
+                Memory::Abstract
+            };
             let q = Query {
                 terms,
                 context: &light,
                 goal,
                 observe,
-                memory: Memory::Bytes,
+                memory,
                 share: 1,
             };
             return match self.backend.check(&q) {

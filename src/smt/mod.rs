@@ -183,10 +183,16 @@ impl Session {
 
     /// Like [`Session::check_with`] where every memory read is an unconstrained byte. This
     /// over-approximates the program, so `Proved` is still a proof; `Refuted` proves nothing.
-    pub fn check_abstract(&mut self, terms: &Terms, context: &[T], goal: T) -> Verdict {
+    pub fn check_abstract(
+        &mut self,
+        terms: &Terms,
+        context: &[T],
+        goal: T,
+        observe: &[T],
+    ) -> Verdict {
         self.abstract_mode = true;
         std::mem::swap(&mut self.cache, &mut self.abstract_cache);
-        let v = self.check_with(terms, context, goal, &[]);
+        let v = self.check_with(terms, context, goal, observe);
         std::mem::swap(&mut self.cache, &mut self.abstract_cache);
         self.abstract_mode = false;
         v
@@ -431,7 +437,7 @@ impl Backend for Session {
         }
         let v = match q.memory {
             Memory::Bytes => self.check_with(q.terms, q.context, q.goal, q.observe),
-            Memory::Abstract => self.check_abstract(q.terms, q.context, q.goal),
+            Memory::Abstract => self.check_abstract(q.terms, q.context, q.goal, q.observe),
         };
         if q.share != 1 {
             self.set_share(1);

@@ -24,7 +24,17 @@ impl FactIndex {
     }
 }
 
-/// The facts (by index, sorted) needed to decide a question about `roots`, and whether the
+/// How a question reads memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryReads {
+    None,
+    /// Only reads of initial memories (no write before them) at constant addresses: reading
+    /// each as an unconstrained byte loses nothing, since distinct terms are distinct cells.
+    InitialAtConstants,
+    Other,
+}
+
+/// The facts (by index, sorted) needed to decide a question about `roots`, and how the
 /// question reads memory. With `abstract_memory`, memory reads are left out of the cone (the
 /// caller treats each as an unconstrained byte).
 pub fn needed_facts(
@@ -33,8 +43,8 @@ pub fn needed_facts(
     index: &FactIndex,
     roots: &[T],
     abstract_memory: bool,
-) -> (Vec<usize>, bool) {
-    let mut reads_memory = false;
+) -> (Vec<usize>, MemoryReads) {
+    let mut reads = MemoryReads::None;
     let mut seen: HashSet<T> = HashSet::new();
     let mut vars: HashSet<T> = HashSet::new();
     let mut included: HashSet<usize> = HashSet::new();
@@ -44,8 +54,14 @@ pub fn needed_facts(
             continue;
         }
         let node = terms.node(t);
-        if let Node::Select { .. } = node {
-            reads_memory = true;
+        if let Node::Select { mem, addr } = *node {
+            let exact = matches!(terms.node(mem), Node::Var { .. })
+                && terms.as_const(addr).is_some()
+                && !index.by_var.contains_key(&mem);
+            reads = match (reads, exact) {
+                (MemoryReads::Other, _) | (_, false) => MemoryReads::Other,
+                _ => MemoryReads::InitialAtConstants,
+            };
             if abstract_memory {
                 continue;
             }
@@ -71,5 +87,5 @@ pub fn needed_facts(
     }
     let mut out: Vec<usize> = included.into_iter().collect();
     out.sort_unstable();
-    (out, reads_memory)
+    (out, reads)
 }

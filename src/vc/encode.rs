@@ -5,16 +5,22 @@
 //! - Loops: at the head of every loop, everything the loop may write gets a fresh value; back
 //!   edges end the path. An irreducible loop (entered other than through its head) havocs
 //!   everything at its heads.
-//! - Memory: non-address-taken scalar locals are SSA values; every other object (globals,
-//!   address-taken locals, arrays, records, string literals) lives in one byte-addressed memory at
-//!   a symbolic, non-null, aligned base address, disjoint from the other objects of the function.
-//!   Pointer parameters and initial memory are unconstrained.
+//! - Memory: non-address-taken scalar locals are SSA values. Objects reached by name only
+//!   ([`super::regions`]: locals whose address is never taken, and globals under the rules
+//!   there) each live in a byte-addressed memory of their own, at offset 0, so that writes to
+//!   other objects never appear in their reads, and reads at constant offsets fold to the value
+//!   written. Every other object (address-taken locals and globals, string literals, what
+//!   pointers reach) lives in one shared byte-addressed memory at a symbolic, non-null, aligned
+//!   base address, disjoint from the other objects of the function. Pointer parameters and
+//!   initial memory are unconstrained.
 //! - Calls: a callee that may write memory (program function by summary, unknown external,
-//!   indirect call) makes all memory fresh; the result is a fresh value.
+//!   indirect call) makes the shared memory fresh, and the memories of the globals it may
+//!   write by name ([`super::regions::GlobalWrites`]); the result is a fresh value.
 //! - Division by zero, out-of-range shifts, floating point and fallbacks give fresh values.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+use super::regions::{GlobalWrites, Regions};
 use super::term::{BvOp, CmpOp, Sort, Terms, T};
 use super::Summaries;
 use crate::ir::*;
@@ -35,6 +41,10 @@ pub struct EncodeConfig {
     /// Functions called from exactly one place: when the function being encoded inlines one of
     /// them directly, the labels of the inlined copy are recorded too (in context).
     pub context_callees: BTreeSet<String>,
+    /// Deliberately unsound, for tests only: every object gets a memory of its own, as if no
+    /// pointer could reach it. The soundness harness must catch the false claims it makes.
+    #[serde(default)]
+    pub alias_blind: bool,
 }
 
 impl Default for EncodeConfig {
@@ -43,6 +53,7 @@ impl Default for EncodeConfig {
             entry_main: false,
             inline: true,
             context_callees: BTreeSet::new(),
+            alias_blind: false,
         }
     }
 }
@@ -75,7 +86,7 @@ pub struct FunctionVc {
     pub context_labels: Vec<LabelVc>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum MemObj {
     /// A local of one activation: the root function is instance 0, each inlined call gets its
     /// own.
@@ -88,7 +99,11 @@ enum MemObj {
 struct State {
     /// SSA value of each local (`None` for locals living in memory).
     vars: Vec<Option<T>>,
+    /// The shared memory.
     mem: T,
+    /// Memories of the objects reached by name only that this path has written (the others
+    /// hold their initial memory, [`Enc::own_initial`]).
+    own: BTreeMap<MemObj, T>,
 }
 
 /// Inlining limits: small, non-recursive callees are encoded in place of their call, so that
@@ -102,6 +117,13 @@ struct Enc<'a> {
     /// The function whose body is being encoded: the root, or a callee inlined at a call.
     f: &'a Function,
     in_memory: Vec<bool>,
+    /// Locals of `f` reached by name only.
+    named_only: Vec<bool>,
+    alias_blind: bool,
+    /// Globals reached by name only in this encoding.
+    named_globals: BTreeSet<GlobalId>,
+    /// The initial memory of each object with a memory of its own.
+    own_init: HashMap<MemObj, T>,
     /// Activation of `f`: 0 for the root, a new number for each inlined call.
     instance: u32,
     sums: &'a Summaries,
@@ -124,6 +146,13 @@ struct Enc<'a> {
     cur_block: BlockId,
 }
 
+fn named_only_locals(f: &Function, alias_blind: bool) -> Vec<bool> {
+    if alias_blind {
+        return vec![true; f.locals.len()];
+    }
+    Regions::named_only_locals(f)
+}
+
 fn memory_locals(f: &Function) -> Vec<bool> {
     f.locals
         .iter()
@@ -133,10 +162,23 @@ fn memory_locals(f: &Function) -> Vec<bool> {
 
 pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeConfig) -> FunctionVc {
     let in_memory = memory_locals(f);
+    let named_globals = (0..prog.globals.len() as u32)
+        .map(GlobalId)
+        .filter(|g| {
+            config.alias_blind
+                || sums
+                    .regions
+                    .global_is_named_only(prog, *g, &f.name, config.entry_main)
+        })
+        .collect();
     let mut e = Enc {
         prog,
         f,
         in_memory,
+        named_only: named_only_locals(f, config.alias_blind),
+        alias_blind: config.alias_blind,
+        named_globals,
+        own_init: HashMap::new(),
         instance: 0,
         sums,
         functions: prog
@@ -282,7 +324,7 @@ impl<'a> Enc<'a> {
     fn run(&mut self, config: &EncodeConfig) {
         let f = self.f;
         let mem0 = self.t.var(Sort::Mem, "mem0");
-        let mut init = self.initial_state(mem0);
+        let mut init = self.initial_state(mem0, BTreeMap::new());
         let tru = self.t.tru();
         if config.entry_main && f.name == "main" {
             for g in &self.prog.globals {
@@ -295,11 +337,12 @@ impl<'a> Enc<'a> {
     }
 
     /// The state at entry of the current frame: parameters and other SSA locals fresh.
-    fn initial_state(&mut self, mem: T) -> State {
+    fn initial_state(&mut self, mem: T, own: BTreeMap<MemObj, T>) -> State {
         let f = self.f;
         let mut st = State {
             vars: Vec::with_capacity(f.locals.len()),
             mem,
+            own,
         };
         for (i, l) in f.locals.iter().enumerate() {
             if self.in_memory[i] {
@@ -345,6 +388,11 @@ impl<'a> Enc<'a> {
                 if set.memory {
                     st.mem = self.t.var(Sort::Mem, "mem_loop");
                 }
+                for &l in &set.own_locals {
+                    let m = self.t.var(Sort::Mem, "own_loop");
+                    st.own.insert(MemObj::Local(self.instance, l), m);
+                }
+                self.havoc_globals(&set.globals, &mut st);
             }
             let blk = f.block(b);
             for s in &blk.stmts {
@@ -432,6 +480,10 @@ impl<'a> Enc<'a> {
             self.instance,
             self.record_labels,
             self.cur_block,
+            std::mem::replace(
+                &mut self.named_only,
+                named_only_locals(callee, self.alias_blind),
+            ),
         );
         self.f = callee;
         self.instance = self.n_instances;
@@ -439,7 +491,7 @@ impl<'a> Enc<'a> {
         self.record_labels =
             self.instance_is_root(saved.2) && self.context_callees.contains(&callee.name);
         self.inline_stack.push(callee.name.as_str());
-        let mut init = self.initial_state(st.mem);
+        let mut init = self.initial_state(st.mem, st.own.clone());
         for (k, pid) in callee.params.iter().enumerate() {
             let pty = callee.local(*pid).ty.clone();
             let value = match arg_values.get(k) {
@@ -450,6 +502,7 @@ impl<'a> Enc<'a> {
             self.write(&lv, &pty, value, &mut init);
         }
         let returns = self.encode_body(init, pc);
+        let callee_instance = self.instance;
         let ret_ty = callee.ty.ret.clone();
         self.inline_stack.pop();
         self.f = saved.0;
@@ -457,21 +510,28 @@ impl<'a> Enc<'a> {
         self.instance = saved.2;
         self.record_labels = saved.3;
         self.cur_block = saved.4;
+        self.named_only = saved.5;
         if returns.is_empty() {
             return self.t.fls();
         }
         let w = width_of(&ret_ty);
-        let values: Vec<(T, T, T)> = returns
+        // The callee's own locals die with its activation.
+        let mut returns = returns;
+        for (_, s, _) in &mut returns {
+            s.own
+                .retain(|o, _| !matches!(o, MemObj::Local(i, _) if *i == callee_instance));
+        }
+        let values: Vec<(T, T)> = returns
             .iter()
-            .map(|(c, s, v)| {
+            .map(|(c, _, v)| {
                 let v = match v {
                     Some(v) => self.t.resize(*v, w, is_signed(&ret_ty)),
                     None => self.fresh(w, "no_return_value"),
                 };
-                (*c, s.mem, v)
+                (*c, v)
             })
             .collect();
-        let (after, mem, value) = if values.len() == 1 {
+        let (after, value) = if values.len() == 1 {
             values[0]
         } else {
             let conds: Vec<T> = values.iter().map(|x| x.0).collect();
@@ -481,26 +541,18 @@ impl<'a> Enc<'a> {
             let b = self.t.implies(any, after);
             self.fact(&[after], a);
             self.fact(&[after], b);
-            let mem = if values.iter().all(|x| x.1 == values[0].1) {
-                values[0].1
-            } else {
-                let m = self.t.var(Sort::Mem, "mem_ret");
-                for (c, vm, _) in &values {
-                    let eq = self.t.eq(m, *vm);
-                    let imp = self.t.implies(*c, eq);
-                    self.fact(&[m], imp);
-                }
-                m
-            };
             let ret = self.fresh(w, "ret");
-            for (c, _, v) in &values {
+            for (c, v) in &values {
                 let eq = self.t.eq(ret, *v);
                 let imp = self.t.implies(*c, eq);
                 self.fact(&[ret], imp);
             }
-            (after, mem, ret)
+            (after, ret)
         };
+        let ins: Vec<(T, &State)> = returns.iter().map(|(c, s, _)| (*c, s)).collect();
+        let (mem, own) = self.join_memories(&ins, "mem_ret");
         st.mem = mem;
+        st.own = own;
         if let Some(d) = dst {
             let dty = self.lvalue_type(d);
             if dty.is_aggregate() || ret_ty.is_aggregate() {
@@ -545,16 +597,112 @@ impl<'a> Enc<'a> {
             }
             out.vars[v] = Some(phi);
         }
-        if !ins.iter().all(|(_, s)| s.mem == ins[0].1.mem) {
-            let phi = self.t.var(Sort::Mem, "mem_phi");
-            for (c, s) in &ins {
-                let eq = self.t.eq(phi, s.mem);
-                let imp = self.t.implies(*c, eq);
-                self.fact(&[phi], imp);
-            }
-            out.mem = phi;
-        }
+        let refs: Vec<(T, &State)> = ins.iter().map(|(c, s)| (*c, s)).collect();
+        let (mem, own) = self.join_memories(&refs, "mem_phi");
+        out.mem = mem;
+        out.own = own;
         (reach, out)
+    }
+
+    /// Joins the memories of several states, each reached under its condition: one φ symbol
+    /// per memory that differs between them (an object a state has not written holds its
+    /// initial memory there).
+    fn join_memories(&mut self, ins: &[(T, &State)], hint: &str) -> (T, BTreeMap<MemObj, T>) {
+        let mems: Vec<(T, T)> = ins.iter().map(|(c, s)| (*c, s.mem)).collect();
+        let mem = self.join_one(&mems, hint);
+        let keys: BTreeSet<MemObj> = ins
+            .iter()
+            .flat_map(|(_, s)| s.own.keys().copied())
+            .collect();
+        let mut own = BTreeMap::new();
+        for k in keys {
+            let vals: Vec<(T, T)> = ins
+                .iter()
+                .map(|(c, s)| {
+                    (
+                        *c,
+                        s.own
+                            .get(&k)
+                            .copied()
+                            .unwrap_or_else(|| self.own_initial(k)),
+                    )
+                })
+                .collect();
+            let m = self.join_one(&vals, "own_phi");
+            own.insert(k, m);
+        }
+        (mem, own)
+    }
+
+    fn join_one(&mut self, vals: &[(T, T)], hint: &str) -> T {
+        if vals.iter().all(|(_, m)| *m == vals[0].1) {
+            return vals[0].1;
+        }
+        let phi = self.t.var(Sort::Mem, hint);
+        for (c, m) in vals {
+            let eq = self.t.eq(phi, *m);
+            let imp = self.t.implies(*c, eq);
+            self.fact(&[phi], imp);
+        }
+        phi
+    }
+
+    /// The memory an object reached by name only holds before any write of this encoding.
+    fn own_initial(&mut self, o: MemObj) -> T {
+        if let Some(&m) = self.own_init.get(&o) {
+            return m;
+        }
+        let m = self.t.var(Sort::Mem, "own_init");
+        self.own_init.insert(o, m);
+        m
+    }
+
+    /// The object with a memory of its own that a place belongs to, if any.
+    fn home(&self, lv: &LValue) -> Option<MemObj> {
+        match lv {
+            LValue::Var(VarRef::Local(l)) => (self.in_memory[l.0 as usize]
+                && self.named_only[l.0 as usize])
+                .then_some(MemObj::Local(self.instance, *l)),
+            LValue::Var(VarRef::Global(g)) => {
+                self.named_globals.contains(g).then_some(MemObj::Global(*g))
+            }
+            LValue::Deref(_) => None,
+            LValue::Field(b, _, _) | LValue::Index(b, _) => self.home(b),
+        }
+    }
+
+    /// The memory holding a place.
+    fn memory_of(&mut self, home: Option<MemObj>, st: &State) -> T {
+        match home {
+            None => st.mem,
+            Some(o) => match st.own.get(&o) {
+                Some(&m) => m,
+                None => self.own_initial(o),
+            },
+        }
+    }
+
+    fn set_memory(home: Option<MemObj>, st: &mut State, m: T) {
+        match home {
+            None => st.mem = m,
+            Some(o) => {
+                st.own.insert(o, m);
+            }
+        }
+    }
+
+    /// The globals with a memory of their own in `w` get fresh memories.
+    fn havoc_globals(&mut self, w: &GlobalWrites, st: &mut State) {
+        let gs: Vec<GlobalId> = self
+            .named_globals
+            .iter()
+            .copied()
+            .filter(|g| w.contains(*g))
+            .collect();
+        for g in gs {
+            let m = self.t.var(Sort::Mem, "own_call");
+            st.own.insert(MemObj::Global(g), m);
+        }
     }
 
     /// For each loop head: the SSA locals and whether memory the loop may write (everything
@@ -574,8 +722,13 @@ impl<'a> Enc<'a> {
                 }
                 None => {
                     set.memory = true;
+                    set.globals = GlobalWrites::All;
                     set.locals = (0..self.f.locals.len())
                         .filter(|&i| !self.in_memory[i])
+                        .map(|i| LocalId(i as u32))
+                        .collect();
+                    set.own_locals = (0..self.f.locals.len())
+                        .filter(|&i| self.in_memory[i] && self.named_only[i])
                         .map(|i| LocalId(i as u32))
                         .collect();
                 }
@@ -595,10 +748,17 @@ impl<'a> Enc<'a> {
                     if self.callee_writes_memory(callee) {
                         set.memory = true;
                     }
+                    set.globals.add(&self.callee_global_writes(callee));
                     dst.as_ref()
                 }
                 StmtKind::HavocMemory(_) => {
                     set.memory = true;
+                    set.globals = GlobalWrites::All;
+                    set.own_locals.extend(
+                        (0..self.f.locals.len())
+                            .filter(|&i| self.in_memory[i] && self.named_only[i])
+                            .map(|i| LocalId(i as u32)),
+                    );
                     None
                 }
                 StmtKind::Assume(_) | StmtKind::Label { .. } => None,
@@ -607,7 +767,13 @@ impl<'a> Enc<'a> {
                 Some(LValue::Var(VarRef::Local(l))) if !self.in_memory[l.0 as usize] => {
                     set.locals.insert(*l);
                 }
-                Some(_) => set.memory = true,
+                Some(d) => match self.home(d) {
+                    Some(MemObj::Local(_, l)) => {
+                        set.own_locals.insert(l);
+                    }
+                    Some(MemObj::Global(g)) => set.globals.add(&GlobalWrites::Some([g].into())),
+                    Some(MemObj::Str(_)) | None => set.memory = true,
+                },
                 None => {}
             }
         }
@@ -617,6 +783,13 @@ impl<'a> Enc<'a> {
         match callee {
             Callee::Direct(n) => self.sums.writes_memory(n),
             Callee::Indirect(_) => true,
+        }
+    }
+
+    fn callee_global_writes(&self, callee: &Callee) -> GlobalWrites {
+        match callee {
+            Callee::Direct(n) => self.sums.global_writes(n),
+            Callee::Indirect(_) => GlobalWrites::All,
         }
     }
 
@@ -658,6 +831,8 @@ impl<'a> Enc<'a> {
                 if self.callee_writes_memory(callee) {
                     st.mem = self.t.var(Sort::Mem, "mem_call");
                 }
+                let w = self.callee_global_writes(callee);
+                self.havoc_globals(&w, st);
                 if let Some(d) = dst {
                     let dty = self.lvalue_type(d);
                     self.havoc_object(d, &dty, st);
@@ -675,6 +850,15 @@ impl<'a> Enc<'a> {
             }
             StmtKind::HavocMemory(_) => {
                 st.mem = self.t.var(Sort::Mem, "mem_havoc");
+                self.havoc_globals(&GlobalWrites::All, st);
+                let frame: Vec<MemObj> = (0..self.f.locals.len())
+                    .filter(|&i| self.in_memory[i] && self.named_only[i])
+                    .map(|i| MemObj::Local(self.instance, LocalId(i as u32)))
+                    .collect();
+                for o in frame {
+                    let m = self.t.var(Sort::Mem, "own_havoc");
+                    st.own.insert(o, m);
+                }
             }
         }
         pc
@@ -686,8 +870,9 @@ impl<'a> Enc<'a> {
             Some(n) if n <= MAX_BYTEWISE => {
                 let da = self.addr(dst, st);
                 let sa = self.addr(src, st);
-                let src_mem = st.mem;
-                let mut m = st.mem;
+                let (dh, sh) = (self.home(dst), self.home(src));
+                let src_mem = self.memory_of(sh, st);
+                let mut m = self.memory_of(dh, st);
                 for k in 0..n {
                     let off = self.t.bv(64, u128::from(k));
                     let from = self.t.bin(BvOp::Add, sa, off);
@@ -695,9 +880,12 @@ impl<'a> Enc<'a> {
                     let to = self.t.bin(BvOp::Add, da, off);
                     m = self.t.store(m, to, byte);
                 }
-                st.mem = m;
+                Self::set_memory(dh, st, m);
             }
-            _ => st.mem = self.t.var(Sort::Mem, "mem_copy"),
+            _ => {
+                let m = self.t.var(Sort::Mem, "mem_copy");
+                Self::set_memory(self.home(dst), st, m);
+            }
         }
     }
 
@@ -710,14 +898,20 @@ impl<'a> Enc<'a> {
         match self.prog.layout().size_of(ty) {
             Some(n) if n <= MAX_BYTEWISE => {
                 let a = self.addr(dst, st);
+                let home = self.home(dst);
+                let mut m = self.memory_of(home, st);
                 for k in 0..n {
                     let off = self.t.bv(64, u128::from(k));
                     let to = self.t.bin(BvOp::Add, a, off);
                     let byte = self.fresh(8, "havoc_byte");
-                    st.mem = self.t.store(st.mem, to, byte);
+                    m = self.t.store(m, to, byte);
                 }
+                Self::set_memory(home, st, m);
             }
-            _ => st.mem = self.t.var(Sort::Mem, "mem_havoc_obj"),
+            _ => {
+                let m = self.t.var(Sort::Mem, "mem_havoc_obj");
+                Self::set_memory(self.home(dst), st, m);
+            }
         }
     }
 
@@ -731,14 +925,20 @@ impl<'a> Enc<'a> {
         match self.prog.layout().size_of(ty) {
             Some(n) if n <= MAX_ZERO_INIT => {
                 let a = self.addr(dst, st);
+                let home = self.home(dst);
+                let mut m = self.memory_of(home, st);
                 let zero = self.t.bv(8, 0);
                 for k in 0..n {
                     let off = self.t.bv(64, u128::from(k));
                     let to = self.t.bin(BvOp::Add, a, off);
-                    st.mem = self.t.store(st.mem, to, zero);
+                    m = self.t.store(m, to, zero);
                 }
+                Self::set_memory(home, st, m);
             }
-            _ => st.mem = self.t.var(Sort::Mem, "mem_zero_big"),
+            _ => {
+                let m = self.t.var(Sort::Mem, "mem_zero_big");
+                Self::set_memory(self.home(dst), st, m);
+            }
         }
     }
 
@@ -772,6 +972,8 @@ impl<'a> Enc<'a> {
     /// The address of a place in memory.
     fn addr(&mut self, lv: &LValue, st: &mut State) -> T {
         match lv {
+            // An object with a memory of its own starts at offset 0 of it.
+            LValue::Var(_) if self.home(lv).is_some() => self.t.bv(64, 0),
             LValue::Var(VarRef::Local(l)) => self.base(MemObj::Local(self.instance, *l)),
             LValue::Var(VarRef::Global(g)) => self.base(MemObj::Global(*g)),
             LValue::Deref(e) => self.eval(e, st),
@@ -830,14 +1032,15 @@ impl<'a> Enc<'a> {
             return self.fresh(64, "aggregate");
         }
         let addr = self.addr(lv, st);
+        let mem = self.memory_of(self.home(lv), st);
         let w = width_of(ty);
         if let Some((bit, width)) = self.bitfield(lv) {
-            let unit = self.t.load(st.mem, addr, w / 8);
+            let unit = self.t.load(mem, addr, w / 8);
             let hi = (bit + width - 1).min(w - 1);
             let raw = self.t.extract(hi, bit.min(hi), unit);
             return self.t.resize(raw, w, is_signed(ty));
         }
-        self.t.load(st.mem, addr, w / 8)
+        self.t.load(mem, addr, w / 8)
     }
 
     fn write(&mut self, lv: &LValue, ty: &CType, v: T, st: &mut State) {
@@ -847,19 +1050,23 @@ impl<'a> Enc<'a> {
             st.vars[l.0 as usize] = Some(v);
             return;
         }
+        let home = self.home(lv);
         if ty.is_aggregate() || matches!(ty, CType::Unknown | CType::Function(_)) {
-            st.mem = self.t.var(Sort::Mem, "mem_unknown_write");
+            let m = self.t.var(Sort::Mem, "mem_unknown_write");
+            Self::set_memory(home, st, m);
             return;
         }
         let addr = self.addr(lv, st);
+        let mem = self.memory_of(home, st);
         let w = width_of(ty);
         let v = self.t.resize(v, w, is_signed(ty));
         if let Some((bit, width)) = self.bitfield(lv) {
             if bit + width > w {
-                st.mem = self.t.var(Sort::Mem, "mem_bitfield");
+                let m = self.t.var(Sort::Mem, "mem_bitfield");
+                Self::set_memory(home, st, m);
                 return;
             }
-            let unit = self.t.load(st.mem, addr, w / 8);
+            let unit = self.t.load(mem, addr, w / 8);
             let field_mask = (if width >= 128 {
                 u128::MAX
             } else {
@@ -872,10 +1079,12 @@ impl<'a> Enc<'a> {
             let fm = self.t.bv(w, field_mask);
             let placed = self.t.bin(BvOp::And, shifted, fm);
             let merged = self.t.bin(BvOp::Or, kept, placed);
-            st.mem = self.t.store_value(st.mem, addr, merged);
+            let m = self.t.store_value(mem, addr, merged);
+            Self::set_memory(home, st, m);
             return;
         }
-        st.mem = self.t.store_value(st.mem, addr, v);
+        let m = self.t.store_value(mem, addr, v);
+        Self::set_memory(home, st, m);
     }
 
     // ----- expressions --------------------------------------------------------------------
@@ -1184,8 +1393,25 @@ impl<'a> Enc<'a> {
     }
 }
 
-#[derive(Default, Debug)]
+#[derive(Debug)]
 struct HavocSet {
+    /// SSA locals written.
     locals: BTreeSet<LocalId>,
+    /// The shared memory may be written.
     memory: bool,
+    /// Locals with a memory of their own written (by name).
+    own_locals: BTreeSet<LocalId>,
+    /// Globals with a memory of their own that may be written.
+    globals: GlobalWrites,
+}
+
+impl Default for HavocSet {
+    fn default() -> Self {
+        HavocSet {
+            locals: BTreeSet::new(),
+            memory: false,
+            own_locals: BTreeSet::new(),
+            globals: GlobalWrites::none(),
+        }
+    }
 }

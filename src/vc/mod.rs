@@ -5,9 +5,12 @@
 
 pub mod cone;
 pub mod encode;
+pub mod regions;
 pub mod term;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+
+use regions::GlobalWrites;
 
 use crate::ir::{Callee, LValue, Program, StmtKind, VarRef};
 
@@ -16,6 +19,9 @@ use crate::ir::{Callee, LValue, Program, StmtKind, VarRef};
 pub struct Summaries {
     program_writes: HashSet<String>,
     defined: HashSet<String>,
+    /// The globals each program function may write, itself or through its callees.
+    global_writes: HashMap<String, GlobalWrites>,
+    pub regions: regions::Regions,
 }
 
 impl Summaries {
@@ -61,9 +67,29 @@ impl Summaries {
                 break;
             }
         }
+        let global_writes = global_writes(program, &defined);
         Summaries {
             program_writes: writes,
             defined,
+            global_writes,
+            regions: regions::Regions::new(program),
+        }
+    }
+
+    /// The globals a call to `name` may write. Code outside the program may write any global
+    /// (by name, or by calling back into the program), unless it writes no memory at all.
+    pub fn global_writes(&self, name: &str) -> GlobalWrites {
+        if self.defined.contains(name) {
+            return self
+                .global_writes
+                .get(name)
+                .cloned()
+                .unwrap_or(GlobalWrites::All);
+        }
+        if crate::libc::WRITES_NO_MEMORY.contains(&name) {
+            GlobalWrites::none()
+        } else {
+            GlobalWrites::All
         }
     }
 
@@ -84,4 +110,68 @@ fn own_local(lv: &LValue) -> bool {
         LValue::Var(VarRef::Global(_)) | LValue::Deref(_) => false,
         LValue::Field(b, _, _) | LValue::Index(b, _) => own_local(b),
     }
+}
+
+/// The globals each program function may write by name, closed over direct calls; an indirect
+/// call, an unknown external or an unmodelled effect may write any.
+fn global_writes(program: &Program, defined: &HashSet<String>) -> HashMap<String, GlobalWrites> {
+    let skipped: HashSet<&str> = program.skipped.iter().map(|s| s.name.as_str()).collect();
+    let mut own: HashMap<String, (GlobalWrites, Vec<String>)> = HashMap::new();
+    for f in &program.functions {
+        let mut w = GlobalWrites::none();
+        let mut callees = Vec::new();
+        for s in f.blocks.iter().flat_map(|b| &b.stmts) {
+            let dst = match &s.kind {
+                StmtKind::Assign { dst, .. }
+                | StmtKind::Havoc { dst, .. }
+                | StmtKind::ZeroInit { dst } => Some(dst),
+                StmtKind::Call { dst, callee, .. } => {
+                    match callee {
+                        Callee::Direct(n)
+                            if defined.contains(n) && !skipped.contains(n.as_str()) =>
+                        {
+                            callees.push(n.clone())
+                        }
+                        Callee::Direct(n)
+                            if crate::libc::WRITES_NO_MEMORY.contains(&n.as_str()) => {}
+                        _ => w = GlobalWrites::All,
+                    }
+                    dst.as_ref()
+                }
+                StmtKind::HavocMemory(_) => {
+                    w = GlobalWrites::All;
+                    None
+                }
+                StmtKind::Assume(_) | StmtKind::Label { .. } => None,
+            };
+            if let Some(g) = dst.and_then(regions::named_global) {
+                w.add(&GlobalWrites::Some([g].into()));
+            }
+        }
+        own.insert(f.name.clone(), (w, callees));
+    }
+    let mut out: HashMap<String, GlobalWrites> = own
+        .iter()
+        .map(|(n, (w, _))| (n.clone(), w.clone()))
+        .collect();
+    loop {
+        let mut changed = false;
+        for (name, (_, callees)) in &own {
+            let mut w = out[name].clone();
+            for c in callees {
+                match out.get(c) {
+                    Some(cw) => w.add(cw),
+                    None => w = GlobalWrites::All,
+                }
+            }
+            if w != out[name] {
+                out.insert(name.clone(), w);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    out
 }

@@ -441,8 +441,11 @@ impl Terms {
     // ----- memory -------------------------------------------------------------------------
 
     pub fn select(&mut self, mem: T, addr: T) -> T {
-        // Read over a write to the same constant-equal address: the written byte.
-        if let Node::Store {
+        // Read over writes: the byte written at the same address, skipping writes at
+        // addresses that differ by a constant from the one read (same base, other offset).
+        let (base, offset) = self.base_offset(addr);
+        let mut mem = mem;
+        while let Node::Store {
             mem: m,
             addr: a,
             byte,
@@ -451,13 +454,35 @@ impl Terms {
             if a == addr {
                 return byte;
             }
-            if let (Some(x), Some(y)) = (self.as_const(a), self.as_const(addr)) {
-                if x != y {
-                    return self.select(m, addr);
-                }
+            let (b, o) = self.base_offset(a);
+            if b != base {
+                break;
             }
+            if o == offset {
+                return byte;
+            }
+            mem = m;
         }
         self.intern(Node::Select { mem, addr }, Sort::Bv(8))
+    }
+
+    /// An address as a base term (`None` for a constant) plus a constant offset, modulo 2^64.
+    fn base_offset(&self, addr: T) -> (Option<T>, u128) {
+        let mut t = addr;
+        let mut offset: u128 = 0;
+        loop {
+            match *self.node(t) {
+                Node::Bv { value, .. } => return (None, offset.wrapping_add(value) & mask(64)),
+                Node::BvBin(BvOp::Add, x, y) => match self.as_const(y) {
+                    Some(c) => {
+                        offset = offset.wrapping_add(c) & mask(64);
+                        t = x;
+                    }
+                    None => return (Some(t), offset),
+                },
+                _ => return (Some(t), offset),
+            }
+        }
     }
 
     pub fn store(&mut self, mem: T, addr: T, byte: T) -> T {

@@ -657,15 +657,30 @@ impl Asker<'_> {
         let facts_of =
             |ids: Vec<usize>| -> Vec<T> { ids.into_iter().map(|i| facts[i].fact).collect() };
         let (ids, reads) = needed_facts(&self.terms, facts, &self.index, &[goal], true);
-        let light = facts_of(ids);
+        // Models are read only from questions that hold the facts of the observed terms too:
+        // otherwise their values would be arbitrary, and rule out pairs that step 3 needs.
+        let with_models = if observe.is_empty() {
+            None
+        } else {
+            let mut roots = vec![goal];
+            roots.extend_from_slice(observe);
+            let (all, all_reads) = needed_facts(&self.terms, facts, &self.index, &roots, true);
+            (all_reads != MemoryReads::Other).then_some((all, all_reads))
+        };
+        let memory_of = |r: MemoryReads| {
+            if r == MemoryReads::None {
+                Memory::Bytes
+            } else {
+                Memory::Abstract
+            }
+        };
         let terms = &self.terms;
         // Reads of initial memory at constant addresses (globals, fields of objects with a
         // memory of their own) lose nothing when read as unconstrained bytes: one question.
         if reads != MemoryReads::Other {
-            let memory = if reads == MemoryReads::None {
-                Memory::Bytes
-            } else {
-                Memory::Abstract
+            let (light, memory, observe) = match with_models {
+                Some((all, all_reads)) => (facts_of(all), memory_of(all_reads), observe),
+                None => (facts_of(ids), memory_of(reads), &[][..]),
             };
             let q = Query {
                 terms,
@@ -681,6 +696,7 @@ impl Asker<'_> {
                 Verdict::Unknown(r) => (Outcome::Unknown(Reason::from_solver(&r)), None),
             };
         }
+        let light = facts_of(ids);
         let q = Query {
             terms,
             context: &light,

@@ -521,7 +521,49 @@ impl<'s> Lowerer<'s> {
 
     // ----- local declarations -------------------------------------------------------------
 
+    /// `__auto_type x = e;` (GNU C; `annotate` declares the temporaries of hoisted calls so):
+    /// `x` takes the type of `e`.
+    fn auto_type_declaration(&mut self, node: Node) {
+        let mut c = node.walk();
+        let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
+        for d in decls {
+            let target = d.child_by_field_name("declarator");
+            let value = d.child_by_field_name("value");
+            let (Some(t), Some(v)) = (target, value) else {
+                self.fallback(
+                    d,
+                    FallbackKind::UnsupportedStmt,
+                    "__auto_type without a value",
+                );
+                continue;
+            };
+            if t.kind() != "identifier" || v.kind() == "initializer_list" {
+                self.fallback(d, FallbackKind::UnsupportedStmt, "unsupported __auto_type");
+                continue;
+            }
+            let name = self.node_text(t).to_string();
+            let e = self.expr(v);
+            let id = self.new_local(&name, e.ty.clone(), false);
+            self.declare(&name, Symbol::Var(VarRef::Local(id), e.ty.clone()));
+            let loc = self.loc(d);
+            self.emit(
+                StmtKind::Assign {
+                    dst: LValue::Var(VarRef::Local(id)),
+                    src: e,
+                },
+                loc,
+            );
+        }
+    }
+
     pub(super) fn local_declaration(&mut self, node: Node) {
+        if node
+            .child_by_field_name("type")
+            .is_some_and(|t| self.node_text(t) == "__auto_type")
+        {
+            self.auto_type_declaration(node);
+            return;
+        }
         let specs = self.specs(node);
         let base = specs.ty.clone().unwrap_or(CType::INT);
         // `a * b;` parses as a declaration when `a` is unknown as a type; if `a` is a variable

@@ -102,7 +102,7 @@ pub struct StmtSite {
     pub values: Option<ValueHoist>,
 }
 
-/// Calls evaluated before their statement: `__typeof__(f(a)) __cp_v1 = f(a);` declarations, in
+/// Calls evaluated before their statement: `__auto_type __cp_v1 = f(a);` declarations (GNU C), in
 /// the program's order, and each call's text replaced by its temporary in the statement. Only
 /// where the order cannot matter (see `effects`).
 #[derive(Clone, Debug, Default)]
@@ -814,7 +814,7 @@ fn hoist_values(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite, sit
         let call_text = typing::flat(*c, text);
         hoist
             .decls
-            .push_str(&format!("__typeof__({call_text}) {name} = {call_text}; "));
+            .push_str(&format!("__auto_type {name} = {call_text}; "));
         let ret = decisions::callee(*c, text)
             .and_then(|n| env.return_type(n))
             .unwrap_or(crate::ir::CType::Unknown);

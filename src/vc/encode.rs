@@ -895,6 +895,12 @@ impl<'a> Enc<'a> {
             self.write(dst, ty, v, st);
             return;
         }
+        // A whole object with a memory of its own: that memory is all it holds.
+        if let (LValue::Var(_), Some(home)) = (dst, self.home(dst)) {
+            let m = self.t.var(Sort::Mem, "own_havoc");
+            Self::set_memory(Some(home), st, m);
+            return;
+        }
         match self.prog.layout().size_of(ty) {
             Some(n) if n <= MAX_BYTEWISE => {
                 let a = self.addr(dst, st);

@@ -570,25 +570,42 @@ fn check_with(
 /// `COVPRUNE_SOUNDNESS_MEMORY` programs (default 40).
 #[test]
 fn exhaustive_runs_check_the_claims_on_memory_programs() {
-    let n_programs = env_u64("COVPRUNE_SOUNDNESS_MEMORY", 40);
+    // A floor below the observed recall (35% at 40 programs), so that a regression is noticed.
+    run_harness(
+        "memory programs",
+        env_u64("COVPRUNE_SOUNDNESS_MEMORY", 40),
+        "mem",
+        |seed| generate_program(seed, true, true),
+        0.3,
+    );
+}
+
+/// Generates, runs and checks `n_programs` programs from `COVPRUNE_SOUNDNESS_SEED` on; fails on
+/// any false claim, or when recall falls below `recall_floor`.
+fn run_harness(
+    what: &str,
+    n_programs: u64,
+    prefix: &str,
+    generate: impl Fn(u64) -> (String, u32),
+    recall_floor: f64,
+) {
     let first_seed = env_u64("COVPRUNE_SOUNDNESS_SEED", 1);
     let dir = harness_dir();
     let mut tally = Tally::default();
     for seed in first_seed..first_seed + n_programs {
-        let (text, n_labels) = generate_program(seed, true, true);
-        let path = dir.path().join(format!("mem{seed}.c"));
+        let (text, n_labels) = generate(seed);
+        let path = dir.path().join(format!("{prefix}{seed}.c"));
         std::fs::write(&path, &text).unwrap();
         check(dir.path(), seed, &path, n_labels as usize, &mut tally);
     }
-    tally.report("memory programs", n_programs);
+    tally.report(what, n_programs);
     assert!(
         tally.false_claims.is_empty(),
         "{}",
         tally.false_claims.join("\n---\n")
     );
-    // A floor below the observed recall (35% at 40 programs), so that a regression is noticed.
     assert!(
-        tally.recall() >= 0.3,
+        tally.recall() >= recall_floor,
         "recall fell to {:.1}%",
         100.0 * tally.recall()
     );
@@ -623,27 +640,13 @@ fn the_memory_harness_catches_an_alias_blind_encoding() {
 
 #[test]
 fn exhaustive_runs_never_contradict_an_infeasible_claim() {
-    let n_programs = env_u64("COVPRUNE_SOUNDNESS_PROGRAMS", 200);
-    let first_seed = env_u64("COVPRUNE_SOUNDNESS_SEED", 1);
-    let dir = harness_dir();
-    let mut tally = Tally::default();
-    for seed in first_seed..first_seed + n_programs {
-        let (text, n_labels) = generate(seed);
-        let path = dir.path().join(format!("gen{seed}.c"));
-        std::fs::write(&path, &text).unwrap();
-        check(dir.path(), seed, &path, n_labels as usize, &mut tally);
-    }
-    tally.report("hand-placed labels", n_programs);
-    assert!(
-        tally.false_claims.is_empty(),
-        "{}",
-        tally.false_claims.join("\n---\n")
-    );
     // A floor well below the observed recall, so that a regression in precision is noticed.
-    assert!(
-        tally.recall() >= 0.5,
-        "recall fell to {:.1}%",
-        100.0 * tally.recall()
+    run_harness(
+        "hand-placed labels",
+        env_u64("COVPRUNE_SOUNDNESS_PROGRAMS", 200),
+        "gen",
+        generate,
+        0.5,
     );
 }
 

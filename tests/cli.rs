@@ -552,3 +552,26 @@ fn dumped_questions_replay_with_the_same_answers() {
     }
     assert!(sat > 0 && unsat > 0, "sat {sat}, unsat {unsat}");
 }
+
+/// `-v` names, per function, the objects with a memory of their own and those in the shared
+/// memory; the write through a pointer does not reach the former, so both labels are proved.
+#[test]
+fn verbose_prune_lists_the_memory_regions() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("regions.c");
+    std::fs::copy("tests/fixtures/engine/regions.c", &src).unwrap();
+    let out = covprune()
+        .args(["prune", "--steps", "1", "--in-process", "-v", "--json"])
+        .arg(&src)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("f: memories of their own: count, f.buf; shared memory: shared, where"),
+        "{stderr}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["infeasible"], 2, "{v}");
+}

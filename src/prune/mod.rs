@@ -817,6 +817,20 @@ fn prove_function_here(
             vc.labels.len(),
             encode_ms
         );
+        eprintln!(
+            "covprune: {}: memories of their own: {}; shared memory: {}",
+            f.name,
+            if vc.own_objects.is_empty() {
+                "none".to_string()
+            } else {
+                vc.own_objects.join(", ")
+            },
+            if vc.shared_objects.is_empty() {
+                "none".to_string()
+            } else {
+                vc.shared_objects.join(", ")
+            }
+        );
     }
     let mut asker = Asker {
         backend,

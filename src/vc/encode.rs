@@ -84,6 +84,10 @@ pub struct FunctionVc {
     pub labels: Vec<LabelVc>,
     /// Labels of called-once callees, encoded in their inlined copy in this function.
     pub context_labels: Vec<LabelVc>,
+    /// The objects the encoding touched, by memory: each with a memory of its own, and those
+    /// in the shared memory (names as `function.local`, `global`, `"string"`; sorted), for `-v`.
+    pub own_objects: Vec<String>,
+    pub shared_objects: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -122,6 +126,10 @@ struct Enc<'a> {
     alias_blind: bool,
     /// Globals reached by name only in this encoding.
     named_globals: BTreeSet<GlobalId>,
+    /// Every object given a memory of its own (for `-v`).
+    own_seen: BTreeSet<MemObj>,
+    /// The function of each activation (the root is 0).
+    instance_fns: Vec<&'a Function>,
     /// The initial memory of each object with a memory of its own.
     own_init: HashMap<MemObj, T>,
     /// Activation of `f`: 0 for the root, a new number for each inlined call.
@@ -179,6 +187,8 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         alias_blind: config.alias_blind,
         named_globals,
         own_init: HashMap::new(),
+        own_seen: BTreeSet::new(),
+        instance_fns: vec![f],
         instance: 0,
         sums,
         functions: prog
@@ -206,11 +216,21 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
     };
     e.run(config);
     e.layout_constraints();
+    let name_all = |objs: Vec<MemObj>| -> Vec<String> {
+        let mut v: Vec<String> = objs.into_iter().map(|o| e.object_name(o)).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let own_objects = name_all(e.own_init.keys().chain(&e.own_seen).copied().collect());
+    let shared_objects = name_all(e.bases.keys().copied().collect());
     FunctionVc {
         terms: e.t,
         facts: e.facts,
         labels: e.labels,
         context_labels: e.context_labels,
+        own_objects,
+        shared_objects,
     }
 }
 
@@ -432,6 +452,18 @@ impl<'a> Enc<'a> {
         returns
     }
 
+    /// A readable name of a memory object.
+    fn object_name(&self, o: MemObj) -> String {
+        match o {
+            MemObj::Local(i, l) => {
+                let f = self.instance_fns[i as usize];
+                format!("{}.{}", f.name, f.local(l).name)
+            }
+            MemObj::Global(g) => self.prog.globals[g.0 as usize].name.clone(),
+            MemObj::Str(i) => format!("string {i}"),
+        }
+    }
+
     /// The activation `instance` is the root function's own.
     fn instance_is_root(&self, instance: u32) -> bool {
         instance == 0
@@ -488,6 +520,7 @@ impl<'a> Enc<'a> {
         self.f = callee;
         self.instance = self.n_instances;
         self.n_instances += 1;
+        self.instance_fns.push(callee);
         self.record_labels =
             self.instance_is_root(saved.2) && self.context_callees.contains(&callee.name);
         self.inline_stack.push(callee.name.as_str());
@@ -682,10 +715,11 @@ impl<'a> Enc<'a> {
         }
     }
 
-    fn set_memory(home: Option<MemObj>, st: &mut State, m: T) {
+    fn set_memory(&mut self, home: Option<MemObj>, st: &mut State, m: T) {
         match home {
             None => st.mem = m,
             Some(o) => {
+                self.own_seen.insert(o);
                 st.own.insert(o, m);
             }
         }
@@ -880,11 +914,11 @@ impl<'a> Enc<'a> {
                     let to = self.t.bin(BvOp::Add, da, off);
                     m = self.t.store(m, to, byte);
                 }
-                Self::set_memory(dh, st, m);
+                self.set_memory(dh, st, m);
             }
             _ => {
                 let m = self.t.var(Sort::Mem, "mem_copy");
-                Self::set_memory(self.home(dst), st, m);
+                self.set_memory(self.home(dst), st, m);
             }
         }
     }
@@ -898,7 +932,7 @@ impl<'a> Enc<'a> {
         // A whole object with a memory of its own: that memory is all it holds.
         if let (LValue::Var(_), Some(home)) = (dst, self.home(dst)) {
             let m = self.t.var(Sort::Mem, "own_havoc");
-            Self::set_memory(Some(home), st, m);
+            self.set_memory(Some(home), st, m);
             return;
         }
         match self.prog.layout().size_of(ty) {
@@ -912,11 +946,11 @@ impl<'a> Enc<'a> {
                     let byte = self.fresh(8, "havoc_byte");
                     m = self.t.store(m, to, byte);
                 }
-                Self::set_memory(home, st, m);
+                self.set_memory(home, st, m);
             }
             _ => {
                 let m = self.t.var(Sort::Mem, "mem_havoc_obj");
-                Self::set_memory(self.home(dst), st, m);
+                self.set_memory(self.home(dst), st, m);
             }
         }
     }
@@ -939,11 +973,11 @@ impl<'a> Enc<'a> {
                     let to = self.t.bin(BvOp::Add, a, off);
                     m = self.t.store(m, to, zero);
                 }
-                Self::set_memory(home, st, m);
+                self.set_memory(home, st, m);
             }
             _ => {
                 let m = self.t.var(Sort::Mem, "mem_zero_big");
-                Self::set_memory(self.home(dst), st, m);
+                self.set_memory(self.home(dst), st, m);
             }
         }
     }
@@ -1059,7 +1093,7 @@ impl<'a> Enc<'a> {
         let home = self.home(lv);
         if ty.is_aggregate() || matches!(ty, CType::Unknown | CType::Function(_)) {
             let m = self.t.var(Sort::Mem, "mem_unknown_write");
-            Self::set_memory(home, st, m);
+            self.set_memory(home, st, m);
             return;
         }
         let addr = self.addr(lv, st);
@@ -1069,7 +1103,7 @@ impl<'a> Enc<'a> {
         if let Some((bit, width)) = self.bitfield(lv) {
             if bit + width > w {
                 let m = self.t.var(Sort::Mem, "mem_bitfield");
-                Self::set_memory(home, st, m);
+                self.set_memory(home, st, m);
                 return;
             }
             let unit = self.t.load(mem, addr, w / 8);
@@ -1086,11 +1120,11 @@ impl<'a> Enc<'a> {
             let placed = self.t.bin(BvOp::And, shifted, fm);
             let merged = self.t.bin(BvOp::Or, kept, placed);
             let m = self.t.store_value(mem, addr, merged);
-            Self::set_memory(home, st, m);
+            self.set_memory(home, st, m);
             return;
         }
         let m = self.t.store_value(mem, addr, v);
-        Self::set_memory(home, st, m);
+        self.set_memory(home, st, m);
     }
 
     // ----- expressions --------------------------------------------------------------------

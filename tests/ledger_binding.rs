@@ -16,13 +16,18 @@ const TESTS: &str = "benchmarks/programs/tritype.tests";
 /// tritype.c annotated with `criteria` into `dir`, then pruned: the annotated file.
 fn pruned_tritype(dir: &Path, criteria: &str) -> PathBuf {
     let file = common::annotate("benchmarks/programs/tritype.c", criteria, dir);
+    prune_step1(&file);
+    file
+}
+
+/// Step 1 on `file`, which must succeed (and write its ledger).
+fn prune_step1(file: &Path) {
     covprune()
         .arg("prune")
-        .arg(&file)
+        .arg(file)
         .args(["--no-progress", "--steps", "1"])
         .assert()
         .success();
-    file
 }
 
 fn ledger_of(file: &Path) -> PathBuf {
@@ -55,12 +60,7 @@ fn a_stale_ledger_is_refused() {
     assert!(ledger_of(&file).exists());
     both_refuse(&file, "another version of the file");
     // Pruned again, it is accepted.
-    covprune()
-        .arg("prune")
-        .arg(&file)
-        .args(["--no-progress", "--steps", "1"])
-        .assert()
-        .success();
+    prune_step1(&file);
     covprune()
         .arg("measure")
         .arg(&file)
@@ -76,12 +76,7 @@ fn a_ledger_of_another_program_is_refused() {
     let other = tempfile::tempdir().unwrap();
     let triangle = other.path().join("triangle.c");
     std::fs::copy("benchmarks/programs/triangle.c", &triangle).unwrap();
-    covprune()
-        .arg("prune")
-        .arg(&triangle)
-        .args(["--no-progress", "--steps", "1"])
-        .assert()
-        .success();
+    prune_step1(&triangle);
     std::fs::copy(ledger_of(&triangle), ledger_of(&file)).unwrap();
     both_refuse(&file, "prune");
 }

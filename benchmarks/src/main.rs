@@ -654,6 +654,29 @@ fn pool_bench(args: &Args) -> Result<()> {
     Ok(())
 }
 
+/// Runs `EXE annotate SOURCE --criteria CRITERIA -o DIR FLAGS...` and returns what it wrote
+/// ([`annotated_outputs`]).
+pub(crate) fn annotate_into(
+    exe: &Path,
+    source: &Path,
+    criteria: &str,
+    dir: &Path,
+    flags: &[String],
+) -> Result<(String, PathBuf, PathBuf)> {
+    let st = std::process::Command::new(exe)
+        .arg("annotate")
+        .arg(source)
+        .args(["--criteria", criteria, "-o"])
+        .arg(dir)
+        .args(flags)
+        .stdout(std::process::Stdio::null())
+        .status()?;
+    if !st.success() {
+        bail!("annotate {} --criteria {criteria} failed", source.display());
+    }
+    Ok(annotated_outputs(dir, source))
+}
+
 /// What `covprune annotate SOURCE -o DIR` writes: the source's stem, `DIR/STEM_labels.c` and
 /// `DIR/STEM_labels.labels`.
 pub(crate) fn annotated_outputs(dir: &Path, source: &Path) -> (String, PathBuf, PathBuf) {

@@ -261,17 +261,8 @@ fn siemens_units(exe: &Path, dir: &Path, criteria: &[String], work: &Path) -> Re
                 "-I{}",
                 src.parent().map_or(".".into(), |p| p.display().to_string())
             );
-            let st = Command::new(exe)
-                .args(["annotate", &src.display().to_string(), "--criteria", crit])
-                .arg("-o")
-                .arg(&out)
-                .arg(&include)
-                .stdout(std::process::Stdio::null())
-                .status()?;
-            if !st.success() {
-                bail!("annotate {} --criteria {crit} failed", src.display());
-            }
-            let (_, annotated, labels) = crate::annotated_outputs(&out, &src);
+            let (_, annotated, labels) =
+                crate::annotate_into(exe, &src, crit, &out, std::slice::from_ref(&include))?;
             let fresh = std::fs::read_to_string(&labels)?;
             units.push(Unit {
                 set: "siemens",

@@ -38,17 +38,8 @@ pub(crate) fn run(args: &Args) -> Result<()> {
     // Annotate once; each run starts from the fresh labels file.
     let mut units = Vec::new();
     for file in &files {
-        let st = std::process::Command::new(&exe)
-            .args(["annotate", &file.display().to_string(), "--criteria", "CC"])
-            .arg("-o")
-            .arg(&work)
-            .arg(&include)
-            .stdout(std::process::Stdio::null())
-            .status()?;
-        if !st.success() {
-            bail!("annotate {} failed", file.display());
-        }
-        let (stem, annotated, labels) = crate::annotated_outputs(&work, file);
+        let (stem, annotated, labels) =
+            crate::annotate_into(&exe, file, "CC", &work, std::slice::from_ref(&include))?;
         let fresh = std::fs::read_to_string(&labels)?;
         units.push((stem, annotated, labels, fresh));
     }

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use petgraph::graph::{DiGraph, NodeIndex};
 
-use crate::ir::{Callee, Expr, ExprKind, LValue, Linkage, Program, Stmt, StmtKind, Terminator};
+use crate::ir::{visit, Callee, Expr, ExprKind, Function, Linkage, Program, StmtKind, Terminator};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FuncNode {
@@ -31,16 +31,11 @@ impl CallGraph {
         let mut index = HashMap::new();
         let mut address_taken: BTreeSet<String> = BTreeSet::new();
         for f in &program.functions {
-            for b in &f.blocks {
-                for s in &b.stmts {
-                    stmt_func_addrs(s, &mut address_taken);
-                }
-                term_func_addrs(&b.term, &mut address_taken);
-            }
+            visit::function(f, &mut |item| func_addrs(item, &mut address_taken));
         }
         for g in &program.globals {
             for s in &g.init {
-                stmt_func_addrs(s, &mut address_taken);
+                visit::stmt(s, &mut |item| func_addrs(item, &mut address_taken));
             }
         }
         let mut add = |graph: &mut DiGraph<FuncNode, u32>, name: &str, defined: bool, linkage| {
@@ -202,67 +197,65 @@ impl CallGraph {
     }
 }
 
-fn stmt_func_addrs(s: &Stmt, out: &mut BTreeSet<String>) {
-    match &s.kind {
-        StmtKind::Assign { dst, src } => {
-            lvalue_func_addrs(dst, out);
-            expr_func_addrs(src, out);
-        }
-        StmtKind::Havoc { dst, .. } | StmtKind::ZeroInit { dst } => lvalue_func_addrs(dst, out),
-        StmtKind::Assume(e) => expr_func_addrs(e, out),
-        StmtKind::Call { dst, callee, args } => {
-            if let Some(d) = dst {
-                lvalue_func_addrs(d, out);
-            }
-            if let Callee::Indirect(e) = callee {
-                expr_func_addrs(e, out);
-            }
-            for a in args {
-                expr_func_addrs(a, out);
-            }
-        }
-        StmtKind::Label { pred, .. } => expr_func_addrs(pred, out),
-        StmtKind::HavocMemory(_) => {}
+/// Records the function whose address an expression met by a walk takes.
+fn func_addrs(item: visit::Item, out: &mut BTreeSet<String>) {
+    if let visit::Item::Expr(Expr {
+        kind: ExprKind::FuncAddr(n),
+        ..
+    }) = item
+    {
+        out.insert(n.clone());
     }
 }
 
-fn term_func_addrs(t: &Terminator, out: &mut BTreeSet<String>) {
-    match t {
-        Terminator::Branch { cond, .. } => expr_func_addrs(cond, out),
-        Terminator::Switch { scrutinee, .. } => expr_func_addrs(scrutinee, out),
-        Terminator::Return(Some(e)) => expr_func_addrs(e, out),
-        _ => {}
-    }
+/// The functions `f` calls directly.
+pub fn direct_callees(f: &Function) -> BTreeSet<String> {
+    f.blocks
+        .iter()
+        .flat_map(|b| &b.stmts)
+        .filter_map(|s| match &s.kind {
+            StmtKind::Call {
+                callee: Callee::Direct(n),
+                ..
+            } => Some(n.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
-fn lvalue_func_addrs(lv: &LValue, out: &mut BTreeSet<String>) {
-    match lv {
-        LValue::Var(_) => {}
-        LValue::Deref(e) => expr_func_addrs(e, out),
-        LValue::Field(b, _, _) => lvalue_func_addrs(b, out),
-        LValue::Index(b, i) => {
-            lvalue_func_addrs(b, out);
-            expr_func_addrs(i, out);
+/// Closes a per-function fact over direct calls: `own` holds each function's own value and the
+/// functions it calls directly; each value absorbs its callees' (`outside` gives the value of a
+/// callee `own` does not hold, `None` for nothing) until nothing changes.
+pub fn close_over_calls<V: Clone + PartialEq>(
+    own: BTreeMap<String, (V, BTreeSet<String>)>,
+    absorb: impl Fn(&mut V, &V),
+    outside: impl Fn(&str) -> Option<V>,
+) -> BTreeMap<String, V> {
+    let mut values: BTreeMap<String, V> = own
+        .iter()
+        .map(|(n, (v, _))| (n.clone(), v.clone()))
+        .collect();
+    loop {
+        let mut changed = false;
+        for (name, (_, callees)) in &own {
+            let mut acc = values[name].clone();
+            for c in callees {
+                match values.get(c) {
+                    Some(v) => absorb(&mut acc, v),
+                    None => {
+                        if let Some(v) = outside(c) {
+                            absorb(&mut acc, &v);
+                        }
+                    }
+                }
+            }
+            if acc != values[name] {
+                values.insert(name.clone(), acc);
+                changed = true;
+            }
         }
-    }
-}
-
-fn expr_func_addrs(e: &Expr, out: &mut BTreeSet<String>) {
-    match &e.kind {
-        ExprKind::FuncAddr(n) => {
-            out.insert(n.clone());
+        if !changed {
+            return values;
         }
-        ExprKind::Read(lv) | ExprKind::AddrOf(lv) => lvalue_func_addrs(lv, out),
-        ExprKind::Unary(_, a) | ExprKind::Cast(a) => expr_func_addrs(a, out),
-        ExprKind::Binary(_, a, b) => {
-            expr_func_addrs(a, out);
-            expr_func_addrs(b, out);
-        }
-        ExprKind::Cond(c, a, b) => {
-            expr_func_addrs(c, out);
-            expr_func_addrs(a, out);
-            expr_func_addrs(b, out);
-        }
-        _ => {}
     }
 }

@@ -7,6 +7,7 @@
 pub mod consteval;
 pub mod display;
 pub mod types;
+pub mod visit;
 
 pub use types::{CType, Field, FloatKind, FuncType, IntKind, Layout, Record, RecordId};
 

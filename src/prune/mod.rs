@@ -656,46 +656,23 @@ impl Asker<'_> {
         let facts = self.facts;
         let facts_of =
             |ids: Vec<usize>| -> Vec<T> { ids.into_iter().map(|i| facts[i].fact).collect() };
-        let (ids, reads) = needed_facts(&self.terms, facts, &self.index, &[goal], true);
-        // Models are read only from questions that hold the facts of the observed terms too:
-        // otherwise their values would be arbitrary, and rule out pairs that step 3 needs.
-        let with_models = if observe.is_empty() {
-            None
-        } else {
-            let mut roots = vec![goal];
-            roots.extend_from_slice(observe);
-            let (all, all_reads) = needed_facts(&self.terms, facts, &self.index, &roots, true);
-            (all_reads != MemoryReads::Other).then_some((all, all_reads))
-        };
-        let memory_of = |r: MemoryReads| {
-            if r == MemoryReads::None {
-                Memory::Bytes
-            } else {
-                Memory::Abstract
-            }
-        };
-        let terms = &self.terms;
         // Reads of initial memory at constant addresses (globals, fields of objects with a
         // memory of their own) lose nothing when read as unconstrained bytes: one question.
-        if reads != MemoryReads::Other {
-            let (light, memory, observe) = match with_models {
-                Some((all, all_reads)) => (facts_of(all), memory_of(all_reads), observe),
-                None => (facts_of(ids), memory_of(reads), &[][..]),
-            };
-            let q = Query {
-                terms,
-                context: &light,
-                goal,
-                observe,
-                memory,
-                share: 1,
-            };
-            return match self.backend.check(&q) {
-                Verdict::Proved => (Outcome::Infeasible, None),
-                Verdict::Refuted(v) => (Outcome::Unknown(Reason::Satisfiable), Some(v)),
-                Verdict::Unknown(r) => (Outcome::Unknown(Reason::from_solver(&r)), None),
-            };
+        // Models are read only from questions that hold the facts of the observed terms too:
+        // otherwise their values would be arbitrary, and rule out pairs that step 3 needs.
+        if !observe.is_empty() {
+            let mut roots = vec![goal];
+            roots.extend_from_slice(observe);
+            let (ids, reads) = needed_facts(&self.terms, facts, &self.index, &roots, true);
+            if reads != MemoryReads::Other {
+                return self.ask_once(goal, &facts_of(ids), reads, observe);
+            }
         }
+        let (ids, reads) = needed_facts(&self.terms, facts, &self.index, &[goal], true);
+        if reads != MemoryReads::Other {
+            return self.ask_once(goal, &facts_of(ids), reads, &[]);
+        }
+        let terms = &self.terms;
         let light = facts_of(ids);
         let q = Query {
             terms,
@@ -721,6 +698,35 @@ impl Asker<'_> {
         match self.backend.check(&q) {
             Verdict::Proved => (Outcome::Infeasible, None),
             Verdict::Refuted(_) => (Outcome::Unknown(Reason::Satisfiable), None),
+            Verdict::Unknown(r) => (Outcome::Unknown(Reason::from_solver(&r)), None),
+        }
+    }
+
+    /// One question whose memory reads, if any, are exact as unconstrained bytes; on a model,
+    /// the values of `observe`.
+    fn ask_once(
+        &mut self,
+        goal: T,
+        context: &[T],
+        reads: MemoryReads,
+        observe: &[T],
+    ) -> (Outcome, Option<Vec<Option<u128>>>) {
+        let memory = if reads == MemoryReads::None {
+            Memory::Bytes
+        } else {
+            Memory::Abstract
+        };
+        let q = Query {
+            terms: &self.terms,
+            context,
+            goal,
+            observe,
+            memory,
+            share: 1,
+        };
+        match self.backend.check(&q) {
+            Verdict::Proved => (Outcome::Infeasible, None),
+            Verdict::Refuted(v) => (Outcome::Unknown(Reason::Satisfiable), Some(v)),
             Verdict::Unknown(r) => (Outcome::Unknown(Reason::from_solver(&r)), None),
         }
     }

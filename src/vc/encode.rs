@@ -121,12 +121,13 @@ struct Enc<'a> {
     /// The function whose body is being encoded: the root, or a callee inlined at a call.
     f: &'a Function,
     in_memory: Vec<bool>,
-    /// Locals of `f` reached by name only.
-    named_only: Vec<bool>,
+    /// Locals of `f` with a memory of their own (in memory, and reached by name only).
+    own_memory: Vec<bool>,
     alias_blind: bool,
     /// Globals reached by name only in this encoding.
     named_globals: BTreeSet<GlobalId>,
-    /// Every object given a memory of its own (for `-v`).
+    /// Every object a statement wrote in a memory of its own: with the keys of `own_init` (those
+    /// read), the objects `-v` lists. Havocs at loop heads and calls do not count.
     own_seen: BTreeSet<MemObj>,
     /// The function of each activation (the root is 0).
     instance_fns: Vec<&'a Function>,
@@ -154,11 +155,14 @@ struct Enc<'a> {
     cur_block: BlockId,
 }
 
-fn named_only_locals(f: &Function, alias_blind: bool) -> Vec<bool> {
-    if alias_blind {
-        return vec![true; f.locals.len()];
-    }
-    Regions::named_only_locals(f)
+/// The locals of `f` with a memory of their own: in memory and reached by name only.
+fn own_memory_locals(f: &Function, in_memory: &[bool], alias_blind: bool) -> Vec<bool> {
+    let named = if alias_blind {
+        vec![true; f.locals.len()]
+    } else {
+        Regions::named_only_locals(f)
+    };
+    in_memory.iter().zip(named).map(|(m, n)| *m && n).collect()
 }
 
 fn memory_locals(f: &Function) -> Vec<bool> {
@@ -179,11 +183,12 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
                     .global_is_named_only(prog, *g, &f.name, config.entry_main)
         })
         .collect();
+    let own_memory = own_memory_locals(f, &in_memory, config.alias_blind);
     let mut e = Enc {
         prog,
         f,
         in_memory,
-        named_only: named_only_locals(f, config.alias_blind),
+        own_memory,
         alias_blind: config.alias_blind,
         named_globals,
         own_init: HashMap::new(),
@@ -506,16 +511,15 @@ impl<'a> Enc<'a> {
             .map(|a| (self.eval(a, st), a.ty.clone()))
             .collect();
         // Switch to the callee's frame.
+        let in_memory = memory_locals(callee);
+        let own_memory = own_memory_locals(callee, &in_memory, self.alias_blind);
         let saved = (
             self.f,
-            std::mem::replace(&mut self.in_memory, memory_locals(callee)),
+            std::mem::replace(&mut self.in_memory, in_memory),
             self.instance,
             self.record_labels,
             self.cur_block,
-            std::mem::replace(
-                &mut self.named_only,
-                named_only_locals(callee, self.alias_blind),
-            ),
+            std::mem::replace(&mut self.own_memory, own_memory),
         );
         self.f = callee;
         self.instance = self.n_instances;
@@ -543,7 +547,7 @@ impl<'a> Enc<'a> {
         self.instance = saved.2;
         self.record_labels = saved.3;
         self.cur_block = saved.4;
-        self.named_only = saved.5;
+        self.own_memory = saved.5;
         if returns.is_empty() {
             return self.t.fls();
         }
@@ -568,19 +572,8 @@ impl<'a> Enc<'a> {
             values[0]
         } else {
             let conds: Vec<T> = values.iter().map(|x| x.0).collect();
-            let any = self.t.or(&conds);
-            let after = self.t.var(Sort::Bool, "returned");
-            let a = self.t.implies(after, any);
-            let b = self.t.implies(any, after);
-            self.fact(&[after], a);
-            self.fact(&[after], b);
-            let ret = self.fresh(w, "ret");
-            for (c, v) in &values {
-                let eq = self.t.eq(ret, *v);
-                let imp = self.t.implies(*c, eq);
-                self.fact(&[ret], imp);
-            }
-            (after, ret)
+            let after = self.reached_by(&conds, "returned");
+            (after, self.join(&values, Sort::Bv(w), "ret"))
         };
         let ins: Vec<(T, &State)> = returns.iter().map(|(c, s, _)| (*c, s)).collect();
         let (mem, own) = self.join_memories(&ins, "mem_ret");
@@ -606,29 +599,20 @@ impl<'a> Enc<'a> {
             return (c, s);
         }
         let conds: Vec<T> = ins.iter().map(|(c, _)| *c).collect();
-        let any = self.t.or(&conds);
-        let reach = self.t.var(Sort::Bool, &format!("reach_bb{}", b.0));
-        let iff1 = self.t.implies(reach, any);
-        let iff2 = self.t.implies(any, reach);
-        self.fact(&[reach], iff1);
-        self.fact(&[reach], iff2);
+        let reach = self.reached_by(&conds, &format!("reach_bb{}", b.0));
         let n_vars = ins[0].1.vars.len();
         let mut out = ins[0].1.clone();
         for v in 0..n_vars {
-            let vals: Vec<Option<T>> = ins.iter().map(|(_, s)| s.vars[v]).collect();
-            if vals.iter().all(|x| *x == vals[0]) {
+            // Locals in memory have no SSA value, in every state alike.
+            let vals: Vec<(T, T)> = ins
+                .iter()
+                .filter_map(|(c, s)| s.vars[v].map(|val| (*c, val)))
+                .collect();
+            if vals.is_empty() {
                 continue;
             }
             let w = self.local_width(LocalId(v as u32));
-            let phi = self.fresh(w, "phi");
-            for (c, s) in &ins {
-                if let Some(val) = s.vars[v] {
-                    let eq = self.t.eq(phi, val);
-                    let imp = self.t.implies(*c, eq);
-                    self.fact(&[phi], imp);
-                }
-            }
-            out.vars[v] = Some(phi);
+            out.vars[v] = Some(self.join(&vals, Sort::Bv(w), "phi"));
         }
         let refs: Vec<(T, &State)> = ins.iter().map(|(c, s)| (*c, s)).collect();
         let (mem, own) = self.join_memories(&refs, "mem_phi");
@@ -642,7 +626,7 @@ impl<'a> Enc<'a> {
     /// initial memory there).
     fn join_memories(&mut self, ins: &[(T, &State)], hint: &str) -> (T, BTreeMap<MemObj, T>) {
         let mems: Vec<(T, T)> = ins.iter().map(|(c, s)| (*c, s.mem)).collect();
-        let mem = self.join_one(&mems, hint);
+        let mem = self.join(&mems, Sort::Mem, hint);
         let keys: BTreeSet<MemObj> = ins
             .iter()
             .flat_map(|(_, s)| s.own.keys().copied())
@@ -661,23 +645,36 @@ impl<'a> Enc<'a> {
                     )
                 })
                 .collect();
-            let m = self.join_one(&vals, "own_phi");
+            let m = self.join(&vals, Sort::Mem, "own_phi");
             own.insert(k, m);
         }
         (mem, own)
     }
 
-    fn join_one(&mut self, vals: &[(T, T)], hint: &str) -> T {
-        if vals.iter().all(|(_, m)| *m == vals[0].1) {
+    /// The value that is each `(condition, value)`'s value under its condition: that value
+    /// when all are the same, else a φ symbol defined by implications (passive form).
+    fn join(&mut self, vals: &[(T, T)], sort: Sort, hint: &str) -> T {
+        if vals.iter().all(|(_, v)| *v == vals[0].1) {
             return vals[0].1;
         }
-        let phi = self.t.var(Sort::Mem, hint);
-        for (c, m) in vals {
-            let eq = self.t.eq(phi, *m);
+        let phi = self.t.var(sort, hint);
+        for (c, v) in vals {
+            let eq = self.t.eq(phi, *v);
             let imp = self.t.implies(*c, eq);
             self.fact(&[phi], imp);
         }
         phi
+    }
+
+    /// A symbol true exactly when one of `conds` holds.
+    fn reached_by(&mut self, conds: &[T], hint: &str) -> T {
+        let any = self.t.or(conds);
+        let r = self.t.var(Sort::Bool, hint);
+        let a = self.t.implies(r, any);
+        let b = self.t.implies(any, r);
+        self.fact(&[r], a);
+        self.fact(&[r], b);
+        r
     }
 
     /// The memory an object reached by name only holds before any write of this encoding.
@@ -693,9 +690,9 @@ impl<'a> Enc<'a> {
     /// The object with a memory of its own that a place belongs to, if any.
     fn home(&self, lv: &LValue) -> Option<MemObj> {
         match lv {
-            LValue::Var(VarRef::Local(l)) => (self.in_memory[l.0 as usize]
-                && self.named_only[l.0 as usize])
-                .then_some(MemObj::Local(self.instance, *l)),
+            LValue::Var(VarRef::Local(l)) => {
+                self.own_memory[l.0 as usize].then_some(MemObj::Local(self.instance, *l))
+            }
             LValue::Var(VarRef::Global(g)) => {
                 self.named_globals.contains(g).then_some(MemObj::Global(*g))
             }
@@ -739,6 +736,15 @@ impl<'a> Enc<'a> {
         }
     }
 
+    /// The locals of the current frame with a memory of their own.
+    fn frame_own_locals(&self) -> impl Iterator<Item = LocalId> + '_ {
+        self.own_memory
+            .iter()
+            .enumerate()
+            .filter(|(_, own)| **own)
+            .map(|(i, _)| LocalId(i as u32))
+    }
+
     /// For each loop head: the SSA locals and whether memory the loop may write (everything
     /// at the head of an irreducible cycle). See [`crate::cfg::loops`] for why it is sound.
     fn loop_havoc_sets(
@@ -761,10 +767,7 @@ impl<'a> Enc<'a> {
                         .filter(|&i| !self.in_memory[i])
                         .map(|i| LocalId(i as u32))
                         .collect();
-                    set.own_locals = (0..self.f.locals.len())
-                        .filter(|&i| self.in_memory[i] && self.named_only[i])
-                        .map(|i| LocalId(i as u32))
-                        .collect();
+                    set.own_locals = self.frame_own_locals().collect();
                 }
             }
             out.insert(h, set);
@@ -788,11 +791,7 @@ impl<'a> Enc<'a> {
                 StmtKind::HavocMemory(_) => {
                     set.memory = true;
                     set.globals = GlobalWrites::All;
-                    set.own_locals.extend(
-                        (0..self.f.locals.len())
-                            .filter(|&i| self.in_memory[i] && self.named_only[i])
-                            .map(|i| LocalId(i as u32)),
-                    );
+                    set.own_locals.extend(self.frame_own_locals());
                     None
                 }
                 StmtKind::Assume(_) | StmtKind::Label { .. } => None,
@@ -885,13 +884,10 @@ impl<'a> Enc<'a> {
             StmtKind::HavocMemory(_) => {
                 st.mem = self.t.var(Sort::Mem, "mem_havoc");
                 self.havoc_globals(&GlobalWrites::All, st);
-                let frame: Vec<MemObj> = (0..self.f.locals.len())
-                    .filter(|&i| self.in_memory[i] && self.named_only[i])
-                    .map(|i| MemObj::Local(self.instance, LocalId(i as u32)))
-                    .collect();
-                for o in frame {
+                let frame: Vec<LocalId> = self.frame_own_locals().collect();
+                for l in frame {
                     let m = self.t.var(Sort::Mem, "own_havoc");
-                    st.own.insert(o, m);
+                    st.own.insert(MemObj::Local(self.instance, l), m);
                 }
             }
         }

@@ -21,8 +21,9 @@
 //! An object with a memory of its own is written only by statements naming it, and by calls
 //! whose [`GlobalWrites`] include it (globals only: no callee can name a caller's local).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
+use crate::cfg::callgraph::{close_over_calls, direct_callees};
 use crate::ir::*;
 
 /// The globals a call may write: some by name, or any (unknown code, indirect calls).
@@ -71,82 +72,6 @@ pub fn named_local(lv: &LValue) -> Option<LocalId> {
     }
 }
 
-/// Calls `on_place(place, address_only)` for every place an expression mentions.
-fn places_of_expr(e: &Expr, on_place: &mut impl FnMut(&LValue, bool)) {
-    match &e.kind {
-        ExprKind::Read(lv) => places_of_lvalue(lv, false, on_place),
-        ExprKind::AddrOf(lv) => places_of_lvalue(lv, true, on_place),
-        ExprKind::Unary(_, a) | ExprKind::Cast(a) => places_of_expr(a, on_place),
-        ExprKind::Binary(_, a, b) => {
-            places_of_expr(a, on_place);
-            places_of_expr(b, on_place);
-        }
-        ExprKind::Cond(c, a, b) => {
-            places_of_expr(c, on_place);
-            places_of_expr(a, on_place);
-            places_of_expr(b, on_place);
-        }
-        ExprKind::Const(_)
-        | ExprKind::FloatConst(_)
-        | ExprKind::Str(_)
-        | ExprKind::FuncAddr(_)
-        | ExprKind::Fresh(_) => {}
-    }
-}
-
-fn places_of_lvalue(lv: &LValue, address_only: bool, on_place: &mut impl FnMut(&LValue, bool)) {
-    on_place(lv, address_only);
-    match lv {
-        LValue::Var(_) => {}
-        LValue::Deref(e) => places_of_expr(e, on_place),
-        LValue::Field(b, _, _) => places_of_lvalue(b, address_only, on_place),
-        LValue::Index(b, i) => {
-            places_of_lvalue(b, address_only, on_place);
-            places_of_expr(i, on_place);
-        }
-    }
-}
-
-/// Every place a function's statements and terminators mention.
-fn places_of_function(f: &Function, on_place: &mut impl FnMut(&LValue, bool)) {
-    for b in &f.blocks {
-        for s in &b.stmts {
-            places_of_stmt(s, on_place);
-        }
-        match &b.term {
-            Terminator::Branch { cond: e, .. }
-            | Terminator::Switch { scrutinee: e, .. }
-            | Terminator::Return(Some(e)) => places_of_expr(e, on_place),
-            _ => {}
-        }
-    }
-}
-
-fn places_of_stmt(s: &Stmt, on_place: &mut impl FnMut(&LValue, bool)) {
-    match &s.kind {
-        StmtKind::Assign { dst, src } => {
-            places_of_lvalue(dst, false, on_place);
-            places_of_expr(src, on_place);
-        }
-        StmtKind::Havoc { dst, .. } | StmtKind::ZeroInit { dst } => {
-            places_of_lvalue(dst, false, on_place)
-        }
-        StmtKind::Assume(e) | StmtKind::Label { pred: e, .. } => places_of_expr(e, on_place),
-        StmtKind::Call { dst, callee, args } => {
-            if let Some(d) = dst {
-                places_of_lvalue(d, false, on_place);
-            }
-            if let Callee::Indirect(e) = callee {
-                places_of_expr(e, on_place);
-            }
-            for a in args {
-                places_of_expr(a, on_place);
-            }
-        }
-        StmtKind::HavocMemory(_) => {}
-    }
-}
-
 /// The program-wide facts the region rules need.
 pub struct Regions {
     /// Globals whose address is taken somewhere (in a function or an initialiser).
@@ -158,62 +83,35 @@ pub struct Regions {
 impl Regions {
     pub fn new(prog: &Program) -> Regions {
         let mut address_taken = HashSet::new();
-        let mut own_deref: HashSet<String> = HashSet::new();
-        let mut note = |lv: &LValue, address_only: bool, deref: &mut bool| {
-            if address_only {
-                if let Some(g) = named_global(lv) {
+        let mut note = |item: visit::Item, deref: &mut bool| {
+            if let visit::Item::Place {
+                place,
+                address_only,
+            } = item
+            {
+                if let (true, Some(g)) = (address_only, named_global(place)) {
                     address_taken.insert(g);
                 }
-            }
-            if matches!(lv, LValue::Deref(_)) {
-                *deref = true;
+                *deref |= matches!(place, LValue::Deref(_));
             }
         };
         for g in &prog.globals {
-            let mut d = false;
             for s in &g.init {
-                places_of_stmt(s, &mut |lv, a| note(lv, a, &mut d));
+                visit::stmt(s, &mut |item| note(item, &mut false));
             }
         }
+        let mut own_deref = BTreeMap::new();
         for f in &prog.functions {
             let mut d = false;
-            places_of_function(f, &mut |lv, a| note(lv, a, &mut d));
-            if d {
-                own_deref.insert(f.name.clone());
-            }
+            visit::function(f, &mut |item| note(item, &mut d));
+            own_deref.insert(f.name.clone(), (d, direct_callees(f)));
         }
-        // Closure over direct calls.
-        let callees: HashMap<&str, Vec<&str>> = prog
-            .functions
-            .iter()
-            .map(|f| {
-                let cs = f
-                    .blocks
-                    .iter()
-                    .flat_map(|b| &b.stmts)
-                    .filter_map(|s| match &s.kind {
-                        StmtKind::Call {
-                            callee: Callee::Direct(n),
-                            ..
-                        } => Some(n.as_str()),
-                        _ => None,
-                    })
-                    .collect();
-                (f.name.as_str(), cs)
-            })
+        // What a callee outside the program dereferences does not matter: its reads give
+        // fresh results, its writes are havocked by `GlobalWrites`.
+        let derefs = close_over_calls(own_deref, |a, b| *a |= *b, |_| None)
+            .into_iter()
+            .filter_map(|(name, d)| d.then_some(name))
             .collect();
-        let mut derefs = own_deref;
-        loop {
-            let before = derefs.len();
-            for (f, cs) in &callees {
-                if !derefs.contains(*f) && cs.iter().any(|c| derefs.contains(*c)) {
-                    derefs.insert(f.to_string());
-                }
-            }
-            if derefs.len() == before {
-                break;
-            }
-        }
         Regions {
             address_taken,
             derefs,
@@ -239,9 +137,13 @@ impl Regions {
     /// The locals of `f` reached by name only (whose address is never taken).
     pub fn named_only_locals(f: &Function) -> Vec<bool> {
         let mut addressed = vec![false; f.locals.len()];
-        places_of_function(f, &mut |lv, address_only| {
-            if address_only {
-                if let Some(l) = named_local(lv) {
+        visit::function(f, &mut |item| {
+            if let visit::Item::Place {
+                place,
+                address_only: true,
+            } = item
+            {
+                if let Some(l) = named_local(place) {
                     addressed[l.0 as usize] = true;
                 }
             }

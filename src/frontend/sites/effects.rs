@@ -130,30 +130,11 @@ impl CallEffects {
         for s in &program.skipped {
             own.insert(s.name.clone(), (Effects::top(), BTreeSet::new()));
         }
-        let mut defined: BTreeMap<String, Effects> = own
-            .iter()
-            .map(|(n, (e, _))| (n.clone(), e.clone()))
-            .collect();
-        loop {
-            let mut changed = false;
-            for (name, (_, callees)) in &own {
-                let mut acc = defined[name].clone();
-                for c in callees {
-                    match defined.get(c) {
-                        Some(e) => acc.absorb(&e.clone()),
-                        None if computes_from_arguments(c) => {}
-                        None => acc.absorb(&Effects::top()),
-                    }
-                }
-                if acc != defined[name] {
-                    defined.insert(name.clone(), acc);
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
+        let defined = crate::cfg::callgraph::close_over_calls(
+            own,
+            |acc, e| acc.absorb(e),
+            |c| (!computes_from_arguments(c)).then(Effects::top),
+        );
         CallEffects { defined }
     }
 

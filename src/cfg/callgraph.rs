@@ -90,46 +90,45 @@ impl CallGraph {
         cg
     }
 
-    /// Fixpoint: a function may stop the run if it contains a never-returning end, an indirect
-    /// call, or a call to something that may stop; unknown externals may stop.
+    /// Fixpoint: a function may stop the run if it never returns, contains a never-returning
+    /// end or an indirect call, or calls something that may stop; unknown externals may stop.
     fn compute_may_stop(&self, program: &Program) -> BTreeSet<String> {
-        let defined: HashMap<&str, &crate::ir::Function> = program
+        let never = &self.never_returns;
+        let own = program
             .functions
             .iter()
-            .map(|f| (f.name.as_str(), f))
+            .map(|f| {
+                let stops = never.contains(&f.name)
+                    || f.blocks.iter().any(|b| {
+                        matches!(b.term, Terminator::NoReturn)
+                            || b.stmts.iter().any(|s| {
+                                matches!(
+                                    s.kind,
+                                    StmtKind::Call {
+                                        callee: Callee::Indirect(_),
+                                        ..
+                                    }
+                                )
+                            })
+                    });
+                (f.name.clone(), (stops, direct_callees(f)))
+            })
             .collect();
-        let mut may: BTreeSet<String> = self.never_returns.clone();
+        let unknown_may_stop =
+            |n: &str| never.contains(n) || !crate::libc::ALWAYS_RETURN.contains(&n);
+        let mut may: BTreeSet<String> =
+            close_over_calls(own, |a, b| *a |= *b, |n| Some(unknown_may_stop(n)))
+                .into_iter()
+                .filter_map(|(name, stops)| stops.then_some(name))
+                .collect();
+        // Functions that are not lowered (externals, skipped), and the never-returning ones.
+        let lowered: BTreeSet<&str> = program.functions.iter().map(|f| f.name.as_str()).collect();
         for n in self.graph.node_weights() {
-            let lowered = defined.contains_key(n.name.as_str());
-            if !lowered && !crate::libc::ALWAYS_RETURN.contains(&n.name.as_str()) {
+            if !lowered.contains(n.name.as_str()) && unknown_may_stop(&n.name) {
                 may.insert(n.name.clone());
             }
         }
-        loop {
-            let mut changed = false;
-            for f in &program.functions {
-                if may.contains(&f.name) {
-                    continue;
-                }
-                let stops = f.blocks.iter().any(|b| {
-                    matches!(b.term, Terminator::NoReturn)
-                        || b.stmts.iter().any(|s| match &s.kind {
-                            StmtKind::Call { callee, .. } => match callee {
-                                Callee::Direct(n) => may.contains(n),
-                                Callee::Indirect(_) => true,
-                            },
-                            _ => false,
-                        })
-                });
-                if stops {
-                    may.insert(f.name.clone());
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
+        may.extend(never.iter().cloned());
         may
     }
 

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use covprune_encoders::{Criterion, Decision, LabelSpec, Limits, Placement};
 
-use crate::frontend::preprocess::ConditionalMacro;
+use crate::frontend::preprocess::FileMacros;
 use crate::frontend::sites::{self, Branch, Hoist, StmtKind, StmtSite};
 use crate::ir::Program;
 
@@ -162,14 +162,15 @@ pub fn annotate(
     criteria: &[Criterion],
     limits: &Limits,
 ) -> Annotated {
-    annotate_with_macros(source, program, &[], criteria, limits)
+    annotate_with_macros(source, program, &FileMacros::default(), criteria, limits)
 }
 
-/// [`annotate`], with the conditional macros the file sees, whose `?:` are decisions too.
+/// [`annotate`], with the macros the file sees: the `?:` of conditional ones are decisions
+/// too, and constant ones are constants for mutation.
 pub fn annotate_with_macros(
     source: &[u8],
     program: Option<&Program>,
-    macros: &[ConditionalMacro],
+    macros: &FileMacros,
     criteria: &[Criterion],
     limits: &Limits,
 ) -> Annotated {
@@ -319,6 +320,8 @@ pub fn annotate_with_macros(
         }
         // Labels observing the decisions: decision criteria, each decision in turn.
         let hoist = s.plan.hoist.as_ref().filter(|_| cond_ok);
+        // The hoisted evaluation first: its labels come first in the text.
+        let evaluation = hoist.map(|h| hoisted_evaluation(h, criteria, limits, &mut w, s.line));
         let mut cond_labels = String::new();
         if cond_ok {
             for (k, pd) in s.plan.decisions.iter().enumerate() {
@@ -368,7 +371,8 @@ pub fn annotate_with_macros(
                 },
             });
             if !in_place {
-                cond_labels = format!("(void)({}); {cond_labels}", h.eval);
+                let eval = evaluation.clone().unwrap_or_default();
+                cond_labels = format!("{eval}{cond_labels}");
             }
         }
         let mut expr_labels = String::new();
@@ -472,6 +476,7 @@ pub fn annotate_with_macros(
             loop_labels(
                 s,
                 hoist,
+                evaluation.as_deref().unwrap_or(""),
                 &cond_labels,
                 &expr_labels,
                 stmt_cov,
@@ -545,6 +550,7 @@ pub fn annotate_with_macros(
 fn loop_labels(
     s: &StmtSite,
     hoist: Option<&Hoist>,
+    evaluation: &str,
     cond_labels: &str,
     expr_labels: &str,
     stmt_cov: bool,
@@ -575,9 +581,7 @@ fn loop_labels(
     if stmt_cov && s.kind != StmtKind::Do {
         open.push_str(&w.write(stmt_labels, s.line, 0).0);
     }
-    if let Some(h) = hoist {
-        open.push_str(&format!("(void)({}); ", h.eval));
-    }
+    open.push_str(evaluation);
     open.push_str(cond_labels);
     open.push_str(expr_labels);
     let exit = if stmt_cov && s.kind != StmtKind::Do {
@@ -588,7 +592,7 @@ fn loop_labels(
         format!("if (!({cond_text})) break; ")
     };
     let mut close = String::new();
-    if let Some(u) = &s.update {
+    for u in &s.update {
         let specs: Vec<LabelSpec> = criteria
             .iter()
             .flat_map(|c| c.expression_labels(u, limits))
@@ -631,6 +635,53 @@ fn loop_labels(
     }
     edits.insert(body.range.0, (1, 2 * depth + 1), format!("{{ {open}{exit}"));
     edits.insert(body.range.1, (0, -(2 * depth + 1)), format!(" {close}}}"));
+}
+
+/// The statements that evaluate a hoisted condition into its temporaries: `(void)(eval);`,
+/// or, when some criterion observes its pieces (mutation), each piece in turn under its guard,
+/// in a block of its own that declares its call values and holds its labels:
+/// `{ __auto_type __cp_v1 = f(a); labels (void)((__cp_t1 = ((__cp_v1 != 2) != 0))); }`. Both
+/// set the same temporaries with the same calls in the same order: a piece's guard is the
+/// short-circuit that leads the program to it.
+fn hoisted_evaluation(
+    h: &Hoist,
+    criteria: &[Criterion],
+    limits: &Limits,
+    w: &mut Writer,
+    line: usize,
+) -> String {
+    let labels_of = |e: &covprune_encoders::Expr| -> Vec<LabelSpec> {
+        criteria
+            .iter()
+            .flat_map(|c| c.expression_labels(e, limits))
+            .collect()
+    };
+    let observed = h.pieces.iter().any(|p| {
+        p.before
+            .iter()
+            .chain(&p.after)
+            .any(|e| !labels_of(e).is_empty())
+    });
+    if !observed {
+        return format!("(void)({}); ", h.eval);
+    }
+    let mut out = String::new();
+    for p in &h.pieces {
+        match &p.guard {
+            Some(g) => out.push_str(&format!("if ({g}) {{ ")),
+            None => out.push_str("{ "),
+        }
+        out.push_str(&p.decls);
+        for e in &p.before {
+            out.push_str(&w.write(&labels_of(e), line, 0).0);
+        }
+        out.push_str(&format!("(void)({}); ", p.eval));
+        for e in &p.after {
+            out.push_str(&w.write(&labels_of(e), line, 0).0);
+        }
+        out.push_str("} ");
+    }
+    out
 }
 
 /// The text without blanks and the parentheses around it: `( x )` → `x`.

@@ -56,24 +56,47 @@ pub struct ConditionalMacro {
     pub body: String,
 }
 
-/// The function-like macros with a `?:` in their body that `path` sees (its own and its
-/// headers'), from `cc -dM -E`; none for preprocessed (`.i`) input or when that fails.
-pub fn conditional_macros(path: &Path, opts: &PreprocessOptions) -> Vec<ConditionalMacro> {
+/// What the annotator needs of the macros a file sees (its own and its headers').
+#[derive(Clone, Debug, Default)]
+pub struct FileMacros {
+    /// Function-like macros with a `?:` in their body.
+    pub conditional: Vec<ConditionalMacro>,
+    /// Object-like macros, name and value (`MAXPRIO`, `3`; `EOF`, `(-1)`), sorted by name:
+    /// those whose value is a constant expression are constants for mutation.
+    pub objects: Vec<(String, String)>,
+}
+
+/// The macros that `path` sees, from `cc -dM -E`; none for preprocessed (`.i`) input or
+/// when that fails.
+pub fn file_macros(path: &Path, opts: &PreprocessOptions) -> FileMacros {
     let Ok(out) = run_preprocessor(path, opts, true) else {
-        return Vec::new();
+        return FileMacros::default();
     };
     if path.extension().is_some_and(|e| e == "i") {
-        return Vec::new();
+        return FileMacros::default();
     }
     let mut found = Vec::new();
+    let mut objects = Vec::new();
     for line in String::from_utf8_lossy(&out).lines() {
         let Some(rest) = line.strip_prefix("#define ") else {
             continue;
         };
-        let Some(open) = rest.find('(') else { continue };
+        let name_end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if !rest[name_end..].starts_with('(') {
+            if name_end > 0 && !rest.starts_with("__") {
+                objects.push((
+                    rest[..name_end].to_string(),
+                    rest[name_end..].trim().to_string(),
+                ));
+            }
+            continue;
+        }
+        let open = name_end;
         let name = &rest[..open];
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            continue; // an object-like macro whose value starts with `(`
+        if name.is_empty() {
+            continue;
         }
         let Some(close) = rest[open..].find(')').map(|c| open + c) else {
             continue;
@@ -94,7 +117,11 @@ pub fn conditional_macros(path: &Path, opts: &PreprocessOptions) -> Vec<Conditio
         });
     }
     found.sort_by(|a, b| a.name.cmp(&b.name));
-    found
+    objects.sort();
+    FileMacros {
+        conditional: found,
+        objects,
+    }
 }
 
 fn run_preprocessor(

@@ -50,6 +50,31 @@ pub struct Hoist {
     pub replacement: String,
     /// Byte range of the condition's text in the file.
     pub range: (usize, usize),
+    /// The same evaluation piece by piece (see [`pieces`]), for labels that observe a piece
+    /// where Frama-C's normal form evaluates it; empty when the condition has an outer guard.
+    pub pieces: Vec<HoistPiece>,
+}
+
+/// One piece of a hoisted condition: a maximal part without effects, or one atom with
+/// effects. Evaluated on its own, in order, under its guard, it sets the same temporaries as
+/// the whole evaluation does.
+#[derive(Clone, Debug, Default)]
+pub struct HoistPiece {
+    /// When the program evaluates the piece (over earlier pieces' temporaries); None: always.
+    pub guard: Option<String>,
+    /// The expression that evaluates the piece into its atoms' temporaries.
+    pub eval: String,
+    /// Where the piece's atoms lie in the parsed text, and the piece's single atom's
+    /// temporary when it has effects (positions of the text parsed, used while the site is
+    /// built, before any remapping).
+    pub span: (usize, usize),
+    pub effect_atom: Option<String>,
+    /// Call values the piece computes with, declared first (`__auto_type __cp_vN = f(a); `),
+    /// and what mutation visits before the piece is evaluated (over those values) and after
+    /// it (filled by the site finder).
+    pub decls: String,
+    pub before: Vec<covprune_encoders::Expr>,
+    pub after: Vec<covprune_encoders::Expr>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -222,7 +247,7 @@ pub fn macro_is_pure(m: &ConditionalMacro) -> bool {
 
 /// [`has_effects`], except that uses of the `pure` macros with arguments free of effects
 /// have none.
-fn has_effects_beyond(node: Node, text: &[u8], pure: &[String]) -> bool {
+pub(super) fn has_effects_beyond(node: Node, text: &[u8], pure: &[String]) -> bool {
     if node.kind() == "call_expression" && is_pure_macro_use(node, text, pure) {
         let mut c = node.walk();
         let args: Vec<Node> = node
@@ -348,7 +373,12 @@ pub fn plan_condition(node: Node, text: &[u8], temps: &mut Temps, guard: Option<
     eval.push_str(&tail);
     replacement.push_str(&tail);
     let mut decisions = Vec::new();
-    pieces(&tree, guard, &name_of, &mut decisions);
+    let mut split = Vec::new();
+    let outer = guard.is_some();
+    pieces(&tree, guard, &name_of, &mut decisions, &mut split, text);
+    if outer {
+        split.clear();
+    }
     Plan {
         decisions,
         hoist: Some(Hoist {
@@ -356,6 +386,7 @@ pub fn plan_condition(node: Node, text: &[u8], temps: &mut Temps, guard: Option<
             eval,
             replacement,
             range: (start, end),
+            pieces: split,
         }),
     }
 }
@@ -374,12 +405,31 @@ fn pieces(
     guard: Option<String>,
     name: &dyn Fn(&Tree) -> String,
     out: &mut Vec<PlannedDecision>,
+    split: &mut Vec<HoistPiece>,
+    src: &[u8],
 ) {
     let text = |t: &Tree| t.cond(&mut |a| name(a)).to_c();
     if !tree.effects() || matches!(tree, Tree::Atom { .. }) {
         let mut atom_guards = Vec::new();
         prefixes(tree, None, name, &mut atom_guards);
         let trap_free = vec![false; atom_guards.len()];
+        let mut atoms = Vec::new();
+        tree.atoms(&mut atoms);
+        let range = |a: &Tree| match a {
+            Tree::Atom { range, .. } => *range,
+            _ => (0, 0),
+        };
+        let span = (
+            atoms.first().map_or(0, |a| range(a).0),
+            atoms.last().map_or(0, |a| range(a).1),
+        );
+        split.push(HoistPiece {
+            guard: guard.clone(),
+            eval: evaluation(tree, name, src),
+            span,
+            effect_atom: tree.effects().then(|| name(tree)),
+            ..HoistPiece::default()
+        });
         out.push(PlannedDecision {
             cond: tree.cond(&mut |a| name(a)),
             atom_guards,
@@ -390,15 +440,46 @@ fn pieces(
     }
     match tree {
         Tree::Atom { .. } => {}
-        Tree::Not(c) => pieces(c, guard, name, out),
+        Tree::Not(c) => pieces(c, guard, name, out, split, src),
         Tree::And(a, b) => {
-            pieces(a, guard.clone(), name, out);
-            pieces(b, and(&guard, text(a)), name, out);
+            pieces(a, guard.clone(), name, out, split, src);
+            pieces(b, and(&guard, text(a)), name, out, split, src);
         }
         Tree::Or(a, b) => {
-            pieces(a, guard.clone(), name, out);
-            pieces(b, and(&guard, format!("!({})", text(a))), name, out);
+            pieces(a, guard.clone(), name, out, split, src);
+            pieces(
+                b,
+                and(&guard, format!("!({})", text(a))),
+                name,
+                out,
+                split,
+                src,
+            );
         }
+    }
+}
+
+/// C text that evaluates `tree` with its short-circuits, setting each atom's temporary to
+/// the atom's truth value (`(__cp_t1 = ((a) != 0)) && ...`).
+/// Atoms keep their bytes (a string literal's blanks, a comment's line end).
+fn evaluation(tree: &Tree, name: &dyn Fn(&Tree) -> String, src: &[u8]) -> String {
+    match tree {
+        Tree::Atom { range, .. } => format!(
+            "({} = (({}) != 0))",
+            name(tree),
+            String::from_utf8_lossy(&src[range.0..range.1])
+        ),
+        Tree::Not(c) => format!("!({})", evaluation(c, name, src)),
+        Tree::And(a, b) => format!(
+            "({}) && ({})",
+            evaluation(a, name, src),
+            evaluation(b, name, src)
+        ),
+        Tree::Or(a, b) => format!(
+            "({}) || ({})",
+            evaluation(a, name, src),
+            evaluation(b, name, src)
+        ),
     }
 }
 
@@ -730,36 +811,11 @@ pub fn macro_decisions(
         let Some(guard) = evaluated_first(call, root, text, private, &temps.pure_macros) else {
             continue;
         };
-        let Some(expansion) = expand(m, &args, text) else {
+        let Some(Expansion { tree, wrapped }) = Expansion::of(m, &args, text) else {
             continue;
         };
-        let wrapped = format!("void covprune_expansion(void) {{ (void)({expansion}); }}\n");
-        let mut parser = tree_sitter::Parser::new();
-        if parser
-            .set_language(&tree_sitter_c::LANGUAGE.into())
-            .is_err()
-        {
-            continue;
-        }
-        let Some(tree) = parser.parse(wrapped.as_bytes(), None) else {
-            continue;
-        };
-        if tree.root_node().has_error() {
-            continue;
-        }
         let bytes = wrapped.as_bytes();
-        // The expansion is the value of the `(void)(...)` cast.
-        let mut stack = vec![tree.root_node()];
-        let mut root_expr = None;
-        while let Some(n) = stack.pop() {
-            if n.kind() == "cast_expression" {
-                root_expr = n.child_by_field_name("value");
-                break;
-            }
-            let mut c = n.walk();
-            stack.extend(n.named_children(&mut c));
-        }
-        let Some(root_expr) = root_expr else {
+        let Some(root_expr) = Expansion::root(&tree) else {
             continue;
         };
         for (cond, inner) in ternaries(root_expr, bytes, private, &[]) {
@@ -778,6 +834,40 @@ pub fn macro_decisions(
 
 /// The macro's body with each parameter replaced by its argument, parenthesised; None for
 /// bodies that stringify or paste tokens.
+/// A macro use's expansion, parsed: the text is `void covprune_expansion(void) {
+/// (void)(EXPANSION); }`.
+pub struct Expansion {
+    pub tree: tree_sitter::Tree,
+    pub wrapped: String,
+}
+
+impl Expansion {
+    pub fn of(m: &ConditionalMacro, args: &[Node], text: &[u8]) -> Option<Expansion> {
+        let expansion = expand(m, args, text)?;
+        let wrapped = format!("void covprune_expansion(void) {{ (void)({expansion}); }}\n");
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&tree_sitter_c::LANGUAGE.into()).ok()?;
+        let tree = parser.parse(wrapped.as_bytes(), None)?;
+        if tree.root_node().has_error() {
+            return None;
+        }
+        Some(Expansion { tree, wrapped })
+    }
+
+    /// The expansion's expression: the value of the `(void)(...)` cast.
+    pub fn root(tree: &tree_sitter::Tree) -> Option<Node<'_>> {
+        let mut stack = vec![tree.root_node()];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "cast_expression" {
+                return n.child_by_field_name("value");
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        None
+    }
+}
+
 fn expand(m: &ConditionalMacro, args: &[Node], text: &[u8]) -> Option<String> {
     if m.body.contains('#') {
         return None;

@@ -75,9 +75,9 @@ pub struct StmtSite {
     pub exprs: Vec<Expr>,
     /// `return e;` with `e` free of effects: the text of `e`.
     pub return_value: Option<String>,
-    /// A `for` loop's update as an expression (`i++` as `i + 1`), when labels may run before
-    /// it (the body has no `continue` of this loop).
-    pub update: Option<Expr>,
+    /// A `for` loop's update as expressions (`i++` as `i + 1`; `++a, ++b` as two), when
+    /// labels may run before it (the body has no `continue` of this loop).
+    pub update: Vec<Expr>,
     /// Functions of the file called by this statement's own expressions, unconditionally.
     pub calls: Vec<String>,
     pub consequence: Option<Branch>,
@@ -165,14 +165,14 @@ fn parse(text: &[u8]) -> Option<tree_sitter::Tree> {
 /// Scans the source text (not preprocessed) for statements and functions; `program`, the same
 /// file lowered, types the expressions (without it every operand type is unknown).
 pub fn find(text: &[u8], program: Option<&Program>) -> Sites {
-    find_with_macros(text, program, &[])
+    find_with_macros(text, program, &Default::default())
 }
 
-/// [`find`], with the conditional macros the file sees (`preprocess::conditional_macros`).
+/// [`find`], with the macros the file sees (`preprocess::file_macros`).
 pub fn find_with_macros(
     text: &[u8],
     program: Option<&Program>,
-    macros: &[crate::frontend::preprocess::ConditionalMacro],
+    macros: &crate::frontend::preprocess::FileMacros,
 ) -> Sites {
     // Preprocessed input has line markers inside statements wherever a header's macro
     // expands (`if (o ==\n# 5 "stddef.h"\n((void *)0)\n# 12 "f.c"\n)`): the parser would see
@@ -328,7 +328,7 @@ fn find_in(
     text: &[u8],
     tree: &tree_sitter::Tree,
     program: Option<&Program>,
-    macros: &[crate::frontend::preprocess::ConditionalMacro],
+    macros: &crate::frontend::preprocess::FileMacros,
 ) -> Sites {
     // Function bodies are annotated statement by statement: a statement which parsed without
     // error, and which no ERROR node encloses, has a reliable extent even when a macro
@@ -365,16 +365,23 @@ fn find_in(
         })
         .collect();
     let mut sites = Sites {
-        macros: macros.to_vec(),
+        macros: macros.conditional.clone(),
         ..Sites::default()
     };
     sites.effects = effects::CallEffects::of(program);
-    sites.constants = std::rc::Rc::new(constant_names(tree.root_node(), text));
-    sites.temps.pure_macros = macros
+    let mut constants = constant_names(tree.root_node(), text, &macros.objects);
+    constants.pure_macros = macros
+        .conditional
         .iter()
         .filter(|m| decisions::macro_is_pure(m))
+        .cloned()
+        .collect();
+    sites.temps.pure_macros = constants
+        .pure_macros
+        .iter()
         .map(|m| m.name.clone())
         .collect();
+    sites.constants = std::rc::Rc::new(constants);
     for def in defs {
         function(def, text, program, &names, &mut sites);
     }
@@ -583,7 +590,7 @@ fn statement(
         decision: None,
         exprs: Vec::new(),
         return_value: None,
-        update: None,
+        update: Vec::new(),
         calls: Vec::new(),
         consequence: None,
         alternative: None,
@@ -656,7 +663,7 @@ fn statement(
             if kind == StmtKind::For {
                 // Labels before the update only when no `continue` of the loop skips them.
                 if let Some(u) = field("update").filter(|_| site.continues.is_empty()) {
-                    site.update = assignment(u, text, env);
+                    site.update = update_steps(u, text, env);
                 }
             }
         }
@@ -696,8 +703,16 @@ fn statement(
         // The function's own variables whose address is never taken: no call can change them.
         let private = |name: &str| env.is_own_variable(name) && !address_taken(fn_text, name);
         plan_statement(node, text, &mut site, sites, &private);
+        observe_pieces(node, text, env, &mut site, sites);
         if reliable && site.exprs.is_empty() && site.plan.decisions.is_empty() {
             hoist_values(node, text, env, &mut site, sites);
+        }
+        if reliable
+            && site.exprs.is_empty()
+            && site.plan.decisions.is_empty()
+            && site.values.is_none()
+        {
+            sequence_effects(node, text, env, &mut site);
         }
     }
     site
@@ -757,14 +772,7 @@ fn hoist_values(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite, sit
             return;
         }
     }
-    let mut calls = Vec::new();
     let mut rest = effects::Effects::default();
-    if !outermost_calls(root, text, &mut calls) {
-        return;
-    }
-    if calls.is_empty() {
-        return;
-    }
     reads_of(root, text, env, &mut rest);
     if let Some(t) = target {
         // A plain variable is only written, after everything; anything else is read too.
@@ -776,53 +784,14 @@ fn hoist_values(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite, sit
             reads_of(t, text, env, &mut rest);
         }
     }
-    let mut call_effects = Vec::new();
-    for c in &calls {
-        // Only calls of functions the program declares: `(T)(x)` with a typedef `T` the
-        // parser does not know reads as a call, and a call through a pointer may be one too.
-        let Some(name) = decisions::callee(*c, text).filter(|n| env.return_type(n).is_some())
-        else {
-            return;
-        };
-        if name.contains("setjmp") || name.starts_with("__builtin_va") {
-            return;
-        }
-        let mut e = sites.effects.call(Some(name));
-        if let Some(args) = c.child_by_field_name("arguments") {
-            let mut inner = Vec::new();
-            if !outermost_calls(args, text, &mut inner) {
-                return;
-            }
-            reads_of(args, text, env, &mut e);
-            for n in inner {
-                e.absorb(&sites.effects.call(decisions::callee(n, text)));
-            }
-        }
-        call_effects.push(e);
-    }
-    for (i, a) in call_effects.iter().enumerate() {
-        if !a.commutes_with(&rest) || call_effects[i + 1..].iter().any(|b| !a.commutes_with(b)) {
-            return;
-        }
-    }
-    // The temporaries, typed by the callee's declared return type; numbered for the file
-    // once the hoisting holds.
-    let mut hoist = ValueHoist::default();
-    let mut substituted = Vec::new();
-    for (k, c) in calls.iter().enumerate() {
-        let name = format!("__cp_v{}", sites.values + k + 1);
-        let call_text = typing::flat(*c, text);
-        hoist
-            .decls
-            .push_str(&format!("__auto_type {name} = {call_text}; "));
-        let ret = decisions::callee(*c, text)
-            .and_then(|n| env.return_type(n))
-            .unwrap_or(crate::ir::CType::Unknown);
-        hoist
-            .calls
-            .push(((c.start_byte(), c.end_byte()), name.clone()));
-        substituted.push(((c.start_byte(), c.end_byte()), name, ret));
-    }
+    let Some(CallValues {
+        calls,
+        hoist,
+        substituted,
+    }) = call_values(root, &rest, text, env, sites)
+    else {
+        return;
+    };
     let local = TypeEnv {
         program: env.program,
         function: env.function,
@@ -857,6 +826,451 @@ fn hoist_values(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite, sit
         site.return_value = Some(local.substituted_text(root, text));
     }
     site.values = Some(hoist);
+}
+
+/// A statement whose expression has side effects inside it (`a[i++] = c;`, `x = y = 0;`,
+/// `sum += d *= x / ++k;`, `return s[n++];`): Frama-C evaluates each effect as a statement
+/// of its own, in order, and LAnnotate mutates each of those assignments. Here every such
+/// assignment's value is mutated before the statement, over the state before it: a variable
+/// that an earlier effect of the statement changed is read through that effect's value (`k`
+/// after `++k` is `(k + 1)`), which is exact for any statement with defined behaviour (no
+/// sequence point inside: a variable written and read otherwise is undefined behaviour, C11
+/// 6.5p2). Statements with calls, commas, `&&`, `||` or `?:` beside the effects, and effects
+/// whose value changes type, get nothing.
+fn sequence_effects(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite) {
+    let (root, is_return) = match site.kind {
+        StmtKind::Expression => match node.named_child(0) {
+            Some(e) => (e, false),
+            None => return,
+        },
+        StmtKind::Return => match node.named_child(0) {
+            Some(e) => (e, true),
+            None => return,
+        },
+        _ => return,
+    };
+    if !has_effects(root) || !effects_in_sequence(root, text) {
+        return;
+    }
+    let mut values = Vec::new();
+    let mut steps = Vec::new();
+    if sequence(root, text, env, !is_return, &mut values, &mut steps).is_none() {
+        return;
+    }
+    if is_return {
+        let local = TypeEnv {
+            program: env.program,
+            function: env.function,
+            hoisted: values,
+            constants: env.constants.clone(),
+        };
+        let (value, vt) = local.build(root, text);
+        steps.push(local.as_returned(value, &vt));
+        site.return_value = Some(local.substituted_text(root, text));
+    }
+    site.exprs = steps;
+}
+
+/// Arithmetic on values of type `t` gives `t` again (`int` and wider, floating types): `v + 1`
+/// is the value `++v` stores, where a `char` would be converted back.
+fn closed(t: &crate::ir::CType) -> bool {
+    match t {
+        crate::ir::CType::Int(k) => crate::ir::types::promote(*k) == *k,
+        crate::ir::CType::Float(_) => true,
+        _ => false,
+    }
+}
+
+/// No call, comma, `&&`, `||`, `?:` or statement expression: nothing sequences the effects.
+fn effects_in_sequence(node: Node, text: &[u8]) -> bool {
+    match node.kind() {
+        "call_expression"
+        | "comma_expression"
+        | "conditional_expression"
+        | "compound_statement"
+        | "gnu_asm_expression"
+        | "compound_literal_expression"
+        | "sizeof_expression"
+        | "alignof_expression" => return false,
+        "binary_expression" => {
+            let op = node
+                .child_by_field_name("operator")
+                .and_then(|o| o.utf8_text(text).ok())
+                .unwrap_or("");
+            if op == "&&" || op == "||" {
+                return false;
+            }
+        }
+        _ => {}
+    }
+    let mut c = node.walk();
+    let kids: Vec<Node> = node.named_children(&mut c).collect();
+    kids.into_iter().all(|k| effects_in_sequence(k, text))
+}
+
+/// The effects of `node` in Frama-C's order (an assignment's operands first, then the
+/// assignment), each assignment's value into `steps`; each effect's node is then read as its
+/// value (`values`, text over the state before the statement). `top`: the node is the
+/// statement itself, whose value nobody reads.
+fn sequence(
+    node: Node,
+    text: &[u8],
+    env: &TypeEnv,
+    top: bool,
+    values: &mut Vec<((usize, usize), String, crate::ir::CType)>,
+    steps: &mut Vec<Expr>,
+) -> Option<()> {
+    let local = |values: &Vec<((usize, usize), String, crate::ir::CType)>| TypeEnv {
+        program: env.program,
+        function: env.function,
+        hoisted: values.clone(),
+        constants: env.constants.clone(),
+    };
+    let arithmetic = |t: &crate::ir::CType| t.is_arithmetic();
+    match node.kind() {
+        "assignment_expression" => {
+            let (l, r) = (
+                node.child_by_field_name("left")?,
+                node.child_by_field_name("right")?,
+            );
+            // The target's own operands (`a[i++]`), then the value.
+            let mut c = l.walk();
+            let parts: Vec<Node> = l.named_children(&mut c).collect();
+            for p in parts {
+                sequence(p, text, env, false, values, steps)?;
+            }
+            sequence(r, text, env, false, values, steps)?;
+            let e = local(values);
+            let step = assigned_value(node, text, &e)?;
+            let (_, lt) = e.build(l, text);
+            if !top {
+                // The assignment's value, read where it is used: the value assigned, when
+                // the target's type does not change it.
+                let op = node.child_by_field_name("operator")?.utf8_text(text).ok()?;
+                let (_, rt) = e.build(r, text);
+                let value = if op == "=" {
+                    (rt == lt && arithmetic(&lt)).then(|| e.substituted_text(r, text))?
+                } else {
+                    (lt == rt && closed(&lt)).then(|| {
+                        format!(
+                            "{} {} ({})",
+                            e.substituted_text(l, text),
+                            op.trim_end_matches('='),
+                            e.substituted_text(r, text)
+                        )
+                    })?
+                };
+                values.push((
+                    (node.start_byte(), node.end_byte()),
+                    format!("({value})"),
+                    lt,
+                ));
+            }
+            steps.push(step);
+            Some(())
+        }
+        "update_expression" => {
+            let arg = node.child_by_field_name("argument")?;
+            let op = node.child_by_field_name("operator")?;
+            let prefix = op.start_byte() < arg.start_byte();
+            let mut c = arg.walk();
+            let parts: Vec<Node> = arg.named_children(&mut c).collect();
+            for p in parts {
+                sequence(p, text, env, false, values, steps)?;
+            }
+            let e = local(values);
+            let (target, t) = e.build(arg, text);
+            if !closed(&t) {
+                return None;
+            }
+            let step = assigned_value(node, text, &e)?;
+            let name = e.substituted_text(arg, text);
+            if !top {
+                if !prefix {
+                    // Frama-C keeps the old value in a temporary first: `tmp = v;`.
+                    steps.push(target);
+                }
+                let sign = if op.utf8_text(text).ok()? == "++" {
+                    "+"
+                } else {
+                    "-"
+                };
+                let value = if prefix {
+                    format!("({name} {sign} 1)")
+                } else {
+                    format!("({name})")
+                };
+                values.push(((node.start_byte(), node.end_byte()), value, t));
+            }
+            steps.push(step);
+            Some(())
+        }
+        _ => {
+            let mut c = node.walk();
+            let kids: Vec<Node> = node.named_children(&mut c).collect();
+            for k in kids {
+                sequence(k, text, env, false, values, steps)?;
+            }
+            Some(())
+        }
+    }
+}
+
+/// A `for` update's assignments in order: one, or the operands of a comma expression (`++a,
+/// ++b`) when each assigns a variable that no other reads, so that labels before the update
+/// see what each operand sees.
+fn update_steps(u: Node, text: &[u8], env: &TypeEnv) -> Vec<Expr> {
+    if u.kind() != "comma_expression" {
+        return assignment(u, text, env).into_iter().collect();
+    }
+    let mut parts = Vec::new();
+    let mut stack = vec![u];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "comma_expression" {
+            // Right first on the stack: the left operand comes out first.
+            if let (Some(l), Some(r)) = (
+                n.child_by_field_name("left"),
+                n.child_by_field_name("right"),
+            ) {
+                stack.push(r);
+                stack.push(l);
+                continue;
+            }
+            return Vec::new();
+        }
+        parts.push(n);
+    }
+    // What each part writes (its target's name); no part may read a name another writes.
+    let mut written = Vec::new();
+    for p in &parts {
+        let target = match p.kind() {
+            "assignment_expression" => p.child_by_field_name("left"),
+            "update_expression" => p.child_by_field_name("argument"),
+            _ => None,
+        };
+        match target.filter(|t| t.kind() == "identifier") {
+            Some(t) => written.push(typing::flat(t, text)),
+            None => return Vec::new(),
+        }
+    }
+    let mut out = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        let reads_other = identifiers(&typing::flat(*p, text))
+            .any(|w| written.iter().enumerate().any(|(j, n)| j != i && n == w));
+        if reads_other {
+            return Vec::new();
+        }
+        match assignment(*p, text, env) {
+            Some(e) => out.push(e),
+            None => return Vec::new(),
+        }
+    }
+    out
+}
+
+/// Calls hoisted into temporaries: the call nodes, the declarations, and each call's range,
+/// temporary and type (for a [`TypeEnv`] that reads the temporaries instead).
+struct CallValues<'t> {
+    calls: Vec<Node<'t>>,
+    hoist: ValueHoist,
+    substituted: Vec<((usize, usize), String, crate::ir::CType)>,
+}
+
+/// The calls `root` computes with, evaluated first into `__auto_type` temporaries numbered
+/// after the file's last one (not yet counted: the caller commits with `sites.values`), when
+/// nothing else in `root` has effects, every call is evaluated unconditionally, each callee
+/// is a function the program declares, and no call can change what `rest` (the rest of the
+/// statement) or another call reads. None otherwise, or when `root` calls nothing.
+fn call_values<'t>(
+    root: Node<'t>,
+    rest: &effects::Effects,
+    text: &[u8],
+    env: &TypeEnv,
+    sites: &Sites,
+) -> Option<CallValues<'t>> {
+    let mut calls = Vec::new();
+    if !outermost_calls(root, text, &mut calls) || calls.is_empty() {
+        return None;
+    }
+    let mut call_effects = Vec::new();
+    for c in &calls {
+        // Only calls of functions the program declares: `(T)(x)` with a typedef `T` the
+        // parser does not know reads as a call, and a call through a pointer may be one too.
+        let name = decisions::callee(*c, text).filter(|n| env.return_type(n).is_some())?;
+        if name.contains("setjmp") || name.starts_with("__builtin_va") {
+            return None;
+        }
+        let mut e = sites.effects.call(Some(name));
+        if let Some(args) = c.child_by_field_name("arguments") {
+            let mut inner = Vec::new();
+            if !outermost_calls(args, text, &mut inner) {
+                return None;
+            }
+            reads_of(args, text, env, &mut e);
+            for n in inner {
+                e.absorb(&sites.effects.call(decisions::callee(n, text)));
+            }
+        }
+        call_effects.push(e);
+    }
+    for (i, a) in call_effects.iter().enumerate() {
+        if !a.commutes_with(rest) || call_effects[i + 1..].iter().any(|b| !a.commutes_with(b)) {
+            return None;
+        }
+    }
+    // The temporaries, typed by the callee's declared return type; the call's own bytes
+    // (a string literal's blanks are the program's).
+    let mut hoist = ValueHoist::default();
+    let mut substituted = Vec::new();
+    for (k, c) in calls.iter().enumerate() {
+        let name = format!("__cp_v{}", sites.values + k + 1);
+        let call_text = String::from_utf8_lossy(&text[c.start_byte()..c.end_byte()]);
+        hoist
+            .decls
+            .push_str(&format!("__auto_type {name} = {call_text}; "));
+        let ret = decisions::callee(*c, text)
+            .and_then(|n| env.return_type(n))
+            .unwrap_or(crate::ir::CType::Unknown);
+        hoist
+            .calls
+            .push(((c.start_byte(), c.end_byte()), name.clone()));
+        substituted.push(((c.start_byte(), c.end_byte()), name, ret));
+    }
+    Some(CallValues {
+        calls,
+        hoist,
+        substituted,
+    })
+}
+
+/// What mutation visits in each piece of a hoisted condition, where Frama-C's normal form
+/// evaluates it (`tmp = f(a); if (tmp != 2)`): a piece without effects as it stands; an atom
+/// whose calls can be evaluated first, over their values (declared just before the piece);
+/// an atom that assigns a variable (`(n = atoi(s)) < 0`, `--x < 0.0`), the assignment's
+/// value before and the atom over the variable after. Other pieces are evaluated unobserved.
+fn observe_pieces(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite, sites: &mut Sites) {
+    let Some(h) = site.plan.hoist.as_mut() else {
+        return;
+    };
+    if site.labels_after {
+        h.pieces.clear();
+        return;
+    }
+    for piece in &mut h.pieces {
+        let Some(atom) = node
+            .descendant_for_byte_range(piece.span.0, piece.span.1)
+            .filter(|n| (n.start_byte(), n.end_byte()) == piece.span)
+        else {
+            continue;
+        };
+        let Some(temp) = piece.effect_atom.clone() else {
+            piece.before.push(env.build(atom, text).0);
+            continue;
+        };
+        let mut rest = effects::Effects::default();
+        reads_of(atom, text, env, &mut rest);
+        if let Some(cv) = call_values(atom, &rest, text, env, sites) {
+            let local = TypeEnv {
+                program: env.program,
+                function: env.function,
+                hoisted: cv.substituted,
+                constants: env.constants.clone(),
+            };
+            let e = local.build(atom, text).0;
+            let shown = format!("{e:?}");
+            if cv
+                .calls
+                .iter()
+                .any(|c| shown.contains(&typing::flat(*c, text)))
+            {
+                continue;
+            }
+            sites.values += cv.calls.len();
+            piece.decls = cv.hoist.decls;
+            piece.eval = format!("({temp} = (({}) != 0))", local.substituted_raw(atom, text));
+            piece.before.push(e);
+        } else if let Some((before, after)) = assigned_then_read(atom, text, env) {
+            piece.before.extend(before);
+            piece.after.push(after);
+        }
+    }
+}
+
+/// An atom that assigns a plain variable and then only compares it with constants:
+/// `(v = e) OP c`, `(v = e)`, `!(v = e)`, `--v OP c`. Frama-C evaluates the assignment as a
+/// statement first: its value is mutated before (when `e` is free of effects; a call's value
+/// is not, as in Frama-C's `v = f(a);`), and the atom over `v` after.
+fn assigned_then_read(atom: Node, text: &[u8], env: &TypeEnv) -> Option<(Option<Expr>, Expr)> {
+    let is_constant = |n: Node| {
+        let mut ok = !has_effects(n);
+        let mut stack = vec![n];
+        while let Some(k) = stack.pop() {
+            if k.kind() == "identifier" {
+                let name = k.utf8_text(text).unwrap_or("");
+                ok &= env.constant(name).is_some() && env.variable_kind(name).is_none();
+            }
+            let mut c = k.walk();
+            stack.extend(k.named_children(&mut c));
+        }
+        ok
+    };
+    let inner = peel(atom);
+    let assign = match inner.kind() {
+        "binary_expression" => {
+            let (l, r) = (
+                inner.child_by_field_name("left")?,
+                inner.child_by_field_name("right")?,
+            );
+            let op = inner
+                .child_by_field_name("operator")
+                .and_then(|o| o.utf8_text(text).ok())
+                .unwrap_or("");
+            let relational = matches!(op, "<" | "<=" | ">" | ">=" | "==" | "!=");
+            if !relational || !is_constant(r) {
+                return None;
+            }
+            peel(l)
+        }
+        "unary_expression"
+            if inner
+                .child_by_field_name("operator")
+                .is_some_and(|o| o.utf8_text(text) == Ok("!")) =>
+        {
+            peel(inner.child_by_field_name("argument")?)
+        }
+        _ => inner,
+    };
+    let target = match assign.kind() {
+        "assignment_expression" => assign.child_by_field_name("left")?,
+        "update_expression"
+            if assign.child_by_field_name("operator").is_some_and(|o| {
+                o.start_byte()
+                    < assign
+                        .child_by_field_name("argument")
+                        .map_or(0, |a| a.start_byte())
+            }) =>
+        {
+            assign.child_by_field_name("argument")?
+        }
+        _ => return None,
+    };
+    if target.kind() != "identifier" {
+        return None;
+    }
+    let name = target.utf8_text(text).ok()?;
+    let vt = env.var(name)?;
+    let value = assignment(assign, text, env);
+    let local = TypeEnv {
+        program: env.program,
+        function: env.function,
+        hoisted: vec![(
+            (assign.start_byte(), assign.end_byte()),
+            name.to_string(),
+            vt,
+        )],
+        constants: env.constants.clone(),
+    };
+    Some((value, local.build(atom, text).0))
 }
 
 /// The calls of `node` that no other call encloses, in source order; false when something
@@ -933,9 +1347,10 @@ fn reads_of(node: Node, text: &[u8], env: &TypeEnv, e: &mut effects::Effects) {
     }
 }
 
-/// Enumerators and object-like macros defined in the file as constant expressions.
-fn constant_names(root: Node, text: &[u8]) -> typing::Constants {
-    let mut names = typing::Constants::new();
+/// Enumerators and object-like macros defined as constant expressions, in the file or in the
+/// headers it includes (`seen`, from `cc -dM`).
+fn constant_names(root: Node, text: &[u8], seen: &[(String, String)]) -> typing::Constants {
+    let mut names = std::collections::BTreeMap::new();
     let mut macros: Vec<(String, String)> = Vec::new();
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
@@ -959,6 +1374,9 @@ fn constant_names(root: Node, text: &[u8]) -> typing::Constants {
         let mut c = n.walk();
         stack.extend(n.named_children(&mut c));
     }
+    // Then those of the headers (`cc -dM`), where the file does not define the name itself.
+    let own: BTreeSet<String> = macros.iter().map(|(n, _)| n.clone()).collect();
+    macros.extend(seen.iter().filter(|(n, _)| !own.contains(n)).cloned());
     // A macro is constant when its words are numbers, type words of a cast, or constants.
     const TYPE_WORDS: &[&str] = &[
         "int", "long", "short", "char", "unsigned", "signed", "double", "float",
@@ -1005,7 +1423,23 @@ fn constant_names(root: Node, text: &[u8]) -> typing::Constants {
             break;
         }
     }
-    names
+    let negated = macros
+        .iter()
+        .filter(|(name, _)| names.contains_key(name))
+        .filter_map(|(name, value)| Some((name.clone(), typing::negated_literal(value)?)))
+        // A macro defined twice (`#if` branches) only when every definition agrees.
+        .filter(|(name, lit)| {
+            macros
+                .iter()
+                .filter(|(n, _)| n == name)
+                .all(|(_, v)| typing::negated_literal(v).as_ref() == Some(lit))
+        })
+        .collect();
+    typing::Constants {
+        kinds: names,
+        negated,
+        pure_macros: Vec::new(),
+    }
 }
 
 /// The decisions of a statement as Frama-C's normal form has them (see [`decisions`]).
@@ -1290,8 +1724,10 @@ fn decision(
     sites: &mut Sites,
 ) -> Option<CondSite> {
     let inner = peel(cond_node);
-    if has_effects(inner) {
-        return None; // hoisted into temporaries instead (see `decisions`)
+    // Uses of pure macros (`Abs(x)`) read as their expansion; real effects are hoisted into
+    // temporaries instead (see `decisions`).
+    if decisions::has_effects_beyond(inner, text, &sites.temps.pure_macros) {
+        return None;
     }
     if inner.kind() == "comma_expression" || inner.kind() == "compound_statement" {
         sites

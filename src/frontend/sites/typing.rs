@@ -19,7 +19,28 @@ pub struct TypeEnv<'a> {
 }
 
 /// Names that stand for constants, with their class.
-pub type Constants = std::collections::BTreeMap<String, Ty>;
+#[derive(Clone, Debug, Default)]
+pub struct Constants {
+    pub kinds: std::collections::BTreeMap<String, Ty>,
+    /// Macros whose value is a negated literal (`#define ERROR -1`), with the literal: Frama-C
+    /// sees `-1` after preprocessing, and mutation removes the `-` (AOR).
+    pub negated: std::collections::BTreeMap<String, String>,
+    /// Conditional macros whose body calls and assigns nothing (`Abs(x)`): a use reads as its
+    /// expansion, whose `?:` Frama-C sees.
+    pub pure_macros: Vec<crate::frontend::preprocess::ConditionalMacro>,
+}
+
+/// `-1`, `(-1)`, `( - 2.5 )`: the literal that a macro's value negates.
+pub fn negated_literal(value: &str) -> Option<String> {
+    let mut v = value.trim();
+    while let Some(inner) = v.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+        v = inner.trim();
+    }
+    let lit = v.strip_prefix('-')?.trim();
+    (lit.starts_with(|c: char| c.is_ascii_digit())
+        && lit.chars().all(|c| c.is_ascii_alphanumeric() || c == '.'))
+    .then(|| lit.to_string())
+}
 
 /// Constants of the standard headers, which a `.c` file's text does not define.
 pub fn well_known_constant(name: &str) -> Option<Ty> {
@@ -125,6 +146,14 @@ impl TypeEnv<'_> {
             if let Some(t) = found {
                 return Some(t.clone());
             }
+            // A `static` local is lowered as the global `function.name`.
+            let own = format!("{}.{name}", f.name);
+            if let Some(g) = self
+                .program
+                .and_then(|p| p.globals.iter().find(|g| g.name == own))
+            {
+                return Some(g.ty.clone());
+            }
         }
         let p = self.program?;
         p.globals
@@ -144,9 +173,54 @@ impl TypeEnv<'_> {
     /// The class of a name that stands for a constant.
     pub fn constant(&self, name: &str) -> Option<Ty> {
         self.constants
+            .kinds
             .get(name)
             .copied()
             .or_else(|| well_known_constant(name))
+    }
+
+    /// A use of a pure conditional macro with arguments free of effects, built from its
+    /// expansion (parenthesised as the preprocessor leaves it).
+    fn macro_use(&self, node: Node, text: &[u8]) -> Option<(Expr, CType)> {
+        let name = super::decisions::callee(node, text)?;
+        let m = self.constants.pure_macros.iter().find(|m| m.name == name)?;
+        let args = node.child_by_field_name("arguments")?;
+        let mut c = args.walk();
+        let args: Vec<Node> = args
+            .named_children(&mut c)
+            .filter(|a| a.kind() != "comment")
+            .collect();
+        if args.len() != m.params.len() || args.iter().any(|a| super::decisions::has_effects(*a)) {
+            return None;
+        }
+        let expansion = super::decisions::Expansion::of(m, &args, text)?;
+        let root = super::decisions::Expansion::root(&expansion.tree)?;
+        // Positions in the expansion are not the file's: no hoisted call applies there.
+        let inner = TypeEnv {
+            program: self.program,
+            function: self.function,
+            hoisted: Vec::new(),
+            constants: self.constants.clone(),
+        };
+        let (e, t) = inner.build(root, expansion.wrapped.as_bytes());
+        Some((
+            Expr::Wrap {
+                pre: "(".into(),
+                e: Box::new(e),
+                post: ")".into(),
+                ty: None,
+            },
+            t,
+        ))
+    }
+
+    /// The literal a constant name's value negates (`EOF` is `-1`), if it is one.
+    pub fn negated(&self, name: &str) -> Option<String> {
+        match self.constants.negated.get(name) {
+            Some(l) => Some(l.clone()),
+            None if name == "EOF" && !self.constants.kinds.contains_key(name) => Some("1".into()),
+            None => None,
+        }
     }
 
     /// What a name of this function stands for, if it is a variable.
@@ -187,6 +261,15 @@ impl TypeEnv<'_> {
 
     /// The node's text on one line, with hoisted calls replaced by their temporaries.
     pub fn substituted_text(&self, node: Node, text: &[u8]) -> String {
+        self.substituted_raw(node, text)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// [`Self::substituted_text`] with the text's own bytes (a string literal's blanks, a
+    /// comment's line end), for code that runs.
+    pub fn substituted_raw(&self, node: Node, text: &[u8]) -> String {
         let (start, end) = (node.start_byte(), node.end_byte());
         let mut out = Vec::new();
         let mut pos = start;
@@ -202,10 +285,7 @@ impl TypeEnv<'_> {
             pos = r.1;
         }
         out.extend_from_slice(&text[pos..end]);
-        String::from_utf8_lossy(&out)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
+        String::from_utf8_lossy(&out).into_owned()
     }
 
     /// True when `name` is a local (not a parameter) of this function.
@@ -293,47 +373,27 @@ impl TypeEnv<'_> {
                         t,
                     ),
                     None => match self.constant(&name) {
-                        Some(ty) => (Expr::Const { text: name, ty }, ctype_of(ty)),
+                        Some(ty) => match self.negated(&name) {
+                            // Frama-C sees the macro's `-1`, whose `-` mutation removes.
+                            Some(lit) => (
+                                Expr::Un(UnOp::Neg, Box::new(Expr::Const { text: lit, ty })),
+                                ctype_of(ty),
+                            ),
+                            None => (Expr::Const { text: name, ty }, ctype_of(ty)),
+                        },
                         None => opaque(Ty::Unknown, CType::Unknown),
                     },
                 }
             }
             "number_literal" => {
                 let t = flat(node, text);
-                let lower = t.to_ascii_lowercase();
-                let is_float = !lower.starts_with("0x")
-                    && (lower.contains('.') || lower.contains('e'))
-                    || lower.starts_with("0x") && lower.contains('p');
-                if is_float {
-                    (
-                        Expr::Const {
-                            text: t,
-                            ty: Ty::Float,
-                        },
-                        CType::Float(FloatKind::Double),
-                    )
-                } else {
-                    // The literal's type from its suffix (a large decimal may be wider still;
-                    // only the suffix is read).
-                    use crate::ir::IntKind;
-                    let unsigned = lower.contains('u');
-                    let longs = lower.matches('l').count();
-                    let kind = match (unsigned, longs) {
-                        (false, 0) => IntKind::Int,
-                        (true, 0) => IntKind::UInt,
-                        (false, 1) => IntKind::Long,
-                        (true, 1) => IntKind::ULong,
-                        (false, _) => IntKind::LongLong,
-                        (true, _) => IntKind::ULongLong,
-                    };
-                    (
-                        Expr::Const {
-                            text: t,
-                            ty: Ty::Int,
-                        },
-                        CType::Int(kind),
-                    )
+                // tree-sitter reads `-1` as one literal; C (and Frama-C) as `-` applied to `1`.
+                if let Some(magnitude) = t.strip_prefix('-') {
+                    let (e, ty) = literal(magnitude.trim());
+                    return (Expr::Un(UnOp::Neg, Box::new(e)), ty);
                 }
+                let (e, ty) = literal(&t);
+                (e, ty)
             }
             "char_literal" | "true" | "false" => (
                 Expr::Const {
@@ -481,6 +541,10 @@ impl TypeEnv<'_> {
                 let t = known.unwrap_or_else(|| ctype_of(e.ty()));
                 (e, t)
             }
+            "call_expression" => match self.macro_use(node, text) {
+                Some(built) => built,
+                None => opaque(Ty::Unknown, CType::Unknown),
+            },
             "conditional_expression" => {
                 let (Some(c), Some(a), Some(b)) = (
                     field("condition"),
@@ -619,4 +683,42 @@ pub fn division_guards(node: Node, text: &[u8]) -> Vec<String> {
     // Found outer first; an inner divisor must be checked before an outer one that contains it.
     out.reverse();
     out
+}
+
+/// A number literal without sign: its class and C type (decimal, hex, float; suffixes).
+fn literal(t: &str) -> (Expr, CType) {
+    let t = t.to_string();
+    let lower = t.to_ascii_lowercase();
+    let is_float = !lower.starts_with("0x") && (lower.contains('.') || lower.contains('e'))
+        || lower.starts_with("0x") && lower.contains('p');
+    if is_float {
+        (
+            Expr::Const {
+                text: t,
+                ty: Ty::Float,
+            },
+            CType::Float(FloatKind::Double),
+        )
+    } else {
+        // The literal's type from its suffix (a large decimal may be wider still;
+        // only the suffix is read).
+        use crate::ir::IntKind;
+        let unsigned = lower.contains('u');
+        let longs = lower.matches('l').count();
+        let kind = match (unsigned, longs) {
+            (false, 0) => IntKind::Int,
+            (true, 0) => IntKind::UInt,
+            (false, 1) => IntKind::Long,
+            (true, 1) => IntKind::ULong,
+            (false, _) => IntKind::LongLong,
+            (true, _) => IntKind::ULongLong,
+        };
+        (
+            Expr::Const {
+                text: t,
+                ty: Ty::Int,
+            },
+            CType::Int(kind),
+        )
+    }
 }

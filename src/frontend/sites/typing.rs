@@ -278,8 +278,12 @@ impl TypeEnv<'_> {
             .iter()
             .filter(|(r, _, _)| r.0 >= start && r.1 <= end)
             .collect();
-        inside.sort_by_key(|(r, _, _)| r.0);
+        // Outer first: a substitution inside one already made is part of it.
+        inside.sort_by_key(|(r, _, _)| (r.0, std::cmp::Reverse(r.1)));
         for (r, name, _) in inside {
+            if r.0 < pos {
+                continue;
+            }
             out.extend_from_slice(&text[pos..r.0]);
             out.extend_from_slice(name.as_bytes());
             pos = r.1;

@@ -656,29 +656,30 @@ fn hoisted_evaluation(
             .flat_map(|c| c.expression_labels(e, limits))
             .collect()
     };
-    let observed = h.pieces.iter().any(|p| {
-        p.before
-            .iter()
-            .chain(&p.after)
-            .any(|e| !labels_of(e).is_empty())
-    });
-    if !observed {
+    // Each piece's labels before and after its evaluation.
+    let specs: Vec<(Vec<LabelSpec>, Vec<LabelSpec>)> = h
+        .pieces
+        .iter()
+        .map(|p| {
+            (
+                p.before.iter().flat_map(labels_of).collect(),
+                p.after.iter().flat_map(labels_of).collect(),
+            )
+        })
+        .collect();
+    if specs.iter().all(|(b, a)| b.is_empty() && a.is_empty()) {
         return format!("(void)({}); ", h.eval);
     }
     let mut out = String::new();
-    for p in &h.pieces {
+    for (p, (before, after)) in h.pieces.iter().zip(&specs) {
         match &p.guard {
             Some(g) => out.push_str(&format!("if ({g}) {{ ")),
             None => out.push_str("{ "),
         }
         out.push_str(&p.decls);
-        for e in &p.before {
-            out.push_str(&w.write(&labels_of(e), line, 0).0);
-        }
+        out.push_str(&w.write(before, line, 0).0);
         out.push_str(&format!("(void)({}); ", p.eval));
-        for e in &p.after {
-            out.push_str(&w.write(&labels_of(e), line, 0).0);
-        }
+        out.push_str(&w.write(after, line, 0).0);
         out.push_str("} ");
     }
     out

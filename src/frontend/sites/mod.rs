@@ -706,13 +706,9 @@ fn statement(
         observe_pieces(node, text, env, &mut site, sites);
         if reliable && site.exprs.is_empty() && site.plan.decisions.is_empty() {
             hoist_values(node, text, env, &mut site, sites);
-        }
-        if reliable
-            && site.exprs.is_empty()
-            && site.plan.decisions.is_empty()
-            && site.values.is_none()
-        {
-            sequence_effects(node, text, env, &mut site);
+            if site.values.is_none() {
+                sequence_effects(node, text, env, &mut site);
+            }
         }
     }
     site
@@ -784,20 +780,10 @@ fn hoist_values(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite, sit
             reads_of(t, text, env, &mut rest);
         }
     }
-    let Some(CallValues {
-        calls,
-        hoist,
-        substituted,
-    }) = call_values(root, &rest, text, env, sites)
-    else {
+    let Some(cv) = call_values(root, &rest, text, env, sites) else {
         return;
     };
-    let local = TypeEnv {
-        program: env.program,
-        function: env.function,
-        hoisted: substituted,
-        constants: env.constants.clone(),
-    };
+    let local = env.with_hoisted(cv.substituted.clone());
     let computed = match site.kind {
         StmtKind::Expression => match node
             .named_child(0)
@@ -812,20 +798,15 @@ fn hoist_values(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite, sit
         }
         _ => local.build(root, text).0,
     };
-    // No call may be left in what labels read (a call inside an unknown construct's text).
-    let shown = format!("{computed:?}");
-    if calls
-        .iter()
-        .any(|c| shown.contains(&typing::flat(*c, text)))
-    {
+    if !cv.replaced_in(&computed, text) {
         return;
     }
-    sites.values += calls.len();
+    sites.values += cv.calls.len();
     site.exprs.push(computed);
     if site.kind == StmtKind::Return {
         site.return_value = Some(local.substituted_text(root, text));
     }
-    site.values = Some(hoist);
+    site.values = Some(cv.hoist);
 }
 
 /// A statement whose expression has side effects inside it (`a[i++] = c;`, `x = y = 0;`,
@@ -838,16 +819,13 @@ fn hoist_values(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite, sit
 /// 6.5p2). Statements with calls, commas, `&&`, `||` or `?:` beside the effects, and effects
 /// whose value changes type, get nothing.
 fn sequence_effects(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite) {
-    let (root, is_return) = match site.kind {
-        StmtKind::Expression => match node.named_child(0) {
-            Some(e) => (e, false),
-            None => return,
-        },
-        StmtKind::Return => match node.named_child(0) {
-            Some(e) => (e, true),
-            None => return,
-        },
+    let is_return = match site.kind {
+        StmtKind::Expression => false,
+        StmtKind::Return => true,
         _ => return,
+    };
+    let Some(root) = node.named_child(0) else {
+        return;
     };
     if !has_effects(root) || !effects_in_sequence(root, text) {
         return;
@@ -858,12 +836,7 @@ fn sequence_effects(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite)
         return;
     }
     if is_return {
-        let local = TypeEnv {
-            program: env.program,
-            function: env.function,
-            hoisted: values,
-            constants: env.constants.clone(),
-        };
+        let local = env.with_hoisted(values);
         let (value, vt) = local.build(root, text);
         steps.push(local.as_returned(value, &vt));
         site.return_value = Some(local.substituted_text(root, text));
@@ -881,27 +854,31 @@ fn closed(t: &crate::ir::CType) -> bool {
     }
 }
 
-/// No call, comma, `&&`, `||`, `?:` or statement expression: nothing sequences the effects.
-fn effects_in_sequence(node: Node, text: &[u8]) -> bool {
+/// A comma, `?:`, `&&`, `||`, statement expression, asm or compound literal: a node that
+/// orders, skips or hides the evaluation of its operands.
+fn orders_its_operands(node: Node, text: &[u8]) -> bool {
     match node.kind() {
-        "call_expression"
-        | "comma_expression"
+        "comma_expression"
         | "conditional_expression"
         | "compound_statement"
         | "gnu_asm_expression"
-        | "compound_literal_expression"
-        | "sizeof_expression"
-        | "alignof_expression" => return false,
-        "binary_expression" => {
-            let op = node
-                .child_by_field_name("operator")
-                .and_then(|o| o.utf8_text(text).ok())
-                .unwrap_or("");
-            if op == "&&" || op == "||" {
-                return false;
-            }
-        }
-        _ => {}
+        | "compound_literal_expression" => true,
+        "binary_expression" => node
+            .child_by_field_name("operator")
+            .and_then(|o| o.utf8_text(text).ok())
+            .is_some_and(|op| op == "&&" || op == "||"),
+        _ => false,
+    }
+}
+
+/// No call, `sizeof` or node that orders its operands: nothing sequences the effects.
+fn effects_in_sequence(node: Node, text: &[u8]) -> bool {
+    if matches!(
+        node.kind(),
+        "call_expression" | "sizeof_expression" | "alignof_expression"
+    ) || orders_its_operands(node, text)
+    {
+        return false;
     }
     let mut c = node.walk();
     let kids: Vec<Node> = node.named_children(&mut c).collect();
@@ -920,13 +897,8 @@ fn sequence(
     values: &mut Vec<((usize, usize), String, crate::ir::CType)>,
     steps: &mut Vec<Expr>,
 ) -> Option<()> {
-    let local = |values: &Vec<((usize, usize), String, crate::ir::CType)>| TypeEnv {
-        program: env.program,
-        function: env.function,
-        hoisted: values.clone(),
-        constants: env.constants.clone(),
-    };
-    let arithmetic = |t: &crate::ir::CType| t.is_arithmetic();
+    let local =
+        |values: &Vec<((usize, usize), String, crate::ir::CType)>| env.with_hoisted(values.clone());
     match node.kind() {
         "assignment_expression" => {
             let (l, r) = (
@@ -949,7 +921,7 @@ fn sequence(
                 let op = node.child_by_field_name("operator")?.utf8_text(text).ok()?;
                 let (_, rt) = e.build(r, text);
                 let value = if op == "=" {
-                    (rt == lt && arithmetic(&lt)).then(|| e.substituted_text(r, text))?
+                    (rt == lt && lt.is_arithmetic()).then(|| e.substituted_text(r, text))?
                 } else {
                     (lt == rt && closed(&lt)).then(|| {
                         format!(
@@ -1076,6 +1048,17 @@ struct CallValues<'t> {
     substituted: Vec<((usize, usize), String, crate::ir::CType)>,
 }
 
+impl CallValues<'_> {
+    /// No call is left in what labels read (a call inside an unknown construct's text).
+    fn replaced_in(&self, e: &Expr, text: &[u8]) -> bool {
+        let shown = format!("{e:?}");
+        !self
+            .calls
+            .iter()
+            .any(|c| shown.contains(&typing::flat(*c, text)))
+    }
+}
+
 /// The calls `root` computes with, evaluated first into `__auto_type` temporaries numbered
 /// after the file's last one (not yet counted: the caller commits with `sites.values`), when
 /// nothing else in `root` has effects, every call is evaluated unconditionally, each callee
@@ -1170,19 +1153,9 @@ fn observe_pieces(node: Node, text: &[u8], env: &TypeEnv, site: &mut StmtSite, s
         let mut rest = effects::Effects::default();
         reads_of(atom, text, env, &mut rest);
         if let Some(cv) = call_values(atom, &rest, text, env, sites) {
-            let local = TypeEnv {
-                program: env.program,
-                function: env.function,
-                hoisted: cv.substituted,
-                constants: env.constants.clone(),
-            };
+            let local = env.with_hoisted(cv.substituted.clone());
             let e = local.build(atom, text).0;
-            let shown = format!("{e:?}");
-            if cv
-                .calls
-                .iter()
-                .any(|c| shown.contains(&typing::flat(*c, text)))
-            {
+            if !cv.replaced_in(&e, text) {
                 continue;
             }
             sites.values += cv.calls.len();
@@ -1260,16 +1233,11 @@ fn assigned_then_read(atom: Node, text: &[u8], env: &TypeEnv) -> Option<(Option<
     let name = target.utf8_text(text).ok()?;
     let vt = env.var(name)?;
     let value = assignment(assign, text, env);
-    let local = TypeEnv {
-        program: env.program,
-        function: env.function,
-        hoisted: vec![(
-            (assign.start_byte(), assign.end_byte()),
-            name.to_string(),
-            vt,
-        )],
-        constants: env.constants.clone(),
-    };
+    let local = env.with_hoisted(vec![(
+        (assign.start_byte(), assign.end_byte()),
+        name.to_string(),
+        vt,
+    )]);
     Some((value, local.build(atom, text).0))
 }
 
@@ -1283,22 +1251,8 @@ fn outermost_calls<'t>(node: Node<'t>, text: &[u8], out: &mut Vec<Node<'t>>) -> 
             return true;
         }
         "sizeof_expression" | "alignof_expression" => return true,
-        "assignment_expression"
-        | "update_expression"
-        | "comma_expression"
-        | "conditional_expression"
-        | "compound_statement"
-        | "gnu_asm_expression"
-        | "compound_literal_expression" => return false,
-        "binary_expression" => {
-            let op = node
-                .child_by_field_name("operator")
-                .and_then(|o| o.utf8_text(text).ok())
-                .unwrap_or("");
-            if op == "&&" || op == "||" {
-                return false;
-            }
-        }
+        "assignment_expression" | "update_expression" => return false,
+        _ if orders_its_operands(node, text) => return false,
         _ => {}
     }
     let mut c = node.walk();

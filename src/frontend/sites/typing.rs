@@ -179,6 +179,16 @@ impl TypeEnv<'_> {
             .or_else(|| well_known_constant(name))
     }
 
+    /// The same environment reading the nodes at `hoisted` ranges as the text given there.
+    pub fn with_hoisted(&self, hoisted: Vec<((usize, usize), String, CType)>) -> TypeEnv<'_> {
+        TypeEnv {
+            program: self.program,
+            function: self.function,
+            hoisted,
+            constants: self.constants.clone(),
+        }
+    }
+
     /// A use of a pure conditional macro with arguments free of effects, built from its
     /// expansion (parenthesised as the preprocessor leaves it).
     fn macro_use(&self, node: Node, text: &[u8]) -> Option<(Expr, CType)> {
@@ -196,12 +206,7 @@ impl TypeEnv<'_> {
         let expansion = super::decisions::Expansion::of(m, &args, text)?;
         let root = super::decisions::Expansion::root(&expansion.tree)?;
         // Positions in the expansion are not the file's: no hoisted call applies there.
-        let inner = TypeEnv {
-            program: self.program,
-            function: self.function,
-            hoisted: Vec::new(),
-            constants: self.constants.clone(),
-        };
+        let inner = self.with_hoisted(Vec::new());
         let (e, t) = inner.build(root, expansion.wrapped.as_bytes());
         Some((
             Expr::Wrap {

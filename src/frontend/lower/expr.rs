@@ -814,13 +814,7 @@ impl<'s> Lowerer<'s> {
         let ty = e.ty.clone();
         let t = self.new_temp(ty.clone());
         let loc = self.loc(node);
-        self.emit(
-            StmtKind::Assign {
-                dst: LValue::Var(VarRef::Local(t)),
-                src: e,
-            },
-            loc,
-        );
+        self.assign_local(t, e, loc);
         Some((LValue::Var(VarRef::Local(t)), ty))
     }
 
@@ -866,13 +860,7 @@ impl<'s> Lowerer<'s> {
         let ty = e.ty.clone();
         let t = self.new_temp(ty.clone());
         let loc = self.loc(later);
-        self.emit(
-            StmtKind::Assign {
-                dst: LValue::Var(VarRef::Local(t)),
-                src: e,
-            },
-            loc,
-        );
+        self.assign_local(t, e, loc);
         Expr::read(LValue::Var(VarRef::Local(t)), ty)
     }
 
@@ -984,13 +972,7 @@ impl<'s> Lowerer<'s> {
         self.cond(node, tb, fb);
         for (b, v) in [(tb, 1), (fb, 0)] {
             self.start_block(b);
-            self.emit(
-                StmtKind::Assign {
-                    dst: LValue::Var(VarRef::Local(t)),
-                    src: Expr::int_const(v, IntKind::Int),
-                },
-                loc,
-            );
+            self.assign_local(t, Expr::int_const(v, IntKind::Int), loc);
             self.jump(join);
         }
         self.start_block(join);
@@ -1065,26 +1047,14 @@ impl<'s> Lowerer<'s> {
         }
         let ty = e.ty.clone();
         let t = self.new_temp(ty.clone());
-        self.emit(
-            StmtKind::Assign {
-                dst: LValue::Var(VarRef::Local(t)),
-                src: e,
-            },
-            loc,
-        );
+        self.assign_local(t, e, loc);
         Expr::read(LValue::Var(VarRef::Local(t)), ty)
     }
 
     fn assign_temp(&mut self, t: Option<LocalId>, v: Expr, ty: &CType, loc: Loc) {
         if let Some(t) = t {
             let v = self.convert(v, ty);
-            self.emit(
-                StmtKind::Assign {
-                    dst: LValue::Var(VarRef::Local(t)),
-                    src: v,
-                },
-                loc,
-            );
+            self.assign_local(t, v, loc);
         }
     }
 

@@ -56,6 +56,17 @@ impl<'s> Lowerer<'s> {
         }
     }
 
+    /// `local = src;`, the assignment every temporary and declared local starts with.
+    pub(super) fn assign_local(&mut self, local: LocalId, src: Expr, loc: Loc) {
+        self.emit(
+            StmtKind::Assign {
+                dst: LValue::Var(VarRef::Local(local)),
+                src,
+            },
+            loc,
+        );
+    }
+
     fn can_emit(&self) -> bool {
         self.fs.as_ref().is_some_and(|f| !f.blocks.is_empty())
     }
@@ -546,13 +557,7 @@ impl<'s> Lowerer<'s> {
             let id = self.new_local(&name, e.ty.clone(), false);
             self.declare(&name, Symbol::Var(VarRef::Local(id), e.ty.clone()));
             let loc = self.loc(d);
-            self.emit(
-                StmtKind::Assign {
-                    dst: LValue::Var(VarRef::Local(id)),
-                    src: e,
-                },
-                loc,
-            );
+            self.assign_local(id, e, loc);
         }
     }
 

@@ -141,6 +141,10 @@ pub struct PruneArgs {
     /// Step 3: do not use solver models to rule out pairs before asking (for measurement).
     #[arg(long)]
     pub no_model_filter: bool,
+    /// Decide the labels of functions whose callers are all known without their calling
+    /// contexts (only with arbitrary arguments; for measurement).
+    #[arg(long)]
+    pub no_contexts: bool,
     /// Time limit of each proof obligation, in milliseconds.
     #[arg(long, default_value_t = run::prune::DEFAULT_TIMEOUT_MS)]
     pub timeout_ms: u32,
@@ -509,6 +513,7 @@ fn prune_options(args: PruneArgs) -> run::Result<run::prune::PruneOptions> {
     config.trace = args.verbose;
     config.steps = args.steps.iter().copied().collect();
     config.model_filter = !args.no_model_filter;
+    config.contexts = !args.no_contexts;
     if let Some(dir) = &args.dump_smt {
         std::fs::create_dir_all(dir)
             .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;

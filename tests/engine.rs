@@ -74,6 +74,7 @@ fn check_fixture(path: &Path) {
 #[test]
 fn fixture_labels_get_their_expected_verdicts() {
     check_fixture(Path::new("tests/fixtures/engine/statements.c"));
+    check_fixture(Path::new("tests/fixtures/engine/contexts.c"));
 }
 
 #[test]

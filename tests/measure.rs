@@ -124,3 +124,49 @@ fn a_tests_file_naming_a_missing_input_is_refused() {
         .code(2)
         .stderr(predicate::str::contains("t.tests:3: no such input file"));
 }
+
+/// A subsumed label whose only subsumer no test covers (infeasible, but not provably so: it
+/// depends on a function of another file) is listed as pending and stays in the cleaned ratio.
+#[test]
+fn a_subsumed_label_whose_subsumer_stays_uncovered_is_pending() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = Path::new("tests/fixtures/measure");
+    for f in ["pending.c", "checksum.c", "pending.tests"] {
+        std::fs::copy(fixtures.join(f), dir.path().join(f)).unwrap();
+    }
+    let file = dir.path().join("pending.c");
+    covprune()
+        .arg("prune")
+        .arg(&file)
+        .args(["--no-progress", "--jobs", "1"])
+        .assert()
+        .success();
+    let run = |json: bool| {
+        let mut cmd = covprune();
+        cmd.arg("measure")
+            .arg(&file)
+            .arg("--tests")
+            .arg(dir.path().join("pending.tests"))
+            .arg("--sources")
+            .arg(dir.path().join("checksum.c"));
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.assert().success().get_output().stdout.clone()
+    };
+    let v: serde_json::Value = serde_json::from_slice(&run(true)).unwrap();
+    assert_eq!(
+        v["pending"],
+        serde_json::json!([{"label": 2, "subsumed_by": [1]}])
+    );
+    let all = &v["coverage"][0];
+    assert_eq!(all["labels"], 3);
+    assert_eq!(all["covered"], 1, "label 3 only");
+    assert_eq!(all["pending"], 1);
+    assert_eq!(all["kept"], 3, "label 2 stays an objective");
+    let text = String::from_utf8(run(false)).unwrap();
+    assert!(
+        text.contains("label 2 (subsumed by 1)"),
+        "the text report lists it:\n{text}"
+    );
+}

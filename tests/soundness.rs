@@ -36,6 +36,40 @@ impl Rng {
 }
 
 const VARS: &[&str] = &["a", "b", "x", "y", "z"];
+/// The variables of a helper's body: its parameters, then the locals it shares with `f`.
+const HELPER_VARS: &[&str] = &["p", "q", "x", "y", "z"];
+
+/// Where a hand-placed label sits, for recall per kind: the entry function, a helper called
+/// once (`h1`), a helper called from two sites (`h2`), the exit helper `h`, or a loop body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Entry,
+    CalledOnce,
+    CalledTwice,
+    ExitHelper,
+    Loop,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Entry => "entry f",
+            Kind::CalledOnce => "helper called once",
+            Kind::CalledTwice => "helper called twice",
+            Kind::ExitHelper => "exit helper h",
+            Kind::Loop => "loop bodies",
+        }
+    }
+}
+
+/// A label as the generator placed it: its kind, and its straight-line segment (labels of one
+/// segment are reached together, once per visit; any branch, loop, call that may exit or
+/// return starts a new one).
+#[derive(Clone, Copy, Debug)]
+struct Placed {
+    kind: Kind,
+    segment: u32,
+}
 
 struct Gen {
     rng: Rng,
@@ -47,6 +81,18 @@ struct Gen {
     next_label: u32,
     loops: u32,
     out: String,
+    /// The variables expressions read (`VARS` in `f`, `HELPER_VARS` in helpers).
+    vars: &'static [&'static str],
+    /// Kind of the labels being written, outside loops.
+    kind: Kind,
+    /// Loops enclosing the statement being written.
+    in_loops: u32,
+    /// Whether expressions in loop bodies may read the loop counters.
+    counters_in_labels: bool,
+    /// Counters of the enclosing `for` loops, innermost last (with `counters_in_labels`).
+    loop_counters: Vec<String>,
+    segment: u32,
+    placed: BTreeMap<u32, Placed>,
 }
 
 impl Gen {
@@ -63,7 +109,33 @@ impl Gen {
                 _ => c.to_string(),
             };
         }
-        VARS[self.rng.below(VARS.len() as u64) as usize].to_string()
+        if let (Some(i), true) = (self.loop_counters.last(), self.rng.chance(20)) {
+            return i.clone();
+        }
+        self.var().to_string()
+    }
+
+    fn var(&mut self) -> &'static str {
+        self.vars[self.rng.below(self.vars.len() as u64) as usize]
+    }
+
+    /// An argument of a helper call: mostly a restricted value of the inputs.
+    fn restricted_arg(&mut self) -> String {
+        let mask = [1, 3, 7, 15][self.rng.below(4) as usize];
+        match self.rng.below(9) {
+            0 => format!("a & {mask}"),
+            1 => "(a + a) & 255".into(),
+            2 => format!("b & {mask}"),
+            3 => (self.rng.below(16) as i64 - 3).to_string(),
+            4 => format!("(b & 3) + {}", self.rng.below(5)),
+            5 => "a % 5".into(),
+            6 => "a >> 5".into(),
+            _ => self.var().to_string(),
+        }
+    }
+
+    fn new_segment(&mut self) {
+        self.segment += 1;
     }
 
     fn expr(&mut self, depth: u32) -> String {
@@ -112,6 +184,18 @@ impl Gen {
             return;
         }
         self.next_label += 1;
+        let kind = if self.in_loops == 0 {
+            self.kind
+        } else {
+            Kind::Loop
+        };
+        self.placed.insert(
+            self.next_label,
+            Placed {
+                kind,
+                segment: self.segment,
+            },
+        );
         let c = self.cond(2);
         let _ = writeln!(
             self.out,
@@ -129,7 +213,7 @@ impl Gen {
     /// A read of memory: a global, an element at a computed index (masked in bounds), a
     /// field, or through the pointer.
     fn memory_read(&mut self) -> String {
-        let i = VARS[self.rng.below(VARS.len() as u64) as usize];
+        let i = self.var();
         match self.rng.below(9) {
             0 => "g1".into(),
             1 => "g2".into(),
@@ -145,7 +229,7 @@ impl Gen {
 
     fn memory_write(&mut self, indent: &str) {
         let e = self.expr(2);
-        let i = VARS[self.rng.below(VARS.len() as u64) as usize];
+        let i = self.var();
         let line = match self.rng.below(13) {
             0 => format!("g1 = {e};"),
             1 => format!("g2 = {e};"),
@@ -180,6 +264,10 @@ impl Gen {
         } else {
             self.rng.below(11)
         };
+        // Labels before and after anything but a label or an assignment are not co-reached.
+        if choice >= 3 {
+            self.new_segment();
+        }
         match choice {
             0 | 1 => self.label(indent),
             2 => {
@@ -198,6 +286,7 @@ impl Gen {
                 let n = 1 + self.rng.below(3) as u32;
                 self.stmts(depth - 1, &inner, n);
                 if self.rng.chance(50) {
+                    self.new_segment();
                     let _ = writeln!(self.out, "{indent}}} else {{");
                     let n = 1 + self.rng.below(3) as u32;
                     self.stmts(depth - 1, &inner, n);
@@ -212,18 +301,27 @@ impl Gen {
                     self.out,
                     "{indent}for (int {i} = 0; {i} < (({bound}) & 3); {i}++) {{"
                 );
+                self.in_loops += 1;
+                if self.counters_in_labels {
+                    self.loop_counters.push(i);
+                }
                 let n = 1 + self.rng.below(3) as u32;
                 self.stmts(depth - 1, &inner, n);
                 if self.rng.chance(30) {
                     let c = self.cond(0);
                     let _ = writeln!(self.out, "{inner}if ({c}) break;");
                 }
+                if self.counters_in_labels {
+                    self.loop_counters.pop();
+                }
+                self.in_loops -= 1;
                 let _ = writeln!(self.out, "{indent}}}");
             }
             7 => {
                 let e = self.expr(1);
                 let _ = writeln!(self.out, "{indent}switch (({e}) & 3) {{");
                 for case in 0..3 {
+                    self.new_segment();
                     if case == 2 {
                         let _ = writeln!(self.out, "{indent}default:");
                     } else {
@@ -252,16 +350,21 @@ impl Gen {
                 // A loop that runs at most once: it assigns what it tested.
                 let v = ["x", "y", "z"][self.rng.below(3) as usize];
                 let _ = writeln!(self.out, "{inner}{v} = {v} + 1;");
+                self.in_loops += 1;
                 self.label(&inner);
+                self.in_loops -= 1;
                 let _ = writeln!(self.out, "{inner}break;");
                 let _ = writeln!(self.out, "{indent}}}");
             }
         }
+        if choice >= 3 {
+            self.new_segment();
+        }
     }
 }
 
-fn generate(seed: u64) -> (String, u32) {
-    generate_with(seed, true)
+fn generate(seed: u64) -> Generated {
+    generate_full(seed, true, false, false)
 }
 
 fn generate_with(seed: u64, emit_labels: bool) -> (String, u32) {
@@ -269,6 +372,18 @@ fn generate_with(seed: u64, emit_labels: bool) -> (String, u32) {
 }
 
 fn generate_program(seed: u64, emit_labels: bool, memory: bool) -> (String, u32) {
+    let (text, n, _) = generate_full(seed, emit_labels, memory, false);
+    (text, n)
+}
+
+/// A generated program: its text, its number of labels, and where each label sits.
+type Generated = (String, u32, BTreeMap<u32, Placed>);
+
+/// With `helpers`, `f` also calls two helpers with restricted arguments (masks, constants,
+/// small ranges): `h1` from one site, `h2` from two; their bodies hold labels, branches and
+/// loops whose labels may read the loop counters. Their labels are often infeasible only
+/// because of what the callers pass.
+fn generate_full(seed: u64, emit_labels: bool, memory: bool, helpers: bool) -> Generated {
     let mut g = Gen {
         emit_labels,
         memory,
@@ -276,6 +391,13 @@ fn generate_program(seed: u64, emit_labels: bool, memory: bool) -> (String, u32)
         next_label: 0,
         loops: 0,
         out: String::new(),
+        vars: VARS,
+        kind: Kind::Entry,
+        in_loops: 0,
+        counters_in_labels: false,
+        loop_counters: Vec::new(),
+        segment: 0,
+        placed: BTreeMap::new(),
     };
     g.out.push_str("#include <stdlib.h>\n");
     g.out
@@ -286,6 +408,13 @@ fn generate_program(seed: u64, emit_labels: bool, memory: bool) -> (String, u32)
     if emit_labels {
         for _ in 0..2 {
             g.next_label += 1;
+            g.placed.insert(
+                g.next_label,
+                Placed {
+                    kind: Kind::ExitHelper,
+                    segment: u32::MAX,
+                },
+            );
             let c = g.rng.below(300) as i64 - 100;
             let op = ["<", ">", "==", "<="][g.rng.below(4) as usize];
             let _ = writeln!(
@@ -320,11 +449,52 @@ fn generate_program(seed: u64, emit_labels: bool, memory: bool) -> (String, u32)
              \x20   for (int k = 0; k < 4; k++) { s.q[k] = a ^ k; garr[k] = b - k; }\n",
         );
     }
-    let n = 4 + g.rng.below(6) as u32;
+    if helpers {
+        // Labels before the helpers' text keep their place in `f`'s numbering: generate the
+        // helpers into a buffer of their own, then `f`.
+        let f_start = std::mem::take(&mut g.out);
+        g.counters_in_labels = true;
+        g.vars = HELPER_VARS;
+        for (name, kind) in [("h1", Kind::CalledOnce), ("h2", Kind::CalledTwice)] {
+            g.kind = kind;
+            g.new_segment();
+            let _ = writeln!(
+                g.out,
+                "static int {name}(int p, int q)\n{{\n    int x = p, y = q, z = 0;"
+            );
+            let n = 3 + g.rng.below(5) as u32;
+            g.stmts(2, "    ", n);
+            g.label("    ");
+            g.out.push_str("    return x + y + z;\n}\n\n");
+        }
+        g.vars = VARS;
+        g.kind = Kind::Entry;
+        g.new_segment();
+        let helpers_text = std::mem::take(&mut g.out);
+        let (head, tail) = f_start.split_at(f_start.find("int f(").expect("f is written"));
+        g.out = format!("{head}{helpers_text}{tail}");
+        // The body of `f`: statements around one call of `h1` and two of `h2` (the second
+        // perhaps under a condition).
+        let calls = [("x", "h1"), ("y", "h2"), ("z", "h2")];
+        for (k, (v, h)) in calls.iter().enumerate() {
+            let n = 1 + g.rng.below(3) as u32;
+            g.stmts(2, "    ", n);
+            g.new_segment();
+            let (p, q) = (g.restricted_arg(), g.restricted_arg());
+            if k == 2 && g.rng.chance(50) {
+                let c = g.cond(1);
+                let _ = writeln!(g.out, "    if ({c})\n        {v} = {h}({p}, {q});");
+            } else {
+                let _ = writeln!(g.out, "    {v} = {h}({p}, {q});");
+            }
+            g.new_segment();
+        }
+    }
+    let n = if helpers { 1 } else { 4 } + g.rng.below(if helpers { 3 } else { 6 }) as u32;
     g.stmts(2, "    ", n);
     g.label("    ");
     g.out.push_str("    return x + y + z;\n}\n");
-    (g.out, g.next_label)
+    (g.out, g.next_label, g.placed)
 }
 
 /// The driver runs `f` on every input with the project's recording runtime
@@ -424,6 +594,31 @@ struct Tally {
     duplicate: usize,
     subsumed: usize,
     false_claims: Vec<String>,
+    /// Per kind of place (labels the generator placed itself).
+    by_kind: BTreeMap<Kind, KindTally>,
+    /// Feasible labels pruned as duplicate or subsumed whose every named partner is infeasible:
+    /// the tester would lose them.
+    orphans: Vec<String>,
+}
+
+/// Recall in one kind of place: of infeasible labels, and of redundant ones (a feasible label
+/// with another feasible label of its segment that implies it: covered by a subset of its
+/// inputs, a strict one or the same with a lower id).
+#[derive(Default)]
+struct KindTally {
+    labels: usize,
+    truly_infeasible: usize,
+    found_infeasible: usize,
+    truly_redundant: usize,
+    found_redundant: usize,
+}
+
+fn percent(found: usize, truly: usize) -> String {
+    if truly == 0 {
+        "-".into()
+    } else {
+        format!("{:.1}%", 100.0 * found as f64 / truly as f64)
+    }
 }
 
 impl Tally {
@@ -435,7 +630,38 @@ impl Tally {
         }
     }
 
+    fn redundant_recall(&self) -> f64 {
+        let (found, truly) = self.by_kind.values().fold((0, 0), |(f, t), k| {
+            (f + k.found_redundant, t + k.truly_redundant)
+        });
+        if truly == 0 {
+            1.0
+        } else {
+            found as f64 / truly as f64
+        }
+    }
+
     fn report(&self, what: &str, n_programs: u64) {
+        for (kind, k) in &self.by_kind {
+            eprintln!(
+                "  {:<20} {:>6} labels; infeasible {:>5}, proved {:>5} ({}); redundant {:>5}, pruned {:>5} ({})",
+                kind.name(),
+                k.labels,
+                k.truly_infeasible,
+                k.found_infeasible,
+                percent(k.found_infeasible, k.truly_infeasible),
+                k.truly_redundant,
+                k.found_redundant,
+                percent(k.found_redundant, k.truly_redundant)
+            );
+        }
+        if !self.by_kind.is_empty() {
+            eprintln!(
+                "  redundant recall {:.1}%; {} feasible labels pruned without a feasible partner",
+                100.0 * self.redundant_recall(),
+                self.orphans.len()
+            );
+        }
         eprintln!(
             "soundness harness ({what}): {n_programs} programs, {} labels, {} truly infeasible, {} proved infeasible (recall {:.1}%), {} duplicate and {} subsumed claims, {} false claims",
             self.labels,
@@ -487,8 +713,15 @@ fn env_u64(name: &str, default: u64) -> u64 {
 }
 
 /// Runs the program on every input, prunes it, and checks every claim against the runs.
-fn check(dir: &Path, seed: u64, path: &Path, n_labels: usize, tally: &mut Tally) {
-    check_with(dir, seed, path, n_labels, &harness_config(), tally)
+fn check(
+    dir: &Path,
+    seed: u64,
+    path: &Path,
+    n_labels: usize,
+    placed: &BTreeMap<u32, Placed>,
+    tally: &mut Tally,
+) {
+    check_with(dir, seed, path, n_labels, &harness_config(), placed, tally)
 }
 
 fn check_with(
@@ -497,6 +730,7 @@ fn check_with(
     path: &Path,
     n_labels: usize,
     config: &PruneConfig,
+    placed: &BTreeMap<u32, Placed>,
     tally: &mut Tally,
 ) {
     let text = std::fs::read_to_string(path).unwrap();
@@ -516,6 +750,7 @@ fn check_with(
         "seed {seed}: every label has a verdict"
     );
     tally.labels += n_labels;
+    tally_by_kind(seed, &verdicts, &covered, placed, tally);
     for v in &verdicts {
         let is_covered = covered.contains_key(&(v.id as u32));
         match &v.status {
@@ -565,6 +800,60 @@ fn check_with(
     }
 }
 
+/// Recall per kind of place, and feasible labels pruned without a feasible partner.
+fn tally_by_kind(
+    seed: u64,
+    verdicts: &[covprune::prune::LabelVerdict],
+    covered: &BTreeMap<u32, Vec<u64>>,
+    placed: &BTreeMap<u32, Placed>,
+    tally: &mut Tally,
+) {
+    let is_covered = |id: u64| covered.contains_key(&(id as u32));
+    for v in verdicts {
+        let partners: Vec<u64> = match &v.status {
+            Status::Duplicate { of } => vec![*of],
+            Status::Subsumed { by } => by.clone(),
+            _ => continue,
+        };
+        if is_covered(v.id) && !partners.iter().any(|p| is_covered(*p)) {
+            tally.orphans.push(format!(
+                "seed {seed}: label {} pruned as {:?}, but no partner is feasible",
+                v.id, v.status
+            ));
+        }
+    }
+    for v in verdicts {
+        let Some(here) = placed.get(&(v.id as u32)) else {
+            continue;
+        };
+        let k = tally.by_kind.entry(here.kind).or_default();
+        k.labels += 1;
+        if !is_covered(v.id) {
+            k.truly_infeasible += 1;
+            if v.status == Status::Infeasible {
+                k.found_infeasible += 1;
+            }
+            continue;
+        }
+        let mine = &covered[&(v.id as u32)];
+        let redundant = placed.iter().any(|(&other, there)| {
+            let Some(theirs) = covered.get(&other) else {
+                return false;
+            };
+            other as u64 != v.id
+                && there.segment == here.segment
+                && subset(theirs, mine)
+                && (theirs != mine || (other as u64) < v.id)
+        });
+        if redundant {
+            k.truly_redundant += 1;
+            if matches!(v.status, Status::Duplicate { .. } | Status::Subsumed { .. }) {
+                k.found_redundant += 1;
+            }
+        }
+    }
+}
+
 /// The harness over programs with memory (globals, arrays with computed indices, a struct, a
 /// pointer that aliases a global or an element on some inputs, `memset`/`memcpy`):
 /// `COVPRUNE_SOUNDNESS_MEMORY` programs (default 40).
@@ -575,7 +864,7 @@ fn exhaustive_runs_check_the_claims_on_memory_programs() {
         "memory programs",
         env_u64("COVPRUNE_SOUNDNESS_MEMORY", 40),
         "mem",
-        |seed| generate_program(seed, true, true),
+        |seed| generate_full(seed, true, true, false),
         0.3,
     );
 }
@@ -586,17 +875,24 @@ fn run_harness(
     what: &str,
     n_programs: u64,
     prefix: &str,
-    generate: impl Fn(u64) -> (String, u32),
+    generate: impl Fn(u64) -> Generated,
     recall_floor: f64,
 ) {
     let first_seed = env_u64("COVPRUNE_SOUNDNESS_SEED", 1);
     let dir = harness_dir();
     let mut tally = Tally::default();
     for seed in first_seed..first_seed + n_programs {
-        let (text, n_labels) = generate(seed);
+        let (text, n_labels, placed) = generate(seed);
         let path = dir.path().join(format!("{prefix}{seed}.c"));
         std::fs::write(&path, &text).unwrap();
-        check(dir.path(), seed, &path, n_labels as usize, &mut tally);
+        check(
+            dir.path(),
+            seed,
+            &path,
+            n_labels as usize,
+            &placed,
+            &mut tally,
+        );
     }
     tally.report(what, n_programs);
     assert!(
@@ -620,7 +916,7 @@ fn the_memory_harness_catches_an_alias_blind_encoding() {
     config.encode.alias_blind = true;
     let mut tally = Tally::default();
     for seed in 1..=40 {
-        let (text, n_labels) = generate_program(seed, true, true);
+        let (text, n_labels, placed) = generate_full(seed, true, true, false);
         let path = dir.path().join(format!("mem{seed}.c"));
         std::fs::write(&path, &text).unwrap();
         check_with(
@@ -629,6 +925,7 @@ fn the_memory_harness_catches_an_alias_blind_encoding() {
             &path,
             n_labels as usize,
             &config,
+            &placed,
             &mut tally,
         );
         if !tally.false_claims.is_empty() {
@@ -646,6 +943,20 @@ fn exhaustive_runs_never_contradict_an_infeasible_claim() {
         env_u64("COVPRUNE_SOUNDNESS_PROGRAMS", 200),
         "gen",
         generate,
+        0.5,
+    );
+}
+
+/// Programs whose helpers are called once and twice with restricted arguments, with labels
+/// deep in the helpers and in loop bodies: recall in calling context, per kind of place.
+/// `COVPRUNE_SOUNDNESS_CONTEXT` programs (default 200).
+#[test]
+fn exhaustive_runs_check_the_claims_in_calling_contexts() {
+    run_harness(
+        "helpers in context",
+        env_u64("COVPRUNE_SOUNDNESS_CONTEXT", 200),
+        "ctx",
+        |seed| generate_full(seed, true, false, true),
         0.5,
     );
 }
@@ -681,7 +992,14 @@ fn exhaustive_runs_check_the_claims_on_annotated_criteria() {
         assert!(n_labels < 4096, "seed {seed}: {n_labels} labels");
         let path = dir.path().join(format!("ann{seed}.c"));
         std::fs::write(&path, &annotated.text).unwrap();
-        check(dir.path(), seed, &path, n_labels, &mut tally);
+        check(
+            dir.path(),
+            seed,
+            &path,
+            n_labels,
+            &BTreeMap::new(),
+            &mut tally,
+        );
     }
     tally.report("annotated CC, GACC, LIMIT, STMT, WM-S", n_programs);
     assert!(
@@ -689,4 +1007,12 @@ fn exhaustive_runs_check_the_claims_on_annotated_criteria() {
         "{}",
         tally.false_claims.join("\n---\n")
     );
+}
+
+#[test]
+#[ignore]
+fn print_context_program() {
+    let seed = env_u64("COVPRUNE_SOUNDNESS_SEED", 1);
+    let (text, n, placed) = generate_full(seed, true, false, true);
+    eprintln!("{text}\n{n} labels\n{placed:?}");
 }

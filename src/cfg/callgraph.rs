@@ -38,6 +38,11 @@ impl CallGraph {
                 visit::stmt(s, &mut |item| func_addrs(item, &mut address_taken));
             }
         }
+        // A function that could not be lowered may call, or take the address of, any function
+        // it mentions: those have callers the graph does not see.
+        for s in &program.skipped {
+            address_taken.extend(s.mentions.iter().cloned());
+        }
         let mut add = |graph: &mut DiGraph<FuncNode, u32>, name: &str, defined: bool, linkage| {
             *index.entry(name.to_string()).or_insert_with(|| {
                 graph.add_node(FuncNode {

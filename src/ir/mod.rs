@@ -481,6 +481,9 @@ pub struct SkippedFunction {
     pub name: String,
     pub loc: Loc,
     pub reason: String,
+    /// Identifiers its text mentions: the functions it may call or take the address of are
+    /// not known to have all their callers in the program.
+    pub mentions: std::collections::BTreeSet<String>,
 }
 
 #[derive(Clone, Debug, Default)]

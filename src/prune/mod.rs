@@ -11,6 +11,7 @@
 //!
 //! Obligations never lean on each other: each is checked against the encoding alone.
 
+pub mod contexts;
 pub mod groups;
 pub mod journal;
 pub mod pool;
@@ -53,6 +54,14 @@ pub struct PruneConfig {
     /// Write every question as an SMT-LIB 2 file in this directory.
     #[serde(default)]
     pub dump_smt: Option<std::path::PathBuf>,
+    /// Decide the labels of functions whose callers are all known in every calling context
+    /// too ([`contexts`]).
+    #[serde(default = "default_true")]
+    pub contexts: bool,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 impl Default for PruneConfig {
@@ -66,6 +75,7 @@ impl Default for PruneConfig {
             steps: BTreeSet::from([1]),
             model_filter: true,
             dump_smt: None,
+            contexts: true,
         }
     }
 }
@@ -81,6 +91,7 @@ impl PruneConfig {
             function_budget_s: u64,
             steps: &'a BTreeSet<u8>,
             model_filter: bool,
+            contexts: bool,
         }
         serde_json::to_string(&Key {
             solver: &self.solver,
@@ -88,6 +99,7 @@ impl PruneConfig {
             function_budget_s: self.function_budget_s,
             steps: &self.steps,
             model_filter: self.model_filter,
+            contexts: self.contexts,
         })
         .expect("the configuration serialises")
     }
@@ -151,6 +163,9 @@ impl RunStats {
 pub struct Occurrence {
     pub id: u64,
     pub function: String,
+    /// The block of the occurrence in its function (what inlined copies are matched on).
+    #[serde(default)]
+    pub block: u32,
     pub loc: Loc,
     pub tag: String,
     pub text: String,
@@ -186,6 +201,13 @@ pub struct FunctionResult {
     /// Labels of called-once callees proven unreachable or false in their only context.
     pub context_infeasible: BTreeSet<u64>,
     pub groups: Vec<GroupResult>,
+    /// What the inlined copies of functions decided in their calling contexts proved here.
+    #[serde(default)]
+    pub copies: Vec<contexts::CopyResult>,
+    /// The call sites of this function and of the functions in `copies` whose callers are
+    /// all known (what [`contexts::Contexts`] needs to tell that every context is covered).
+    #[serde(default)]
+    pub call_sites: BTreeMap<String, Vec<crate::vc::encode::CallSite>>,
     pub stats: RunStats,
 }
 
@@ -224,14 +246,48 @@ pub struct Hooks<'a> {
     pub shard: Option<(usize, usize)>,
 }
 
-/// The functions a shard proves: every n-th one of the functions with labels, by name.
-pub fn in_shard(program: &Program, shard: Option<(usize, usize)>) -> BTreeSet<String> {
-    let mut names: Vec<&str> = program
+/// The functions whose encodings have questions: those with labels, and the callers (two
+/// levels up, as far as the encoder inlines) of functions with labels whose callers are all
+/// known, which decide those labels in their contexts.
+fn to_prove(program: &Program) -> BTreeSet<String> {
+    let cg = crate::cfg::callgraph::CallGraph::build(program);
+    let with_labels: BTreeSet<&str> = program
         .functions
         .iter()
         .filter(|f| f.labels().next().is_some())
         .map(|f| f.name.as_str())
         .collect();
+    let known_callers = |g: &str| cg.node(g).is_some_and(|n| n.defined && !n.address_taken);
+    let callers_of = |targets: &BTreeSet<&str>| -> BTreeSet<&str> {
+        program
+            .functions
+            .iter()
+            .filter(|f| {
+                crate::cfg::callgraph::direct_callees(f)
+                    .iter()
+                    .any(|c| targets.contains(c.as_str()))
+            })
+            .map(|f| f.name.as_str())
+            .collect()
+    };
+    let decided: BTreeSet<&str> = with_labels
+        .iter()
+        .copied()
+        .filter(|g| known_callers(g))
+        .collect();
+    let level1 = callers_of(&decided);
+    let level2 = callers_of(&level1);
+    with_labels
+        .into_iter()
+        .chain(level1)
+        .chain(level2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// The functions a shard proves: every n-th one of the functions to prove, by name.
+pub fn in_shard(program: &Program, shard: Option<(usize, usize)>) -> BTreeSet<String> {
+    let mut names: Vec<String> = to_prove(program).into_iter().collect();
     names.sort_unstable();
     names.dedup();
     names
@@ -284,6 +340,8 @@ pub struct Prover<'p> {
     /// steps 2 and 3.
     occurrences: BTreeMap<u64, usize>,
     context: BTreeMap<String, Vec<(String, Vec<u64>)>>,
+    /// Call sites of the functions whose callers are all known ([`contexts::call_sites`]).
+    sites: BTreeMap<String, Vec<crate::vc::encode::CallSite>>,
 }
 
 impl<'p> Prover<'p> {
@@ -309,6 +367,17 @@ impl<'p> Prover<'p> {
             .values()
             .flat_map(|v| v.iter().map(|(g, _)| g.clone()))
             .collect();
+        let sites = if config.contexts {
+            contexts::call_sites(program, &cg, config.encode.entry_main)
+        } else {
+            BTreeMap::new()
+        };
+        config.encode.context_functions = program
+            .functions
+            .iter()
+            .filter(|f| sites.contains_key(&f.name) && f.labels().next().is_some())
+            .map(|f| f.name.clone())
+            .collect();
         Prover {
             program,
             sums,
@@ -316,6 +385,7 @@ impl<'p> Prover<'p> {
             config,
             occurrences,
             context,
+            sites,
         }
     }
 
@@ -352,15 +422,12 @@ impl<'p> Prover<'p> {
     }
 }
 
-/// The functions a run proves (indices into the program's functions): those with labels in
-/// the shard, biggest first.
+/// The functions a run proves (indices into the program's functions): those to prove in the
+/// shard, biggest first.
 pub fn prove_order(program: &Program, shard: Option<(usize, usize)>) -> Vec<usize> {
     let chosen = in_shard(program, shard);
     let mut order: Vec<usize> = (0..program.functions.len())
-        .filter(|&i| {
-            let f = &program.functions[i];
-            f.labels().next().is_some() && chosen.contains(&f.name)
-        })
+        .filter(|&i| chosen.contains(&program.functions[i].name))
         .collect();
     let f = |i: usize| &program.functions[i];
     order.sort_by_key(|&i| (std::cmp::Reverse(f(i).blocks.len()), f(i).name.clone()));
@@ -373,13 +440,26 @@ pub fn combine(results: Vec<FunctionResult>) -> (Vec<LabelVerdict>, RunStats) {
     let mut by_id: BTreeMap<u64, Vec<Occurrence>> = BTreeMap::new();
     let mut groups = Vec::new();
     let mut context_infeasible = BTreeSet::new();
+    let ctx = contexts::Contexts::new(&results);
     for r in results {
         context_infeasible.extend(r.context_infeasible);
         stats.add(&r.stats);
-        for occ in r.occurrences {
+        for mut occ in r.occurrences {
+            // Infeasible in every calling context is infeasible.
+            let key = (occ.id, occ.block);
+            if occ.outcome != Outcome::Infeasible
+                && ctx.everywhere(&occ.function, &|c| c.infeasible.contains(&key))
+            {
+                occ.outcome = Outcome::Infeasible;
+            }
             by_id.entry(occ.id).or_default().push(occ);
         }
-        groups.extend(r.groups);
+        for mut g in r.groups {
+            if !g.in_context {
+                add_context_facts(&ctx, &r.function, &mut g);
+            }
+            groups.push(g);
+        }
     }
     let mut verdicts: BTreeMap<u64, LabelVerdict> = by_id
         .into_iter()
@@ -436,10 +516,86 @@ pub fn combine(results: Vec<FunctionResult>) -> (Vec<LabelVerdict>, RunStats) {
         g.implications
             .retain(|(a, b)| !in_context.contains(a) && !in_context.contains(b));
     }
+    let before_groups: BTreeMap<u64, Status> = verdicts
+        .iter()
+        .map(|(id, v)| (*id, v.status.clone()))
+        .collect();
     for g in &groups {
         apply_group(g, &mut verdicts);
     }
+    keep_partners_feasible(&mut verdicts, &before_groups);
     (verdicts.into_values().collect(), stats)
+}
+
+/// A label is pruned as a duplicate or subsumed only with a named partner not claimed
+/// infeasible (an infeasible label implies everything, vacuously, and leaves nothing to
+/// cover). Groups see every infeasible claim before they are applied, so this only re-checks:
+/// partners claimed infeasible are dropped, and a label left without any keeps its status
+/// from before the groups.
+fn keep_partners_feasible(
+    verdicts: &mut BTreeMap<u64, LabelVerdict>,
+    before_groups: &BTreeMap<u64, Status>,
+) {
+    let infeasible: BTreeSet<u64> = verdicts
+        .iter()
+        .filter(|(_, v)| v.status == Status::Infeasible)
+        .map(|(id, _)| *id)
+        .collect();
+    for (id, v) in verdicts.iter_mut() {
+        let restore = match &mut v.status {
+            Status::Duplicate { of } => infeasible.contains(of),
+            Status::Subsumed { by } => {
+                by.retain(|b| !infeasible.contains(b));
+                by.is_empty()
+            }
+            _ => false,
+        };
+        if restore {
+            if let Some(s) = before_groups.get(id) {
+                v.status = s.clone();
+                v.step = None;
+            }
+        }
+    }
+}
+
+/// Adds to a group of `function`'s own labels what holds in every calling context of the
+/// function: labels always true when reached, and implications.
+fn add_context_facts(ctx: &contexts::Contexts, function: &str, g: &mut GroupResult) {
+    if !ctx.covers(function) {
+        return;
+    }
+    for &m in &g.members {
+        if !g.always_true.contains(&m) && ctx.everywhere(function, &|c| c.always_true.contains(&m))
+        {
+            g.always_true.insert(m);
+        }
+    }
+    for &a in &g.members {
+        for &b in &g.members {
+            if a != b
+                && !g.implications.contains(&(a, b))
+                && ctx.everywhere(function, &|c| c.implies(a, b))
+            {
+                g.implications.insert((a, b));
+            }
+        }
+    }
+    // The always-true labels are equivalent when reached: what one implies, all imply (the
+    // function's own step 3 asked only the lowest of its own).
+    let implied_by_always_true: Vec<u64> = g
+        .implications
+        .iter()
+        .filter(|(a, _)| g.always_true.contains(a))
+        .map(|(_, b)| *b)
+        .collect();
+    for b in implied_by_always_true {
+        for &x in &g.always_true {
+            if x != b {
+                g.implications.insert((x, b));
+            }
+        }
+    }
 }
 
 /// Turns a group's always-true labels and implications into duplicate and subsumed statuses.
@@ -765,6 +921,7 @@ fn crashed_function(
             Occurrence {
                 id: l.id,
                 function: f.name.clone(),
+                block: l.block.0,
                 loc,
                 tag,
                 text,
@@ -781,6 +938,8 @@ fn crashed_function(
         occurrences,
         context_infeasible: BTreeSet::new(),
         groups: Vec::new(),
+        copies: Vec::new(),
+        call_sites: BTreeMap::new(),
         stats: RunStats::default(),
     }
 }
@@ -955,6 +1114,7 @@ fn prove_function_here(
         occurrences.push(Occurrence {
             id: l.id,
             function: f.name.clone(),
+            block: l.block.0,
             loc,
             tag,
             text,
@@ -1041,6 +1201,31 @@ fn prove_function_here(
             in_context,
         });
     }
+    // The labels of inlined copies, in their calling contexts.
+    let may_stop = |c: &Callee| match c {
+        Callee::Direct(n) => cg.may_not_return(n),
+        Callee::Indirect(_) => true,
+    };
+    let copies = contexts::decide_copies(
+        &mut asker,
+        &vc.copies,
+        &contexts::CopyQuestions {
+            program,
+            may_stop: &may_stop,
+            single: &single,
+            steps: &config.steps,
+            model_filter: config.model_filter,
+        },
+    );
+    let mut relevant: BTreeSet<&str> = BTreeSet::from([f.name.as_str()]);
+    for c in &vc.copies {
+        relevant.insert(c.function.as_str());
+        relevant.extend(c.path.iter().map(|s| s.caller.as_str()));
+    }
+    let call_sites = relevant
+        .into_iter()
+        .filter_map(|n| prover.sites.get(n).map(|s| (n.to_string(), s.clone())))
+        .collect();
     if config.trace {
         let st = &asker.stats;
         eprintln!(
@@ -1063,6 +1248,8 @@ fn prove_function_here(
         occurrences,
         context_infeasible,
         groups: results,
+        copies,
+        call_sites,
         stats: asker.stats,
     }
 }

@@ -38,12 +38,21 @@ pub struct MeasureReport {
     pub timed_out: Vec<String>,
     pub claims_checked: usize,
     pub coverage: Vec<CoverageRow>,
+    /// Subsumed labels whose subsumers no test covers, with those subsumers, by id.
+    pub pending: Vec<PendingLabel>,
     pub alarms: Vec<Alarm>,
     /// The labels file written (none under an alarm).
     #[serde(skip)]
     pub wrote: Option<String>,
     #[serde(skip)]
     table: Vec<Coverage>,
+}
+
+/// A pruned label still waiting for a test: subsumed, but neither it nor any subsumer covered.
+#[derive(Debug, Serialize)]
+pub struct PendingLabel {
+    pub label: u64,
+    pub subsumed_by: Vec<u64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -66,6 +75,20 @@ impl MeasureReport {
             self.claims_checked
         );
         out.push_str(&measure::coverage_text(&self.table));
+        if !self.pending.is_empty() {
+            out.push_str(&format!(
+                "{} subsumed label(s) pending (kept in the cleaned ratio: no test covers them or their subsumers):\n",
+                self.pending.len()
+            ));
+            for p in &self.pending {
+                let by: Vec<String> = p.subsumed_by.iter().map(u64::to_string).collect();
+                out.push_str(&format!(
+                    "  label {} (subsumed by {})\n",
+                    p.label,
+                    by.join(", ")
+                ));
+            }
+        }
         for name in self.crashed.iter().chain(&self.timed_out) {
             out.push_str(&format!("test {name} did not end normally\n"));
         }
@@ -176,6 +199,15 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         .map(|r| (r.id, r.tag.clone()))
         .collect();
     let table = measure::coverage(&label_list, &claims, &covered);
+    let pending = label_list
+        .iter()
+        .filter_map(|(id, _)| {
+            measure::pending_subsumed(*id, &claims, &covered).map(|by| PendingLabel {
+                label: *id,
+                subsumed_by: by.to_vec(),
+            })
+        })
+        .collect();
     let alarms = measure::alarms(&claims, &runs);
     // The labels file, LReplay style: covered labels and the tests that covered them.
     for row in &mut labels_file.rows {
@@ -228,6 +260,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
                 upper_bound_percent: c.upper_bound(),
             })
             .collect(),
+        pending,
         alarms,
         wrote,
         table,

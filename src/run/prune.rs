@@ -57,6 +57,7 @@ pub fn default_config() -> PruneConfig {
         steps: BTreeSet::from([1, 2, 3]),
         model_filter: true,
         dump_smt: None,
+        contexts: true,
     }
 }
 

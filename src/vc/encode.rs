@@ -41,6 +41,11 @@ pub struct EncodeConfig {
     /// Functions called from exactly one place: when the function being encoded inlines one of
     /// them directly, the labels of the inlined copy are recorded too (in context).
     pub context_callees: BTreeSet<String>,
+    /// Functions whose every caller is known: the labels of each of their inlined copies are
+    /// recorded with the calls that lead there ([`FunctionVc::copies`]), to be decided in
+    /// that calling context.
+    #[serde(default)]
+    pub context_functions: BTreeSet<String>,
     /// Deliberately unsound, for tests only: every object gets a memory of its own, as if no
     /// pointer could reach it. The soundness harness must catch the false claims it makes.
     #[serde(default)]
@@ -53,6 +58,7 @@ impl Default for EncodeConfig {
             entry_main: false,
             inline: true,
             context_callees: BTreeSet::new(),
+            context_functions: BTreeSet::new(),
             alias_blind: false,
         }
     }
@@ -65,6 +71,26 @@ pub struct LabelVc {
     pub block: BlockId,
     pub reach: T,
     pub pred: T,
+}
+
+/// A call on the way from the encoded function down to an inlined copy: the calling function,
+/// and the block and statement index of the call in it.
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub struct CallSite {
+    pub caller: String,
+    pub block: u32,
+    pub stmt: u32,
+}
+
+/// The labels of one inlined copy of a function, encoded in the context of the calls that
+/// lead to it (`path[0]` is a call in the encoded function).
+#[derive(Clone, Debug)]
+pub struct InlinedCopy {
+    pub path: Vec<CallSite>,
+    pub function: String,
+    pub labels: Vec<LabelVc>,
 }
 
 /// A background fact and the symbols it is about: it is needed by a question only when its
@@ -84,6 +110,8 @@ pub struct FunctionVc {
     pub labels: Vec<LabelVc>,
     /// Labels of called-once callees, encoded in their inlined copy in this function.
     pub context_labels: Vec<LabelVc>,
+    /// Labels of every inlined copy of a function of [`EncodeConfig::context_functions`].
+    pub copies: Vec<InlinedCopy>,
     /// The objects the encoding touched, by memory: each with a memory of its own, and those
     /// in the shared memory (names as `function.local`, `global`, `"string"`; sorted), for `-v`.
     pub own_objects: Vec<String>,
@@ -145,6 +173,16 @@ struct Enc<'a> {
     record_labels: bool,
     context_callees: &'a BTreeSet<String>,
     context_labels: Vec<LabelVc>,
+    /// The current activation is a called-once callee inlined directly into the root.
+    in_called_once_copy: bool,
+    context_functions: &'a BTreeSet<String>,
+    /// The calls from the root down to the current activation.
+    call_path: Vec<CallSite>,
+    /// The copy (index into `copies`) the current activation's labels go to, if recorded.
+    copy: Option<usize>,
+    copies: Vec<InlinedCopy>,
+    /// The statement being encoded, within `cur_block` (calls record it).
+    cur_stmt: u32,
     t: Terms,
     facts: Vec<Fact>,
     bases: HashMap<MemObj, T>,
@@ -211,6 +249,12 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         record_labels: true,
         context_callees: &config.context_callees,
         context_labels: Vec::new(),
+        in_called_once_copy: false,
+        context_functions: &config.context_functions,
+        call_path: Vec::new(),
+        copy: None,
+        copies: Vec::new(),
+        cur_stmt: 0,
         t: Terms::default(),
         facts: Vec::new(),
         bases: HashMap::new(),
@@ -234,9 +278,51 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         facts: e.facts,
         labels: e.labels,
         context_labels: e.context_labels,
+        copies: e.copies,
         own_objects,
         shared_objects,
     }
+}
+
+/// The sign of the step when `src`, assigned to local `l` of type `ty`, is `l + c` or `l - c`
+/// for a constant `c > 0` computed in `ty` itself, a signed integer type at least as wide as
+/// `int`: such a step cannot wrap without signed overflow, which is undefined behaviour, and
+/// claims hold for executions without it. So a loop whose every write to `l` steps it one
+/// way keeps `l` on that side of its value at loop entry, at every iteration: the fact the
+/// loop head adds to the fresh value of `l`. (A narrower type is promoted, and converting the
+/// sum back may wrap without undefined behaviour; so may an unsigned type: neither counts.)
+fn counter_step(src: &Expr, l: LocalId, ty: &CType) -> Option<i8> {
+    let CType::Int(k) = ty else { return None };
+    if !k.is_signed() || k.bits() < 32 || &src.ty != ty {
+        return None;
+    }
+    // A cast to the same type changes nothing.
+    let strip = |e: &'_ Expr| -> Expr {
+        let mut e = e.clone();
+        while let ExprKind::Cast(inner) = &e.kind {
+            if inner.ty != *ty {
+                break;
+            }
+            e = (**inner).clone();
+        }
+        e
+    };
+    let src = strip(src);
+    let ExprKind::Binary(op, a, b) = &src.kind else {
+        return None;
+    };
+    let is_l = |e: &Expr| matches!(&strip(e).kind, ExprKind::Read(LValue::Var(VarRef::Local(x))) if *x == l);
+    let constant = |e: &Expr| match strip(e).kind {
+        ExprKind::Const(c) if c != 0 => Some(c),
+        _ => None,
+    };
+    let c = match op {
+        BinOp::Add if is_l(a) => constant(b)?,
+        BinOp::Add if is_l(b) => constant(a)?,
+        BinOp::Sub if is_l(a) => -constant(b)?,
+        _ => return None,
+    };
+    Some(if c > 0 { 1 } else { -1 })
 }
 
 /// Width in bits of a scalar value of type `ty` (pointers are 64-bit).
@@ -408,7 +494,20 @@ impl<'a> Enc<'a> {
             if let Some(set) = havoc_sets.get(&b) {
                 for &l in &set.locals {
                     let w = self.local_width(l);
-                    st.vars[l.0 as usize] = Some(self.fresh(w, "loop"));
+                    let at_entry = st.vars[l.0 as usize];
+                    let fresh = self.fresh(w, "loop");
+                    // A counter only stepped one way by the loop stays on that side of its
+                    // value at entry (see `counter_step`).
+                    if let (Some(&sign), Some(entry)) = (set.monotone.get(&l), at_entry) {
+                        let (lo, hi) = if sign > 0 {
+                            (entry, fresh)
+                        } else {
+                            (fresh, entry)
+                        };
+                        let bound = self.t.cmp(CmpOp::Sle, lo, hi);
+                        self.fact(&[fresh], bound);
+                    }
+                    st.vars[l.0 as usize] = Some(fresh);
                 }
                 if set.memory {
                     st.mem = self.t.var(Sort::Mem, "mem_loop");
@@ -420,7 +519,8 @@ impl<'a> Enc<'a> {
                 self.havoc_globals(&set.globals, &mut st);
             }
             let blk = f.block(b);
-            for s in &blk.stmts {
+            for (i, s) in blk.stmts.iter().enumerate() {
+                self.cur_stmt = i as u32;
                 pc = self.stmt(s, &mut st, pc);
             }
             if let Terminator::Return(v) = &blk.term {
@@ -474,11 +574,17 @@ impl<'a> Enc<'a> {
         instance == 0
     }
 
-    /// Records a label: the root's own, or one of an inlined called-once callee.
+    /// Records a label: the root's own, or one of an inlined copy (of a called-once callee
+    /// inlined directly, and of a function decided in its calling contexts).
     fn push_label(&mut self, l: LabelVc) {
         if self.instance_is_root(self.instance) {
             self.labels.push(l);
-        } else {
+            return;
+        }
+        if let Some(k) = self.copy {
+            self.copies[k].labels.push(l.clone());
+        }
+        if self.in_called_once_copy {
             self.context_labels.push(l);
         }
     }
@@ -520,13 +626,28 @@ impl<'a> Enc<'a> {
             self.record_labels,
             self.cur_block,
             std::mem::replace(&mut self.own_memory, own_memory),
+            (self.cur_stmt, self.in_called_once_copy, self.copy),
         );
+        self.call_path.push(CallSite {
+            caller: self.f.name.clone(),
+            block: self.cur_block.0,
+            stmt: self.cur_stmt,
+        });
         self.f = callee;
         self.instance = self.n_instances;
         self.n_instances += 1;
         self.instance_fns.push(callee);
-        self.record_labels =
+        self.in_called_once_copy =
             self.instance_is_root(saved.2) && self.context_callees.contains(&callee.name);
+        self.copy = self.context_functions.contains(&callee.name).then(|| {
+            self.copies.push(InlinedCopy {
+                path: self.call_path.clone(),
+                function: callee.name.clone(),
+                labels: Vec::new(),
+            });
+            self.copies.len() - 1
+        });
+        self.record_labels = self.in_called_once_copy || self.copy.is_some();
         self.inline_stack.push(callee.name.as_str());
         let mut init = self.initial_state(st.mem, st.own.clone());
         for (k, pid) in callee.params.iter().enumerate() {
@@ -548,6 +669,8 @@ impl<'a> Enc<'a> {
         self.record_labels = saved.3;
         self.cur_block = saved.4;
         self.own_memory = saved.5;
+        (self.cur_stmt, self.in_called_once_copy, self.copy) = saved.6;
+        self.call_path.pop();
         if returns.is_empty() {
             return self.t.fls();
         }
@@ -759,6 +882,7 @@ impl<'a> Enc<'a> {
                     for b in body {
                         self.writes_of(self.f.block(*b), &mut set);
                     }
+                    set.monotone = self.monotone_counters(body, &set.locals);
                 }
                 None => {
                     set.memory = true;
@@ -773,6 +897,46 @@ impl<'a> Enc<'a> {
             out.insert(h, set);
         }
         out
+    }
+
+    /// The SSA locals of `written` that every write in the loop `body` steps by a constant of
+    /// one sign ([`counter_step`]), with that sign.
+    fn monotone_counters<'b>(
+        &self,
+        body: impl IntoIterator<Item = &'b BlockId>,
+        written: &BTreeSet<LocalId>,
+    ) -> BTreeMap<LocalId, i8> {
+        let mut sign: BTreeMap<LocalId, Option<i8>> = BTreeMap::new();
+        for b in body {
+            for s in &self.f.block(*b).stmts {
+                let (dst, step) = match &s.kind {
+                    StmtKind::Assign {
+                        dst: LValue::Var(VarRef::Local(l)),
+                        src,
+                    } => (*l, counter_step(src, *l, &self.f.local(*l).ty)),
+                    StmtKind::Havoc {
+                        dst: LValue::Var(VarRef::Local(l)),
+                        ..
+                    }
+                    | StmtKind::ZeroInit {
+                        dst: LValue::Var(VarRef::Local(l)),
+                    } => (*l, None),
+                    StmtKind::Call {
+                        dst: Some(LValue::Var(VarRef::Local(l))),
+                        ..
+                    } => (*l, None),
+                    _ => continue,
+                };
+                let entry = sign.entry(dst).or_insert(step);
+                if *entry != step {
+                    *entry = None;
+                }
+            }
+        }
+        sign.into_iter()
+            .filter(|(l, _)| written.contains(l))
+            .filter_map(|(l, s)| s.map(|s| (l, s)))
+            .collect()
     }
 
     fn writes_of(&self, blk: &Block, set: &mut HavocSet) {
@@ -1439,6 +1603,9 @@ struct HavocSet {
     own_locals: BTreeSet<LocalId>,
     /// Globals with a memory of their own that may be written.
     globals: GlobalWrites,
+    /// SSA locals the loop only ever steps by a constant of one sign: each with the sign
+    /// (`1`: only increased, `-1`: only decreased). See [`counter_step`].
+    monotone: BTreeMap<LocalId, i8>,
 }
 
 impl Default for HavocSet {
@@ -1448,6 +1615,7 @@ impl Default for HavocSet {
             memory: false,
             own_locals: BTreeSet::new(),
             globals: GlobalWrites::none(),
+            monotone: BTreeMap::new(),
         }
     }
 }

@@ -156,6 +156,21 @@ impl<'s> Lowerer<'s> {
         self.src.loc_of_byte(node.start_byte())
     }
 
+    /// Every identifier a subtree mentions: what a function that could not be lowered may
+    /// call or take the address of.
+    fn identifiers_in(&self, node: Node) -> std::collections::BTreeSet<String> {
+        let mut out = std::collections::BTreeSet::new();
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "identifier" {
+                out.insert(self.node_text(n).to_string());
+            }
+            let mut c = n.walk();
+            stack.extend(n.children(&mut c));
+        }
+        out
+    }
+
     fn node_text(&self, node: Node) -> &'s str {
         std::str::from_utf8(&self.text[node.byte_range()]).unwrap_or("")
     }
@@ -284,10 +299,12 @@ impl<'s> Lowerer<'s> {
                             .and_then(|d| self.declarator_name(d))
                             .unwrap_or_else(|| "?".into());
                         let loc = self.loc(n);
+                        let mentions = self.identifiers_in(n);
                         self.prog.skipped.push(SkippedFunction {
                             name,
                             loc,
                             reason: "inside a region with a syntax error".into(),
+                            mentions,
                         });
                     } else {
                         stack.extend(n.named_children(&mut c));
@@ -467,6 +484,7 @@ impl<'s> Lowerer<'s> {
             self.prog.skipped.push(SkippedFunction {
                 name: name.clone(),
                 loc,
+                mentions: self.identifiers_in(node),
                 reason: format!(
                     "syntax error at line {} ({})",
                     bloc.line,
@@ -504,6 +522,7 @@ impl<'s> Lowerer<'s> {
                 name,
                 loc,
                 reason: "declarator is not a function".into(),
+                mentions: self.identifiers_in(node),
             });
             return;
         };
@@ -571,6 +590,7 @@ impl<'s> Lowerer<'s> {
                 name: name.clone(),
                 loc,
                 reason: reason.clone(),
+                mentions: self.identifiers_in(node),
             });
             self.prog.diagnostics.push(Diagnostic {
                 loc,

@@ -1,0 +1,309 @@
+//! Calling contexts: the labels of a function whose every caller is known are decided again in
+//! each inlined copy of it (in its callers' encodings, and their callers' in turn), and a claim
+//! made in every context holds.
+//!
+//! Soundness: every execution of a function `g` whose callers are all known starts at one of
+//! its call sites. A copy of `g` inlined at a site `s` in a caller `c` and encoded as part of
+//! `c` (with `c`'s own arguments and globals arbitrary) over-approximates every execution of `g`
+//! entered through `s`. So a fact proved in the copy at `s`, or, when `c`'s callers are known
+//! too, in the copies at every call of `c` followed by `s`, holds for every execution of `g`
+//! through `s`; holding through every site, it holds for every execution of `g`. A site whose
+//! copy was not encoded (too big, too deep, in unreached code) proves nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::{step3, Asker, Outcome, Step3Group};
+use crate::cfg::callgraph::CallGraph;
+use crate::ir::{Callee, Program, StmtKind};
+use crate::vc::encode::{CallSite, InlinedCopy};
+use crate::vc::term::T;
+
+/// Functions with more call sites than this are decided without their contexts.
+pub const MAX_CONTEXTS: usize = 16;
+/// How many calls up a fact is looked for (the encoder inlines two levels).
+const MAX_CONTEXT_DEPTH: usize = 3;
+
+/// The call sites of every function whose callers are all known: defined in the program,
+/// never address-taken, and either internal (`static`) or, under `--entry main`, not `main`.
+/// Functions with no call site, or more than [`MAX_CONTEXTS`], are left out.
+pub fn call_sites(
+    program: &Program,
+    cg: &CallGraph,
+    entry_main: bool,
+) -> BTreeMap<String, Vec<CallSite>> {
+    let known_callers = |name: &str| {
+        cg.node(name).is_some_and(|n| {
+            n.defined
+                && !n.address_taken
+                && (n.linkage == crate::ir::Linkage::Internal || entry_main && name != "main")
+        }) && program.functions.iter().any(|f| f.name == name)
+    };
+    let mut out: BTreeMap<String, Vec<CallSite>> = BTreeMap::new();
+    for f in &program.functions {
+        for (b, blk) in f.blocks.iter().enumerate() {
+            for (i, s) in blk.stmts.iter().enumerate() {
+                if let StmtKind::Call {
+                    callee: Callee::Direct(name),
+                    ..
+                } = &s.kind
+                {
+                    if known_callers(name) {
+                        out.entry(name.clone()).or_default().push(CallSite {
+                            caller: f.name.clone(),
+                            block: b as u32,
+                            stmt: i as u32,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out.retain(|_, sites| sites.len() <= MAX_CONTEXTS);
+    out
+}
+
+/// What one inlined copy of a function proved about its labels.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CopyResult {
+    /// The calls from the encoded function down to the copy.
+    pub path: Vec<CallSite>,
+    pub function: String,
+    /// Labels `(id, block)` false or unreached at every occurrence in this copy.
+    pub infeasible: BTreeSet<(u64, u32)>,
+    /// Labels (of one occurrence) always true when reached in this copy.
+    pub always_true: BTreeSet<u64>,
+    /// Proven `i ⇒ j` between co-reached labels of this copy.
+    pub implications: BTreeSet<(u64, u64)>,
+}
+
+impl CopyResult {
+    fn infeasible_id(&self, id: u64) -> bool {
+        self.infeasible.iter().any(|(i, _)| *i == id)
+    }
+
+    /// Does covering `a` in this copy imply covering `b` (both co-reached in the function)?
+    pub fn implies(&self, a: u64, b: u64) -> bool {
+        self.infeasible_id(a)
+            || self.always_true.contains(&b)
+            || self.implications.contains(&(a, b))
+    }
+}
+
+/// The copies of every function proved in a run, and the call sites of the functions whose
+/// callers are all known.
+pub struct Contexts {
+    sites: BTreeMap<String, Vec<CallSite>>,
+    copies: BTreeMap<Vec<CallSite>, CopyResult>,
+}
+
+impl Contexts {
+    pub fn new<'a>(results: impl IntoIterator<Item = &'a super::FunctionResult>) -> Contexts {
+        let mut sites = BTreeMap::new();
+        let mut copies = BTreeMap::new();
+        for r in results {
+            for (name, s) in &r.call_sites {
+                sites.insert(name.clone(), s.clone());
+            }
+            for c in &r.copies {
+                copies.insert(c.path.clone(), c.clone());
+            }
+        }
+        Contexts { sites, copies }
+    }
+
+    /// Could a fact about `function` hold by its contexts (are its callers all known, and
+    /// was some copy of a function decided)?
+    pub fn covers(&self, function: &str) -> bool {
+        !self.copies.is_empty() && self.sites.get(function).is_some_and(|s| !s.is_empty())
+    }
+
+    /// Does `fact` hold for every execution of `function`, by its calling contexts?
+    pub fn everywhere(&self, function: &str, fact: &dyn Fn(&CopyResult) -> bool) -> bool {
+        if self.copies.is_empty() {
+            return false;
+        }
+        match self.sites.get(function) {
+            Some(sites) if !sites.is_empty() => sites
+                .iter()
+                .all(|s| self.holds_through(vec![s.clone()], fact)),
+            _ => false,
+        }
+    }
+
+    /// Does `fact` hold for every execution through the calls of `path` (outermost first)?
+    fn holds_through(&self, path: Vec<CallSite>, fact: &dyn Fn(&CopyResult) -> bool) -> bool {
+        if self.copies.get(&path).is_some_and(fact) {
+            return true;
+        }
+        if path.len() >= MAX_CONTEXT_DEPTH || path.iter().skip(1).any(|s| s == &path[0]) {
+            return false;
+        }
+        let outer = &path[0].caller;
+        match self.sites.get(outer) {
+            Some(sites) if !sites.is_empty() => sites.iter().all(|s| {
+                let mut longer = vec![s.clone()];
+                longer.extend(path.iter().cloned());
+                self.holds_through(longer, fact)
+            }),
+            _ => false,
+        }
+    }
+}
+
+/// What the copies of one encoding need besides the solver.
+pub struct CopyQuestions<'a> {
+    pub program: &'a Program,
+    pub may_stop: &'a dyn Fn(&Callee) -> bool,
+    pub single: &'a dyn Fn(u64) -> bool,
+    pub steps: &'a BTreeSet<u8>,
+    pub model_filter: bool,
+}
+
+/// Decides the labels of every inlined copy: step 1 for each, steps 2 and 3 within the
+/// function's co-reached groups. A copy the budget cuts short reports nothing.
+pub(super) fn decide_copies(
+    asker: &mut Asker,
+    copies: &[InlinedCopy],
+    q: &CopyQuestions,
+) -> Vec<CopyResult> {
+    let mut groups_of: BTreeMap<&str, Vec<Vec<u64>>> = BTreeMap::new();
+    let mut out = Vec::new();
+    for copy in copies {
+        let Some(g) = q.program.functions.iter().find(|f| f.name == copy.function) else {
+            continue;
+        };
+        let groups = groups_of.entry(g.name.as_str()).or_insert_with(|| {
+            super::groups::co_reached(g, q.may_stop)
+                .into_iter()
+                .map(|grp| {
+                    grp.into_iter()
+                        .map(|p| p.id)
+                        .filter(|id| (q.single)(*id))
+                        .collect()
+                })
+                .collect()
+        });
+        // Group members this copy holds once.
+        let once = |id: u64| copy.labels.iter().filter(|l| l.id == id).count() == 1;
+        let groups: Vec<Vec<u64>> = groups
+            .iter()
+            .map(|grp| grp.iter().copied().filter(|id| once(*id)).collect())
+            .collect();
+        match decide_copy(asker, copy, &groups, q) {
+            Some(r) => out.push(r),
+            None => break,
+        }
+    }
+    out
+}
+
+fn decide_copy(
+    asker: &mut Asker,
+    copy: &InlinedCopy,
+    groups: &[Vec<u64>],
+    q: &CopyQuestions,
+) -> Option<CopyResult> {
+    let label_of = |id: u64| copy.labels.iter().find(|l| l.id == id);
+    let group_of: BTreeMap<u64, usize> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(gi, g)| g.iter().map(move |id| (*id, gi)))
+        .collect();
+    let mut models: Vec<Vec<Vec<Option<u128>>>> = vec![Vec::new(); groups.len()];
+    // Step 1: a key is infeasible when every occurrence of it here is.
+    let mut proved: BTreeMap<(u64, u32), bool> = BTreeMap::new();
+    for l in &copy.labels {
+        if asker.over_budget() {
+            return None;
+        }
+        let goal = asker.terms.and2(l.reach, l.pred);
+        let observe: Vec<T> = match group_of.get(&l.id) {
+            Some(&gi) if q.model_filter => groups[gi]
+                .iter()
+                .filter_map(|id| label_of(*id).map(|x| x.pred))
+                .collect(),
+            _ => Vec::new(),
+        };
+        asker.stats.step1.queries += 1;
+        let (o, model) = asker.decide(goal, &observe);
+        if let (Some(m), Some(&gi)) = (model, group_of.get(&l.id)) {
+            if m.len() == groups[gi].len() {
+                models[gi].push(m);
+            }
+        }
+        let ok = matches!(o, Outcome::Infeasible);
+        *proved.entry((l.id, l.block.0)).or_insert(true) &= ok;
+    }
+    let infeasible: BTreeSet<(u64, u32)> = proved
+        .into_iter()
+        .filter_map(|(k, ok)| ok.then_some(k))
+        .collect();
+    let is_infeasible = |id: u64| infeasible.iter().any(|(i, _)| *i == id);
+    let mut always_true = BTreeSet::new();
+    let mut implications = BTreeSet::new();
+    for (gi, group) in groups.iter().enumerate() {
+        let members: Vec<u64> = group
+            .iter()
+            .copied()
+            .filter(|id| !is_infeasible(*id))
+            .collect();
+        let mut here = BTreeSet::new();
+        if q.steps.contains(&2) {
+            for &id in &members {
+                let Some(l) = label_of(id) else { continue };
+                if asker.over_budget() {
+                    return None;
+                }
+                let np = asker.terms.not(l.pred);
+                let goal = asker.terms.and2(l.reach, np);
+                asker.stats.step2.queries += 1;
+                if matches!(asker.decide(goal, &[]).0, Outcome::Infeasible) {
+                    here.insert(id);
+                }
+            }
+        }
+        if q.steps.contains(&3) {
+            let rep2 = here.iter().next().copied();
+            let survivors: Vec<u64> = members
+                .iter()
+                .copied()
+                .filter(|id| Some(*id) == rep2 || !here.contains(id))
+                .collect();
+            if survivors.len() >= 2 && survivors.len() <= super::MAX_STEP3_GROUP {
+                if asker.over_budget() {
+                    return None;
+                }
+                let found = step3(
+                    asker,
+                    &Step3Group {
+                        survivors: &survivors,
+                        group,
+                        models: &models[gi],
+                        labels: &copy.labels,
+                    },
+                    q.model_filter,
+                );
+                // Step 3 asked the lowest always-true label for all of them: they are
+                // equivalent when reached.
+                for &(a, b) in &found {
+                    if Some(a) == rep2 {
+                        for &x in &here {
+                            implications.insert((x, b));
+                        }
+                    }
+                }
+                implications.extend(found);
+            }
+        }
+        always_true.extend(here);
+    }
+    Some(CopyResult {
+        path: copy.path.clone(),
+        function: copy.function.clone(),
+        infeasible,
+        always_true,
+        implications,
+    })
+}

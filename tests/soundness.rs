@@ -655,6 +655,11 @@ impl Tally {
                 percent(k.found_redundant, k.truly_redundant)
             );
         }
+        if std::env::var_os("COVPRUNE_SOUNDNESS_VERBOSE").is_some() {
+            for o in &self.orphans {
+                eprintln!("  {o}");
+            }
+        }
         if !self.by_kind.is_empty() {
             eprintln!(
                 "  redundant recall {:.1}%; {} feasible labels pruned without a feasible partner",

@@ -14,14 +14,16 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::{step3, Asker, Outcome, Step3Group};
-use crate::cfg::callgraph::CallGraph;
-use crate::ir::{Callee, Program, StmtKind};
-use crate::vc::encode::{CallSite, InlinedCopy};
+use super::{step3, Asker, Budget, Outcome, Prover, RunStats, Step3Group};
+use crate::cfg::callgraph::{direct_callees, CallGraph};
+use crate::ir::{Callee, Function, Program, StmtKind};
+use crate::smt::{Backend, Session};
+use crate::vc::cone::FactIndex;
+use crate::vc::encode::{encode, CallSite, InlinedCopy};
 use crate::vc::term::T;
 
 /// Functions with more call sites than this are decided without their contexts.
-pub const MAX_CONTEXTS: usize = 16;
+pub const MAX_CONTEXTS: usize = 32;
 /// How many calls up a fact is looked for (the encoder inlines two levels).
 const MAX_CONTEXT_DEPTH: usize = 3;
 
@@ -152,6 +154,85 @@ impl Contexts {
     }
 }
 
+/// The copies' questions of one function get this share of its budget (an eighth), on top of
+/// it: they may not slow the function's own questions, and cost a bounded extra.
+const COPY_BUDGET_DIVISOR: u64 = 8;
+
+/// The calls from `f` down to an inlined copy, and the copied function.
+pub type Copied = (Vec<CallSite>, String);
+
+/// Encodes `f` again with the copies of the functions decided in context recorded (and
+/// inlined with the larger size cap), and decides them under a budget of their own. Returns
+/// what each copy proved and which copies were encoded; adds the questions to `stats`.
+pub(super) fn prove_copies(
+    prover: &Prover,
+    f: &Function,
+    stats: &mut RunStats,
+) -> (Vec<CopyResult>, Vec<Copied>) {
+    let program = prover.program;
+    if !reaches_within(program, f, &prover.context_functions, 2) {
+        return (Vec::new(), Vec::new());
+    }
+    let mut config = prover.config.clone();
+    config.encode.context_functions = prover.context_functions.clone();
+    config.function_budget_s = config.function_budget_s.div_ceil(COPY_BUDGET_DIVISOR);
+    let vc = encode(program, f, &prover.sums, &config.encode);
+    let copied: Vec<Copied> = vc
+        .copies
+        .iter()
+        .map(|c| (c.path.clone(), c.function.clone()))
+        .collect();
+    if vc.copies.is_empty() {
+        return (Vec::new(), copied);
+    }
+    let backend: Box<dyn Backend> = Box::new(Session::new(&config.solver));
+    let mut asker = Asker {
+        backend,
+        terms: vc.terms,
+        facts: &vc.facts,
+        index: FactIndex::new(&vc.facts),
+        budget: Budget::new(&config, std::time::Instant::now()),
+        stats: RunStats::default(),
+    };
+    let cg = &prover.cg;
+    let may_stop = |c: &Callee| match c {
+        Callee::Direct(n) => cg.may_not_return(n),
+        Callee::Indirect(_) => true,
+    };
+    let single = |id: u64| prover.occurrences.get(&id) == Some(&1);
+    let results = decide_copies(
+        &mut asker,
+        &vc.copies,
+        &CopyQuestions {
+            program,
+            may_stop: &may_stop,
+            single: &single,
+            steps: &config.steps,
+            model_filter: config.model_filter,
+        },
+    );
+    stats.add(&asker.stats);
+    (results, copied)
+}
+
+/// Does `f` call one of `targets`, directly or through at most `depth - 1` other calls?
+fn reaches_within(
+    program: &Program,
+    f: &Function,
+    targets: &BTreeSet<String>,
+    depth: usize,
+) -> bool {
+    if targets.is_empty() || depth == 0 {
+        return false;
+    }
+    direct_callees(f).iter().any(|c| {
+        targets.contains(c)
+            || program
+                .function(c)
+                .is_some_and(|g| g.name != f.name && reaches_within(program, g, targets, depth - 1))
+    })
+}
+
 /// What the copies of one encoding need besides the solver.
 pub struct CopyQuestions<'a> {
     pub program: &'a Program,
@@ -169,6 +250,9 @@ pub(super) fn decide_copies(
     q: &CopyQuestions,
 ) -> Vec<CopyResult> {
     let mut groups_of: BTreeMap<&str, Vec<Vec<u64>>> = BTreeMap::new();
+    // A label satisfiable in one copy needs that copy's callers' contexts to be proved
+    // anyway: its other copies here are not asked (fewer questions; a proof may be missed).
+    let mut failed: BTreeSet<(String, u64, u32)> = BTreeSet::new();
     let mut out = Vec::new();
     for copy in copies {
         let Some(g) = q.program.functions.iter().find(|f| f.name == copy.function) else {
@@ -191,7 +275,7 @@ pub(super) fn decide_copies(
             .iter()
             .map(|grp| grp.iter().copied().filter(|id| once(*id)).collect())
             .collect();
-        match decide_copy(asker, copy, &groups, q) {
+        match decide_copy(asker, copy, &groups, q, &mut failed) {
             Some(r) => out.push(r),
             None => break,
         }
@@ -204,6 +288,7 @@ fn decide_copy(
     copy: &InlinedCopy,
     groups: &[Vec<u64>],
     q: &CopyQuestions,
+    failed: &mut BTreeSet<(String, u64, u32)>,
 ) -> Option<CopyResult> {
     let label_of = |id: u64| copy.labels.iter().find(|l| l.id == id);
     let group_of: BTreeMap<u64, usize> = groups
@@ -217,6 +302,11 @@ fn decide_copy(
     for l in &copy.labels {
         if asker.over_budget() {
             return None;
+        }
+        let key = (copy.function.clone(), l.id, l.block.0);
+        if failed.contains(&key) {
+            proved.insert((l.id, l.block.0), false);
+            continue;
         }
         let goal = asker.terms.and2(l.reach, l.pred);
         let observe: Vec<T> = match group_of.get(&l.id) {
@@ -234,6 +324,9 @@ fn decide_copy(
             }
         }
         let ok = matches!(o, Outcome::Infeasible);
+        if !ok {
+            failed.insert(key);
+        }
         *proved.entry((l.id, l.block.0)).or_insert(true) &= ok;
     }
     let infeasible: BTreeSet<(u64, u32)> = proved

@@ -342,6 +342,8 @@ pub struct Prover<'p> {
     context: BTreeMap<String, Vec<(String, Vec<u64>)>>,
     /// Call sites of the functions whose callers are all known ([`contexts::call_sites`]).
     sites: BTreeMap<String, Vec<crate::vc::encode::CallSite>>,
+    /// Those of them with labels: decided in their calling contexts.
+    context_functions: BTreeSet<String>,
 }
 
 impl<'p> Prover<'p> {
@@ -372,7 +374,7 @@ impl<'p> Prover<'p> {
         } else {
             BTreeMap::new()
         };
-        config.encode.context_functions = program
+        let context_functions = program
             .functions
             .iter()
             .filter(|f| sites.contains_key(&f.name) && f.labels().next().is_some())
@@ -386,6 +388,7 @@ impl<'p> Prover<'p> {
             occurrences,
             context,
             sites,
+            context_functions,
         }
     }
 
@@ -1201,26 +1204,13 @@ fn prove_function_here(
             in_context,
         });
     }
-    // The labels of inlined copies, in their calling contexts.
-    let may_stop = |c: &Callee| match c {
-        Callee::Direct(n) => cg.may_not_return(n),
-        Callee::Indirect(_) => true,
-    };
-    let copies = contexts::decide_copies(
-        &mut asker,
-        &vc.copies,
-        &contexts::CopyQuestions {
-            program,
-            may_stop: &may_stop,
-            single: &single,
-            steps: &config.steps,
-            model_filter: config.model_filter,
-        },
-    );
+    // The labels of inlined copies, in their calling contexts: in an encoding of their own,
+    // so that this function's own answers are the same with or without contexts.
+    let (copies, copied) = contexts::prove_copies(prover, f, &mut asker.stats);
     let mut relevant: BTreeSet<&str> = BTreeSet::from([f.name.as_str()]);
-    for c in &vc.copies {
-        relevant.insert(c.function.as_str());
-        relevant.extend(c.path.iter().map(|s| s.caller.as_str()));
+    for (path, function) in &copied {
+        relevant.insert(function.as_str());
+        relevant.extend(path.iter().map(|s| s.caller.as_str()));
     }
     let call_sites = relevant
         .into_iter()

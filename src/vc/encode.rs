@@ -142,6 +142,9 @@ struct State {
 /// their effects and return values are exact instead of fresh.
 const MAX_INLINE_DEPTH: usize = 2;
 const MAX_INLINE_BLOCKS: usize = 40;
+/// Functions decided in their calling contexts ([`EncodeConfig::context_functions`]) are
+/// inlined up to this size: each copy answers questions of its own.
+const MAX_CONTEXT_INLINE_BLOCKS: usize = 120;
 const INLINE_BUDGET_STMTS: usize = 1500;
 
 struct Enc<'a> {
@@ -593,9 +596,14 @@ impl<'a> Enc<'a> {
     fn inlinable(&self, name: &str) -> Option<&'a Function> {
         let callee = *self.functions.get(name)?;
         let size: usize = callee.blocks.iter().map(|b| b.stmts.len() + 1).sum();
+        let max_blocks = if self.context_functions.contains(name) {
+            MAX_CONTEXT_INLINE_BLOCKS
+        } else {
+            MAX_INLINE_BLOCKS
+        };
         let ok = self.inline_stack.len() <= MAX_INLINE_DEPTH
             && !self.inline_stack.contains(&name)
-            && callee.blocks.len() <= MAX_INLINE_BLOCKS
+            && callee.blocks.len() <= max_blocks
             && size <= self.inline_budget;
         ok.then_some(callee)
     }

@@ -23,7 +23,7 @@ use crate::vc::encode::{encode, CallSite, InlinedCopy};
 use crate::vc::term::T;
 
 /// Functions with more call sites than this are decided without their contexts.
-pub const MAX_CONTEXTS: usize = 32;
+pub const MAX_CONTEXTS: usize = 4;
 /// How many calls up a fact is looked for (the encoder inlines two levels).
 const MAX_CONTEXT_DEPTH: usize = 3;
 
@@ -132,6 +132,15 @@ impl Contexts {
                 .all(|s| self.holds_through(vec![s.clone()], fact)),
             _ => false,
         }
+    }
+
+    /// Did some copy of `function` prove label `id` infeasible (whether or not every copy did)?
+    /// Such a label is likely infeasible where it was not proved too: not a partner to prune
+    /// another label by (see [`super::keep_partners_feasible`]).
+    pub fn infeasible_somewhere(&self, function: &str, id: u64) -> bool {
+        self.copies
+            .values()
+            .any(|c| c.function == function && c.infeasible_id(id))
     }
 
     /// Does `fact` hold for every execution through the calls of `path` (outermost first)?

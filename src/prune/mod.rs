@@ -526,29 +526,40 @@ pub fn combine(results: Vec<FunctionResult>) -> (Vec<LabelVerdict>, RunStats) {
     for g in &groups {
         apply_group(g, &mut verdicts);
     }
-    keep_partners_feasible(&mut verdicts, &before_groups);
+    keep_partners_feasible(&mut verdicts, &before_groups, &|id, f| {
+        ctx.infeasible_somewhere(f, id)
+    });
     (verdicts.into_values().collect(), stats)
 }
 
 /// A label is pruned as a duplicate or subsumed only with a named partner not claimed
 /// infeasible (an infeasible label implies everything, vacuously, and leaves nothing to
-/// cover). Groups see every infeasible claim before they are applied, so this only re-checks:
-/// partners claimed infeasible are dropped, and a label left without any keeps its status
-/// from before the groups.
+/// cover). Groups see every infeasible claim before they are applied, so this re-checks them,
+/// and also drops the partners proved infeasible in some calling contexts but not all
+/// (`suspect`: likely infeasible everywhere, without a proof). A label left without any
+/// partner keeps its status from before the groups.
 fn keep_partners_feasible(
     verdicts: &mut BTreeMap<u64, LabelVerdict>,
     before_groups: &BTreeMap<u64, Status>,
+    suspect: &dyn Fn(u64, &str) -> bool,
 ) {
     let infeasible: BTreeSet<u64> = verdicts
         .iter()
         .filter(|(_, v)| v.status == Status::Infeasible)
         .map(|(id, _)| *id)
         .collect();
+    // A duplicate is covered exactly when its representative is: only a subsumer can leave
+    // a feasible label with nothing to cover.
+    let unfit: BTreeSet<u64> = verdicts
+        .iter()
+        .filter(|(id, v)| infeasible.contains(id) || suspect(**id, &v.function))
+        .map(|(id, _)| *id)
+        .collect();
     for (id, v) in verdicts.iter_mut() {
         let restore = match &mut v.status {
             Status::Duplicate { of } => infeasible.contains(of),
             Status::Subsumed { by } => {
-                by.retain(|b| !infeasible.contains(b));
+                by.retain(|b| !unfit.contains(b));
                 by.is_empty()
             }
             _ => false,

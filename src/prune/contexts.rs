@@ -317,7 +317,6 @@ fn decide_copy(
             proved.insert((l.id, l.block.0), false);
             continue;
         }
-        let goal = asker.terms.and2(l.reach, l.pred);
         let observe: Vec<T> = match group_of.get(&l.id) {
             Some(&gi) if q.model_filter => groups[gi]
                 .iter()
@@ -325,13 +324,12 @@ fn decide_copy(
                 .collect(),
             _ => Vec::new(),
         };
-        asker.stats.step1.queries += 1;
-        let (o, model) = asker.decide(goal, &observe);
-        if let (Some(m), Some(&gi)) = (model, group_of.get(&l.id)) {
-            if m.len() == groups[gi].len() {
-                models[gi].push(m);
-            }
-        }
+        // Models are kept when they cover the whole group.
+        let group_models = group_of
+            .get(&l.id)
+            .filter(|&&gi| observe.len() == groups[gi].len())
+            .map(|&gi| &mut models[gi]);
+        let o = asker.ask_step1(l, &observe, group_models);
         let ok = matches!(o, Outcome::Infeasible);
         if !ok {
             failed.insert(key);
@@ -358,10 +356,7 @@ fn decide_copy(
                 if asker.over_budget() {
                     return None;
                 }
-                let np = asker.terms.not(l.pred);
-                let goal = asker.terms.and2(l.reach, np);
-                asker.stats.step2.queries += 1;
-                if matches!(asker.decide(goal, &[]).0, Outcome::Infeasible) {
+                if asker.ask_always_true(l) {
                     here.insert(id);
                 }
             }

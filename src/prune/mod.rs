@@ -809,6 +809,34 @@ impl Budget {
 }
 
 impl Asker<'_> {
+    /// Step 1 on one label: is `reach ∧ pred` unsatisfiable? With the label's co-reached group
+    /// (`observe`: the members' predicates, `models`: that group's models so far), a model
+    /// found is kept, as the members' values, for step 3.
+    fn ask_step1(
+        &mut self,
+        l: &LabelVc,
+        observe: &[T],
+        models: Option<&mut Vec<Vec<Option<u128>>>>,
+    ) -> Outcome {
+        let goal = self.terms.and2(l.reach, l.pred);
+        self.stats.step1.queries += 1;
+        let (o, model) = self.decide(goal, observe);
+        if let (Some(m), Some(models)) = (model, models) {
+            if m.len() == observe.len() {
+                models.push(m);
+            }
+        }
+        o
+    }
+
+    /// Step 2 on one label: is it always true when reached (`reach ∧ ¬pred` unsatisfiable)?
+    fn ask_always_true(&mut self, l: &LabelVc) -> bool {
+        let np = self.terms.not(l.pred);
+        let goal = self.terms.and2(l.reach, np);
+        self.stats.step2.queries += 1;
+        matches!(self.decide(goal, &[]).0, Outcome::Infeasible)
+    }
+
     fn over_budget(&self) -> bool {
         self.budget.units.is_some_and(|u| self.backend.work() > u)
             || self
@@ -1094,7 +1122,6 @@ fn prove_function_here(
         let prior = hooks
             .prior
             .and_then(|p| p.step1.get(&(f.name.clone(), k)).cloned());
-        let goal = asker.terms.and2(l.reach, l.pred);
         let observe: Vec<T> = match group_of.get(&l.id) {
             Some(&gi) if config.model_filter => groups[gi]
                 .iter()
@@ -1108,14 +1135,12 @@ fn prove_function_here(
         } else if asker.over_budget() {
             Outcome::Unknown(Reason::FunctionBudget)
         } else {
-            asker.stats.step1.queries += 1;
-            let (o, model) = asker.decide(goal, &observe);
-            if let (Some(m), Some(&gi)) = (model, group_of.get(&l.id)) {
-                if m.len() == groups[gi].len() {
-                    models[gi].push(m);
-                }
-            }
-            o
+            // Models are kept when they cover the whole group.
+            let group_models = group_of
+                .get(&l.id)
+                .filter(|&&gi| observe.len() == groups[gi].len())
+                .map(|&gi| &mut models[gi]);
+            asker.ask_step1(l, &observe, group_models)
         };
         if let (Some(j), false) = (hooks.journal, reused) {
             j.step1(&f.name, k, &outcome);
@@ -1174,11 +1199,7 @@ fn prove_function_here(
                 if asker.over_budget() {
                     break;
                 }
-                let np = asker.terms.not(l.pred);
-                let goal = asker.terms.and2(l.reach, np);
-                asker.stats.step2.queries += 1;
-                let (o, _) = asker.decide(goal, &[]);
-                if matches!(o, Outcome::Infeasible) {
+                if asker.ask_always_true(l) {
                     always_true.insert(id);
                 }
             }

@@ -109,8 +109,12 @@ impl Gen {
                 _ => c.to_string(),
             };
         }
-        if let (Some(i), true) = (self.loop_counters.last(), self.rng.chance(20)) {
-            return i.clone();
+        // The draw is made only when a counter is in scope, so that programs without counters
+        // are the same as before counters existed (the planted-fault test relies on them).
+        if let Some(i) = self.loop_counters.last().cloned() {
+            if self.rng.chance(20) {
+                return i;
+            }
         }
         self.var().to_string()
     }
@@ -920,7 +924,9 @@ fn the_memory_harness_catches_an_alias_blind_encoding() {
     let mut config = harness_config();
     config.encode.alias_blind = true;
     let mut tally = Tally::default();
-    for seed in 1..=40 {
+    // It stops at the first false claim, so a generous bound costs nothing while the fault is
+    // caught, and keeps the test from depending on a handful of lucky seeds.
+    for seed in 1..=120 {
         let (text, n_labels, placed) = generate_full(seed, true, true, false);
         let path = dir.path().join(format!("mem{seed}.c"));
         std::fs::write(&path, &text).unwrap();
@@ -937,7 +943,7 @@ fn the_memory_harness_catches_an_alias_blind_encoding() {
             return;
         }
     }
-    panic!("no false claim found with an alias-blind encoding in 40 memory programs");
+    panic!("no false claim found with an alias-blind encoding in 120 memory programs");
 }
 
 #[test]

@@ -208,10 +208,17 @@ pub struct PruneArgs {
 pub struct MeasureArgs {
     /// The annotated C file (with its `main`, or included by the test drivers).
     pub file: PathBuf,
-    /// A file with one test per line (program arguments, optionally `< INPUT`), or a
-    /// directory of C test drivers.
+    /// A file with one test per line (the program's arguments split as `sh` splits them, with
+    /// `< IN`, `> OUT`, `2> ERR`, `2>&1`), or a directory of C test drivers.
     #[arg(long)]
     pub tests: PathBuf,
+    /// Each line of the tests file is run by /bin/sh with the program in $PROG (`exec "$PROG"`
+    /// is put in front of a line that does not mention it): SIR `universe` files as they are.
+    #[arg(long)]
+    pub tests_sh: bool,
+    /// The directory tests run in and their paths resolve from (default: the tests file's).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
     /// The labels file to update (default: the file's name with `.labels`).
     #[arg(long)]
     pub labels: Option<PathBuf>,
@@ -221,6 +228,27 @@ pub struct MeasureArgs {
     /// Other translation units of the program, built as they are (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub sources: Vec<PathBuf>,
+    /// Link with a library (`-l m`, `-lm`).
+    #[arg(short = 'l', value_name = "NAME")]
+    pub libs: Vec<String>,
+    /// Add a directory to the library path.
+    #[arg(short = 'L', value_name = "DIR")]
+    pub lib_dirs: Vec<PathBuf>,
+    /// More link flags, split like a shell splits them (e.g. "-pthread -Wl,--as-needed").
+    #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
+    pub ldflags: Vec<String>,
+    /// Run every test on the original program too (named by the build record `annotate`
+    /// writes, or --original) and fail with exit code 4 where the annotated program behaves
+    /// differently. On by default when the original is known and the suite has at most 10,000
+    /// tests.
+    #[arg(long, conflicts_with = "no_check_behaviour")]
+    pub check_behaviour: bool,
+    /// Do not run the original program.
+    #[arg(long)]
+    pub no_check_behaviour: bool,
+    /// The original program (default: the one the build record beside FILE names).
+    #[arg(long, value_name = "FILE")]
+    pub original: Option<PathBuf>,
     /// A test running longer than this is stopped and reported.
     #[arg(long, default_value_t = 10_000)]
     pub test_timeout_ms: u64,
@@ -320,7 +348,13 @@ impl CcFlags {
                 .compile_commands
                 .clone()
                 .or_else(|| self.build_dir.clone()),
+            database_entry: None,
         }
+    }
+
+    /// The options for an annotated file: these flags, then those its build record holds.
+    pub fn options_for(&self, file: &std::path::Path) -> run::Result<PreprocessOptions> {
+        run::options_for(file, &self.to_options())
     }
 }
 
@@ -380,24 +414,28 @@ fn execute(command: Command) -> run::Result<Exit> {
             json,
             verbose,
         } => {
-            let (report, diagnostics) = run::inspect::parse(&file, &cc.to_options())?;
+            let (report, diagnostics) = run::inspect::parse(&file, &cc.options_for(&file)?)?;
             if verbose {
                 print_err(&diagnostics);
             }
             show(&report, json, |r| r.to_text(true));
         }
         Command::Cfg { file, function, cc } => {
-            print_out(&run::inspect::cfg(&file, &function, &cc.to_options())?);
+            print_out(&run::inspect::cfg(
+                &file,
+                &function,
+                &cc.options_for(&file)?,
+            )?);
         }
         Command::Ir { file, function, cc } => {
             print_out(&run::inspect::ir(
                 &file,
                 function.as_deref(),
-                &cc.to_options(),
+                &cc.options_for(&file)?,
             )?);
         }
         Command::Callgraph { file, cc } => {
-            print_out(&run::inspect::callgraph(&file, &cc.to_options())?);
+            print_out(&run::inspect::callgraph(&file, &cc.options_for(&file)?)?);
         }
         Command::Criteria => print_out(&run::inspect::criteria()),
         Command::Prune(args) => {
@@ -416,6 +454,19 @@ fn execute(command: Command) -> run::Result<Exit> {
             show(&outcome, args.json, run::prune::PruneOutcome::to_text);
         }
         Command::Measure(args) => {
+            let mut link: Vec<String> = args
+                .lib_dirs
+                .iter()
+                .map(|d| {
+                    let d = d.canonicalize().unwrap_or_else(|_| d.clone());
+                    format!("-L{}", d.display())
+                })
+                .collect();
+            for flags in &args.ldflags {
+                link.extend(crate::frontend::preprocess::split_command(flags));
+            }
+            link.extend(args.libs.iter().map(|l| format!("-l{l}")));
+            let preprocess = args.cc.options_for(&args.file)?;
             let report = run::measure::measure(&run::measure::MeasureOptions {
                 file: args.file,
                 tests: args.tests,
@@ -424,15 +475,32 @@ fn execute(command: Command) -> run::Result<Exit> {
                 sources: args.sources,
                 test_timeout_ms: args.test_timeout_ms,
                 elements: args.elements,
-                preprocess: args.cc.to_options(),
+                preprocess,
+                form: if args.tests_sh {
+                    crate::measure::LineForm::Shell
+                } else {
+                    crate::measure::LineForm::Words
+                },
+                cwd: args.cwd,
+                link,
+                check_behaviour: if args.check_behaviour {
+                    run::measure::BehaviourCheck::On
+                } else if args.no_check_behaviour {
+                    run::measure::BehaviourCheck::Off
+                } else {
+                    run::measure::BehaviourCheck::Auto
+                },
+                original: args.original,
             })?;
             show(&report, args.json, run::measure::MeasureReport::to_text);
-            if let Some(alarm) = report.alarm_error() {
+            if let Some(error) = report.error() {
+                print_err(&report.difference_text());
                 print_err(&report.alarm_text());
-                return Err(alarm);
+                return Err(error);
             }
         }
         Command::Audit(args) => {
+            let preprocess = args.cc.options_for(&args.file)?;
             let report = run::audit::audit(&run::audit::AuditOptions {
                 file: args.file,
                 ledger: args.ledger,
@@ -440,7 +508,7 @@ fn execute(command: Command) -> run::Result<Exit> {
                 dot: args.dot,
                 html: args.html,
                 sarif: args.sarif,
-                preprocess: args.cc.to_options(),
+                preprocess,
             })?;
             show(&report, args.json, run::audit::AuditReport::to_text);
             if args.fail_on_findings && report.findings > 0 {
@@ -520,10 +588,11 @@ fn prune_options(args: PruneArgs) -> run::Result<run::prune::PruneOptions> {
         // Workers run elsewhere in the tree: the directory as an absolute path.
         config.dump_smt = Some(dir.canonicalize().unwrap_or_else(|_| dir.clone()));
     }
+    let preprocess = args.cc.options_for(&args.file)?;
     Ok(run::prune::PruneOptions {
         file: args.file,
+        preprocess,
         labels: args.labels,
-        preprocess: args.cc.to_options(),
         config,
         resume: args.resume,
         shard,

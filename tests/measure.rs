@@ -52,6 +52,12 @@ fn coverage_per_criterion_on_the_shipped_example() {
     );
     assert!(mutants.iter().any(|m| m["status"] == "Killed"));
     assert!(mutants.iter().any(|m| m["status"] == "Ignored"));
+    // The annotated file lives in another directory: its source is the original program,
+    // found through the build record.
+    assert_eq!(
+        e["files"]["tritype.c"]["source"].as_str().unwrap(),
+        std::fs::read_to_string("benchmarks/programs/tritype.c").unwrap()
+    );
 }
 
 #[test]

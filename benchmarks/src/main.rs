@@ -7,6 +7,7 @@ mod memory;
 mod plot;
 mod reproducible;
 mod siemens;
+mod suites;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -747,6 +748,10 @@ fn main() -> Result<()> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         return memory::run(&raw[1..], root.join("artifacts"));
     }
+    if raw.first().is_some_and(|c| c == "suites") {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        return suites::run(&raw[1..], root.join("artifacts"));
+    }
     if raw.first().is_some_and(|c| c == "siemens") {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         return siemens::run(&raw[1..], root.join("artifacts"));
@@ -759,7 +764,7 @@ fn main() -> Result<()> {
         "pool" => pool_bench(&args),
         "reproducible" => reproducible::run(&args),
         other => {
-            bail!("unknown benchmark {other} (known: all, memory, siemens, frontend, prune, measure-gzip, pool, reproducible)")
+            bail!("unknown benchmark {other} (known: all, memory, siemens, suites, frontend, prune, measure-gzip, pool, reproducible)")
         }
     }
 }

@@ -18,6 +18,32 @@ use std::time::Instant;
 use crate::ir::Program;
 pub use preprocess::PreprocessOptions;
 
+/// A source file's text: UTF-8 as it is, anything else as Latin-1 (every byte one character,
+/// so that nothing is lost); whether it was Latin-1. [`encode_text`] gives the bytes back.
+pub fn decode_text(bytes: &[u8]) -> (String, bool) {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => (s.to_string(), false),
+        Err(_) => (bytes.iter().map(|&b| char::from(b)).collect(), true),
+    }
+}
+
+/// The bytes of a text [`decode_text`] gave: Latin-1 characters back to their bytes (the text
+/// covprune adds is ASCII).
+pub fn encode_text(text: &str, latin1: bool) -> Vec<u8> {
+    if latin1 {
+        text.chars()
+            .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+            .collect()
+    } else {
+        text.as_bytes().to_vec()
+    }
+}
+
+/// A file's text for display (Latin-1 shown as its characters).
+pub fn text_of_bytes(bytes: &[u8]) -> String {
+    decode_text(bytes).0
+}
+
 /// Errors that stop the front end for a whole file (bad input, not bad code inside a function).
 #[derive(Debug, thiserror::Error)]
 pub enum FrontendError {

@@ -31,12 +31,27 @@ pub fn propagate(program: &mut Program) {
         if never.contains(&f.name) {
             f.ty.noreturn = true;
         }
+        let mut unreachable = Vec::new();
         for b in &mut f.blocks {
             if let Some(cut) = b.stmts.iter().position(|s| calls_any(&s.kind, &never)) {
-                b.stmts.truncate(cut + 1);
-                b.term = Terminator::NoReturn;
+                let rest = b.stmts.split_off(cut + 1);
+                let term = std::mem::replace(&mut b.term, Terminator::NoReturn);
+                // Labels after the call stay in the program, in a block nothing reaches, so
+                // that they get a verdict (infeasible) instead of vanishing.
+                if rest
+                    .iter()
+                    .any(|s| matches!(s.kind, StmtKind::Label { .. }))
+                {
+                    unreachable.push(crate::ir::Block {
+                        loc: rest[0].loc,
+                        stmts: rest,
+                        term,
+                        loop_head: false,
+                    });
+                }
             }
         }
+        f.blocks.extend(unreachable);
     }
 }
 

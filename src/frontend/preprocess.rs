@@ -20,6 +20,10 @@ pub struct PreprocessOptions {
     pub std: Option<String>,
     /// A `compile_commands.json`, or a directory holding one (`-p DIR`).
     pub compile_commands: Option<PathBuf>,
+    /// The file whose database entry gives the flags when the file itself has none (an
+    /// annotated file: its original's entry).
+    #[serde(default)]
+    pub database_entry: Option<PathBuf>,
 }
 
 /// Preprocesses `path` and returns the text with line markers. Files ending in `.i` are taken
@@ -143,7 +147,11 @@ fn run_preprocessor(
         return Ok(raw);
     }
     let (cc, mut flags, cwd) = match &opts.compile_commands {
-        Some(db) => flags_from_database(db, path)?,
+        Some(db) => match (flags_from_database(db, path), &opts.database_entry) {
+            (Ok(found), _) => found,
+            (Err(_), Some(original)) => flags_from_database(db, original)?,
+            (Err(e), None) => return Err(e),
+        },
         None => (
             opts.cc.clone().unwrap_or_else(|| "cc".to_string()),
             Vec::new(),
@@ -264,7 +272,7 @@ fn preprocessor_flags(args: &[String]) -> Vec<String> {
 }
 
 /// Splits a shell command line on whitespace, honouring single and double quotes and backslash.
-fn split_command(cmd: &str) -> Vec<String> {
+pub fn split_command(cmd: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut in_word = false;

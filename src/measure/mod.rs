@@ -3,6 +3,9 @@
 //! is checked against the runs (the soundness alarm).
 
 pub mod runtime;
+pub mod suite;
+
+pub use suite::{read_tests, LineForm, TestSpec};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -11,29 +14,6 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use serde::Serialize;
-
-/// One test: arguments (and standard input) of the program, or a C driver with its own `main`
-/// that includes the annotated file (LTest/LReplay style).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TestSpec {
-    Args {
-        name: String,
-        args: Vec<String>,
-        stdin: Option<PathBuf>,
-    },
-    Driver {
-        name: String,
-        path: PathBuf,
-    },
-}
-
-impl TestSpec {
-    pub fn name(&self) -> &str {
-        match self {
-            TestSpec::Args { name, .. } | TestSpec::Driver { name, .. } => name,
-        }
-    }
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum MeasureError {
@@ -52,112 +32,10 @@ pub enum MeasureError {
     Empty(PathBuf),
     #[error("the program does not build with the recording runtime:\n{0}")]
     Build(String),
+    #[error("the original program {} does not build (needed to check the annotation; --no-check-behaviour skips it):\n{}", .0.display(), .1)]
+    OriginalBuild(PathBuf, String),
     #[error("{0}")]
     Io(#[from] std::io::Error),
-}
-
-/// Reads the tests: a directory of C drivers, or a file with one test per line (the program's
-/// arguments, shell-quoted, optionally ending in `< FILE`; `#` starts a comment; paths are
-/// relative to the tests file). Tests are named by their line number, drivers by file stem.
-pub fn read_tests(path: &Path) -> Result<Vec<TestSpec>, MeasureError> {
-    let read_err = |source| MeasureError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
-    if path.is_dir() {
-        let mut drivers: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(read_err)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "c"))
-            .collect();
-        drivers.sort();
-        if drivers.is_empty() {
-            return Err(MeasureError::Empty(path.to_path_buf()));
-        }
-        return Ok(drivers
-            .into_iter()
-            .map(|p| TestSpec::Driver {
-                name: p
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                path: p,
-            })
-            .collect());
-    }
-    let text = std::fs::read_to_string(path).map_err(read_err)?;
-    let base = path.parent().unwrap_or(Path::new("."));
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let malformed = |message: String| MeasureError::Malformed {
-            path: path.to_path_buf(),
-            line: i + 1,
-            message,
-        };
-        let mut words = split_words(line).map_err(malformed)?;
-        let mut stdin = None;
-        if let Some(k) = words.iter().position(|w| w == "<") {
-            if k + 2 != words.len() {
-                return Err(malformed(
-                    "`<` must be followed by one file, at the end".into(),
-                ));
-            }
-            let file = base.join(&words[k + 1]);
-            if !file.exists() {
-                return Err(malformed(format!("no such input file {}", file.display())));
-            }
-            stdin = Some(file);
-            words.truncate(k);
-        }
-        out.push(TestSpec::Args {
-            name: (i + 1).to_string(),
-            args: words,
-            stdin,
-        });
-    }
-    if out.is_empty() {
-        return Err(MeasureError::Empty(path.to_path_buf()));
-    }
-    Ok(out)
-}
-
-/// Splits a line into words with shell-like single and double quotes.
-fn split_words(line: &str) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quote: Option<char> = None;
-    let mut in_word = false;
-    for ch in line.chars() {
-        match (quote, ch) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => cur.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(ch);
-                in_word = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if in_word {
-                    out.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
-            }
-            (None, c) => {
-                cur.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if quote.is_some() {
-        return Err("unterminated quote".into());
-    }
-    if in_word {
-        out.push(cur);
-    }
-    Ok(out)
 }
 
 /// How the annotated program is compiled.
@@ -169,6 +47,8 @@ pub struct BuildOptions {
     pub flags: Vec<String>,
     /// Other translation units of the program, built as they are.
     pub sources: Vec<PathBuf>,
+    /// Flags of the link, after the objects (`-lm`, `-L DIR`, `--ldflags` words).
+    pub link: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -181,12 +61,24 @@ pub enum RunOutcome {
     TimedOut,
 }
 
+impl std::fmt::Display for RunOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunOutcome::Exited(c) => write!(f, "exited with {c}"),
+            RunOutcome::Crashed(s) => write!(f, "crashed ({s})"),
+            RunOutcome::TimedOut => write!(f, "timed out"),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct TestRun {
     pub name: String,
     pub outcome: RunOutcome,
     pub reached: BTreeSet<u64>,
     pub covered: BTreeSet<u64>,
+    /// The label whose predicate the run crashed in, when it crashed in one.
+    pub crashed_in_label: Option<u64>,
 }
 
 impl TestRun {
@@ -194,6 +86,28 @@ impl TestRun {
     pub fn completed(&self) -> bool {
         matches!(self.outcome, RunOutcome::Exited(_))
     }
+}
+
+/// A test on which the annotated program does not behave like the original: the annotation
+/// changed the program, and its coverage is not the original's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Difference {
+    pub test: String,
+    pub what: String,
+    /// The label whose predicate the annotated program crashed in.
+    pub label: Option<u64>,
+}
+
+/// What running the suite found.
+#[derive(Clone, Debug, Default)]
+pub struct SuiteRuns {
+    pub runs: Vec<TestRun>,
+    /// Whether the original program was run beside the annotated one.
+    pub compared: bool,
+    pub differences: Vec<Difference>,
+    /// Tests whose exit status the original itself does not define (built with `-O0` and
+    /// `-O2` it disagrees): only their output is compared.
+    pub undefined_status: Vec<String>,
 }
 
 fn compile(cc: &str, args: &[String], work: &Path) -> Result<(), MeasureError> {
@@ -209,9 +123,25 @@ fn compile(cc: &str, args: &[String], work: &Path) -> Result<(), MeasureError> {
     Ok(())
 }
 
-/// Builds the program (and each driver) with the recording runtime in `work`, and runs every
-/// test (in parallel, each with its own record) in `cwd` (the tests file's directory, so that
-/// its paths resolve), killing those that run over `timeout`.
+/// The programs a suite runs.
+struct Programs {
+    annotated: PathBuf,
+    drivers: BTreeMap<String, PathBuf>,
+    /// The original, built with `-O0` and with `-O2` (to tell an undefined exit status).
+    original: Option<(PathBuf, PathBuf)>,
+}
+
+/// What one execution left: how it ended, and its output.
+struct Execution {
+    outcome: RunOutcome,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+/// Builds the program (and each driver) with the recording runtime in `work`, and, when
+/// `original` is given, the original program as it is; runs every test (in parallel, each
+/// with its own record) in `cwd`, killing those that run over `timeout`, and compares the
+/// annotated program's behaviour (exit, standard output and error) with the original's.
 pub fn run_tests(
     annotated: &Path,
     tests: &[TestSpec],
@@ -219,7 +149,35 @@ pub fn run_tests(
     timeout: Duration,
     work: &Path,
     cwd: &Path,
-) -> Result<Vec<TestRun>, MeasureError> {
+    original: Option<&Path>,
+) -> Result<SuiteRuns, MeasureError> {
+    let programs = build_programs(annotated, tests, build, work, original)?;
+    let results = tests
+        .par_iter()
+        .enumerate()
+        .map(|(k, t)| run_one(k, t, &programs, timeout, work, cwd))
+        .collect::<Result<Vec<_>, std::io::Error>>()?;
+    let mut out = SuiteRuns {
+        compared: programs.original.is_some(),
+        ..SuiteRuns::default()
+    };
+    for (run, difference, undefined) in results {
+        if undefined {
+            out.undefined_status.push(run.name.clone());
+        }
+        out.differences.extend(difference);
+        out.runs.push(run);
+    }
+    Ok(out)
+}
+
+fn build_programs(
+    annotated: &Path,
+    tests: &[TestSpec],
+    build: &BuildOptions,
+    work: &Path,
+    original: Option<&Path>,
+) -> Result<Programs, MeasureError> {
     let cc = build.cc.clone().unwrap_or_else(|| "cc".into());
     let annotated = annotated.canonicalize()?;
     let header = work.join("covprune_runtime.h");
@@ -241,83 +199,243 @@ pub fn run_tests(
         .iter()
         .map(|s| s.canonicalize().map(|p| p.display().to_string()))
         .collect::<Result<_, _>>()?;
-    let common = |main_file: &Path, exe: &str| -> Vec<String> {
-        let mut a = vec!["-w".to_string(), "-g0".to_string()];
+    // `runtime`: whether the recording runtime is in (the annotated program and drivers).
+    let command = |main_file: &Path, exe: &str, runtime: bool, opt: &str| -> Vec<String> {
+        let mut a = vec!["-w".to_string(), "-g0".to_string(), opt.to_string()];
         a.extend(build.flags.iter().cloned());
-        if let Some(dir) = annotated.parent() {
+        if let Some(dir) = main_file.parent() {
             a.push(format!("-I{}", dir.display()));
         }
-        a.push("-include".into());
-        a.push(header.display().to_string());
+        if runtime {
+            if let Some(dir) = annotated.parent() {
+                a.push(format!("-I{}", dir.display()));
+            }
+            a.push("-include".into());
+            a.push(header.display().to_string());
+        }
         a.push(main_file.display().to_string());
         a.extend(sources.iter().cloned());
-        a.push("covprune_runtime.o".into());
+        if runtime {
+            a.push("covprune_runtime.o".into());
+        }
+        a.extend(build.link.iter().cloned());
         a.push("-o".into());
         a.push(exe.to_string());
         a
     };
-    let has_args = tests.iter().any(|t| matches!(t, TestSpec::Args { .. }));
-    if has_args {
-        compile(&cc, &common(&annotated, "program"), work)?;
+    let has_programs = tests.iter().any(|t| !matches!(t, TestSpec::Driver { .. }));
+    if has_programs {
+        compile(&cc, &command(&annotated, "program", true, "-O0"), work)?;
     }
     let mut drivers = BTreeMap::new();
     for t in tests {
         if let TestSpec::Driver { name, path } = t {
             let exe = format!("driver_{name}");
-            compile(&cc, &common(&path.canonicalize()?, &exe), work)?;
+            compile(
+                &cc,
+                &command(&path.canonicalize()?, &exe, true, "-O0"),
+                work,
+            )?;
             drivers.insert(name.clone(), work.join(exe));
         }
     }
-    let runs = tests
-        .par_iter()
-        .enumerate()
-        .map(|(k, t)| {
-            let record = work.join(format!("record_{k}.txt"));
-            let _ = std::fs::remove_file(&record);
-            let mut cmd = match t {
-                TestSpec::Args { args, .. } => {
-                    let mut c = Command::new(work.join("program"));
-                    c.args(args);
-                    c
-                }
-                TestSpec::Driver { name, .. } => Command::new(&drivers[name]),
+    let original = match original {
+        Some(src) if has_programs => {
+            let src = src.canonicalize()?;
+            let built = |exe: &str, opt: &str| -> Result<PathBuf, MeasureError> {
+                compile(&cc, &command(&src, exe, false, opt), work).map_err(|e| match e {
+                    MeasureError::Build(m) => MeasureError::OriginalBuild(src.clone(), m),
+                    e => e,
+                })?;
+                Ok(work.join(exe))
             };
-            let stdin = match t {
-                TestSpec::Args { stdin: Some(f), .. } => Stdio::from(std::fs::File::open(f)?),
-                _ => Stdio::null(),
+            Some((built("original", "-O0")?, built("original_o2", "-O2")?))
+        }
+        _ => None,
+    };
+    Ok(Programs {
+        annotated: work.join("program"),
+        drivers,
+        original,
+    })
+}
+
+/// Runs test `k` on the annotated program (recording its labels) and, when there is one, on
+/// the original: the run, how they differ, and whether the original's exit status is undefined.
+fn run_one(
+    k: usize,
+    t: &TestSpec,
+    programs: &Programs,
+    timeout: Duration,
+    work: &Path,
+    cwd: &Path,
+) -> std::io::Result<(TestRun, Option<Difference>, bool)> {
+    let record = work.join(format!("record_{k}.txt"));
+    let _ = std::fs::remove_file(&record);
+    let exe = match t {
+        TestSpec::Driver { name, .. } => &programs.drivers[name],
+        _ => &programs.annotated,
+    };
+    let annotated = execute(exe, t, cwd, work, &format!("a{k}"), Some(&record), timeout)?;
+    // The test's own redirections get what the annotated program wrote.
+    if let TestSpec::Args { redirects, .. } = t {
+        for (target, bytes) in [
+            (&redirects.stdout, &annotated.stdout),
+            (&redirects.stderr, &annotated.stderr),
+        ] {
+            if let Some(suite::Target::File { path, append }) = target {
+                let mut f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .write(true)
+                    .append(*append)
+                    .truncate(!*append)
+                    .open(path)?;
+                std::io::Write::write_all(&mut f, bytes)?;
+            }
+        }
+    }
+    let text = std::fs::read_to_string(&record).unwrap_or_default();
+    let _ = std::fs::remove_file(&record);
+    let recorded = runtime::parse_record(&text);
+    let run = TestRun {
+        name: t.name().to_string(),
+        outcome: annotated.outcome.clone(),
+        reached: recorded.reached,
+        covered: recorded.covered,
+        crashed_in_label: recorded.crashed_in,
+    };
+    let Some((orig0, orig2)) = programs
+        .original
+        .as_ref()
+        .filter(|_| !matches!(t, TestSpec::Driver { .. }))
+    else {
+        return Ok((run, None, false));
+    };
+    let original = execute(orig0, t, cwd, work, &format!("o{k}"), None, timeout)?;
+    let mut undefined = false;
+    let status_differs = annotated.outcome != original.outcome;
+    let status_counts = status_differs
+        && match (&annotated.outcome, &original.outcome) {
+            (RunOutcome::Exited(_), RunOutcome::Exited(_)) => {
+                let again = execute(orig2, t, cwd, work, &format!("p{k}"), None, timeout)?;
+                undefined = again.outcome != original.outcome;
+                !undefined
+            }
+            _ => true,
+        };
+    let what = if status_counts {
+        let inside = run
+            .crashed_in_label
+            .map_or_else(String::new, |l| format!(" inside label {l}"));
+        Some(format!(
+            "the annotated program {}{inside}; the original {}",
+            annotated.outcome, original.outcome
+        ))
+    } else if annotated.stdout != original.stdout {
+        Some(format!(
+            "standard output differs from line {}",
+            first_differing_line(&annotated.stdout, &original.stdout)
+        ))
+    } else if annotated.stderr != original.stderr {
+        Some(format!(
+            "standard error differs from line {}",
+            first_differing_line(&annotated.stderr, &original.stderr)
+        ))
+    } else {
+        None
+    };
+    let difference = what.map(|what| Difference {
+        test: run.name.clone(),
+        what,
+        label: run.crashed_in_label.filter(|_| status_counts),
+    });
+    Ok((run, difference, undefined))
+}
+
+/// The 1-based line where two outputs first differ.
+fn first_differing_line(a: &[u8], b: &[u8]) -> usize {
+    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    1 + a[..common].iter().filter(|&&c| c == b'\n').count()
+}
+
+/// Runs one program on one test, its output captured in files of `work` named after `tag`.
+fn execute(
+    exe: &Path,
+    t: &TestSpec,
+    cwd: &Path,
+    work: &Path,
+    tag: &str,
+    record: Option<&Path>,
+    timeout: Duration,
+) -> std::io::Result<Execution> {
+    let out_path = work.join(format!("out_{tag}"));
+    let err_path = work.join(format!("err_{tag}"));
+    let out_file = std::fs::File::create(&out_path)?;
+    let mut joined = false;
+    let mut cmd = match t {
+        TestSpec::Args {
+            args, redirects, ..
+        } => {
+            let mut c = Command::new(exe);
+            c.args(args);
+            c.stdin(match &redirects.stdin {
+                Some(f) => Stdio::from(std::fs::File::open(f)?),
+                None => Stdio::null(),
+            });
+            joined = redirects.stderr == Some(suite::Target::Stdout);
+            c
+        }
+        TestSpec::Shell { script, .. } => {
+            let mut c = Command::new("/bin/sh");
+            c.arg("-c")
+                .arg(script)
+                .env("PROG", exe)
+                .stdin(Stdio::null());
+            c
+        }
+        TestSpec::Driver { .. } => {
+            let mut c = Command::new(exe);
+            c.stdin(Stdio::null());
+            c
+        }
+    };
+    let err_file = if joined {
+        out_file.try_clone()?
+    } else {
+        std::fs::File::create(&err_path)?
+    };
+    match record {
+        Some(r) => cmd.env("COVPRUNE_RECORD", r),
+        None => cmd.env_remove("COVPRUNE_RECORD"),
+    };
+    cmd.current_dir(cwd)
+        .stdout(Stdio::from(out_file))
+        .stderr(Stdio::from(err_file));
+    let mut child = cmd.spawn()?;
+    let start = Instant::now();
+    let outcome = loop {
+        if let Some(status) = child.try_wait()? {
+            break match status.code() {
+                Some(c) => RunOutcome::Exited(c),
+                None => RunOutcome::Crashed(signal_name(&status)),
             };
-            cmd.env("COVPRUNE_RECORD", &record)
-                .current_dir(cwd)
-                .stdin(stdin)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null());
-            let mut child = cmd.spawn()?;
-            let start = Instant::now();
-            let outcome = loop {
-                if let Some(status) = child.try_wait()? {
-                    break match status.code() {
-                        Some(c) => RunOutcome::Exited(c),
-                        None => RunOutcome::Crashed(signal_name(&status)),
-                    };
-                }
-                if start.elapsed() > timeout {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break RunOutcome::TimedOut;
-                }
-                std::thread::sleep(Duration::from_millis(2));
-            };
-            let text = std::fs::read_to_string(&record).unwrap_or_default();
-            let (reached, covered) = runtime::parse_record(&text);
-            Ok(TestRun {
-                name: t.name().to_string(),
-                outcome,
-                reached,
-                covered,
-            })
-        })
-        .collect::<Result<Vec<TestRun>, std::io::Error>>()?;
-    Ok(runs)
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            break RunOutcome::TimedOut;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    let stdout = std::fs::read(&out_path).unwrap_or_default();
+    let stderr = std::fs::read(&err_path).unwrap_or_default();
+    let _ = std::fs::remove_file(&out_path);
+    let _ = std::fs::remove_file(&err_path);
+    Ok(Execution {
+        outcome,
+        stdout,
+        stderr,
+    })
 }
 
 #[cfg(unix)]
@@ -662,16 +780,8 @@ mod tests {
             outcome: RunOutcome::Exited(0),
             reached: covered.iter().copied().collect(),
             covered: covered.iter().copied().collect(),
+            crashed_in_label: None,
         }
-    }
-
-    #[test]
-    fn words_follow_shell_quotes() {
-        assert_eq!(
-            split_words(r#"-c "a b" 'c d'e f"#).unwrap(),
-            vec!["-c", "a b", "c de", "f"]
-        );
-        assert!(split_words("'open").is_err());
     }
 
     #[test]

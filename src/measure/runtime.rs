@@ -10,19 +10,22 @@ pub const HEADER: &str = r#"#ifndef COVPRUNE_RUNTIME_H
 void covprune_hit(int covered, long id);
 unsigned char covprune_state_of(long id);
 void covprune_reset(void);
+extern volatile long covprune_at;
 #undef pc_label
 #undef pc_label_bindings
-#define pc_label(c, id, ...) covprune_hit((c) ? 1 : 0, (long)(id))
-#define pc_label_bindings(c, id, ...) covprune_hit((c) ? 1 : 0, (long)(id))
+#define pc_label(c, id, ...) (covprune_at = (long)(id), covprune_hit((c) ? 1 : 0, (long)(id)))
+#define pc_label_bindings(c, id, ...) (covprune_at = (long)(id), covprune_hit((c) ? 1 : 0, (long)(id)))
 #endif
 "#;
 
 /// The recorder, compiled on its own (no project flags or headers). A label's state has bit 1
 /// (reached) and bit 2 (covered); each first reach and first cover is appended as one line
 /// (`R id` / `C id`) to `$COVPRUNE_RECORD` with a single `write`, so that a run that crashes
-/// keeps what it recorded before.
+/// keeps what it recorded before. `covprune_at` holds the label whose predicate is being
+/// evaluated: when the run records, a crash signal there appends `X id` before the process
+/// dies of it, so that a label that crashes the program is named.
 pub const SOURCE: &str = r#"#include <fcntl.h>
-#include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,25 +33,65 @@ pub const SOURCE: &str = r#"#include <fcntl.h>
 static unsigned char *covprune_states;
 static long covprune_capacity;
 static int covprune_fd = -2;
+volatile long covprune_at = -1;
 
-static void covprune_emit(char kind, long id)
+static void covprune_open(void)
 {
-    char line[40];
-    int n;
     if (covprune_fd == -2) {
         const char *path = getenv("COVPRUNE_RECORD");
         covprune_fd = path ? open(path, O_WRONLY | O_CREAT | O_APPEND, 0644) : -1;
     }
+}
+
+/* Async-signal-safe (it runs in the crash handler too): no stdio, one write. */
+static void covprune_emit(char kind, long id)
+{
+    char line[40], digits[24];
+    int n = 0, d = 0;
     if (covprune_fd < 0)
         return;
-    n = snprintf(line, sizeof line, "%c %ld\n", kind, id);
+    line[n++] = kind;
+    line[n++] = ' ';
+    do {
+        digits[d++] = (char)('0' + id % 10);
+        id /= 10;
+    } while (id > 0 && d < 20);
+    while (d > 0)
+        line[n++] = digits[--d];
+    line[n++] = '\n';
     if (write(covprune_fd, line, (size_t)n) < 0)
         covprune_fd = -1;
+}
+
+static void covprune_on_crash(int sig)
+{
+    if (covprune_at >= 0)
+        covprune_emit('X', covprune_at);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+__attribute__((constructor)) static void covprune_start(void)
+{
+    static const int crashes[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+    unsigned i;
+    covprune_open();
+    if (covprune_fd < 0)
+        return;
+    for (i = 0; i < sizeof crashes / sizeof crashes[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = covprune_on_crash;
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+        sigaction(crashes[i], &sa, NULL);
+    }
 }
 
 void covprune_hit(int covered, long id)
 {
     unsigned char s;
+    covprune_at = -1;
+    covprune_open();
     if (id < 0)
         return;
     if (id >= covprune_capacity) {
@@ -87,17 +130,19 @@ void covprune_reset(void)
 }
 "#;
 
-/// Reached and covered label ids from a run's record (`R id` / `C id` lines).
-pub fn parse_record(
-    text: &str,
-) -> (
-    std::collections::BTreeSet<u64>,
-    std::collections::BTreeSet<u64>,
-) {
-    let (mut reached, mut covered) = (
-        std::collections::BTreeSet::new(),
-        std::collections::BTreeSet::new(),
-    );
+/// What a run recorded.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Recorded {
+    pub reached: std::collections::BTreeSet<u64>,
+    pub covered: std::collections::BTreeSet<u64>,
+    /// The label whose predicate the run crashed in (`X id`).
+    pub crashed_in: Option<u64>,
+}
+
+/// Reached and covered label ids from a run's record (`R id` / `C id` lines), and the label a
+/// crash happened in (`X id`).
+pub fn parse_record(text: &str) -> Recorded {
+    let mut r = Recorded::default();
     for line in text.lines() {
         let mut it = line.split_whitespace();
         let (Some(kind), Some(id)) = (it.next(), it.next().and_then(|s| s.parse().ok())) else {
@@ -105,14 +150,15 @@ pub fn parse_record(
         };
         match kind {
             "R" => {
-                reached.insert(id);
+                r.reached.insert(id);
             }
             "C" => {
-                reached.insert(id);
-                covered.insert(id);
+                r.reached.insert(id);
+                r.covered.insert(id);
             }
+            "X" => r.crashed_in = Some(id),
             _ => {}
         }
     }
-    (reached, covered)
+    r
 }

@@ -152,7 +152,7 @@ impl LabelsFile {
 
 /// Writes `text` to `path` through a temporary file and a rename, so that readers never see a
 /// half-written file and a crash leaves the old one intact.
-pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+pub fn write_atomic(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -1,6 +1,7 @@
 //! Output records (serde) and their text renderings; the only module with serde derives.
 
 pub mod acsl;
+pub mod build;
 pub mod labels;
 pub mod ledger;
 

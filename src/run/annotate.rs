@@ -114,18 +114,17 @@ pub fn annotate(opts: &AnnotateOptions) -> Result<AnnotateReport> {
     let l_path = dir.join(format!("{stem}_labels.labels"));
     let origin = super::file_name(file);
     std::fs::write(&c_path, &annotated.text).map_err(|e| write_failed(&c_path, e))?;
-    crate::report::labels::write_atomic(
-        &l_path,
-        &crate::annotate::labels_file(&annotated, &origin),
-    )
-    .map_err(|e| write_failed(&l_path, e))?;
+    crate::report::labels::write_atomic(&l_path, crate::annotate::labels_file(&annotated, &origin))
+        .map_err(|e| write_failed(&l_path, e))?;
+    // Where the original and its headers are, so that the annotated file works from anywhere.
+    let record = crate::report::build::BuildRecord::new(file, &opts.preprocess);
+    let b_path = crate::report::build::path_of(&c_path);
+    crate::report::labels::write_atomic(&b_path, record.to_json())
+        .map_err(|e| write_failed(&b_path, e))?;
     if chosen.iter().any(|c| c.has_hyperlabels()) {
         let h_path = dir.join(format!("{stem}_labels.hyperlabels"));
-        crate::report::labels::write_atomic(
-            &h_path,
-            &crate::annotate::hyperlabels_file(&annotated),
-        )
-        .map_err(|e| write_failed(&h_path, e))?;
+        crate::report::labels::write_atomic(&h_path, crate::annotate::hyperlabels_file(&annotated))
+            .map_err(|e| write_failed(&h_path, e))?;
     }
     Ok(AnnotateReport {
         file: origin,

@@ -14,6 +14,9 @@ pub enum Exit {
     /// 3: soundness alarm: a test contradicts a claim of the ledger, or a labels file marks
     /// covered a label proved infeasible.
     SoundnessAlarm,
+    /// 4: the annotation changed the program's behaviour (`measure`: a test on which the
+    /// annotated program and the original differ), so its coverage is not the original's.
+    BehaviourChanged,
     /// 70: an internal error (a bug, or a prover worker that could not be run).
     Internal,
 }
@@ -25,6 +28,7 @@ impl Exit {
             Exit::Findings => 1,
             Exit::BadInput => 2,
             Exit::SoundnessAlarm => 3,
+            Exit::BehaviourChanged => 4,
             Exit::Internal => 70,
         }
     }
@@ -36,6 +40,7 @@ impl Exit {
             1 => Exit::Findings,
             2 => Exit::BadInput,
             3 => Exit::SoundnessAlarm,
+            4 => Exit::BehaviourChanged,
             _ => Exit::Internal,
         }
     }
@@ -48,6 +53,8 @@ pub enum Error {
     BadInput(anyhow::Error),
     #[error("soundness alarm: {0}")]
     SoundnessAlarm(String),
+    #[error("{0}")]
+    BehaviourChanged(String),
     #[error("internal error: {0:#}")]
     Internal(anyhow::Error),
     /// A pool worker stopped with this exit and already said why.
@@ -60,6 +67,7 @@ impl Error {
         match self {
             Error::BadInput(_) => Exit::BadInput,
             Error::SoundnessAlarm(_) => Exit::SoundnessAlarm,
+            Error::BehaviourChanged(_) => Exit::BehaviourChanged,
             Error::Internal(_) => Exit::Internal,
             Error::Worker(e) => *e,
         }

@@ -153,8 +153,10 @@ pub fn export_acsl(opts: &ExportOptions) -> Result<ExportReport> {
         )
         .into());
     }
-    let text = std::fs::read_to_string(&opts.file)
+    // Latin-1 files are exported byte for byte, like the other commands read them.
+    let bytes = std::fs::read(&opts.file)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", opts.file.display()))?;
+    let (text, latin1) = crate::frontend::decode_text(&bytes);
     let exported = acsl::export(
         &text,
         &acsl::AcslOptions {
@@ -173,7 +175,8 @@ pub fn export_acsl(opts: &ExportOptions) -> Result<ExportReport> {
     let out = opts.output.clone().unwrap_or_else(|| {
         PathBuf::from(format!("{}.acsl.c", opts.file.with_extension("").display()))
     });
-    crate::report::labels::write_atomic(&out, &exported.text).map_err(|e| write_failed(&out, e))?;
+    crate::report::labels::write_atomic(&out, crate::frontend::encode_text(&exported.text, latin1))
+        .map_err(|e| write_failed(&out, e))?;
     Ok(ExportReport {
         file: opts.file.display().to_string(),
         output: out.display().to_string(),

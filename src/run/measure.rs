@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::error::{write_failed, Error, Result};
 use crate::frontend::PreprocessOptions;
-use crate::measure::{self, Alarm, BuildOptions, Coverage, RunOutcome};
+use crate::measure::{self, Alarm, BuildOptions, Coverage, Difference, LineForm, RunOutcome};
 use crate::report::labels::{self, LabelsFile};
 use crate::report::ledger;
 
@@ -28,7 +28,29 @@ pub struct MeasureOptions {
     /// Write a Mutation Testing Elements report of the WM labels here.
     pub elements: Option<PathBuf>,
     pub preprocess: PreprocessOptions,
+    /// How the lines of a tests file are taken (words, or `/bin/sh` lines).
+    pub form: LineForm,
+    /// Where tests run and their paths resolve (default: the tests file's directory).
+    pub cwd: Option<PathBuf>,
+    /// Link flags (`-lm`, `-L DIR`, ...), after the objects.
+    pub link: Vec<String>,
+    pub check_behaviour: BehaviourCheck,
+    /// The original program (default: the one the build record beside the file names).
+    pub original: Option<PathBuf>,
 }
+
+/// Whether the original program is run beside the annotated one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BehaviourCheck {
+    /// When the original is known and the suite has at most [`AUTO_CHECK_MAX_TESTS`] tests.
+    #[default]
+    Auto,
+    On,
+    Off,
+}
+
+/// Above this many tests, the behaviour check (which doubles the runs) is asked for, not made.
+pub const AUTO_CHECK_MAX_TESTS: usize = 10_000;
 
 #[derive(Debug, Serialize)]
 pub struct MeasureReport {
@@ -41,11 +63,34 @@ pub struct MeasureReport {
     /// Subsumed labels whose subsumers no test covers, with those subsumers, by id.
     pub pending: Vec<PendingLabel>,
     pub alarms: Vec<Alarm>,
-    /// The labels file written (none under an alarm).
+    /// The annotated program run beside the original, when it was.
+    pub behaviour: Option<BehaviourReport>,
+    /// Why the behaviour was not checked, when it was not.
+    pub behaviour_unchecked: Option<String>,
+    /// The labels file written (none under an alarm or a behaviour difference).
     #[serde(skip)]
     pub wrote: Option<String>,
     #[serde(skip)]
     table: Vec<Coverage>,
+}
+
+/// The annotated program beside the original on the same tests.
+#[derive(Debug, Serialize)]
+pub struct BehaviourReport {
+    pub original: String,
+    pub compared: usize,
+    /// Tests whose exit status the original itself leaves undefined (`-O0` and `-O2` builds
+    /// disagree): only their output is compared.
+    pub undefined_status: usize,
+    pub differences: Vec<DifferenceRow>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DifferenceRow {
+    #[serde(flatten)]
+    pub difference: Difference,
+    /// Where the label it crashed in is: the annotated file's line, and the original's.
+    pub label_line: Option<String>,
 }
 
 /// A pruned label still waiting for a test: subsumed, but neither it nor any subsumer covered.
@@ -92,6 +137,25 @@ impl MeasureReport {
         for name in self.crashed.iter().chain(&self.timed_out) {
             out.push_str(&format!("test {name} did not end normally\n"));
         }
+        match (&self.behaviour, &self.behaviour_unchecked) {
+            (Some(b), _) => {
+                out.push_str(&format!(
+                    "behaviour: {} tests run on the original {} too: {} differ",
+                    b.compared,
+                    b.original,
+                    b.differences.len()
+                ));
+                if b.undefined_status > 0 {
+                    out.push_str(&format!(
+                        " ({} with an exit status the original leaves undefined: output compared)",
+                        b.undefined_status
+                    ));
+                }
+                out.push('\n');
+            }
+            (None, Some(why)) => out.push_str(&format!("behaviour not checked: {why}\n")),
+            (None, None) => {}
+        }
         if let Some(w) = &self.wrote {
             out.push_str(&format!("wrote {w}\n"));
         }
@@ -111,8 +175,39 @@ impl MeasureReport {
             .collect()
     }
 
-    /// The error a run with alarms ends with (exit code 3), after its report is printed.
-    pub fn alarm_error(&self) -> Option<Error> {
+    /// The behaviour differences as lines for stderr.
+    pub fn difference_text(&self) -> String {
+        let Some(b) = &self.behaviour else {
+            return String::new();
+        };
+        b.differences
+            .iter()
+            .map(|d| {
+                let at = d
+                    .label_line
+                    .as_ref()
+                    .map_or_else(String::new, |l| format!(" (label at {l})"));
+                format!(
+                    "annotation changed the program: test {}: {}{at}\n",
+                    d.difference.test, d.difference.what
+                )
+            })
+            .collect()
+    }
+
+    /// The error a run ends with after its report is printed: the annotation changed the
+    /// program (exit code 4), else alarms (exit code 3).
+    pub fn error(&self) -> Option<Error> {
+        if let Some(b) = self
+            .behaviour
+            .as_ref()
+            .filter(|b| !b.differences.is_empty())
+        {
+            return Some(Error::BehaviourChanged(format!(
+                "the annotated program does not behave like the original on {} test(s) (listed above): its coverage is not the original's",
+                b.differences.len()
+            )));
+        }
         (!self.alarms.is_empty()).then(|| {
             Error::SoundnessAlarm(format!(
                 "{} contradiction(s) between the tests and the ledger (listed above)",
@@ -140,7 +235,23 @@ fn labels_of_program(program: &crate::ir::Program) -> LabelsFile {
 }
 
 pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
-    let tests = measure::read_tests(&opts.tests).map_err(anyhow::Error::from)?;
+    if !opts.tests.exists() {
+        return Err(
+            anyhow::anyhow!("{}: no such tests file or directory", opts.tests.display()).into(),
+        );
+    }
+    let tests_dir = if opts.tests.is_dir() {
+        opts.tests.clone()
+    } else {
+        super::dir_of(&opts.tests)
+    };
+    let cwd = opts.cwd.clone().unwrap_or(tests_dir);
+    if !cwd.is_dir() {
+        return Err(
+            anyhow::anyhow!("{}: no such directory to run the tests in", cwd.display()).into(),
+        );
+    }
+    let tests = measure::read_tests(&opts.tests, opts.form, &cwd).map_err(anyhow::Error::from)?;
     let loaded = super::load(&opts.file, &opts.preprocess)?;
     let labels_path = opts
         .labels
@@ -148,7 +259,9 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         .unwrap_or_else(|| opts.file.with_extension("labels"));
     let labels_exist = labels_path.exists();
     let mut labels_file = if labels_exist {
-        labels::read(&labels_path)?
+        let lf = labels::read(&labels_path)?;
+        super::prune::check_labels_match(&loaded.program, &lf, &labels_path, &opts.file)?;
+        lf
     } else {
         labels_of_program(&loaded.program)
     };
@@ -164,6 +277,52 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         }
         None => Default::default(),
     };
+    let record = crate::report::build::read_beside(&opts.file).map_err(anyhow::Error::from)?;
+    let original = opts
+        .original
+        .clone()
+        .or_else(|| record.as_ref().map(|r| r.original.clone()));
+    if let Some(o) = original
+        .as_ref()
+        .filter(|_| opts.check_behaviour != BehaviourCheck::Off)
+    {
+        if !o.is_file() {
+            return Err(anyhow::anyhow!(
+                "the original program {} is gone (needed to check the annotation; --no-check-behaviour skips it)",
+                o.display()
+            )
+            .into());
+        }
+    }
+    let only_drivers = tests
+        .iter()
+        .all(|t| matches!(t, measure::TestSpec::Driver { .. }));
+    let (compare_with, behaviour_unchecked) = match (opts.check_behaviour, &original) {
+        (BehaviourCheck::Off, _) => (None, Some("--no-check-behaviour".to_string())),
+        (_, _) if only_drivers => (
+            None,
+            Some("test drivers include the annotated file itself".to_string()),
+        ),
+        (BehaviourCheck::On, None) => {
+            return Err(anyhow::anyhow!(
+                "--check-behaviour needs the original program: give --original FILE (no build record beside {})",
+                opts.file.display()
+            )
+            .into())
+        }
+        (BehaviourCheck::Auto, None) => (
+            None,
+            Some("the original program is unknown (give --original FILE)".to_string()),
+        ),
+        (BehaviourCheck::Auto, Some(_)) if tests.len() > AUTO_CHECK_MAX_TESTS => (
+            None,
+            Some(format!(
+                "{} tests, over {AUTO_CHECK_MAX_TESTS} (--check-behaviour runs them on the original too)",
+                tests.len()
+            )),
+        ),
+        (_, Some(o)) => (Some(o.clone()), None),
+    };
     // The program is built in a scratch directory: paths of the flags made absolute.
     let absolute = |p: &PathBuf| p.canonicalize().unwrap_or_else(|_| p.clone());
     let mut pre = opts.preprocess.clone();
@@ -173,22 +332,39 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         cc: opts.preprocess.cc.clone(),
         flags: crate::frontend::preprocess::user_flags(&pre),
         sources: opts.sources.clone(),
+        link: opts.link.clone(),
     };
     let work = tempfile::tempdir().map_err(Error::internal)?;
-    let tests_dir = if opts.tests.is_dir() {
-        opts.tests.clone()
-    } else {
-        super::dir_of(&opts.tests)
-    };
-    let runs = measure::run_tests(
+    let suite = measure::run_tests(
         &opts.file,
         &tests,
         &build,
         std::time::Duration::from_millis(opts.test_timeout_ms),
         work.path(),
-        &tests_dir,
+        &cwd,
+        compare_with.as_deref(),
     )
     .map_err(anyhow::Error::from)?;
+    let runs = suite.runs;
+    let behaviour = compare_with.as_ref().map(|o| {
+        let lines = label_lines(&loaded.program, &labels_file, &opts.file);
+        BehaviourReport {
+            original: shown_path(o),
+            compared: runs.len(),
+            undefined_status: suite.undefined_status.len(),
+            differences: suite
+                .differences
+                .iter()
+                .map(|d| DifferenceRow {
+                    label_line: d.label.and_then(|l| lines.get(&l).cloned()),
+                    difference: d.clone(),
+                })
+                .collect(),
+        }
+    });
+    let changed = behaviour
+        .as_ref()
+        .is_some_and(|b| !b.differences.is_empty());
     let covered: BTreeSet<u64> = runs
         .iter()
         .flat_map(|r| r.covered.iter().copied())
@@ -221,8 +397,8 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
             row.drivers = by.join(" ");
         }
     }
-    let wrote = if alarms.is_empty() {
-        labels::write_atomic(&labels_path, &labels_file.to_text())
+    let wrote = if alarms.is_empty() && !changed {
+        labels::write_atomic(&labels_path, labels_file.to_text())
             .map_err(|e| write_failed(&labels_path, e))?;
         Some(labels_path.display().to_string())
     } else {
@@ -234,7 +410,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
             .iter()
             .map(|r| (r.id, r.tag.clone(), r.origin_loc.clone()))
             .collect();
-        let sources = original_sources(&opts.file, &rows);
+        let sources = original_sources(&opts.file, original.as_deref(), &rows);
         let report = measure::elements_report(&rows, &claims, &runs, &sources);
         let text = serde_json::to_string_pretty(&report).map_err(Error::internal)? + "\n";
         labels::write_atomic(path, &text).map_err(|e| write_failed(path, e))?;
@@ -262,23 +438,79 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
             .collect(),
         pending,
         alarms,
+        behaviour,
+        behaviour_unchecked,
         wrote,
         table,
     })
 }
 
-/// The original sources the labels file names (beside the annotated file or one level up).
-fn original_sources(file: &Path, rows: &[(u64, String, String)]) -> BTreeMap<String, String> {
+/// A path as the user would write it: relative to the current directory when under it.
+fn shown_path(p: &Path) -> String {
+    let cwd = std::env::current_dir().ok();
+    let abs = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    cwd.and_then(|d| {
+        abs.strip_prefix(d.canonicalize().ok()?)
+            .ok()
+            .map(Path::to_path_buf)
+    })
+    .unwrap_or(abs)
+    .display()
+    .to_string()
+}
+
+/// Where each label is: `ANNOTATED:LINE` (from `ORIGINAL:LINE` when the labels file says).
+fn label_lines(
+    program: &crate::ir::Program,
+    labels_file: &LabelsFile,
+    file: &Path,
+) -> BTreeMap<u64, String> {
+    let name = super::file_name(file);
+    let mut out = BTreeMap::new();
+    for f in &program.functions {
+        for (_, s) in f.labels() {
+            if let crate::ir::StmtKind::Label { id, .. } = &s.kind {
+                out.entry(*id)
+                    .or_insert_with(|| format!("{name}:{}", s.loc.line));
+            }
+        }
+    }
+    for r in &labels_file.rows {
+        if let Some(at) = out.get_mut(&r.id) {
+            if !r.origin_loc.is_empty() {
+                at.push_str(&format!(", from {}", r.origin_loc));
+            }
+        }
+    }
+    out
+}
+
+/// The original sources the labels file names: the original program (from the build record
+/// or `--original`) wherever it lives, else files beside the annotated one or one level up.
+fn original_sources(
+    file: &Path,
+    original: Option<&Path>,
+    rows: &[(u64, String, String)],
+) -> BTreeMap<String, String> {
     let mut sources = BTreeMap::new();
     let dir = file.parent().unwrap_or(Path::new("."));
+    let original_dir = original.and_then(Path::parent);
     for (_, _, origin) in rows {
         let name = origin.rsplit_once(':').map_or(origin.as_str(), |(f, _)| f);
-        if !name.is_empty() && !sources.contains_key(name) {
-            for cand in [dir.join(name), dir.join("..").join(name)] {
-                if let Ok(t) = std::fs::read_to_string(&cand) {
-                    sources.insert(name.to_string(), t);
-                    break;
-                }
+        if name.is_empty() || sources.contains_key(name) {
+            continue;
+        }
+        let mut candidates = Vec::new();
+        if let Some(o) = original.filter(|o| o.file_name().is_some_and(|n| n == name)) {
+            candidates.push(o.to_path_buf());
+        }
+        candidates.extend(original_dir.map(|d| d.join(name)));
+        candidates.push(dir.join(name));
+        candidates.push(dir.join("..").join(name));
+        for cand in candidates {
+            if let Ok(bytes) = std::fs::read(&cand) {
+                sources.insert(name.to_string(), crate::frontend::text_of_bytes(&bytes));
+                break;
             }
         }
     }

@@ -25,6 +25,15 @@ pub fn load(file: &Path, opts: &PreprocessOptions) -> Result<frontend::Loaded> {
     Ok(frontend::load(file, opts)?)
 }
 
+/// The preprocessing options for `file`: `user`'s, then those of the build record `annotate`
+/// left beside it (a malformed record is bad input).
+pub fn options_for(file: &Path, user: &PreprocessOptions) -> Result<PreprocessOptions> {
+    match crate::report::build::read_beside(file).map_err(anyhow::Error::from)? {
+        Some(record) => Ok(record.merge_into(user)),
+        None => Ok(user.clone()),
+    }
+}
+
 /// A file's name without its directories.
 pub fn file_name(file: &Path) -> String {
     file.file_name()

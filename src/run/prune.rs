@@ -164,6 +164,28 @@ struct Inputs {
     file_only: Vec<u64>,
 }
 
+/// Checks a labels file against the program: every label of the program must have its row.
+/// Returns the rows the compiled program lacks (in code the preprocessor dropped or in
+/// functions that were not lowered: they stay unknown).
+pub fn check_labels_match(
+    program: &crate::ir::Program,
+    lf: &LabelsFile,
+    lp: &Path,
+    file: &Path,
+) -> Result<Vec<u64>> {
+    let ir_ids: BTreeSet<u64> = program.label_ids().collect();
+    let file_ids: BTreeSet<u64> = lf.rows.iter().map(|r| r.id).collect();
+    if let Some(missing) = ir_ids.difference(&file_ids).next() {
+        return Err(anyhow::anyhow!(
+            "{} does not match {}: label {missing} of the program is missing from it",
+            lp.display(),
+            file.display()
+        )
+        .into());
+    }
+    Ok(file_ids.difference(&ir_ids).copied().collect())
+}
+
 fn read_inputs(
     file: &Path,
     labels: Option<PathBuf>,
@@ -182,18 +204,7 @@ fn read_inputs(
     let ir_ids: BTreeSet<u64> = program.label_ids().collect();
     let mut file_only: Vec<u64> = Vec::new();
     if let (Some(lf), Some(lp)) = (&labels_file, &labels_path) {
-        let file_ids: BTreeSet<u64> = lf.rows.iter().map(|r| r.id).collect();
-        if let Some(missing) = ir_ids.difference(&file_ids).next() {
-            return Err(anyhow::anyhow!(
-                "{} does not match {}: label {missing} of the program is missing from it",
-                lp.display(),
-                file.display()
-            )
-            .into());
-        }
-        // Labels of the file that the compiled program lacks sit in code the preprocessor
-        // dropped or in functions that were not lowered: they stay unknown.
-        file_only = file_ids.difference(&ir_ids).copied().collect();
+        file_only = check_labels_match(&program, lf, lp, file)?;
     }
     if ir_ids.is_empty() && file_only.is_empty() {
         return Err(anyhow::anyhow!(
@@ -524,7 +535,7 @@ fn finish(
     let file_name = super::file_name(file);
     let ledger = Ledger::new(&file_name, &source, &program, &verdicts, timings);
     let ledger_path = ledger_path_of(file);
-    labels::write_atomic(&ledger_path, &ledger.to_json())
+    labels::write_atomic(&ledger_path, ledger.to_json())
         .map_err(|e| write_failed(&ledger_path, e))?;
 
     let lf = labels_file.get_or_insert_with(LabelsFile::default);
@@ -563,7 +574,7 @@ fn finish(
     }
     lf.rows.sort_by_key(|r| r.id);
     let out_labels = labels_path.unwrap_or_else(|| file.with_extension("labels"));
-    labels::write_atomic(&out_labels, &lf.to_text()).map_err(|e| write_failed(&out_labels, e))?;
+    labels::write_atomic(&out_labels, lf.to_text()).map_err(|e| write_failed(&out_labels, e))?;
 
     let skipped_functions = program
         .skipped

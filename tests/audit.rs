@@ -83,6 +83,63 @@ fn sarif_validates_against_the_sarif_2_1_0_schema() {
         );
         assert!(r["partialFingerprints"]["covpruneLabel/v1"].is_string());
     }
+    // One fingerprint per result.
+    let prints: std::collections::BTreeSet<&str> = results
+        .iter()
+        .map(|r| {
+            r["partialFingerprints"]["covpruneLabel/v1"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(prints.len(), results.len());
+    // The root is the original's directory, as a file URI ending in `/`.
+    let root = sarif["runs"][0]["originalUriBaseIds"]["SRCROOT"]["uri"]
+        .as_str()
+        .unwrap();
+    let programs = std::fs::canonicalize("benchmarks/programs").unwrap();
+    assert_eq!(root, format!("file://{}/", programs.display()));
+}
+
+#[test]
+fn sarif_uris_are_encoded_where_paths_have_spaces() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("my src");
+    std::fs::create_dir(&src).unwrap();
+    std::fs::copy("benchmarks/programs/tritype.c", src.join("tri type.c")).unwrap();
+    let out = dir.path().join("out dir");
+    covprune()
+        .arg("annotate")
+        .arg(src.join("tri type.c"))
+        .args(["--criteria", "WM", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let sarif_path = out.join("f.sarif");
+    covprune()
+        .arg("audit")
+        .arg(out.join("tri type_labels.c"))
+        .arg("--sarif")
+        .arg(&sarif_path)
+        .assert()
+        .success();
+    let sarif: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif_path).unwrap()).unwrap();
+    let root = sarif["runs"][0]["originalUriBaseIds"]["SRCROOT"]["uri"]
+        .as_str()
+        .unwrap();
+    assert!(
+        root.starts_with("file:///") && root.ends_with("/my%20src/"),
+        "{root}"
+    );
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for r in results {
+        assert_eq!(
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "tri%20type.c"
+        );
+    }
 }
 
 /// Headless Chromium, as root in a sandboxless container, with no network chatter.
@@ -106,10 +163,16 @@ fn chromium() -> Option<Command> {
 
 #[test]
 fn the_html_report_renders_in_headless_chromium() {
-    let Some(_) = chromium() else {
-        eprintln!("skipped: chromium is not installed (Debian package `chromium`)");
+    // A browser test that passes without a browser proves nothing: it fails, unless the
+    // user says to skip it.
+    if chromium().is_none() {
+        assert!(
+            std::env::var_os("COVPRUNE_NO_BROWSER").is_some(),
+            "chromium is not installed (Debian package `chromium`; .ci/run installs it): install it, or set COVPRUNE_NO_BROWSER=1 to skip this test"
+        );
+        eprintln!("skipped: COVPRUNE_NO_BROWSER is set");
         return;
-    };
+    }
     let dir = tempfile::tempdir().unwrap();
     let html = dir.path().join("report.html");
     audited(dir.path(), &["--html", html.to_str().unwrap()]);
@@ -136,6 +199,18 @@ fn the_html_report_renders_in_headless_chromium() {
         "statuses are shown"
     );
     assert!(dom.contains("<svg"), "the graph is drawn");
+    // Readable: one collapsible graph per function, each drawing of a connected part at most a
+    // couple of screens tall (the whole file's graph was 10,000 px tall).
+    assert!(dom.contains("<details"), "graphs are collapsible");
+    for tag in dom.split("<svg").skip(1) {
+        let height: f64 = tag
+            .split("height=\"")
+            .nth(1)
+            .and_then(|h| h.split('"').next())
+            .and_then(|h| h.parse().ok())
+            .expect("an svg height");
+        assert!(height < 2500.0, "an svg {height} px tall");
+    }
     let shot = dir.path().join("shot.png");
     let st = chromium()
         .unwrap()

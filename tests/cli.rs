@@ -575,3 +575,28 @@ fn verbose_prune_lists_the_memory_regions() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["infeasible"], 2, "{v}");
 }
+
+/// A Latin-1 file (1990s C often is one) is exported byte for byte, as the other commands read
+/// it.
+#[test]
+fn export_acsl_keeps_a_latin1_file_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("latin1.c");
+    let mut bytes =
+        b"/* r\xe9sum\xe9 */\nint f(int x)\n{\n    pc_label(x > 0, 1, \"CC\");\n    return x;\n}\n"
+            .to_vec();
+    bytes.splice(
+        0..0,
+        b"#ifndef pc_label\n#define pc_label(...) do{}while(0)\n#endif\n"
+            .iter()
+            .copied(),
+    );
+    std::fs::write(&file, &bytes).unwrap();
+    covprune().arg("export-acsl").arg(&file).assert().success();
+    let out = std::fs::read(dir.path().join("latin1.acsl.c")).unwrap();
+    assert!(
+        out.windows(8).any(|w| w == b"r\xe9sum\xe9 *"),
+        "the Latin-1 bytes are kept"
+    );
+    assert!(String::from_utf8_lossy(&out).contains("check covprune_l1: !("));
+}

@@ -73,8 +73,8 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
          {criteria}). Each program annotated, pruned with the default options, then measured on \
          its SIR `universe` file as it is, run from the program's `inputs` folder, with \
          `--check-behaviour` (every test on the original too).\n\n\
-         | program | tests | split unlike `sh` | crashed | timed out | behaviour differs | status undefined in the original | soundness alarms | labels covered (words) | labels covered (`--tests-sh`) | measure s |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|\n",
+         | program | tests | not runnable (input missing) | split unlike `sh` | crashed | timed out | behaviour differs | status undefined in the original | soundness alarms | labels covered (words) | labels covered (`--tests-sh`) | measure s |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
         crate::machine_note()
     );
     for &(name, folder, file, link) in PROGRAMS {
@@ -144,8 +144,9 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
         let len = |v: &serde_json::Value| v.as_array().map_or(0, Vec::len);
         let b = &words["behaviour"];
         let row = format!(
-            "| {name} | {} | {split_unlike_sh} | {} | {} | {} | {} | {} | {} | {} | {secs:.1} |\n",
+            "| {name} | {} | {} | {split_unlike_sh} | {} | {} | {} | {} | {} | {} | {} | {secs:.1} |\n",
             words["tests"],
+            len(&words["not_run"]),
             len(&words["crashed"]),
             len(&words["timed_out"]),
             len(&b["differences"]),

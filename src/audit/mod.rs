@@ -363,6 +363,79 @@ fn dot_with(rows: &[Row], clusters: bool, predicates: bool) -> String {
     out
 }
 
+/// The graph of each function drawn apart (a graph of a whole file is thousands of pixels
+/// tall): relations within the function only, infeasible labels without relations left out
+/// (the tables and the source list them). Functions with no relation have no graph.
+/// Returns (function, labels drawn, SVG), by function name.
+pub fn svgs(rows: &[Row]) -> Vec<(String, usize, String)> {
+    let mut by_fn: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
+    for r in rows {
+        by_fn.entry(r.function.as_str()).or_default().push(r);
+    }
+    let mut out = Vec::new();
+    for (f, members) in by_fn {
+        let ids: BTreeSet<u64> = members.iter().map(|r| r.id).collect();
+        let local: Vec<Row> = members
+            .iter()
+            .map(|r| {
+                let mut r = (*r).clone();
+                r.status = match &r.status {
+                    Status::Subsumed { by } => {
+                        let by: Vec<u64> = by.iter().copied().filter(|b| ids.contains(b)).collect();
+                        if by.is_empty() {
+                            Status::unknown(crate::prune::Reason::Satisfiable)
+                        } else {
+                            Status::Subsumed { by }
+                        }
+                    }
+                    Status::Duplicate { of } if !ids.contains(of) => {
+                        Status::unknown(crate::prune::Reason::Satisfiable)
+                    }
+                    Status::Infeasible => Status::unknown(crate::prune::Reason::Satisfiable),
+                    other => other.clone(),
+                };
+                r
+            })
+            .collect();
+        // Each weakly connected part is drawn apart, side by side: one tall drawing of all
+        // of them is unreadable.
+        let mut parent: BTreeMap<u64, u64> = BTreeMap::new();
+        fn find(parent: &mut BTreeMap<u64, u64>, x: u64) -> u64 {
+            let p = *parent.entry(x).or_insert(x);
+            if p == x {
+                return x;
+            }
+            let root = find(parent, p);
+            parent.insert(x, root);
+            root
+        }
+        for r in &local {
+            for other in r.by().iter().copied().chain(r.of()) {
+                let (a, b) = (find(&mut parent, r.id), find(&mut parent, other));
+                if a != b {
+                    parent.insert(a.max(b), a.min(b));
+                }
+            }
+        }
+        let mut parts: BTreeMap<u64, Vec<Row>> = BTreeMap::new();
+        for r in &local {
+            if parent.contains_key(&r.id) {
+                let root = find(&mut parent, r.id);
+                parts.entry(root).or_default().push(r.clone());
+            }
+        }
+        let related = parts.values().map(Vec::len).sum::<usize>();
+        let drawings: Vec<String> = parts
+            .values()
+            .filter_map(|part| svg(part).ok().filter(|s| !s.is_empty()))
+            .collect();
+        if !drawings.is_empty() {
+            out.push((f.to_string(), related, drawings.concat()));
+        }
+    }
+    out
+}
+
 /// The DOT graph drawn as SVG (layout-rs; it draws no clusters, so the flat graph is used).
 pub fn svg(rows: &[Row]) -> Result<String, String> {
     use layout::backends::svg::SVGWriter;
@@ -417,11 +490,11 @@ pub fn html(
     rows: &[Row],
     source: &str,
     line_of: &BTreeMap<u64, usize>,
-    graph_svg: &str,
+    graphs: &[(String, usize, String)],
 ) -> String {
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>covprune audit: {t}</title>\n<style>\nbody{{font-family:sans-serif;margin:1.5em}} table{{border-collapse:collapse;margin:.5em 0}} td,th{{border:1px solid #ccc;padding:2px 6px;text-align:right}} th:first-child,td:first-child{{text-align:left}}\npre.src{{font-size:12px;line-height:1.35}} .ln{{color:#999;display:inline-block;width:4em}} .lab{{display:block;margin-left:4em;font-size:11px}}\n.infeasible{{color:#b00}} .duplicate{{color:#a60}} .subsumed{{color:#a60}} .unknown{{color:#060}}
-.graph{{max-height:700px;overflow:auto;border:1px solid #ccc}} .graph svg{{max-width:100%;height:auto}}\n</style></head><body>\n<h1>covprune audit: {t}</h1>\n",
+.graph{{max-height:640px;overflow:auto;border:1px solid #ccc;display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}} summary{{cursor:pointer;margin:.3em 0}}\n</style></head><body>\n<h1>covprune audit: {t}</h1>\n",
         t = html_escape(title)
     );
     out.push_str("<h2>Per criterion</h2>\n<table><tr><th>criterion</th><th>labels</th><th>infeasible</th><th>dup (step 2)</th><th>dup (step 3)</th><th>subsumed</th><th>pruned</th><th>%</th></tr>\n");
@@ -455,10 +528,16 @@ pub fn html(
         }
         out.push_str("</table>\n");
     }
-    if !graph_svg.is_empty() {
-        out.push_str("<h2>Subsumption graph</h2>\n<div class=\"graph\">");
-        out.push_str(graph_svg);
-        out.push_str("</div>\n");
+    if !graphs.is_empty() {
+        out.push_str("<h2>Subsumption graphs</h2>\n<p>One graph per function (relations within it; infeasible labels are red in the source below). An arrow goes from a label to the labels it subsumes.</p>\n");
+        for (f, n, svg) in graphs {
+            let _ = writeln!(
+                out,
+                "<details class=\"fn-graph\"{}><summary>{} ({n} labels in relations)</summary><div class=\"graph\">{svg}</div></details>",
+                if graphs.len() == 1 { " open" } else { "" },
+                html_escape(f)
+            );
+        }
     }
     out.push_str("<h2>Source</h2>\n<pre class=\"src\">");
     let mut at_line: BTreeMap<usize, Vec<&Row>> = BTreeMap::new();
@@ -489,9 +568,11 @@ pub fn html(
 /// SARIF 2.1.0 with the actionable findings only: an infeasible STMT label (dead code), an
 /// infeasible DC/CC label (a condition that cannot take a value), an infeasible WM label (an
 /// equivalent mutant). `origin` gives each label's (relative file, line).
+/// `root` is the directory the origins' relative file names start from (`SRCROOT`).
 pub fn sarif(
     rows: &[Row],
     origin: &BTreeMap<u64, (String, usize)>,
+    root: &std::path::Path,
     version: &str,
 ) -> serde_json::Value {
     let rules = [
@@ -500,6 +581,10 @@ pub fn sarif(
         ("covprune/equivalent-mutant", "Equivalent mutant", "No input distinguishes this mutant from the original: the mutation testing objective is infeasible."),
     ];
     let mut results = Vec::new();
+    // Results with the same function, tag and predicate (one predicate at two places) get
+    // their rank among those, by line, in the fingerprint: one fingerprint per result.
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut infeasible: Vec<(&Row, &(String, usize), usize)> = Vec::new();
     for r in rows.iter().filter(|r| r.status == Status::Infeasible) {
         let rule = match r.criterion() {
             "STMT" => 0,
@@ -507,24 +592,41 @@ pub fn sarif(
             c if c.starts_with("WM") => 2,
             _ => continue,
         };
-        let Some((file, line)) = origin.get(&r.id) else {
-            continue;
+        if let Some(at) = origin.get(&r.id) {
+            infeasible.push((r, at, rule));
+        }
+    }
+    infeasible.sort_by(|a, b| (a.1, a.0.id).cmp(&(b.1, b.0.id)));
+    for (r, (file, line), rule) in infeasible {
+        let key = format!("{}\u{0}{}\u{0}{}", r.function, r.tag, r.predicate);
+        let rank = seen.entry(key.clone()).or_insert(0);
+        let base = if *rank == 0 {
+            key
+        } else {
+            format!("{key}\u{0}{rank}")
         };
-        let fingerprint = crate::prune::journal::fingerprint(
-            format!("{}\u{0}{}\u{0}{}", r.function, r.tag, r.predicate).as_bytes(),
-            rules[rule].0,
-        );
+        *rank += 1;
+        let fingerprint = crate::prune::journal::fingerprint(base.as_bytes(), rules[rule].0);
+        let location = if std::path::Path::new(file).is_absolute() {
+            serde_json::json!({"uri": file_uri(std::path::Path::new(file))})
+        } else {
+            serde_json::json!({"uri": encode_uri_path(file), "uriBaseId": "SRCROOT"})
+        };
         results.push(serde_json::json!({
             "ruleId": rules[rule].0,
             "ruleIndex": rule,
             "level": if rule == 2 { "note" } else { "warning" },
             "message": {"text": format!("label {} ({}) `{}` is infeasible in {}", r.id, r.tag, r.predicate, r.function)},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": file, "uriBaseId": "SRCROOT"},
+                "artifactLocation": location,
                 "region": {"startLine": (*line).max(1)}
             }}],
             "partialFingerprints": {"covpruneLabel/v1": fingerprint},
         }));
+    }
+    let mut root_uri = file_uri(root);
+    if !root_uri.ends_with('/') {
+        root_uri.push('/');
     }
     serde_json::json!({
         "version": "2.1.0",
@@ -541,15 +643,49 @@ pub fn sarif(
                     "fullDescription": {"text": text},
                 })).collect::<Vec<_>>(),
             }},
-            "originalUriBaseIds": {"SRCROOT": {"uri": "file:///"}},
+            "originalUriBaseIds": {"SRCROOT": {"uri": root_uri}},
             "results": results,
         }]
     })
 }
 
+/// A path's characters as a URI path: unreserved characters and `/` kept, every other byte
+/// percent-encoded (RFC 3986).
+pub fn encode_uri_path(path: &str) -> String {
+    let mut out = String::new();
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// `file://` URI of an absolute path.
+fn file_uri(path: &std::path::Path) -> String {
+    let text = path.to_string_lossy().replace('\\', "/");
+    let text = if text.starts_with('/') {
+        text
+    } else {
+        format!("/{text}")
+    };
+    format!("file://{}", encode_uri_path(&text))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uris_are_percent_encoded() {
+        assert_eq!(encode_uri_path("my dir/a+b.c"), "my%20dir/a%2Bb.c");
+        assert_eq!(
+            file_uri(std::path::Path::new("/w/my src")),
+            "file:///w/my%20src"
+        );
+    }
 
     fn row(id: u64, status: &str, tag: &str, of: Option<u64>, by: &[u64]) -> Row {
         Row {

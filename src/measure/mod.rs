@@ -398,6 +398,9 @@ fn execute(
             c.stdin(Stdio::null());
             c
         }
+        TestSpec::NotRunnable { why, .. } => {
+            return Err(std::io::Error::other(format!("{}: {why}", t.name())))
+        }
     };
     let err_file = if joined {
         out_file.try_clone()?
@@ -461,18 +464,23 @@ pub enum Claim {
 
 /// The claims of a ledger: its polluting labels.
 pub fn claims_from_ledger(ledger: &crate::report::ledger::Ledger) -> BTreeMap<u64, Claim> {
+    claims_of_statuses(ledger.labels.iter().map(|l| (l.id, &l.status)))
+}
+
+/// The claims among labels' statuses.
+pub fn claims_of_statuses<'a>(
+    statuses: impl Iterator<Item = (u64, &'a crate::prune::Status)>,
+) -> BTreeMap<u64, Claim> {
     use crate::prune::Status;
-    ledger
-        .labels
-        .iter()
-        .filter_map(|l| {
-            let claim = match &l.status {
+    statuses
+        .filter_map(|(id, status)| {
+            let claim = match status {
                 Status::Infeasible => Claim::Infeasible,
                 Status::Duplicate { of } => Claim::Duplicate(*of),
                 Status::Subsumed { by } => Claim::Subsumed(by.clone()),
                 Status::Unknown { .. } => return None,
             };
-            Some((l.id, claim))
+            Some((id, claim))
         })
         .collect()
 }
@@ -537,6 +545,9 @@ pub struct Coverage {
     /// Infeasible, duplicate (not the representative) or subsumed.
     pub polluting: usize,
     pub infeasible: usize,
+    /// Kept here though duplicate or subsumed through labels of other criteria (`prune`'s
+    /// `+across`): redundant only when those labels are objectives too.
+    pub across: usize,
     /// Labels kept after pruning, and those of them covered.
     pub kept: usize,
     pub kept_covered: usize,
@@ -563,6 +574,45 @@ impl Coverage {
     }
 }
 
+/// The labels polluting within their own criterion (a tag's first word): infeasible, or
+/// duplicate or subsumed through labels of the same criterion. A duplicate class keeps one
+/// label per criterion, its lowest id when the class representative belongs to another
+/// criterion; a label subsumed only by labels of other criteria is still an objective of its
+/// own. `prune` and `measure` both count "pruned"/"polluting" this way.
+pub fn polluting_within_criteria(
+    labels: &[(u64, String)],
+    claims: &BTreeMap<u64, Claim>,
+) -> BTreeSet<u64> {
+    let crit_of: BTreeMap<u64, &str> = labels
+        .iter()
+        .map(|(id, tag)| (*id, tag.split_whitespace().next().unwrap_or("")))
+        .collect();
+    let mut kept_in_class: BTreeMap<(&str, u64), u64> = BTreeMap::new();
+    for (id, claim) in claims {
+        if let (Claim::Duplicate(of), Some(c)) = (claim, crit_of.get(id)) {
+            if crit_of.get(of) != Some(c) {
+                let e = kept_in_class.entry((c, *of)).or_insert(*id);
+                *e = (*e).min(*id);
+            }
+        }
+    }
+    labels
+        .iter()
+        .filter(|(id, _)| {
+            let c = crit_of[id];
+            match claims.get(id) {
+                None => false,
+                Some(Claim::Infeasible) => true,
+                Some(Claim::Duplicate(of)) => {
+                    crit_of.get(of) == Some(&c) || kept_in_class.get(&(c, *of)) != Some(id)
+                }
+                Some(Claim::Subsumed(by)) => by.iter().any(|b| crit_of.get(b) == Some(&c)),
+            }
+        })
+        .map(|(id, _)| *id)
+        .collect()
+}
+
 /// Per criterion (a tag's first word) and overall (`all`, last). Within a criterion, only
 /// relations to labels of the same criterion count (a CC label subsumed by an MCC label is
 /// still a CC objective); a duplicate class keeps one label per criterion, its lowest id when
@@ -577,32 +627,8 @@ pub fn coverage(
         .map(|(id, tag)| (*id, tag.split_whitespace().next().unwrap_or("").to_string()))
         .collect();
     let is_pending = |id: u64| pending_subsumed(id, claims, covered).is_some();
-    // Per criterion and duplicate class: the label kept when the representative is foreign.
-    let mut kept_in_class: BTreeMap<(String, u64), u64> = BTreeMap::new();
-    for (id, claim) in claims {
-        if let (Claim::Duplicate(of), Some(c)) = (claim, crit_of.get(id)) {
-            if crit_of.get(of) != Some(c) {
-                let e = kept_in_class.entry((c.clone(), *of)).or_insert(*id);
-                *e = (*e).min(*id);
-            }
-        }
-    }
-    let polluting_within = |id: u64, c: &str| -> bool {
-        if is_pending(id) {
-            return false;
-        }
-        match claims.get(&id) {
-            None => false,
-            Some(Claim::Infeasible) => true,
-            Some(Claim::Duplicate(of)) => {
-                crit_of.get(of).map(String::as_str) == Some(c)
-                    || kept_in_class.get(&(c.to_string(), *of)) != Some(&id)
-            }
-            Some(Claim::Subsumed(by)) => by
-                .iter()
-                .any(|b| crit_of.get(b).map(String::as_str) == Some(c)),
-        }
-    };
+    let within = polluting_within_criteria(labels, claims);
+    let polluting_within = |id: u64| !is_pending(id) && within.contains(&id);
     let mut per: BTreeMap<String, Coverage> = BTreeMap::new();
     let mut all = Coverage {
         criterion: "all".into(),
@@ -633,11 +659,12 @@ pub fn coverage(
             if by.iter().any(|b| crit_of.get(b) == Some(&crit)));
         add(
             c,
-            polluting_within(*id, &crit),
+            polluting_within(*id),
             infeasible,
             is_cov,
             pending && subsumed_within,
         );
+        c.across += usize::from(claims.contains_key(id) && !within.contains(id));
         add(
             &mut all,
             claims.contains_key(id) && !pending,
@@ -673,22 +700,35 @@ pub fn pending_subsumed<'c>(
 pub fn coverage_text(rows: &[Coverage]) -> String {
     let pct = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}%"));
     let mut out = format!(
-        "{:<9} {:>7} {:>8} {:>7} {:>10} {:>6} {:>8} {:>8} {:>8}\n",
-        "criterion", "labels", "covered", "raw", "polluting", "kept", "covered", "cleaned", "bound"
+        "{:<9} {:>7} {:>8} {:>7} {:>10} {:>8} {:>6} {:>8} {:>8} {:>8}\n",
+        "criterion",
+        "labels",
+        "covered",
+        "raw",
+        "polluting",
+        "+across",
+        "kept",
+        "covered",
+        "cleaned",
+        "bound"
     );
     for r in rows {
         out.push_str(&format!(
-            "{:<9} {:>7} {:>8} {:>7} {:>10} {:>6} {:>8} {:>8} {:>8}\n",
+            "{:<9} {:>7} {:>8} {:>7} {:>10} {:>8} {:>6} {:>8} {:>8} {:>8}\n",
             r.criterion,
             r.labels,
             r.covered,
             pct(r.raw()),
             r.polluting,
+            r.across,
             r.kept,
             r.kept_covered,
             pct(r.cleaned()),
             pct(r.upper_bound())
         ));
+    }
+    if rows.iter().any(|r| r.across > 0) {
+        out.push_str("polluting: within the label's own criterion (what `prune` counts as pruned); +across: kept, though duplicate or subsumed through labels of other criteria\n");
     }
     out
 }

@@ -44,6 +44,11 @@ pub enum TestSpec {
         name: String,
         path: PathBuf,
     },
+    /// A line `sh` could not run either (its input file is missing): reported, not run.
+    NotRunnable {
+        name: String,
+        why: String,
+    },
 }
 
 impl TestSpec {
@@ -51,7 +56,8 @@ impl TestSpec {
         match self {
             TestSpec::Args { name, .. }
             | TestSpec::Shell { name, .. }
-            | TestSpec::Driver { name, .. } => name,
+            | TestSpec::Driver { name, .. }
+            | TestSpec::NotRunnable { name, .. } => name,
         }
     }
 }
@@ -69,8 +75,9 @@ pub enum LineForm {
 }
 
 /// Reads the tests: a directory of C drivers, or a file with one test per line (`#` starts a
-/// comment line). Redirection paths are resolved against `cwd`, where the tests will run.
-/// Tests are named by their line number, drivers by file stem.
+/// comment line). Redirection paths are resolved against `cwd`, where the tests will run; a
+/// line whose input file is missing is [`TestSpec::NotRunnable`] (`sh` would not run it
+/// either). Tests are named by their line number, drivers by file stem.
 pub fn read_tests(path: &Path, form: LineForm, cwd: &Path) -> Result<Vec<TestSpec>, MeasureError> {
     let read_err = |source| MeasureError::Read {
         path: path.to_path_buf(),
@@ -120,6 +127,13 @@ pub fn read_tests(path: &Path, form: LineForm, cwd: &Path) -> Result<Vec<TestSpe
             LineForm::Words => {
                 let tokens = split_line(trimmed).map_err(malformed)?;
                 let (args, redirects) = redirections(tokens, cwd).map_err(malformed)?;
+                if let Some(missing) = redirects.stdin.as_ref().filter(|f| !f.is_file()) {
+                    out.push(TestSpec::NotRunnable {
+                        name,
+                        why: format!("no such input file {}", missing.display()),
+                    });
+                    continue;
+                }
                 out.push(TestSpec::Args {
                     name,
                     args: args.iter().map(|a| text_to_os(a, latin1)).collect(),
@@ -401,8 +415,7 @@ pub fn split_line(line: &str) -> Result<Vec<Token>, String> {
     Ok(out)
 }
 
-/// The program's arguments and redirections of a split line (globs expanded in `cwd`); an
-/// input file must exist.
+/// The program's arguments and redirections of a split line (globs expanded in `cwd`).
 fn redirections(tokens: Vec<Token>, cwd: &Path) -> Result<(Vec<String>, Redirects), String> {
     let mut args = Vec::new();
     let mut r = Redirects::default();
@@ -428,12 +441,7 @@ fn redirections(tokens: Vec<Token>, cwd: &Path) -> Result<(Vec<String>, Redirect
         }
         let path = cwd.join(names.remove(0));
         match op {
-            "<" => {
-                if !path.is_file() {
-                    return Err(format!("no such input file {}", path.display()));
-                }
-                r.stdin = Some(path);
-            }
+            "<" => r.stdin = Some(path),
             ">" | ">>" => {
                 r.stdout = Some(Target::File {
                     path,

@@ -153,7 +153,10 @@ pub struct PruneSummary {
     pub duplicate_step3: usize,
     pub subsumed: usize,
     pub unknown: usize,
+    /// Every label with a claim (infeasible, duplicate or subsumed by any label).
     pub pruned: usize,
+    /// Of those, pruned within their own criterion (see [`TagRow::pruned_within`]).
+    pub pruned_within: usize,
     pub seconds_step1: f64,
     pub seconds_step2: f64,
     pub seconds_step3: f64,
@@ -172,6 +175,12 @@ pub struct TagRow {
     pub duplicate_step2: usize,
     pub duplicate_step3: usize,
     pub subsumed: usize,
+    /// Pruned within the criterion: infeasible, or duplicate or subsumed through labels of
+    /// the same criterion (what `measure` calls polluting).
+    pub pruned_within: usize,
+    /// Duplicate or subsumed only through labels of other criteria: redundant when those are
+    /// kept too, still objectives of this criterion alone.
+    pub pruned_across: usize,
 }
 
 impl TagRow {
@@ -200,10 +209,21 @@ impl PruneSummary {
     ) -> PruneSummary {
         let mut all = TagRow::default();
         let mut per_tag: BTreeMap<String, TagRow> = BTreeMap::new();
+        let labels: Vec<(u64, String)> = verdicts.iter().map(|v| (v.id, v.tag.clone())).collect();
+        let claims = crate::measure::claims_of_statuses(verdicts.iter().map(|v| (v.id, &v.status)));
+        let within = crate::measure::polluting_within_criteria(&labels, &claims);
         for v in verdicts {
             all.add(v);
             let tag = v.tag.split(' ').next().unwrap_or("").to_string();
-            per_tag.entry(tag).or_default().add(v);
+            let row = per_tag.entry(tag).or_default();
+            row.add(v);
+            if within.contains(&v.id) {
+                row.pruned_within += 1;
+                all.pruned_within += 1;
+            } else if claims.contains_key(&v.id) {
+                row.pruned_across += 1;
+                all.pruned_across += 1;
+            }
         }
         PruneSummary {
             labels: all.labels,
@@ -213,6 +233,7 @@ impl PruneSummary {
             subsumed: all.subsumed,
             unknown: all.labels - all.pruned(),
             pruned: all.pruned(),
+            pruned_within: all.pruned_within,
             seconds_step1: stats.step1.ms as f64 / 1000.0,
             seconds_step2: stats.step2.ms as f64 / 1000.0,
             seconds_step3: stats.step3.ms as f64 / 1000.0,
@@ -231,25 +252,33 @@ impl PruneSummary {
     /// One row per criterion, as in the paper's Figure 6 (step times are summed over workers).
     pub fn to_text(&self) -> String {
         let mut out = format!(
-            "{:<9} {:>7} {:>10} {:>8} {:>8} {:>8} {:>12}\n",
-            "criterion", "labels", "infeasible", "dup(s2)", "dup(s3)", "subsumed", "pruned"
+            "{:<9} {:>7} {:>10} {:>8} {:>8} {:>8} {:>12} {:>8}\n",
+            "criterion",
+            "labels",
+            "infeasible",
+            "dup(s2)",
+            "dup(s3)",
+            "subsumed",
+            "pruned",
+            "+across"
         );
         let row = |name: &str, r: &TagRow| {
             let pct = if r.labels == 0 {
                 0.0
             } else {
-                100.0 * r.pruned() as f64 / r.labels as f64
+                100.0 * r.pruned_within as f64 / r.labels as f64
             };
             format!(
-                "{:<9} {:>7} {:>10} {:>8} {:>8} {:>8} {:>6} {:>4.0}%\n",
+                "{:<9} {:>7} {:>10} {:>8} {:>8} {:>8} {:>6} {:>4.0}% {:>8}\n",
                 name,
                 r.labels,
                 r.infeasible,
                 r.duplicate_step2,
                 r.duplicate_step3,
                 r.subsumed,
-                r.pruned(),
-                pct
+                r.pruned_within,
+                pct,
+                r.pruned_across
             )
         };
         for (tag, r) in &self.per_tag {
@@ -262,8 +291,16 @@ impl PruneSummary {
                 duplicate_step2: self.duplicate_step2,
                 duplicate_step3: self.duplicate_step3,
                 subsumed: self.subsumed,
+                // Across all criteria, every relation is within the set.
+                pruned_within: self.pruned,
+                pruned_across: 0,
             };
             out.push_str(&row("all", &all));
+        }
+        if self.pruned > self.pruned_within {
+            out.push_str(
+                "pruned: polluting within the label's own criterion (what `measure` counts); +across: duplicate or subsumed only through labels of other criteria\n",
+            );
         }
         out.push_str(&format!(
             "time: step 1 {:.1} s, step 2 {:.1} s, step 3 {:.1} s; {} ms wall\n",

@@ -92,7 +92,17 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
     if let Some(p) = &opts.dot {
         write(p, &crate::audit::dot(rows, true))?;
     }
-    let sarif = crate::audit::sarif(rows, &origin, env!("CARGO_PKG_VERSION"));
+    // The original's directory (from the build record `annotate` wrote), where the labels
+    // file's origins are; else the annotated file's.
+    let original = crate::report::build::read_beside(&opts.file)
+        .map_err(anyhow::Error::from)?
+        .map(|r| r.original);
+    let root = original
+        .as_deref()
+        .and_then(Path::parent)
+        .map_or_else(|| super::dir_of(&opts.file), Path::to_path_buf);
+    let root = root.canonicalize().unwrap_or(root);
+    let sarif = crate::audit::sarif(rows, &origin, &root, env!("CARGO_PKG_VERSION"));
     let findings = sarif["runs"][0]["results"].as_array().map_or(0, Vec::len);
     if let Some(p) = &opts.sarif {
         write(
@@ -104,11 +114,12 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
     if let Some(p) = &opts.html {
         // The original source when it is at hand, else the annotated file.
         let dir = opts.file.parent().unwrap_or(Path::new("."));
-        let original = origin.values().next().map(|(f, _)| f.clone());
-        let found = original.as_ref().and_then(|f| {
-            [dir.join(f), dir.join("..").join(f)]
+        let original_name = origin.values().next().map(|(f, _)| f.clone());
+        let found = original_name.as_ref().and_then(|f| {
+            [root.join(f), dir.join(f), dir.join("..").join(f)]
                 .into_iter()
-                .find_map(|c| std::fs::read_to_string(c).ok())
+                .find_map(|c| std::fs::read(c).ok())
+                .map(|bytes| crate::frontend::text_of_bytes(&bytes))
         });
         let (source, line_of) = match found {
             Some(src) => (src, origin.iter().map(|(id, (_, l))| (*id, *l)).collect()),
@@ -125,10 +136,10 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
                 (String::from_utf8_lossy(&text).into_owned(), lines)
             }
         };
-        let svg = crate::audit::svg(rows).unwrap_or_default();
+        let graphs = crate::audit::svgs(rows);
         write(
             p,
-            &crate::audit::html(&title, &report, rows, &source, &line_of, &svg),
+            &crate::audit::html(&title, &report, rows, &source, &line_of, &graphs),
         )?;
     }
     Ok(AuditReport {

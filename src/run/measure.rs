@@ -56,6 +56,8 @@ pub const AUTO_CHECK_MAX_TESTS: usize = 10_000;
 pub struct MeasureReport {
     pub file: String,
     pub tests: usize,
+    /// Lines of the tests file that cannot run (as `sh` could not run them): not counted.
+    pub not_run: Vec<NotRun>,
     pub crashed: Vec<String>,
     pub timed_out: Vec<String>,
     pub claims_checked: usize,
@@ -72,6 +74,12 @@ pub struct MeasureReport {
     pub wrote: Option<String>,
     #[serde(skip)]
     table: Vec<Coverage>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct NotRun {
+    pub test: String,
+    pub why: String,
 }
 
 /// The annotated program beside the original on the same tests.
@@ -136,6 +144,9 @@ impl MeasureReport {
         }
         for name in self.crashed.iter().chain(&self.timed_out) {
             out.push_str(&format!("test {name} did not end normally\n"));
+        }
+        for n in &self.not_run {
+            out.push_str(&format!("test {} not run: {}\n", n.test, n.why));
         }
         match (&self.behaviour, &self.behaviour_unchecked) {
             (Some(b), _) => {
@@ -251,7 +262,25 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
             anyhow::anyhow!("{}: no such directory to run the tests in", cwd.display()).into(),
         );
     }
-    let tests = measure::read_tests(&opts.tests, opts.form, &cwd).map_err(anyhow::Error::from)?;
+    let (tests, not_runnable): (Vec<_>, Vec<_>) = measure::read_tests(&opts.tests, opts.form, &cwd)
+        .map_err(anyhow::Error::from)?
+        .into_iter()
+        .partition(|t| !matches!(t, measure::TestSpec::NotRunnable { .. }));
+    let not_run: Vec<NotRun> = not_runnable
+        .into_iter()
+        .filter_map(|t| match t {
+            measure::TestSpec::NotRunnable { name, why } => Some(NotRun { test: name, why }),
+            _ => None,
+        })
+        .collect();
+    if tests.is_empty() {
+        return Err(anyhow::anyhow!(
+            "{}: no test can run ({})",
+            opts.tests.display(),
+            not_run.first().map_or("", |n| n.why.as_str())
+        )
+        .into());
+    }
     let loaded = super::load(&opts.file, &opts.preprocess)?;
     let labels_path = opts
         .labels
@@ -424,6 +453,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
     Ok(MeasureReport {
         file: super::file_name(&opts.file),
         tests: runs.len(),
+        not_run,
         crashed: names(&|o| matches!(o, RunOutcome::Crashed(_))),
         timed_out: names(&|o| *o == RunOutcome::TimedOut),
         claims_checked: claims.len(),

@@ -95,6 +95,8 @@ pub struct PruneOptions {
 /// The result of `prune`: the whole run's, or one shard's.
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
+// One outcome per run: boxing the larger variant would save nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum PruneOutcome {
     Whole(PruneReport),
     Shard(ShardReport),

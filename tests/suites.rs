@@ -20,6 +20,13 @@ fn echo_in(dir: &Path) -> PathBuf {
     file
 }
 
+/// `covprune measure FILE --tests TESTS`, to add arguments to.
+fn measure(file: &Path, tests: &Path) -> assert_cmd::Command {
+    let mut c = covprune();
+    c.arg("measure").arg(file).arg("--tests").arg(tests);
+    c
+}
+
 /// Lines that exercise quoting, escapes and redirections; each writes its output to its own
 /// file so that the test can read what the program received.
 const QUOTING: &[&str] = &[
@@ -36,11 +43,7 @@ fn test_lines_are_split_as_sh_splits_them() {
     let dir = tempfile::tempdir().unwrap();
     let file = echo_in(dir.path());
     std::fs::write(dir.path().join("echo.tests"), QUOTING.join("\n") + "\n").unwrap();
-    covprune()
-        .arg("measure")
-        .arg(&file)
-        .arg("--tests")
-        .arg(dir.path().join("echo.tests"))
+    measure(&file, &dir.path().join("echo.tests"))
         .assert()
         .success();
     let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
@@ -85,11 +88,7 @@ fn shell_syntax_in_the_words_form_is_refused_with_a_pointer_to_tests_sh() {
     let dir = tempfile::tempdir().unwrap();
     let file = echo_in(dir.path());
     std::fs::write(dir.path().join("t.tests"), "a | b\n").unwrap();
-    covprune()
-        .arg("measure")
-        .arg(&file)
-        .arg("--tests")
-        .arg(dir.path().join("t.tests"))
+    measure(&file, &dir.path().join("t.tests"))
         .assert()
         .code(2)
         .stderr(predicate::str::contains("t.tests:1:").and(predicate::str::contains("--tests-sh")));
@@ -105,11 +104,7 @@ fn the_sh_form_runs_lines_with_prog_as_sir_writes_them() {
         "'x' 'y' < in.txt > o1\necho piped | \"$PROG\" one > o2\n",
     )
     .unwrap();
-    covprune()
-        .arg("measure")
-        .arg(&file)
-        .arg("--tests")
-        .arg(dir.path().join("u.tests"))
+    measure(&file, &dir.path().join("u.tests"))
         .arg("--tests-sh")
         .assert()
         .success();
@@ -129,11 +124,7 @@ fn tests_run_in_the_directory_cwd_names() {
     let plans = dir.path().join("plans");
     std::fs::create_dir(&plans).unwrap();
     std::fs::write(plans.join("universe"), "'a' < in.txt > got\n").unwrap();
-    covprune()
-        .arg("measure")
-        .arg(&file)
-        .arg("--tests")
-        .arg(plans.join("universe"))
+    measure(&file, &plans.join("universe"))
         .arg("--cwd")
         .arg(dir.path())
         .assert()
@@ -149,11 +140,7 @@ fn a_missing_input_file_skips_that_test_only() {
     let dir = tempfile::tempdir().unwrap();
     let file = echo_in(dir.path());
     std::fs::write(dir.path().join("t.tests"), "a < in.txt\nb < gone.txt\n").unwrap();
-    covprune()
-        .arg("measure")
-        .arg(&file)
-        .arg("--tests")
-        .arg(dir.path().join("t.tests"))
+    measure(&file, &dir.path().join("t.tests"))
         .assert()
         .success()
         .stdout(
@@ -169,20 +156,13 @@ fn link_flags_reach_the_link() {
     let file = dir.path().join("libm.c");
     std::fs::copy(Path::new(FIXTURES).join("libm.c"), &file).unwrap();
     std::fs::write(dir.path().join("m.tests"), "1.0\n0.1\n").unwrap();
-    let measure = || {
-        let mut c = covprune();
-        c.arg("measure")
-            .arg(&file)
-            .arg("--tests")
-            .arg(dir.path().join("m.tests"));
-        c
-    };
-    measure()
+    let run = || measure(&file, &dir.path().join("m.tests"));
+    run()
         .assert()
         .code(2)
         .stderr(predicate::str::contains("undefined reference"));
-    measure().args(["-l", "m"]).assert().success();
-    measure().arg("--ldflags=-lm").assert().success();
+    run().args(["-l", "m"]).assert().success();
+    run().arg("--ldflags=-lm").assert().success();
 }
 
 #[test]
@@ -241,22 +221,15 @@ fn an_annotation_that_crashes_the_program_is_caught() {
         std::fs::copy(Path::new(FIXTURES).join(f), dir.path().join(f)).unwrap();
     }
     let file = dir.path().join("crash_labels.c");
-    let measure = || {
-        let mut c = covprune();
-        c.arg("measure")
-            .arg(&file)
-            .arg("--tests")
-            .arg(dir.path().join("crash.tests"));
-        c
-    };
+    let run = || measure(&file, &dir.path().join("crash.tests"));
     // Without the original, nothing says the crash is ours.
-    measure()
+    run()
         .assert()
         .success()
         .stdout(predicate::str::contains("behaviour not checked"));
     std::fs::remove_file(dir.path().join("crash_labels.labels")).unwrap();
     // With it: exit code 4, the test, the label it crashed in and that label's line.
-    measure()
+    run()
         .arg("--original")
         .arg(dir.path().join("crash.c"))
         .assert()
@@ -270,7 +243,7 @@ fn an_annotation_that_crashes_the_program_is_caught() {
     // The labels file is not updated from runs of a broken program.
     assert!(!dir.path().join("crash_labels.labels").exists());
     // --check-behaviour without a known original is an error, not a silent pass.
-    measure().arg("--check-behaviour").assert().code(2);
+    run().arg("--check-behaviour").assert().code(2);
 }
 
 #[test]
@@ -283,11 +256,7 @@ fn a_labels_file_of_another_program_is_refused() {
         "# id, status, tag, origin_loc, current_loc, emitter, drivers, exec_time\n7, unknown, CC, other.c:3, , LAnnot, , 0.\n",
     )
     .unwrap();
-    covprune()
-        .arg("measure")
-        .arg(&file)
-        .arg("--tests")
-        .arg(dir.path().join("t.tests"))
+    measure(&file, &dir.path().join("t.tests"))
         .assert()
         .code(2)
         .stderr(predicate::str::contains("does not match"));

@@ -73,7 +73,7 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
          {criteria}). Each program annotated, pruned with the default options, then measured on \
          its SIR `universe` file as it is, run from the program's `inputs` folder, with \
          `--check-behaviour` (every test on the original too).\n\n\
-         | program | tests | not runnable (input missing) | split unlike `sh` | crashed | timed out | behaviour differs | status undefined in the original | soundness alarms | labels covered (words) | labels covered (`--tests-sh`) | measure s |\n\
+         | program | tests | not runnable (input missing) | split unlike `sh` | crashed | timed out | behaviour differs | undefined in the program itself | soundness alarms | labels covered (words) | labels covered (`--tests-sh`) | measure s |\n\
          |---|---|---|---|---|---|---|---|---|---|---|---|\n",
         crate::machine_note()
     );
@@ -150,7 +150,7 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
             len(&words["crashed"]),
             len(&words["timed_out"]),
             len(&b["differences"]),
-            b["undefined_status"],
+            b["undefined"],
             len(&words["alarms"]),
             covered(&words),
             covered(&shell),
@@ -167,9 +167,12 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
     let _ = writeln!(
         md,
         "\nSplit unlike `sh`: universe lines whose arguments or standard input, as covprune \
-         splits them, differ from what `/bin/sh` gives a program. Status undefined: tests whose \
-         exit status differs between the original built with `-O0` and with `-O2` (schedule's \
-         `main` ends without a value); only their output is compared."
+         splits them, differ from what `/bin/sh` gives a program. Undefined in the program \
+         itself: tests whose exit status differs between the original built with `-O0` and with \
+         `-O2` (schedule's `main` ends without a value; only their output is compared), or \
+         whose output differs between two runs of the same program (print_tokens2 reads past a \
+         global buffer on long tokens and prints what the address layout left there; not \
+         compared)."
     );
     if only.is_none() {
         std::fs::create_dir_all(&out)?;
@@ -208,7 +211,8 @@ fn compare_splitting(universe: &Path, cwd: &Path, printer: &Path) -> Result<usiz
             TestSpec::Shell { script, .. },
         ) = (t, l)
         else {
-            bail!("unexpected test form");
+            // A line whose input file is missing: `sh` cannot run it either.
+            continue;
         };
         let o = Command::new("/bin/sh")
             .arg("-c")

@@ -105,9 +105,10 @@ pub struct SuiteRuns {
     /// Whether the original program was run beside the annotated one.
     pub compared: bool,
     pub differences: Vec<Difference>,
-    /// Tests whose exit status the original itself does not define (built with `-O0` and
-    /// `-O2` it disagrees): only their output is compared.
-    pub undefined_status: Vec<String>,
+    /// Tests whose behaviour the program itself does not define: the original's exit status
+    /// differs between its `-O0` and `-O2` builds (then only the output is compared), or an
+    /// output differs between two runs of the same program (then the test is not compared).
+    pub undefined: Vec<String>,
 }
 
 fn compile(cc: &str, args: &[String], work: &Path) -> Result<(), MeasureError> {
@@ -163,7 +164,7 @@ pub fn run_tests(
     };
     for (run, difference, undefined) in results {
         if undefined {
-            out.undefined_status.push(run.name.clone());
+            out.undefined.push(run.name.clone());
         }
         out.differences.extend(difference);
         out.runs.push(run);
@@ -261,7 +262,8 @@ fn build_programs(
 }
 
 /// Runs test `k` on the annotated program (recording its labels) and, when there is one, on
-/// the original: the run, how they differ, and whether the original's exit status is undefined.
+/// the original: the run, how they differ, and whether the behaviour is undefined (see
+/// [`SuiteRuns::undefined`]).
 fn run_one(
     k: usize,
     t: &TestSpec,
@@ -323,6 +325,25 @@ fn run_one(
             }
             _ => true,
         };
+    let output_differs = annotated.stdout != original.stdout || annotated.stderr != original.stderr;
+    // An output that changes from one run to the next of the same program (a read past a
+    // buffer prints whatever the address layout left there) is not the annotation's doing.
+    if !status_counts && output_differs {
+        let annotated_again = execute(
+            &programs.annotated,
+            t,
+            cwd,
+            work,
+            &format!("b{k}"),
+            None,
+            timeout,
+        )?;
+        let original_again = execute(orig0, t, cwd, work, &format!("q{k}"), None, timeout)?;
+        let same = |a: &Execution, b: &Execution| a.stdout == b.stdout && a.stderr == b.stderr;
+        if !same(&annotated, &annotated_again) || !same(&original, &original_again) {
+            return Ok((run, None, true));
+        }
+    }
     let what = if status_counts {
         let inside = run
             .crashed_in_label

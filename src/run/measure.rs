@@ -87,9 +87,10 @@ pub struct NotRun {
 pub struct BehaviourReport {
     pub original: String,
     pub compared: usize,
-    /// Tests whose exit status the original itself leaves undefined (`-O0` and `-O2` builds
-    /// disagree): only their output is compared.
-    pub undefined_status: usize,
+    /// Tests whose behaviour the program itself leaves undefined: the original's exit status
+    /// differs between its `-O0` and `-O2` builds (only the output is compared), or an output
+    /// differs between two runs of the same program (not compared).
+    pub undefined: usize,
     pub differences: Vec<DifferenceRow>,
 }
 
@@ -156,10 +157,10 @@ impl MeasureReport {
                     b.original,
                     b.differences.len()
                 ));
-                if b.undefined_status > 0 {
+                if b.undefined > 0 {
                     out.push_str(&format!(
-                        " ({} with an exit status the original leaves undefined: output compared)",
-                        b.undefined_status
+                        " ({} whose exit status or output the program itself leaves undefined)",
+                        b.undefined
                     ));
                 }
                 out.push('\n');
@@ -380,7 +381,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         BehaviourReport {
             original: shown_path(o),
             compared: runs.len(),
-            undefined_status: suite.undefined_status.len(),
+            undefined: suite.undefined.len(),
             differences: suite
                 .differences
                 .iter()

@@ -265,3 +265,21 @@ fn a_labels_file_of_another_program_is_refused() {
         .unwrap()
         .contains("other.c:3"));
 }
+
+#[test]
+fn an_output_that_changes_from_run_to_run_is_not_blamed_on_the_annotation() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pid.c");
+    std::fs::copy(Path::new(FIXTURES).join("pid.c"), &file).unwrap();
+    std::fs::write(dir.path().join("p.tests"), "a\nb\n").unwrap();
+    measure(&file, &dir.path().join("p.tests"))
+        .arg("--original")
+        .arg(&file)
+        .arg("--json")
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("\"undefined\": 2")
+                .and(predicate::str::contains("\"differences\": []")),
+        );
+}

@@ -283,3 +283,41 @@ fn an_output_that_changes_from_run_to_run_is_not_blamed_on_the_annotation() {
                 .and(predicate::str::contains("\"differences\": []")),
         );
 }
+
+#[test]
+fn a_compilation_database_gives_measure_its_flags_and_link_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("proj");
+    std::fs::create_dir_all(src.join("inc")).unwrap();
+    std::fs::write(src.join("inc/scale.h"), "#define SCALE FACTOR\n").unwrap();
+    std::fs::write(
+        src.join("prog.c"),
+        "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include \"scale.h\"\nint main(int argc, char **argv)\n{\n    double x = argc > 1 ? atof(argv[1]) : 0.0;\n    if (sin(x) * SCALE > 1.0)\n        printf(\"big\\n\");\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let db = serde_json::json!([{
+        "directory": src.display().to_string(),
+        "file": "prog.c",
+        "arguments": ["cc", "-Iinc", "-DFACTOR=3", "-c", "prog.c", "-o", "prog.o", "-lm"],
+    }]);
+    std::fs::write(src.join("compile_commands.json"), db.to_string()).unwrap();
+    let out = dir.path().join("out");
+    covprune()
+        .arg("annotate")
+        .arg(src.join("prog.c"))
+        .args(["--criteria", "CC", "-o"])
+        .arg(&out)
+        .arg("-p")
+        .arg(&src)
+        .assert()
+        .success();
+    std::fs::write(dir.path().join("t.tests"), "1.0\n0.1\n").unwrap();
+    // No flag given: the build record names the database, whose entry gives -I, -D and -lm.
+    measure(&out.join("prog_labels.c"), &dir.path().join("t.tests"))
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("2 tests run on the original")
+                .and(predicate::str::contains("0 differ")),
+        );
+}

@@ -200,6 +200,13 @@ fn flags_from_database(
     db: &Path,
     file: &Path,
 ) -> Result<(String, Vec<String>, Option<PathBuf>), FrontendError> {
+    let (args, dir) = database_entry(db, file)?;
+    let (cc, rest) = args.split_first().expect("entries have a command");
+    Ok((cc.clone(), preprocessor_flags(rest), Some(dir)))
+}
+
+/// The command of `file`'s entry in a compilation database, and the entry's directory.
+fn database_entry(db: &Path, file: &Path) -> Result<(Vec<String>, PathBuf), FrontendError> {
     let db_file = if db.is_dir() {
         db.join("compile_commands.json")
     } else {
@@ -234,12 +241,82 @@ fn flags_from_database(
                 "entry for {f} has neither arguments nor command"
             )));
         };
-        let Some((cc, rest)) = args.split_first() else {
+        if args.is_empty() {
             return Err(bad(format!("entry for {f} has an empty command")));
-        };
-        return Ok((cc.clone(), preprocessor_flags(rest), Some(dir)));
+        }
+        return Ok((args, dir));
     }
     Err(bad(format!("no entry for {}", file.display())))
+}
+
+/// What building `file` (an annotated copy: its original's entry, see
+/// [`PreprocessOptions::database_entry`]) takes from the compilation database, if one is given:
+/// the preprocessing flags, and the link flags the entry carries (`-l`, `-L`, `-pthread`,
+/// `-Wl,...`), paths made absolute against the entry's directory, so that the program builds
+/// elsewhere.
+pub fn database_build_flags(
+    opts: &PreprocessOptions,
+    file: &Path,
+) -> Result<(Vec<String>, Vec<String>), FrontendError> {
+    let Some(db) = &opts.compile_commands else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let (args, dir) = match (database_entry(db, file), &opts.database_entry) {
+        (Ok(found), _) => found,
+        (Err(_), Some(original)) => database_entry(db, original)?,
+        (Err(e), None) => return Err(e),
+    };
+    let absolute = |p: &str| -> String {
+        let p = Path::new(p);
+        if p.is_absolute() {
+            p.display().to_string()
+        } else {
+            dir.join(p).display().to_string()
+        }
+    };
+    let mut compile = Vec::new();
+    let flags = preprocessor_flags(&args[1..]);
+    let mut i = 0;
+    while i < flags.len() {
+        let a = &flags[i];
+        let with_path = ["-I", "-isystem", "-iquote", "-include", "-imacros"];
+        if with_path.contains(&a.as_str()) {
+            compile.push(a.clone());
+            if let Some(v) = flags.get(i + 1) {
+                compile.push(absolute(v));
+            }
+            i += 2;
+            continue;
+        }
+        match with_path
+            .iter()
+            .find(|p| a.starts_with(**p) && a.len() > p.len())
+        {
+            Some(p) if *p != "-include" && *p != "-imacros" => {
+                compile.push(format!("{p}{}", absolute(&a[p.len()..])))
+            }
+            _ => compile.push(a.clone()),
+        }
+        i += 1;
+    }
+    let mut link = Vec::new();
+    let mut it = args[1..].iter().peekable();
+    while let Some(a) = it.next() {
+        if a == "-l" || a == "-L" {
+            if let Some(v) = it.next() {
+                link.push(if a == "-L" {
+                    format!("-L{}", absolute(v))
+                } else {
+                    format!("-l{v}")
+                });
+            }
+        } else if let Some(d) = a.strip_prefix("-L") {
+            link.push(format!("-L{}", absolute(d)));
+        } else if a.starts_with("-l") || a == "-pthread" || a.starts_with("-Wl,") {
+            link.push(a.clone());
+        }
+    }
+    Ok((compile, link))
 }
 
 /// Keeps the flags that change preprocessing (`-I`, `-D`, `-U`, `-include`, `-isystem`,

@@ -358,11 +358,18 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
     let mut pre = opts.preprocess.clone();
     pre.include_dirs = pre.include_dirs.iter().map(absolute).collect();
     pre.force_includes = pre.force_includes.iter().map(absolute).collect();
+    // A compilation database gives its entry's flags (paths made absolute) and link flags.
+    let (db_flags, db_link) =
+        crate::frontend::preprocess::database_build_flags(&opts.preprocess, &opts.file)?;
+    let mut flags = db_flags;
+    flags.extend(crate::frontend::preprocess::user_flags(&pre));
+    let mut link = db_link;
+    link.extend(opts.link.iter().cloned());
     let build = BuildOptions {
         cc: opts.preprocess.cc.clone(),
-        flags: crate::frontend::preprocess::user_flags(&pre),
+        flags,
         sources: opts.sources.clone(),
-        link: opts.link.clone(),
+        link,
     };
     let work = tempfile::tempdir().map_err(Error::internal)?;
     let suite = measure::run_tests(

@@ -23,7 +23,7 @@ use crate::vc::encode::{encode, CallSite, InlinedCopy};
 use crate::vc::term::T;
 
 /// Functions with more call sites than this are decided without their contexts.
-pub const MAX_CONTEXTS: usize = 4;
+pub const MAX_CONTEXTS: usize = 32;
 /// How many calls up a fact is looked for (the encoder inlines two levels).
 const MAX_CONTEXT_DEPTH: usize = 3;
 
@@ -74,6 +74,9 @@ pub struct CopyResult {
     pub function: String,
     /// Labels `(id, block)` false or unreached at every occurrence in this copy.
     pub infeasible: BTreeSet<(u64, u32)>,
+    /// Labels the solver found a run to (a model) at some occurrence in this copy.
+    #[serde(default)]
+    pub satisfiable: BTreeSet<u64>,
     /// Labels (of one occurrence) always true when reached in this copy.
     pub always_true: BTreeSet<u64>,
     /// Proven `i ⇒ j` between co-reached labels of this copy.
@@ -134,13 +137,13 @@ impl Contexts {
         }
     }
 
-    /// Did some copy of `function` prove label `id` infeasible (whether or not every copy did)?
+    /// Did some copy of `function` prove label `id` infeasible, and none find a run to it?
     /// Such a label is likely infeasible where it was not proved too: not a partner to prune
-    /// another label by (see [`super::keep_partners_feasible`]).
+    /// another label by (see [`super::keep_partners_feasible`]). A label reached in one
+    /// context and not in another (a function with many callers) is no suspect.
     pub fn infeasible_somewhere(&self, function: &str, id: u64) -> bool {
-        self.copies
-            .values()
-            .any(|c| c.function == function && c.infeasible_id(id))
+        let mine = || self.copies.values().filter(|c| c.function == function);
+        mine().any(|c| c.infeasible_id(id)) && !mine().any(|c| c.satisfiable.contains(&id))
     }
 
     /// Does `fact` hold for every execution through the calls of `path` (outermost first)?
@@ -163,9 +166,50 @@ impl Contexts {
     }
 }
 
-/// The copies' questions of one function get this share of its budget (an eighth), on top of
-/// it: they may not slow the function's own questions, and cost a bounded extra.
-const COPY_BUDGET_DIVISOR: u64 = 8;
+/// The copies' questions of one function get at most this share of its budget (a sixteenth),
+/// on top of it: they may not slow the function's own questions.
+const COPY_BUDGET_DIVISOR: u64 = 16;
+/// ... and at most this share of what the function's own questions cost (a quarter), so that
+/// contexts add a bounded fraction to the time per label whatever the program: on SQLite
+/// most copy questions ran out of time for no proof, an eighth of every function's budget
+/// cost a third more time, and the copies' proofs are a bonus over the function's own.
+const COPY_SHARE_OF_OWN: u64 = 4;
+/// ... but never less than this many milliseconds of nominal solver time, so that a small
+/// function (whose own questions were answered at once) still asks its copies' questions.
+const COPY_FLOOR_MS: u64 = 2000;
+/// Each question about a copy gets this share of a question's limit (a quarter): a context
+/// question is worth asking when it is easy.
+const COPY_QUESTION_DIVISOR: u32 = 4;
+
+/// What the function's own questions cost: the copies' budget is a share of it.
+pub(super) struct OwnCost {
+    /// Solver resource units (0 without a resource limit).
+    pub work: u64,
+    pub elapsed: std::time::Duration,
+}
+
+/// The copies' budget: the smaller of a sixteenth of the function's budget and a quarter of
+/// what its own questions cost, never under [`COPY_FLOOR_MS`].
+fn copy_budget(config: &super::PruneConfig, own: &OwnCost, start: std::time::Instant) -> Budget {
+    let whole_ms = config.function_budget_s.saturating_mul(1000);
+    let cap_ms = if whole_ms == 0 {
+        u64::MAX
+    } else {
+        (whole_ms / COPY_BUDGET_DIVISOR).max(1)
+    };
+    let per_ms = config.solver.units_per_ms();
+    if per_ms > 0 {
+        let units = (own.work / COPY_SHARE_OF_OWN)
+            .max(COPY_FLOOR_MS * per_ms)
+            .min(cap_ms.saturating_mul(per_ms));
+        Budget::of_units(units, per_ms, start)
+    } else {
+        let ms = (own.elapsed.as_millis() as u64 / COPY_SHARE_OF_OWN)
+            .max(COPY_FLOOR_MS)
+            .min(cap_ms);
+        Budget::of_wall(std::time::Duration::from_millis(ms), start)
+    }
+}
 
 /// The calls from `f` down to an inlined copy, and the copied function.
 pub type Copied = (Vec<CallSite>, String);
@@ -176,16 +220,20 @@ pub type Copied = (Vec<CallSite>, String);
 pub(super) fn prove_copies(
     prover: &Prover,
     f: &Function,
+    own: &OwnCost,
     stats: &mut RunStats,
 ) -> (Vec<CopyResult>, Vec<Copied>) {
+    let start = std::time::Instant::now();
     let program = prover.program;
     if !reaches_within(program, f, &prover.context_functions, 2) {
         return (Vec::new(), Vec::new());
     }
     let mut config = prover.config.clone();
     config.encode.context_functions = prover.context_functions.clone();
-    config.function_budget_s = config.function_budget_s.div_ceil(COPY_BUDGET_DIVISOR);
+    config.solver.timeout_ms = (config.solver.timeout_ms / COPY_QUESTION_DIVISOR).max(1);
+    config.solver.rlimit = config.solver.rlimit.div_ceil(COPY_QUESTION_DIVISOR);
     let vc = encode(program, f, &prover.sums, &config.encode);
+    let encoded = start.elapsed();
     let copied: Vec<Copied> = vc
         .copies
         .iter()
@@ -200,7 +248,7 @@ pub(super) fn prove_copies(
         terms: vc.terms,
         facts: &vc.facts,
         index: FactIndex::new(&vc.facts),
-        budget: Budget::new(&config, std::time::Instant::now()),
+        budget: copy_budget(&prover.config, own, start),
         stats: RunStats::default(),
     };
     let cg = &prover.cg;
@@ -220,6 +268,20 @@ pub(super) fn prove_copies(
             model_filter: config.model_filter,
         },
     );
+    if config.trace {
+        eprintln!(
+            "covprune: {}: {} copies ({} decided), encoded in {} ms, decided in {} ms; questions {}/{}/{}; solver work {} units",
+            f.name,
+            vc.copies.len(),
+            results.len(),
+            encoded.as_millis(),
+            start.elapsed().saturating_sub(encoded).as_millis(),
+            asker.stats.step1.queries,
+            asker.stats.step2.queries,
+            asker.stats.step3.queries,
+            asker.backend.work(),
+        );
+    }
     stats.add(&asker.stats);
     (results, copied)
 }
@@ -308,6 +370,7 @@ fn decide_copy(
     let mut models: Vec<Vec<Vec<Option<u128>>>> = vec![Vec::new(); groups.len()];
     // Step 1: a key is infeasible when every occurrence of it here is.
     let mut proved: BTreeMap<(u64, u32), bool> = BTreeMap::new();
+    let mut satisfiable = BTreeSet::new();
     for l in &copy.labels {
         if asker.over_budget() {
             return None;
@@ -333,6 +396,9 @@ fn decide_copy(
         let ok = matches!(o, Outcome::Infeasible);
         if !ok {
             failed.insert(key);
+        }
+        if matches!(o, Outcome::Unknown(super::Reason::Satisfiable)) {
+            satisfiable.insert(l.id);
         }
         *proved.entry((l.id, l.block.0)).or_insert(true) &= ok;
     }
@@ -400,7 +466,76 @@ fn decide_copy(
         path: copy.path.clone(),
         function: copy.function.clone(),
         infeasible,
+        satisfiable,
         always_true,
         implications,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prune::PruneConfig;
+    use std::time::{Duration, Instant};
+
+    fn units_of(config: &PruneConfig, own_work: u64) -> u64 {
+        let own = OwnCost {
+            work: own_work,
+            elapsed: Duration::ZERO,
+        };
+        copy_budget(config, &own, Instant::now())
+            .units
+            .expect("a resource limit gives a deterministic budget")
+    }
+
+    #[test]
+    fn the_copies_budget_is_a_share_of_the_functions_own_cost_between_a_floor_and_a_cap() {
+        let mut config = PruneConfig {
+            function_budget_s: 120,
+            ..PruneConfig::default()
+        };
+        config.solver.timeout_ms = 2000;
+        config.solver.rlimit = 5_000_000;
+        let per_ms = config.solver.units_per_ms();
+        assert!(per_ms > 0);
+        // Cheap own questions: the floor.
+        assert_eq!(units_of(&config, 0), COPY_FLOOR_MS * per_ms);
+        // Costly ones: a quarter of them.
+        let own = 20_000 * per_ms;
+        assert_eq!(units_of(&config, own), own / COPY_SHARE_OF_OWN);
+        // Beyond a sixteenth of the function's budget: the cap, which also bounds the floor.
+        assert_eq!(units_of(&config, 1_000_000 * per_ms), 7_500 * per_ms);
+        config.function_budget_s = 8;
+        assert_eq!(units_of(&config, 0), 500 * per_ms);
+    }
+
+    fn copy(function: &str, caller: &str, infeasible: &[u64], satisfiable: &[u64]) -> CopyResult {
+        CopyResult {
+            path: vec![CallSite {
+                caller: caller.into(),
+                block: 0,
+                stmt: 0,
+            }],
+            function: function.into(),
+            infeasible: infeasible.iter().map(|&id| (id, 0)).collect(),
+            satisfiable: satisfiable.iter().copied().collect(),
+            always_true: BTreeSet::new(),
+            implications: BTreeSet::new(),
+        }
+    }
+
+    #[test]
+    fn a_label_reached_in_some_context_is_no_suspect_partner() {
+        let contexts = |copies: Vec<CopyResult>| Contexts {
+            sites: BTreeMap::new(),
+            copies: copies.into_iter().map(|c| (c.path.clone(), c)).collect(),
+        };
+        let proved_in_one = contexts(vec![copy("h", "a", &[7], &[]), copy("h", "b", &[], &[])]);
+        assert!(proved_in_one.infeasible_somewhere("h", 7));
+        assert!(!proved_in_one.infeasible_somewhere("h", 8));
+        assert!(!proved_in_one.infeasible_somewhere("g", 7));
+        let reached_in_another =
+            contexts(vec![copy("h", "a", &[7], &[]), copy("h", "b", &[], &[7])]);
+        assert!(!reached_in_another.infeasible_somewhere("h", 7));
+    }
 }

@@ -781,6 +781,25 @@ struct Budget {
 const BUDGET_BACKSTOP: u32 = 3;
 
 impl Budget {
+    /// A deterministic budget of `units`, with the wall-clock backstop.
+    fn of_units(units: u64, per_ms: u64, start: Instant) -> Budget {
+        let nominal = std::time::Duration::from_millis(units / per_ms.max(1));
+        Budget {
+            start,
+            wall: Some(nominal * BUDGET_BACKSTOP),
+            units: Some(units),
+        }
+    }
+
+    /// A wall-clock budget.
+    fn of_wall(wall: std::time::Duration, start: Instant) -> Budget {
+        Budget {
+            start,
+            wall: Some(wall),
+            units: None,
+        }
+    }
+
     fn new(config: &PruneConfig, start: Instant) -> Budget {
         let s = config.function_budget_s;
         if s == 0 {
@@ -1238,7 +1257,11 @@ fn prove_function_here(
     }
     // The labels of inlined copies, in their calling contexts: in an encoding of their own,
     // so that this function's own answers are the same with or without contexts.
-    let (copies, copied) = contexts::prove_copies(prover, f, &mut asker.stats);
+    let own = contexts::OwnCost {
+        work: asker.backend.work(),
+        elapsed: t0.elapsed(),
+    };
+    let (copies, copied) = contexts::prove_copies(prover, f, &own, &mut asker.stats);
     let mut relevant: BTreeSet<&str> = BTreeSet::from([f.name.as_str()]);
     for (path, function) in &copied {
         relevant.insert(function.as_str());

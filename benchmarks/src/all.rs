@@ -39,9 +39,12 @@ struct Options {
     peer_max_s: u64,
     force: bool,
     report_only: bool,
+    /// Keep every run's ledger in `OUT/results/ledgers/` (they are deleted otherwise), so that
+    /// two builds' pruned counts can be compared label by label.
+    keep_ledgers: bool,
 }
 
-const USAGE: &str = "all [--corpus DIR] [--out DIR] [--jobs 2[,1]] [--criteria CC,MCC,GACC,WM,WM-S] [--only PROGRAM[/FILE],...] [--budget-min M] [--timeout-ms 300] [--function-budget-s 8] [--steps 1,2,3] [--with-peers] [--peer-criteria CC] [--peer-programs tritype,openssl,zlib] [--peer-timeout-s 1] [--peer-max-s 600] [--force] [--report-only]";
+const USAGE: &str = "all [--corpus DIR] [--out DIR] [--jobs 2[,1]] [--criteria CC,MCC,GACC,WM,WM-S] [--only PROGRAM[/FILE],...] [--budget-min M] [--timeout-ms 300] [--function-budget-s 8] [--steps 1,2,3] [--with-peers] [--peer-criteria CC] [--peer-programs tritype,openssl,zlib] [--peer-timeout-s 1] [--peer-max-s 600] [--force] [--report-only] [--keep-ledgers]";
 
 fn options(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<Options> {
     let mut o = Options {
@@ -64,6 +67,7 @@ fn options(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<Options> {
         peer_max_s: 600,
         force: false,
         report_only: false,
+        keep_ledgers: false,
     };
     let list = |v: &str| -> Vec<String> { v.split(',').map(|s| s.trim().to_string()).collect() };
     let mut it = raw.iter();
@@ -95,6 +99,7 @@ fn options(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<Options> {
             "--peer-max-s" => o.peer_max_s = value()?.parse()?,
             "--force" => o.force = true,
             "--report-only" => o.report_only = true,
+            "--keep-ledgers" => o.keep_ledgers = true,
             other => bail!("unknown flag {other}\nusage: {USAGE}"),
         }
     }
@@ -105,6 +110,22 @@ fn options(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<Options> {
         );
     }
     Ok(o)
+}
+
+/// Copies the ledger `prune` wrote in `dir` to `OUT/results/ledgers/PROGRAM.FILE.CRITERION.jJOBS.json`
+/// (nothing when the unit failed before writing one).
+fn keep_ledger(out: &Path, dir: &Path, input: &Input, criterion: &str, jobs: usize) -> Result<()> {
+    let stem = input.stem();
+    let ledger = dir.join(format!("{stem}_labels.covprune.json"));
+    if !ledger.exists() {
+        return Ok(());
+    }
+    let kept = out.join("results/ledgers");
+    std::fs::create_dir_all(&kept)?;
+    let name = format!("{}.{stem}.{criterion}.j{jobs}.json", input.program);
+    std::fs::copy(&ledger, kept.join(name))
+        .with_context(|| format!("keeping {}", ledger.display()))?;
+    Ok(())
 }
 
 /// One input file of a program, and where its original `.c` is (for lines of code).
@@ -257,6 +278,9 @@ pub fn run(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<()> {
                             input.program,
                             input.stem()
                         ),
+                    }
+                    if o.keep_ledgers {
+                        keep_ledger(&o.out, &dir, input, criterion, jobs)?;
                     }
                     let _ = std::fs::remove_dir_all(&dir);
                 }

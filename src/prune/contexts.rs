@@ -185,6 +185,8 @@ const COPY_QUESTION_DIVISOR: u32 = 4;
 pub(super) struct OwnCost {
     /// Solver resource units (0 without a resource limit).
     pub work: u64,
+    /// Wall time spent on the function so far, its encoding included: the measure used when
+    /// questions have no resource limit.
     pub elapsed: std::time::Duration,
 }
 

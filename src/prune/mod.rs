@@ -809,20 +809,11 @@ impl Budget {
                 units: None,
             };
         }
-        let nominal = std::time::Duration::from_secs(s);
         let per_ms = config.solver.units_per_ms();
         if per_ms > 0 {
-            Budget {
-                start,
-                wall: Some(nominal * BUDGET_BACKSTOP),
-                units: Some(s * 1000 * per_ms),
-            }
+            Budget::of_units(s * 1000 * per_ms, per_ms, start)
         } else {
-            Budget {
-                start,
-                wall: Some(nominal),
-                units: None,
-            }
+            Budget::of_wall(std::time::Duration::from_secs(s), start)
         }
     }
 }

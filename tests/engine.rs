@@ -75,6 +75,7 @@ fn check_fixture(path: &Path) {
 fn fixture_labels_get_their_expected_verdicts() {
     check_fixture(Path::new("tests/fixtures/engine/statements.c"));
     check_fixture(Path::new("tests/fixtures/engine/contexts.c"));
+    check_fixture(Path::new("tests/fixtures/engine/loops.c"));
 }
 
 #[test]

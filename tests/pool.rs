@@ -17,11 +17,13 @@ fn annotated(dir: &Path) -> PathBuf {
     common::annotate_cc_mcc_wm("tests/fixtures/annotate/small.c", dir)
 }
 
-/// Options of every run compared here. The per-question limit is wide: these tests check that
-/// the pool, shards and resumption change no answer, and a question that takes about the default
-/// 2 s (a nonlinear step-3 implication of the fixture) could end either way on a loaded machine
-/// (wall-clock budgets are not reproducible; see the deterministic `--rlimit`).
-const COMPARED: &[&str] = &["--no-progress", "--rlimit", "0", "--timeout-ms", "20000"];
+/// Options of every run compared here. These tests check that the pool, shards and resumption
+/// change no answer, so every limit must be deterministic: questions and functions are bounded
+/// by solver resource units (the default; `--timeout-ms 20000` widens them tenfold and leaves
+/// the wall clock only as a far backstop). With `--rlimit 0` the budgets of a function and of
+/// its calling-context copies would be wall-clock ones, and a loaded machine (CI's debug build)
+/// could end a question either way.
+const COMPARED: &[&str] = &["--no-progress", "--timeout-ms", "20000"];
 
 fn prune(file: &Path, extra: &[&str]) {
     Cmd::cargo_bin("covprune")

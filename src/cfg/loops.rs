@@ -120,12 +120,7 @@ impl LoopForest {
 mod tests {
     use super::*;
 
-    fn function(src: &str, name: &str) -> Function {
-        let loaded =
-            crate::frontend::load_text(src.as_bytes(), "t.c", std::path::Path::new("t.c"), 0)
-                .unwrap();
-        loaded.program.function(name).unwrap().clone()
-    }
+    use crate::cfg::test_function as function;
 
     /// Every cycle of reachable blocks contains a retreating edge: without them the
     /// reachable graph is acyclic (Kahn's algorithm removes every block).

@@ -4,7 +4,11 @@
 //! Soundness rules, each applied where the code meets it:
 //! - Loops: at the head of every loop, everything the loop may write gets a fresh value; back
 //!   edges end the path. An irreducible loop (entered other than through its head) havocs
-//!   everything at its heads.
+//!   everything at its heads. Small loops, and loops with a small constant bound on their trip
+//!   count, first have their first iterations encoded exactly as copies of their body
+//!   ([`crate::cfg::unroll`]); the loop itself, havocked at its head, follows them and stands
+//!   for every later iteration. A label occurs once per copy and is covered when any
+//!   occurrence is ([`merge_occurrences`]).
 //! - Memory: non-address-taken scalar locals are SSA values. Objects reached by name only
 //!   ([`super::regions`]: locals whose address is never taken, and globals under the rules
 //!   there) each live in a byte-addressed memory of their own, at offset 0, so that writes to
@@ -23,6 +27,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use super::regions::{GlobalWrites, Regions};
 use super::term::{BvOp, CmpOp, Sort, Terms, T};
 use super::Summaries;
+use crate::cfg::unroll::{self, Peeled};
 use crate::ir::*;
 
 /// Largest object copied or initialised byte by byte; beyond it, memory is havocked instead.
@@ -276,15 +281,80 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
     };
     let own_objects = name_all(e.own_init.keys().chain(&e.own_seen).copied().collect());
     let shared_objects = name_all(e.bases.keys().copied().collect());
+    // A label in a peeled loop, or in a callee inlined there, occurs once per copy.
+    let labels = merge_occurrences(&mut e.t, e.labels);
+    let context_labels = merge_occurrences(&mut e.t, e.context_labels);
+    let copies = merge_copies(&mut e.t, e.copies);
     FunctionVc {
         terms: e.t,
         facts: e.facts,
-        labels: e.labels,
-        context_labels: e.context_labels,
-        copies: e.copies,
+        labels,
+        context_labels,
+        copies,
         own_objects,
         shared_objects,
     }
+}
+
+/// One occurrence per label (and block), in first-occurrence order: a label encoded several
+/// times (in the peeled copies of a loop, or in several inlined copies of a callee at one call
+/// site) is reached when any occurrence is, and covered when any occurrence is reached with its
+/// predicate true. So its questions are about whole runs: infeasible when no occurrence can be
+/// covered; always true when a run that reaches it covers it; and one label implies another
+/// when every run covering the first covers the second, which is what coverage means.
+fn merge_occurrences(t: &mut Terms, labels: Vec<LabelVc>) -> Vec<LabelVc> {
+    group_in_order(labels, |l| (l.id, l.block))
+        .into_iter()
+        .map(|((id, block), mut occs)| {
+            if occs.len() == 1 {
+                return occs.pop().expect("one occurrence");
+            }
+            let reaches: Vec<T> = occs.iter().map(|l| l.reach).collect();
+            let covered: Vec<T> = occs.iter().map(|l| t.and2(l.reach, l.pred)).collect();
+            LabelVc {
+                id,
+                block,
+                reach: t.or(&reaches),
+                pred: t.or(&covered),
+            }
+        })
+        .collect()
+}
+
+/// One copy per call path: a call in a peeled loop is inlined once per copy of the loop, and
+/// the copies of one call site are one calling context (their labels merged as in
+/// [`merge_occurrences`]).
+fn merge_copies(t: &mut Terms, copies: Vec<InlinedCopy>) -> Vec<InlinedCopy> {
+    group_in_order(copies, |c| c.path.clone())
+        .into_iter()
+        .map(|(_, same_path)| {
+            let mut rest = same_path.into_iter();
+            let mut copy = rest.next().expect("a group has a copy");
+            copy.labels.extend(rest.flat_map(|c| c.labels));
+            copy.labels = merge_occurrences(t, std::mem::take(&mut copy.labels));
+            copy
+        })
+        .collect()
+}
+
+/// `items` grouped by `key`, the groups in the order their keys first occur.
+fn group_in_order<K: Eq + std::hash::Hash + Clone, V>(
+    items: Vec<V>,
+    key: impl Fn(&V) -> K,
+) -> Vec<(K, Vec<V>)> {
+    let mut groups: Vec<(K, Vec<V>)> = Vec::new();
+    let mut at: HashMap<K, usize> = HashMap::new();
+    for item in items {
+        let k = key(&item);
+        match at.get(&k) {
+            Some(&g) => groups[g].1.push(item),
+            None => {
+                at.insert(k.clone(), groups.len());
+                groups.push((k, vec![item]));
+            }
+        }
+    }
+    groups
 }
 
 /// The sign of the step when `src`, assigned to local `l` of type `ty`, is `l + c` or `l - c`
@@ -326,6 +396,119 @@ fn counter_step(src: &Expr, l: LocalId, ty: &CType) -> Option<i8> {
         _ => return None,
     };
     Some(if c > 0 { 1 } else { -1 })
+}
+
+/// Loops whose trip count is bounded by at most this many are peeled that many times (then
+/// their tail is never entered, and the loop is encoded exactly).
+const MAX_EXACT_TRIPS: i128 = 4;
+/// Other loops of at most this many blocks are peeled once.
+const MAX_PEEL_ONCE_BLOCKS: usize = 16;
+/// Peeling adds at most half the function's nodes to its graph, but this many in any case,
+/// and never more than the maximum.
+const MIN_PEELED_EXTRA_NODES: usize = 64;
+const MAX_PEELED_EXTRA_NODES: usize = 128;
+
+/// The most iterations the loop headed by `h` can run, when its head tests `i < e` or
+/// `i <= e` for a local `i` that every predecessor outside the loop sets to a constant and
+/// that the loop only increases ([`counter_step`]), and `e` has a constant upper bound
+/// ([`upper_bound`]); `None` otherwise or above [`MAX_EXACT_TRIPS`]. A heuristic for how many
+/// iterations to peel: a wrong answer costs precision, never soundness.
+fn exact_trips(f: &Function, forest: &crate::cfg::loops::LoopForest, h: BlockId) -> Option<u8> {
+    let body = forest.body(h)?;
+    let Terminator::Branch {
+        cond,
+        then_bb,
+        else_bb,
+    } = &f.block(h).term
+    else {
+        return None;
+    };
+    if !body.contains(then_bb) || body.contains(else_bb) {
+        return None;
+    }
+    let ExprKind::Binary(op @ (BinOp::Lt | BinOp::Le), a, e) = &strip_casts(cond).kind else {
+        return None;
+    };
+    let ExprKind::Read(LValue::Var(VarRef::Local(i))) = strip_casts(a).kind else {
+        return None;
+    };
+    let ty = &f.local(i).ty;
+    let writes_i =
+        |s: &Stmt| matches!(written_place(s), Some(LValue::Var(VarRef::Local(x))) if *x == i);
+    for b in body {
+        for s in &f.block(*b).stmts {
+            if writes_i(s) {
+                let StmtKind::Assign { src, .. } = &s.kind else {
+                    return None;
+                };
+                if counter_step(src, i, ty) != Some(1) {
+                    return None;
+                }
+            }
+        }
+    }
+    let mut start: Option<i128> = None;
+    for (p, blk) in f.blocks.iter().enumerate() {
+        let p = BlockId(p as u32);
+        if body.contains(&p) || !f.successors(p).contains(&h) {
+            continue;
+        }
+        let last = blk.stmts.iter().rev().find(|s| writes_i(s))?;
+        let StmtKind::Assign { src, .. } = &last.kind else {
+            return None;
+        };
+        let c = strip_casts(src).as_const()?;
+        start = Some(start.map_or(c, |s: i128| s.min(c)));
+    }
+    let trips = upper_bound(e)? - start? + i128::from(*op == BinOp::Le);
+    (1..=MAX_EXACT_TRIPS)
+        .contains(&trips)
+        .then_some(trips as u8)
+}
+
+/// The copies to peel for a loop that runs at most `trips` times: one more than its
+/// iterations, since the head's test after the last iteration must be exact too (in the tail,
+/// the head's state is havocked before the test).
+fn copies_for_trips(trips: u8) -> u8 {
+    trips + 1
+}
+
+/// The place a statement assigns (an assignment, a havoc, a zero-initialisation, a call's
+/// result); other effects (calls' writes through memory) are not places.
+fn written_place(s: &Stmt) -> Option<&LValue> {
+    match &s.kind {
+        StmtKind::Assign { dst, .. } | StmtKind::Havoc { dst, .. } | StmtKind::ZeroInit { dst } => {
+            Some(dst)
+        }
+        StmtKind::Call { dst, .. } => dst.as_ref(),
+        StmtKind::HavocMemory(_) | StmtKind::Assume(_) | StmtKind::Label { .. } => None,
+    }
+}
+
+/// `e` without the conversions around it.
+fn strip_casts(e: &Expr) -> &Expr {
+    match &e.kind {
+        ExprKind::Cast(inner) => strip_casts(inner),
+        _ => e,
+    }
+}
+
+/// A constant no value of `e` exceeds, for constants, masks by a non-negative constant and
+/// remainders by a positive constant.
+fn upper_bound(e: &Expr) -> Option<i128> {
+    match &e.kind {
+        ExprKind::Const(c) => Some(*c),
+        ExprKind::Cast(inner) => upper_bound(inner),
+        ExprKind::Binary(BinOp::BitAnd, a, b) => [a, b]
+            .iter()
+            .filter_map(|x| strip_casts(x).as_const())
+            .filter(|c| *c >= 0)
+            .min(),
+        ExprKind::Binary(BinOp::Rem, _, b) => {
+            strip_casts(b).as_const().filter(|c| *c > 0).map(|c| c - 1)
+        }
+        _ => None,
+    }
 }
 
 /// Width in bits of a scalar value of type `ty` (pointers are 64-bit).
@@ -475,26 +658,31 @@ impl<'a> Enc<'a> {
         let f = self.f;
         let forest = crate::cfg::loops::LoopForest::of(f);
         let havoc_sets = self.loop_havoc_sets(&forest);
+        let peeled = Peeled::new(f, &forest, &self.peel_counts(&forest));
         let mut returns = Vec::new();
         let mut init = Some(init);
-        // Outgoing edges of encoded blocks: target -> [(condition, state)].
-        let mut incoming: HashMap<BlockId, Vec<(T, State)>> = HashMap::new();
+        // Outgoing edges of encoded nodes: target node -> [(condition, state)].
+        let mut incoming: HashMap<usize, Vec<(T, State)>> = HashMap::new();
         let mut visited: HashSet<BlockId> = HashSet::new();
-        for &b in &forest.order {
+        for &n in &peeled.order {
+            let b = peeled.block(n);
             self.cur_block = b;
-            let (mut pc, mut st) = if b == f.entry {
+            let (mut pc, mut st) = if n == peeled.entry() {
                 match init.take() {
                     Some(st) => (entry_pc, st),
                     None => continue,
                 }
             } else {
-                match incoming.remove(&b) {
+                match incoming.remove(&n) {
                     Some(ins) => self.merge(b, ins),
-                    None => continue, // only reached through back edges from unreached code
+                    None => continue,
                 }
             };
             visited.insert(b);
-            if let Some(set) = havoc_sets.get(&b) {
+            // The exact copies of a peeled loop's first iterations keep their state; the loop
+            // itself (its tail) stands for every later iteration and forgets what it writes.
+            let havoc = havoc_sets.get(&b).filter(|_| !peeled.is_exact_head(n));
+            if let Some(set) = havoc {
                 for &l in &set.locals {
                     let w = self.local_width(l);
                     let at_entry = st.vars[l.0 as usize];
@@ -531,10 +719,10 @@ impl<'a> Enc<'a> {
                 returns.push((pc, st.clone(), value));
             }
             for (target, cond) in self.edges(&blk.term, &st, pc) {
-                if forest.is_retreating(b, target) {
-                    continue;
+                // Retreating edges are cut, but in the exact copies of a peeled loop.
+                if let Some(m) = peeled.step(n, target) {
+                    incoming.entry(m).or_default().push((cond, st.clone()));
                 }
-                incoming.entry(target).or_default().push((cond, st.clone()));
             }
         }
         if self.record_labels {
@@ -907,6 +1095,38 @@ impl<'a> Enc<'a> {
         out
     }
 
+    /// How many first iterations of each natural loop to encode exactly ([`Peeled`]): as many
+    /// as the loop can run when its trip count has a small constant bound ([`exact_trips`]),
+    /// else one for a small loop, so that the facts known at loop entry hold in the first
+    /// iteration. Loops are taken bounded ones first, then the smallest, while the peeled graph
+    /// grows by at most half the function ([`MIN_PEELED_EXTRA_NODES`],
+    /// [`MAX_PEELED_EXTRA_NODES`]). Only a matter of precision and cost: any choice is sound.
+    fn peel_counts(&self, forest: &crate::cfg::loops::LoopForest) -> BTreeMap<BlockId, u8> {
+        let f = self.f;
+        let base = forest.order.len();
+        let cap = base + MAX_PEELED_EXTRA_NODES.min((base / 2).max(MIN_PEELED_EXTRA_NODES));
+        let mut candidates: Vec<(bool, usize, BlockId, u8)> = Vec::new();
+        for h in forest.heads() {
+            let Some(body) = forest.body(h) else { continue };
+            match exact_trips(f, forest, h) {
+                Some(trips) => candidates.push((false, body.len(), h, copies_for_trips(trips))),
+                None if body.len() <= MAX_PEEL_ONCE_BLOCKS => {
+                    candidates.push((true, body.len(), h, 1))
+                }
+                None => {}
+            }
+        }
+        candidates.sort();
+        let mut chosen = BTreeMap::new();
+        for (_, _, h, k) in candidates {
+            chosen.insert(h, k);
+            if unroll::size_with(forest, &chosen) > cap {
+                chosen.remove(&h);
+            }
+        }
+        chosen
+    }
+
     /// The SSA locals of `written` that every write in the loop `body` steps by a constant of
     /// one sign ([`counter_step`]), with that sign.
     fn monotone_counters<'b>(
@@ -917,23 +1137,13 @@ impl<'a> Enc<'a> {
         let mut sign: BTreeMap<LocalId, Option<i8>> = BTreeMap::new();
         for b in body {
             for s in &self.f.block(*b).stmts {
-                let (dst, step) = match &s.kind {
-                    StmtKind::Assign {
-                        dst: LValue::Var(VarRef::Local(l)),
-                        src,
-                    } => (*l, counter_step(src, *l, &self.f.local(*l).ty)),
-                    StmtKind::Havoc {
-                        dst: LValue::Var(VarRef::Local(l)),
-                        ..
-                    }
-                    | StmtKind::ZeroInit {
-                        dst: LValue::Var(VarRef::Local(l)),
-                    } => (*l, None),
-                    StmtKind::Call {
-                        dst: Some(LValue::Var(VarRef::Local(l))),
-                        ..
-                    } => (*l, None),
-                    _ => continue,
+                let Some(LValue::Var(VarRef::Local(dst))) = written_place(s) else {
+                    continue;
+                };
+                let dst = *dst;
+                let step = match &s.kind {
+                    StmtKind::Assign { src, .. } => counter_step(src, dst, &self.f.local(dst).ty),
+                    _ => None,
                 };
                 let entry = sign.entry(dst).or_insert(step);
                 if *entry != step {
@@ -949,26 +1159,21 @@ impl<'a> Enc<'a> {
 
     fn writes_of(&self, blk: &Block, set: &mut HavocSet) {
         for s in &blk.stmts {
-            let dst = match &s.kind {
-                StmtKind::Assign { dst, .. }
-                | StmtKind::Havoc { dst, .. }
-                | StmtKind::ZeroInit { dst } => Some(dst),
-                StmtKind::Call { dst, callee, .. } => {
+            match &s.kind {
+                StmtKind::Call { callee, .. } => {
                     if self.callee_writes_memory(callee) {
                         set.memory = true;
                     }
                     set.globals.add(&self.callee_global_writes(callee));
-                    dst.as_ref()
                 }
                 StmtKind::HavocMemory(_) => {
                     set.memory = true;
                     set.globals = GlobalWrites::All;
                     set.own_locals.extend(self.frame_own_locals());
-                    None
                 }
-                StmtKind::Assume(_) | StmtKind::Label { .. } => None,
-            };
-            match dst {
+                _ => {}
+            }
+            match written_place(s) {
                 Some(LValue::Var(VarRef::Local(l))) if !self.in_memory[l.0 as usize] => {
                     set.locals.insert(*l);
                 }

@@ -76,6 +76,109 @@ pub enum Command {
     ExportAcsl(ExportAcslArgs),
     /// List the coverage criteria.
     Criteria,
+    /// Annotate and prune every C file of a compilation database: the annotated tree in OUT,
+    /// a ledger per file, one summary; results are kept in the verdict cache, so that a
+    /// re-run proves only the functions whose inputs changed.
+    Project(ProjectArgs),
+    /// Inspect or empty the verdict cache.
+    Cache(CacheArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ProjectArgs {
+    /// A directory holding compile_commands.json.
+    #[arg(
+        short = 'p',
+        value_name = "DIR",
+        required_unless_present = "compile_commands"
+    )]
+    pub build_dir: Option<PathBuf>,
+    /// The compilation database.
+    #[arg(
+        long = "compile-commands",
+        value_name = "FILE",
+        conflicts_with = "build_dir"
+    )]
+    pub compile_commands: Option<PathBuf>,
+    /// Only the files matching these globs (relative to the sources' root, or absolute;
+    /// comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', value_name = "GLOB")]
+    pub files: Vec<String>,
+    /// Comma-separated criteria (see `covprune criteria`).
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub criteria: Vec<String>,
+    /// The output directory: the annotated files, their labels files and ledgers, in the
+    /// sources' tree.
+    #[arg(short = 'o', long = "out")]
+    pub out_dir: PathBuf,
+    /// MCC: decisions with more atoms than this get no labels.
+    #[arg(long, default_value_t = 10)]
+    pub mcc_max_atoms: usize,
+    /// WM, WM-S: mutation operator groups, e.g. `AOR,ROR`, or `-ABS,-AOR` to remove groups.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub mutators: Vec<String>,
+    /// Time limit of each proof obligation, in milliseconds.
+    #[arg(long, default_value_t = run::prune::DEFAULT_TIMEOUT_MS)]
+    pub timeout_ms: u32,
+    /// Deterministic resource limit of each obligation (see `prune --help`).
+    #[arg(long)]
+    pub rlimit: Option<u32>,
+    /// Worker processes (default: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
+    /// Budget per function in seconds (0: none).
+    #[arg(long, default_value_t = run::prune::DEFAULT_FUNCTION_BUDGET_S)]
+    pub function_budget_s: u64,
+    /// The verdict cache's directory (default: $COVPRUNE_CACHE_DIR, else
+    /// $XDG_CACHE_HOME/covprune, else ~/.cache/covprune).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache: Option<PathBuf>,
+    /// Prove everything; neither read nor write the cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Do not draw progress bars.
+    #[arg(long)]
+    pub no_progress: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// More preprocessing flags for every file (after the database's).
+    #[command(flatten)]
+    pub cc: ProjectCcFlags,
+}
+
+/// Preprocessing flags added to every file of a project.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ProjectCcFlags {
+    /// The C compiler used to preprocess (default: the database's).
+    #[arg(long, value_name = "CC")]
+    pub cc: Option<String>,
+    /// Add a directory to the include path.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include_dirs: Vec<PathBuf>,
+    /// Define a macro (`NAME` or `NAME=VALUE`).
+    #[arg(short = 'D', value_name = "MACRO")]
+    pub defines: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct CacheArgs {
+    #[command(subcommand)]
+    pub action: CacheAction,
+    /// The cache's directory (default as for `project`).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub cache: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CacheAction {
+    /// How many results the cache holds, its size, and how often it was used.
+    Stats,
+    /// Remove every stored result.
+    Clear,
 }
 
 #[derive(Args, Debug)]
@@ -195,6 +298,10 @@ pub struct PruneArgs {
     /// covprune's answer in a comment), to replay with any solver.
     #[arg(long, value_name = "DIR")]
     pub dump_smt: Option<PathBuf>,
+    /// Keep function results in the verdict cache in DIR and reuse those it holds (`covprune
+    /// cache` inspects it): a re-run proves only the functions whose inputs changed.
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
     /// Prove in this process. By default a supervisor runs the prover as a child process and,
     /// should the solver crash it, restarts it from the journal without the functions that
     /// were in flight (their remaining labels stay unknown).
@@ -358,6 +465,53 @@ impl CcFlags {
     }
 }
 
+fn project_options(args: ProjectArgs) -> run::Result<run::project::ProjectOptions> {
+    let database = args
+        .compile_commands
+        .or(args.build_dir)
+        .expect("clap requires -p or --compile-commands");
+    let mut config = run::prune::default_config();
+    config.solver = run::prune::SolverConfig {
+        timeout_ms: args.timeout_ms,
+        rlimit: args
+            .rlimit
+            .unwrap_or_else(|| run::prune::rlimit_for(args.timeout_ms)),
+        max_memory_mb: 0,
+    };
+    config.jobs = args.jobs;
+    config.function_budget_s = args.function_budget_s;
+    let execution = match std::env::current_exe() {
+        Ok(exe) => run::prune::Execution::Pool { exe },
+        Err(_) => run::prune::Execution::InProcess,
+    };
+    let preprocess = PreprocessOptions {
+        cc: args.cc.cc,
+        include_dirs: args.cc.include_dirs,
+        defines: args.cc.defines,
+        ..PreprocessOptions::default()
+    };
+    Ok(run::project::ProjectOptions {
+        database,
+        files: args.files,
+        annotate: run::annotate::AnnotateOptions {
+            file: PathBuf::new(),
+            criteria: args.criteria,
+            out_dir: None,
+            mcc_max_atoms: args.mcc_max_atoms,
+            ncc_n: 2,
+            pct_max_predicates: 4,
+            mutators: args.mutators,
+            preprocess,
+        },
+        out_dir: args.out_dir,
+        config,
+        execution,
+        cache: (!args.no_cache).then(|| args.cache.unwrap_or_else(crate::cache::default_dir)),
+        progress: !args.no_progress && !args.json,
+        quiet: args.json,
+    })
+}
+
 /// GCC spells some flags with one dash (`-include FILE`); clap wants two.
 pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
     args.into_iter()
@@ -438,6 +592,29 @@ fn execute(command: Command) -> run::Result<Exit> {
             print_out(&run::inspect::callgraph(&file, &cc.options_for(&file)?)?);
         }
         Command::Criteria => print_out(&run::inspect::criteria()),
+        Command::Project(args) => {
+            let json = args.json;
+            let report = run::project::project(&project_options(args)?)?;
+            show(&report, json, run::project::ProjectReport::to_text);
+            if !report.failures.is_empty() {
+                return Ok(Exit::BadInput);
+            }
+        }
+        Command::Cache(args) => {
+            let dir = args.cache.unwrap_or_else(crate::cache::default_dir);
+            match args.action {
+                CacheAction::Stats => {
+                    let stats = run::project::cache_stats(&dir)?;
+                    show(&stats, args.json, crate::cache::CacheStats::to_text);
+                }
+                CacheAction::Clear => {
+                    let (removed, stats) = run::project::cache_clear(&dir)?;
+                    show(&stats, args.json, |s| {
+                        format!("removed {removed} results from {}\n", s.path)
+                    });
+                }
+            }
+        }
         Command::Prune(args) => {
             let json = args.json;
             let outcome = run::prune::prune(&prune_options(args)?)?;
@@ -600,5 +777,6 @@ fn prune_options(args: PruneArgs) -> run::Result<run::prune::PruneOptions> {
         execution,
         progress: !args.no_progress && !args.json,
         quiet: args.json,
+        cache: args.cache,
     })
 }

@@ -3,6 +3,7 @@
 
 pub mod annotate;
 pub mod audit;
+pub mod cache;
 pub mod cfg;
 pub mod cli;
 pub mod console;

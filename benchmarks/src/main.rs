@@ -5,6 +5,7 @@
 mod all;
 mod memory;
 mod plot;
+mod project;
 mod reproducible;
 mod siemens;
 mod suites;
@@ -744,6 +745,10 @@ fn main() -> Result<()> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         return all::run(&raw[1..], default_corpus(&root), root.join("artifacts"));
     }
+    if raw.first().is_some_and(|c| c == "project") {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        return project::run(&raw[1..], default_corpus(&root), root.join("artifacts"));
+    }
     if raw.first().is_some_and(|c| c == "memory") {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         return memory::run(&raw[1..], root.join("artifacts"));
@@ -764,7 +769,7 @@ fn main() -> Result<()> {
         "pool" => pool_bench(&args),
         "reproducible" => reproducible::run(&args),
         other => {
-            bail!("unknown benchmark {other} (known: all, memory, siemens, suites, frontend, prune, measure-gzip, pool, reproducible)")
+            bail!("unknown benchmark {other} (known: all, project, memory, siemens, suites, frontend, prune, measure-gzip, pool, reproducible)")
         }
     }
 }

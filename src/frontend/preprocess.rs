@@ -205,13 +205,42 @@ fn flags_from_database(
     Ok((cc.clone(), preprocessor_flags(rest), Some(dir)))
 }
 
-/// The command of `file`'s entry in a compilation database, and the entry's directory.
-fn database_entry(db: &Path, file: &Path) -> Result<(Vec<String>, PathBuf), FrontendError> {
-    let db_file = if db.is_dir() {
+/// The database file a `-p DIR` or `--compile-commands FILE` names.
+pub fn database_file(db: &Path) -> PathBuf {
+    if db.is_dir() {
         db.join("compile_commands.json")
     } else {
         db.to_path_buf()
+    }
+}
+
+/// Every C source file a compilation database compiles (its `.c` entries), as absolute
+/// paths, sorted, each once.
+pub fn database_files(db: &Path) -> Result<Vec<PathBuf>, FrontendError> {
+    let db_file = database_file(db);
+    let bad = |message: String| FrontendError::CompileCommands {
+        path: db_file.clone(),
+        message,
     };
+    let text = std::fs::read_to_string(&db_file).map_err(|e| bad(e.to_string()))?;
+    let entries: Vec<serde_json::Value> =
+        serde_json::from_str(&text).map_err(|e| bad(format!("not a JSON array: {e}")))?;
+    let mut out = std::collections::BTreeSet::new();
+    for entry in &entries {
+        let (Some(dir), Some(f)) = (entry["directory"].as_str(), entry["file"].as_str()) else {
+            return Err(bad("an entry lacks `directory` or `file`".into()));
+        };
+        let path = Path::new(dir).join(f);
+        if path.extension().is_some_and(|e| e == "c") {
+            out.insert(std::fs::canonicalize(&path).unwrap_or(path));
+        }
+    }
+    Ok(out.into_iter().collect())
+}
+
+/// The command of `file`'s entry in a compilation database, and the entry's directory.
+fn database_entry(db: &Path, file: &Path) -> Result<(Vec<String>, PathBuf), FrontendError> {
+    let db_file = database_file(db);
     let bad = |message: String| FrontendError::CompileCommands {
         path: db_file.clone(),
         message,

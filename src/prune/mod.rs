@@ -11,6 +11,7 @@
 //!
 //! Obligations never lean on each other: each is checked against the encoding alone.
 
+pub mod cache_key;
 pub mod contexts;
 pub mod groups;
 pub mod journal;

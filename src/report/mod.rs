@@ -145,7 +145,7 @@ pub fn diagnostics_text(program: &Program) -> String {
 }
 
 /// The `prune` summary: the paper's Figure 6 row, overall and per criterion tag.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct PruneSummary {
     pub labels: usize,
     pub infeasible: usize,
@@ -247,6 +247,41 @@ impl PruneSummary {
             total_ms,
             per_tag,
         }
+    }
+
+    /// The summary of several runs (the files of a project): every count and time summed.
+    pub fn total<'a>(runs: impl IntoIterator<Item = &'a PruneSummary>) -> PruneSummary {
+        let mut t = PruneSummary::default();
+        for r in runs {
+            t.labels += r.labels;
+            t.infeasible += r.infeasible;
+            t.duplicate_step2 += r.duplicate_step2;
+            t.duplicate_step3 += r.duplicate_step3;
+            t.subsumed += r.subsumed;
+            t.unknown += r.unknown;
+            t.pruned += r.pruned;
+            t.pruned_within += r.pruned_within;
+            t.seconds_step1 += r.seconds_step1;
+            t.seconds_step2 += r.seconds_step2;
+            t.seconds_step3 += r.seconds_step3;
+            for (a, b) in t.queries.iter_mut().zip(r.queries) {
+                *a += b;
+            }
+            t.step3_refuted_by_models += r.step3_refuted_by_models;
+            t.step3_by_transitivity += r.step3_by_transitivity;
+            t.total_ms += r.total_ms;
+            for (tag, row) in &r.per_tag {
+                let sum = t.per_tag.entry(tag.clone()).or_default();
+                sum.labels += row.labels;
+                sum.infeasible += row.infeasible;
+                sum.duplicate_step2 += row.duplicate_step2;
+                sum.duplicate_step3 += row.duplicate_step3;
+                sum.subsumed += row.subsumed;
+                sum.pruned_within += row.pruned_within;
+                sum.pruned_across += row.pruned_across;
+            }
+        }
+        t
     }
 
     /// One row per criterion, as in the paper's Figure 6 (step times are summed over workers).

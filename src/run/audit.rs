@@ -60,6 +60,7 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
             execution: Execution::InProcess,
             progress: false,
             quiet: true,
+            cache: None,
         })?;
     }
     let labels_path = opts

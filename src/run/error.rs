@@ -105,7 +105,8 @@ bad_input_from!(
     crate::report::ledger::LedgerError,
     crate::prune::journal::JournalError,
     crate::frontend::FrontendError,
-    crate::report::labels::LabelsError
+    crate::report::labels::LabelsError,
+    crate::cache::CacheError
 );
 
 /// Writing a result failed (a full disk, a directory that cannot be written).

@@ -8,6 +8,7 @@ pub mod audit;
 pub mod error;
 pub mod inspect;
 pub mod measure;
+pub mod project;
 pub mod prune;
 
 use std::path::{Path, PathBuf};

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::error::{write_failed, Error, Result};
+use crate::cache::VerdictCache;
 use crate::console::print_err;
 use crate::frontend::{self, PreprocessOptions};
 use crate::ir::Program;
@@ -90,6 +91,9 @@ pub struct PruneOptions {
     pub progress: bool,
     /// Print no notes on stderr (warnings are printed).
     pub quiet: bool,
+    /// The verdict cache's directory: functions whose results it holds are not proved again,
+    /// and the results proved are stored in it.
+    pub cache: Option<PathBuf>,
 }
 
 /// The result of `prune`: the whole run's, or one shard's.
@@ -111,6 +115,17 @@ pub struct PruneReport {
     pub summary: PruneSummary,
     /// Functions the front end skipped, with the labels left unknown in each.
     pub skipped_functions: Vec<SkippedFunction>,
+    /// What the verdict cache gave and took (runs with a cache only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheUse>,
+}
+
+/// Functions whose results a run took from the verdict cache, proved, and stored.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct CacheUse {
+    pub reused: usize,
+    pub proved: usize,
+    pub stored: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -295,12 +310,19 @@ pub fn prune(opts: &PruneOptions) -> Result<PruneOutcome> {
             journal_path.display()
         ));
     }
-    let order = engine::prove_order(program, opts.shard);
+    let mut order = engine::prove_order(program, opts.shard);
     let total: u64 = order
         .iter()
         .map(|&i| program.functions[i].labels().count() as u64)
         .sum();
     let bar = crate::console::Progress::new(total, "proving", opts.progress);
+    let mut cache = match &opts.cache {
+        Some(dir) => Some(Cached::look_up(dir, program, &config, &mut order)?),
+        None => None,
+    };
+    if let Some(c) = &cache {
+        bar.inc(c.hits.iter().map(|r| r.occurrences.len() as u64).sum());
+    }
     let results = match &opts.execution {
         Execution::Pool { exe } => {
             let job = pool::Job {
@@ -314,27 +336,51 @@ pub fn prune(opts: &PruneOptions) -> Result<PruneOutcome> {
                 journal: journal_path.clone(),
                 fingerprint: fingerprint.clone(),
             };
-            pool::prove_in_workers(exe, config.jobs, &job, program, &order, journal, &|n| {
-                bar.inc(n)
-            })
-            .map_err(|e| match e {
-                pool::PoolError::WorkerExit(code) => {
-                    Error::Worker(super::error::Exit::from_code(code))
-                }
-                other => Error::internal(other),
-            })
+            if order.is_empty() {
+                Ok(Vec::new())
+            } else {
+                pool::prove_in_workers(exe, config.jobs, &job, program, &order, journal, &|n| {
+                    bar.inc(n)
+                })
+                .map_err(|e| match e {
+                    pool::PoolError::WorkerExit(code) => {
+                        Error::Worker(super::error::Exit::from_code(code))
+                    }
+                    other => Error::internal(other),
+                })
+            }
         }
         Execution::InProcess => {
+            let mut prior = prior;
+            // Results the cache holds come out as those of an earlier run would.
+            let hits = cache.as_mut().map(|c| std::mem::take(&mut c.hits));
+            let hit_names: BTreeSet<String> =
+                hits.iter().flatten().map(|r| r.function.clone()).collect();
+            for r in hits.into_iter().flatten() {
+                prior.done.entry(r.function.clone()).or_insert(r);
+            }
             let hooks = engine::Hooks {
                 journal: Some(&journal),
                 prior: Some(&prior),
                 shard: opts.shard,
             };
-            Ok(engine::prove(program, &config, &|n| bar.inc(n), &hooks))
+            let all = engine::prove(program, &config, &|n| bar.inc(n), &hooks);
+            // Split them again: the cache's hits are added back below, as for the pool.
+            let (hits, proved): (Vec<_>, Vec<_>) = all
+                .into_iter()
+                .partition(|r| hit_names.contains(&r.function));
+            if let Some(c) = cache.as_mut() {
+                c.hits = hits;
+            }
+            Ok(proved)
         }
     };
     bar.finish();
-    let results = results?;
+    let mut results = results?;
+    let cache_use = match cache {
+        Some(c) => Some(c.store(&mut results)?),
+        None => None,
+    };
     if let Some(shard) = opts.shard {
         let labels: u64 = results.iter().map(|r| r.occurrences.len() as u64).sum();
         let out = shard::path_of(&opts.file, shard);
@@ -356,7 +402,7 @@ pub fn prune(opts: &PruneOptions) -> Result<PruneOutcome> {
         }));
     }
     let (verdicts, run_stats) = engine::combine(results);
-    let report = finish(
+    let mut report = finish(
         &opts.file,
         inputs,
         verdicts,
@@ -364,7 +410,68 @@ pub fn prune(opts: &PruneOptions) -> Result<PruneOutcome> {
         t0.elapsed().as_millis(),
         opts.timings,
     )?;
+    report.cache = cache_use;
     Ok(PruneOutcome::Whole(report))
+}
+
+/// The verdict cache during one run: the results it held for the run's functions, and the
+/// keys to store the others under.
+struct Cached {
+    cache: VerdictCache,
+    keys: BTreeMap<String, String>,
+    hits: Vec<engine::FunctionResult>,
+}
+
+impl Cached {
+    /// Opens the cache in `dir` and takes out of `order` the functions whose results it holds.
+    fn look_up(
+        dir: &Path,
+        program: &Program,
+        config: &PruneConfig,
+        order: &mut Vec<usize>,
+    ) -> Result<Cached> {
+        let cache = VerdictCache::open(dir)?;
+        let keys = engine::Prover::new(program, config).cache_keys(&config.answer_key());
+        let mut hits = Vec::new();
+        let mut misses = Vec::new();
+        for &i in order.iter() {
+            let name = &program.functions[i].name;
+            match cache.get(&keys[name], name)? {
+                Some(r) => hits.push(r),
+                None => misses.push(i),
+            }
+        }
+        *order = misses;
+        Ok(Cached { cache, keys, hits })
+    }
+
+    /// Stores the results proved in this run, then adds the cached ones to `results` (sorted
+    /// by function, as provers return them). A function whose prover died is not stored: the
+    /// crash is an accident of that process, and proving again may give more. (Questions
+    /// that ran out of time are stored as they ended: a run with other limits has other keys.)
+    fn store(mut self, results: &mut Vec<engine::FunctionResult>) -> Result<CacheUse> {
+        let lasting = |r: &engine::FunctionResult| {
+            !r.occurrences
+                .iter()
+                .any(|o| matches!(o.outcome, engine::Outcome::Unknown(Reason::SolverDied)))
+        };
+        let stored: Vec<(&str, &engine::FunctionResult)> = results
+            .iter()
+            .filter(|r| lasting(r))
+            .filter_map(|r| self.keys.get(&r.function).map(|k| (k.as_str(), r)))
+            .collect();
+        self.cache.put_all(&stored)?;
+        let used = CacheUse {
+            reused: self.hits.len(),
+            proved: results.len(),
+            stored: stored.len(),
+        };
+        self.cache
+            .count_use(used.reused as u64, used.proved as u64)?;
+        results.append(&mut self.hits);
+        results.sort_by(|a, b| a.function.cmp(&b.function));
+        Ok(used)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -599,6 +706,7 @@ fn finish(
         labels_file: out_labels.display().to_string(),
         summary: PruneSummary::new(&verdicts, run_stats, total_ms),
         skipped_functions,
+        cache: None,
     })
 }
 

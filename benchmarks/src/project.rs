@@ -1,0 +1,355 @@
+//! The project benchmark: zlib and gzip from the corpus, each copied with a generated
+//! `compile_commands.json` (the flags of the corpus's SOURCE.txt), run through `covprune
+//! project` cold (empty cache), then again after a one-line edit in one function (warm: the
+//! cold run's cache), and cold on the edited project (fresh cache). Checks that the project's
+//! ledgers equal those of per-file `annotate` + `prune` runs, and that the warm ledgers are
+//! byte-identical to the cold ones of the edited project; reports each run's wall time.
+//! Writes `artifacts/project.md` and `.json`.
+//!
+//! Usage: `cargo run --release -p covprune-benchmarks -- project [--corpus DIR]
+//! [--only zlib,gzip] [--criteria CC] [--jobs N] [--no-per-file]`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+
+/// A program of the corpus: its directory, the preprocessing flags SOURCE.txt gives, and the
+/// one-line edit of the warm run (file, text before, text after; the text occurs once).
+struct Program {
+    name: &'static str,
+    dir: &'static str,
+    flags: &'static [&'static str],
+    edit: (&'static str, &'static str, &'static str),
+}
+
+const PROGRAMS: &[Program] = &[
+    Program {
+        name: "zlib",
+        dir: "zlib-1.3.2",
+        flags: &["-I."],
+        // deflateBound: the size of the gzip wrapper.
+        edit: (
+            "deflate.c",
+            "        wraplen = 18;\n",
+            "        wraplen = 20;\n",
+        ),
+    },
+    Program {
+        name: "gzip",
+        dir: "gzip-1.12",
+        flags: &["-DHAVE_CONFIG_H", "-I.", "-Ilib"],
+        // fill_inbuf: stop reading on any non-positive count.
+        edit: (
+            "util.c",
+            "        if (len == 0) break;\n",
+            "        if (len <= 0) break;\n",
+        ),
+    },
+];
+
+#[derive(Serialize)]
+struct Row {
+    program: String,
+    files: usize,
+    labels: u64,
+    functions: usize,
+    cold_s: f64,
+    warm_s: f64,
+    cold_edited_s: f64,
+    warm_share: f64,
+    reused: u64,
+    reproved: u64,
+    /// Files whose project ledger equals the per-file run's (None: not checked).
+    per_file_equal: Option<(usize, usize)>,
+    /// Files whose warm ledger is byte-identical to the cold one of the edited project.
+    warm_equal: (usize, usize),
+    edited: String,
+}
+
+struct Opts {
+    corpus: PathBuf,
+    only: Vec<String>,
+    criteria: String,
+    jobs: usize,
+    per_file: bool,
+}
+
+fn parse(args: &[String], corpus: PathBuf) -> Result<Opts> {
+    let mut o = Opts {
+        corpus,
+        only: Vec::new(),
+        criteria: "CC".into(),
+        jobs: 2,
+        per_file: true,
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().cloned().context(format!("{a} needs a value"));
+        match a.as_str() {
+            "--corpus" => o.corpus = PathBuf::from(value()?),
+            "--only" => o.only = value()?.split(',').map(str::to_string).collect(),
+            "--criteria" => o.criteria = value()?,
+            "--jobs" => o.jobs = value()?.parse()?,
+            "--no-per-file" => o.per_file = false,
+            other => bail!("project: unknown option {other}"),
+        }
+    }
+    Ok(o)
+}
+
+pub(crate) fn run(args: &[String], corpus: PathBuf, artifacts: PathBuf) -> Result<()> {
+    let o = parse(args, corpus)?;
+    let exe = std::env::current_exe()?.with_file_name("covprune");
+    let work = std::env::temp_dir().join(format!("covprune-project-{}", std::process::id()));
+    let mut rows = Vec::new();
+    for p in PROGRAMS {
+        if !o.only.is_empty() && !o.only.iter().any(|n| n == p.name) {
+            continue;
+        }
+        rows.push(one_program(&o, &exe, &work.join(p.name), p)?);
+    }
+    std::fs::create_dir_all(&artifacts)?;
+    std::fs::write(
+        artifacts.join("project.json"),
+        serde_json::to_string_pretty(&rows)? + "\n",
+    )?;
+    std::fs::write(artifacts.join("project.md"), markdown(&o, &rows))?;
+    eprintln!("wrote {}", artifacts.join("project.md").display());
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
+/// Copies the program's sources (not the preprocessed copies) to `to` and writes its
+/// compilation database there.
+fn stage(from: &Path, to: &Path, flags: &[&str]) -> Result<()> {
+    let _ = std::fs::remove_dir_all(to);
+    copy_tree(from, to)?;
+    let mut entries = Vec::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(to)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    files.sort();
+    for f in files {
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        let mut arguments = vec!["cc".to_string(), "-c".to_string()];
+        arguments.extend(flags.iter().map(|s| s.to_string()));
+        arguments.extend([name.clone(), "-o".into(), name.replace(".c", ".o")]);
+        entries.push(serde_json::json!({
+            "directory": to.display().to_string(),
+            "file": name,
+            "arguments": arguments,
+        }));
+    }
+    std::fs::write(
+        to.join("compile_commands.json"),
+        serde_json::to_string_pretty(&entries)?,
+    )?;
+    Ok(())
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let e = e?;
+        let name = e.file_name();
+        if name == "preprocessed" || name == "tests" {
+            continue;
+        }
+        if e.file_type()?.is_dir() {
+            copy_tree(&e.path(), &to.join(&name))?;
+        } else {
+            std::fs::copy(e.path(), to.join(&name))?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `covprune project`; returns the wall time and the JSON report.
+fn project(
+    exe: &Path,
+    o: &Opts,
+    src: &Path,
+    out: &Path,
+    cache: &Path,
+) -> Result<(f64, serde_json::Value)> {
+    let t = Instant::now();
+    let run = std::process::Command::new(exe)
+        .arg("project")
+        .arg("-p")
+        .arg(src)
+        .args([
+            "--criteria",
+            &o.criteria,
+            "--jobs",
+            &o.jobs.to_string(),
+            "--json",
+        ])
+        .arg("-o")
+        .arg(out)
+        .arg("--cache")
+        .arg(cache)
+        .output()?;
+    let wall = t.elapsed().as_secs_f64();
+    if !run.status.success() {
+        bail!(
+            "covprune project {} failed ({}): {}",
+            src.display(),
+            run.status,
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+    Ok((wall, serde_json::from_slice(&run.stdout)?))
+}
+
+/// The ledgers a project run wrote, by source file.
+fn ledgers(report: &serde_json::Value) -> Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    for f in report["files"]
+        .as_array()
+        .context("a project report has files")?
+    {
+        if let Some(l) = f["ledger"].as_str() {
+            let name = f["file"].as_str().unwrap_or_default().to_string();
+            out.insert(name, std::fs::read_to_string(l)?);
+        }
+    }
+    Ok(out)
+}
+
+fn one_program(o: &Opts, exe: &Path, work: &Path, p: &Program) -> Result<Row> {
+    let src = work.join("src");
+    stage(&o.corpus.join(p.dir), &src, p.flags)?;
+    eprintln!("{}: cold run", p.name);
+    let (cold_s, cold) = project(exe, o, &src, &work.join("cold"), &work.join("cache"))?;
+    let cold_ledgers = ledgers(&cold)?;
+    let per_file_equal = if o.per_file {
+        eprintln!("{}: per-file runs", p.name);
+        Some(per_file(exe, o, &src, p, &cold_ledgers)?)
+    } else {
+        None
+    };
+    // The one-line edit.
+    let (file, before, after) = p.edit;
+    let path = src.join(file);
+    let text = std::fs::read_to_string(&path)?;
+    if text.matches(before).count() != 1 {
+        bail!("{}: the edit's text does not occur once in {file}", p.name);
+    }
+    std::fs::write(&path, text.replacen(before, after, 1))?;
+    eprintln!("{}: warm run after the edit", p.name);
+    let (warm_s, warm) = project(exe, o, &src, &work.join("warm"), &work.join("cache"))?;
+    eprintln!("{}: cold run of the edited project", p.name);
+    let (cold_edited_s, cold_edited) = project(
+        exe,
+        o,
+        &src,
+        &work.join("cold-edited"),
+        &work.join("cache-edited"),
+    )?;
+    let (warm_l, cold_l) = (ledgers(&warm)?, ledgers(&cold_edited)?);
+    let same = cold_l
+        .iter()
+        .filter(|(f, l)| warm_l.get(*f) == Some(*l))
+        .count();
+    for (f, l) in &cold_l {
+        if warm_l.get(f) != Some(l) {
+            eprintln!("{}: {f}: the warm ledger differs from the cold one", p.name);
+        }
+    }
+    let count = |v: &serde_json::Value, k: &str| v["cache"][k].as_u64().unwrap_or(0);
+    Ok(Row {
+        program: p.name.into(),
+        files: cold["files"].as_array().map_or(0, Vec::len),
+        labels: cold["total"]["labels"].as_u64().unwrap_or(0),
+        functions: (count(&cold, "reused") + count(&cold, "proved")) as usize,
+        cold_s,
+        warm_s,
+        cold_edited_s,
+        warm_share: warm_s / cold_edited_s,
+        reused: count(&warm, "reused"),
+        reproved: count(&warm, "proved"),
+        per_file_equal,
+        warm_equal: (same, cold_l.len()),
+        edited: format!("{file}: `{}` → `{}`", before.trim(), after.trim()),
+    })
+}
+
+/// `annotate` and `prune` of each file on its own, with the flags on the command line: how
+/// many of the project's ledgers they reproduce.
+fn per_file(
+    exe: &Path,
+    o: &Opts,
+    src: &Path,
+    p: &Program,
+    project: &BTreeMap<String, String>,
+) -> Result<(usize, usize)> {
+    let dir = src.with_file_name("per-file");
+    std::fs::create_dir_all(&dir)?;
+    let flags: Vec<String> = p
+        .flags
+        .iter()
+        .map(|f| match f.strip_prefix("-I") {
+            Some(d) => format!("-I{}", src.join(d).display()),
+            None => f.to_string(),
+        })
+        .collect();
+    let mut same = 0;
+    for (name, ledger) in project {
+        let (stem, annotated, _) =
+            crate::annotate_into(exe, &src.join(name), &o.criteria, &dir, &flags)?;
+        let st = std::process::Command::new(exe)
+            .arg("prune")
+            .arg(&annotated)
+            .args(["--no-progress", "--jobs", &o.jobs.to_string()])
+            .stdout(std::process::Stdio::null())
+            .status()?;
+        if !st.success() {
+            bail!("prune {} failed", annotated.display());
+        }
+        let own = std::fs::read_to_string(dir.join(format!("{stem}_labels.covprune.json")))?;
+        if &own == ledger {
+            same += 1;
+        } else {
+            eprintln!("{}: {name}: the per-file ledger differs", p.name);
+        }
+    }
+    Ok((same, project.len()))
+}
+
+fn markdown(o: &Opts, rows: &[Row]) -> String {
+    let mut s = format!(
+        "# Project runs and the verdict cache\n\n`cargo run --release -p covprune-benchmarks -- project` \
+         (criteria {}, `--jobs {}`, 2 cores).\n\nEach program is copied with a generated \
+         `compile_commands.json` and run through `covprune project`: cold (empty cache), warm \
+         after a one-line edit (the cold run's cache), and cold on the edited project (fresh \
+         cache). The warm run's ledgers must be byte-identical to those of the cold run of the \
+         edited project, and the project's ledgers equal to per-file `annotate` + `prune` runs.\n\n",
+        o.criteria, o.jobs
+    );
+    s.push_str("| program | files | labels | functions | cold (s) | edit | warm (s) | cold, edited (s) | warm / cold | functions proved again | warm = cold ledgers | project = per-file ledgers |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for r in rows {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {:.1} | {} | {:.1} | {:.1} | {:.1}% | {} of {} | {}/{} | {} |\n",
+            r.program,
+            r.files,
+            r.labels,
+            r.functions,
+            r.cold_s,
+            r.edited,
+            r.warm_s,
+            r.cold_edited_s,
+            100.0 * r.warm_share,
+            r.reproved,
+            r.reproved + r.reused,
+            r.warm_equal.0,
+            r.warm_equal.1,
+            r.per_file_equal
+                .map_or("not checked".into(), |(a, b)| format!("{a}/{b}")),
+        ));
+    }
+    s
+}

@@ -1,0 +1,305 @@
+//! `project`: every translation unit of a compilation database annotated into an output tree
+//! (the sources' tree kept), then pruned with the verdict cache, one ledger per file and one
+//! summary for the whole project; and `cache stats|clear`. A file that fails (C the front end
+//! refuses, a preprocessor error) is reported and the others go on.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::annotate::{annotate, AnnotateOptions};
+use super::error::Result;
+use super::prune::{prune, CacheUse, Execution, PruneOptions, PruneOutcome};
+use crate::cache::{CacheStats, VerdictCache};
+use crate::console::print_err;
+use crate::frontend::{preprocess, PreprocessOptions};
+use crate::prune::PruneConfig;
+use crate::report::PruneSummary;
+
+#[derive(Clone, Debug)]
+pub struct ProjectOptions {
+    /// `compile_commands.json`, or the directory holding it.
+    pub database: PathBuf,
+    /// Globs a file must match (its path relative to the sources' root, or absolute) to be
+    /// taken; none: every C file of the database.
+    pub files: Vec<String>,
+    /// How each file is annotated (its `file` and `out_dir` are set per file).
+    pub annotate: AnnotateOptions,
+    pub out_dir: PathBuf,
+    pub config: PruneConfig,
+    pub execution: Execution,
+    /// The verdict cache's directory (none: prove everything).
+    pub cache: Option<PathBuf>,
+    pub progress: bool,
+    /// Print no notes on stderr.
+    pub quiet: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ProjectReport {
+    pub database: String,
+    /// The directory the files' paths are relative to.
+    pub root: String,
+    pub out_dir: String,
+    pub files: Vec<FileReport>,
+    /// Files that could not be annotated or pruned, with why.
+    pub failures: Vec<FileFailure>,
+    pub total: PruneSummary,
+    pub cache: Option<CacheUse>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FileReport {
+    /// Relative to the root.
+    pub file: String,
+    pub annotated: String,
+    /// The ledger (none for a file without labels).
+    pub ledger: Option<String>,
+    pub summary: PruneSummary,
+    pub cache: Option<CacheUse>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FileFailure {
+    pub file: String,
+    pub error: String,
+}
+
+impl ProjectReport {
+    pub fn to_text(&self) -> String {
+        let mut out = format!(
+            "{} files of {} (root {}), annotated into {}\n",
+            self.files.len() + self.failures.len(),
+            self.database,
+            self.root,
+            self.out_dir
+        );
+        out.push_str(&format!(
+            "{:<32} {:>7} {:>10} {:>9} {:>8} {:>8} {:>8} {:>9}\n",
+            "file",
+            "labels",
+            "infeasible",
+            "duplicate",
+            "subsumed",
+            "unknown",
+            "reused",
+            "time (s)"
+        ));
+        let line = |name: &str, s: &PruneSummary, reused: String| {
+            format!(
+                "{:<32} {:>7} {:>10} {:>9} {:>8} {:>8} {:>8} {:>9.1}\n",
+                name,
+                s.labels,
+                s.infeasible,
+                s.duplicate_step2 + s.duplicate_step3,
+                s.subsumed,
+                s.unknown,
+                reused,
+                s.total_ms as f64 / 1000.0
+            )
+        };
+        let reused = |c: &Option<CacheUse>| {
+            c.map_or_else(
+                || "-".to_string(),
+                |c| format!("{}/{}", c.reused, c.reused + c.proved),
+            )
+        };
+        for f in &self.files {
+            out.push_str(&line(&f.file, &f.summary, reused(&f.cache)));
+        }
+        out.push_str(&line("total", &self.total, reused(&self.cache)));
+        out.push_str("\nper criterion, all files:\n");
+        out.push_str(&self.total.to_text());
+        for f in &self.failures {
+            out.push_str(&format!("failed: {}: {}\n", f.file, f.error));
+        }
+        out
+    }
+}
+
+/// The deepest directory holding every file.
+fn common_root(files: &[PathBuf]) -> PathBuf {
+    let mut root: Option<PathBuf> = None;
+    for f in files {
+        let dir = f.parent().unwrap_or(Path::new("/")).to_path_buf();
+        root = Some(match root {
+            None => dir,
+            Some(r) => {
+                let mut r = r;
+                while !dir.starts_with(&r) {
+                    if !r.pop() {
+                        break;
+                    }
+                }
+                r
+            }
+        });
+    }
+    root.unwrap_or_else(|| PathBuf::from("/"))
+}
+
+/// The database's C files that `globs` select (all when there are none).
+fn select(files: Vec<PathBuf>, root: &Path, globs: &[String]) -> Result<Vec<PathBuf>> {
+    if globs.is_empty() {
+        return Ok(files);
+    }
+    let mut builder = globset::GlobSetBuilder::new();
+    for g in globs {
+        let glob = globset::Glob::new(g).map_err(|e| anyhow::anyhow!("--files {g}: {e}"))?;
+        builder.add(glob);
+    }
+    let set = builder
+        .build()
+        .map_err(|e| anyhow::anyhow!("--files: {e}"))?;
+    Ok(files
+        .into_iter()
+        .filter(|f| set.is_match(f) || f.strip_prefix(root).is_ok_and(|r| set.is_match(r)))
+        .collect())
+}
+
+pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
+    // A criterion misspelt would otherwise fail every file alike.
+    for name in &opts.annotate.criteria {
+        if covprune_encoders::Criterion::from_name(name).is_none() {
+            let valid: Vec<&str> = covprune_encoders::Criterion::ALL
+                .iter()
+                .map(|c| c.name())
+                .collect();
+            return Err(anyhow::anyhow!(
+                "unknown criterion `{name}` (valid: {})",
+                valid.join(", ")
+            )
+            .into());
+        }
+    }
+    let db_file = preprocess::database_file(&opts.database);
+    if !db_file.exists() {
+        return Err(anyhow::anyhow!("{}: no such file", db_file.display()).into());
+    }
+    let db_file = db_file.canonicalize().unwrap_or(db_file);
+    let all = preprocess::database_files(&db_file)?;
+    // The sources' tree: from the database's directory when it holds them all (a project's
+    // top directory), else from their deepest common directory (an out-of-tree build).
+    let db_dir = db_file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let root = if all.iter().all(|f| f.starts_with(&db_dir)) {
+        db_dir
+    } else {
+        common_root(&all)
+    };
+    let files = select(all, &root, &opts.files)?;
+    if files.is_empty() {
+        return Err(anyhow::anyhow!(
+            "no C file of {} matches {}",
+            db_file.display(),
+            if opts.files.is_empty() {
+                "(the database has none)".to_string()
+            } else {
+                opts.files.join(", ")
+            }
+        )
+        .into());
+    }
+    std::fs::create_dir_all(&opts.out_dir)
+        .map_err(|e| super::error::write_failed(&opts.out_dir, e))?;
+    let mut reports = Vec::new();
+    let mut failures = Vec::new();
+    for (k, file) in files.iter().enumerate() {
+        let rel = file.strip_prefix(&root).unwrap_or(file).to_path_buf();
+        let name = rel.display().to_string();
+        if !opts.quiet {
+            print_err(&format!("[{}/{}] {name}\n", k + 1, files.len()));
+        }
+        match one_file(opts, &db_file, file, &rel) {
+            Ok(r) => reports.push(r),
+            Err(e) => {
+                if !opts.quiet {
+                    print_err(&format!("covprune: {name}: {e}\n"));
+                }
+                failures.push(FileFailure {
+                    file: name,
+                    error: e.to_string(),
+                });
+            }
+        }
+    }
+    let total = PruneSummary::total(reports.iter().map(|r| &r.summary));
+    let cache = opts.cache.as_ref().map(|_| {
+        reports
+            .iter()
+            .filter_map(|r| r.cache)
+            .fold(CacheUse::default(), |a, c| CacheUse {
+                reused: a.reused + c.reused,
+                proved: a.proved + c.proved,
+                stored: a.stored + c.stored,
+            })
+    });
+    Ok(ProjectReport {
+        database: db_file.display().to_string(),
+        root: root.display().to_string(),
+        out_dir: opts.out_dir.display().to_string(),
+        files: reports,
+        failures,
+        total,
+        cache,
+    })
+}
+
+/// Annotates one file of the project into its place in the output tree, then prunes it.
+fn one_file(opts: &ProjectOptions, db: &Path, file: &Path, rel: &Path) -> Result<FileReport> {
+    let preprocess = PreprocessOptions {
+        compile_commands: Some(db.to_path_buf()),
+        ..opts.annotate.preprocess.clone()
+    };
+    let out_dir = opts.out_dir.join(rel.parent().unwrap_or(Path::new("")));
+    let annotated = annotate(&AnnotateOptions {
+        file: file.to_path_buf(),
+        out_dir: Some(out_dir),
+        preprocess: preprocess.clone(),
+        ..opts.annotate.clone()
+    })?;
+    let annotated_path = PathBuf::from(&annotated.annotated);
+    if annotated.labels == 0 {
+        return Ok(FileReport {
+            file: rel.display().to_string(),
+            annotated: annotated.annotated,
+            ledger: None,
+            summary: PruneSummary::default(),
+            cache: None,
+        });
+    }
+    let outcome = prune(&PruneOptions {
+        file: annotated_path.clone(),
+        labels: None,
+        preprocess: super::options_for(&annotated_path, &preprocess)?,
+        config: opts.config.clone(),
+        resume: false,
+        shard: None,
+        timings: false,
+        execution: opts.execution.clone(),
+        progress: opts.progress,
+        quiet: true,
+        cache: opts.cache.clone(),
+    })?;
+    let PruneOutcome::Whole(r) = outcome else {
+        unreachable!("a run without --shard proves the whole file")
+    };
+    Ok(FileReport {
+        file: rel.display().to_string(),
+        annotated: annotated.annotated,
+        ledger: Some(r.ledger),
+        summary: r.summary,
+        cache: r.cache,
+    })
+}
+
+/// `cache stats`.
+pub fn cache_stats(dir: &Path) -> Result<CacheStats> {
+    Ok(VerdictCache::open(dir)?.stats()?)
+}
+
+/// `cache clear`: returns the stats after clearing, and how many results were removed.
+pub fn cache_clear(dir: &Path) -> Result<(u64, CacheStats)> {
+    let cache = VerdictCache::open(dir)?;
+    let removed = cache.clear()?;
+    Ok((removed, cache.stats()?))
+}

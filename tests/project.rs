@@ -1,0 +1,251 @@
+//! `covprune project` and `covprune cache` end to end: a two-file project with a compilation
+//! database whose flags are needed (an include directory and a define), pruned into a tree
+//! that keeps the sources' layout, with ledgers equal to per-file runs; a re-run proves
+//! nothing again, a one-line edit re-proves only the functions that reach it and gives the
+//! ledgers of a cold run; bad input fails clearly without losing the other files' results.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+mod common;
+use common::covprune;
+
+/// The fixture project copied into `dir`, with its `compile_commands.json`.
+fn project_in(dir: &Path) -> PathBuf {
+    let src = dir.join("proj");
+    copy_tree(Path::new("tests/fixtures/project"), &src);
+    write_database(&src, &["src/main.c", "src/util/sign.c"]);
+    src
+}
+
+fn write_database(src: &Path, files: &[&str]) {
+    let entries: Vec<Value> = files
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "directory": src.display().to_string(),
+                "file": f,
+                "command": format!("cc -c -Iinclude -DPROJECT_FLAGS=1 -O2 {f} -o x.o"),
+            })
+        })
+        .collect();
+    std::fs::write(
+        src.join("compile_commands.json"),
+        serde_json::to_string_pretty(&entries).unwrap(),
+    )
+    .unwrap();
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// Runs `project` with `--json`; returns the report.
+fn project(src: &Path, out: &Path, cache: &Path) -> Value {
+    let o = covprune()
+        .arg("project")
+        .arg("-p")
+        .arg(src)
+        .args(["--criteria", "CC", "--jobs", "1", "--json", "-o"])
+        .arg(out)
+        .arg("--cache")
+        .arg(cache)
+        .assert()
+        .success();
+    serde_json::from_slice(&o.get_output().stdout).unwrap()
+}
+
+/// (file, ledger text) of every file of a report.
+fn ledgers(report: &Value) -> Vec<(String, String)> {
+    report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap().to_string(),
+                std::fs::read_to_string(f["ledger"].as_str().unwrap()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_project_is_pruned_per_file_and_a_rerun_proves_only_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = project_in(dir.path());
+    let (out, cache) = (dir.path().join("out"), dir.path().join("cache"));
+    let cold = project(&src, &out, &cache);
+    let files: Vec<&str> = cold["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["src/main.c", "src/util/sign.c"], "sorted, relative");
+    // The tree is kept.
+    assert!(out.join("src/util/sign_labels.c").exists());
+    assert!(out.join("src/main_labels.covprune.json").exists());
+    // The infeasible label `x < 5` under `x > 10` is found; totals add the files up.
+    let total = &cold["total"];
+    assert!(total["infeasible"].as_u64().unwrap() >= 1);
+    let labels: u64 = cold["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["summary"]["labels"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total["labels"].as_u64().unwrap(), labels);
+    assert_eq!(cold["cache"]["reused"], 0);
+    assert_eq!(cold["cache"]["proved"], 4, "clamp, scale, other, sign");
+
+    // Per-file runs with the same flags on the command line give the same ledgers.
+    let per = dir.path().join("per");
+    for (file, ledger) in ledgers(&cold) {
+        let source = src.join(&file);
+        covprune()
+            .arg("annotate")
+            .arg(&source)
+            .args(["--criteria", "CC", "-o"])
+            .arg(&per)
+            .arg(format!("-I{}", src.join("include").display()))
+            .args(["-D", "PROJECT_FLAGS=1"])
+            .assert()
+            .success();
+        let stem = source.file_stem().unwrap().to_string_lossy().into_owned();
+        covprune()
+            .arg("prune")
+            .arg(per.join(format!("{stem}_labels.c")))
+            .args(["--no-progress", "--jobs", "1"])
+            .assert()
+            .success();
+        let own =
+            std::fs::read_to_string(per.join(format!("{stem}_labels.covprune.json"))).unwrap();
+        assert_eq!(own, ledger, "{file}: project and per-file ledgers differ");
+    }
+
+    // A re-run proves nothing again and writes the same ledgers.
+    let again = project(&src, &dir.path().join("again"), &cache);
+    assert_eq!(again["cache"]["reused"], 4);
+    assert_eq!(again["cache"]["proved"], 0);
+    assert_eq!(ledgers(&again), ledgers(&cold));
+
+    // A one-line edit in `clamp` re-proves clamp and its caller scale only; the ledgers are
+    // those of a cold run of the edited project.
+    let main = src.join("src/main.c");
+    let text = std::fs::read_to_string(&main).unwrap();
+    std::fs::write(
+        &main,
+        text.replacen(
+            "        return 0;\n    return v;",
+            "        return 1;\n    return v;",
+            1,
+        ),
+    )
+    .unwrap();
+    let warm = project(&src, &dir.path().join("warm"), &cache);
+    assert_eq!(warm["cache"]["proved"], 2, "clamp and scale");
+    assert_eq!(warm["cache"]["reused"], 2, "other and sign");
+    let fresh = project(
+        &src,
+        &dir.path().join("fresh"),
+        &dir.path().join("fresh-cache"),
+    );
+    assert_eq!(fresh["cache"]["reused"], 0);
+    assert_eq!(ledgers(&warm), ledgers(&fresh));
+
+    // The cache's own commands.
+    let o = covprune()
+        .args(["cache", "stats", "--json", "--cache"])
+        .arg(&cache)
+        .assert()
+        .success();
+    let stats: Value = serde_json::from_slice(&o.get_output().stdout).unwrap();
+    assert_eq!(
+        stats["entries"], 6,
+        "four results, then two more after the edit"
+    );
+    assert_eq!(stats["hits"], 6);
+    covprune()
+        .args(["cache", "clear", "--cache"])
+        .arg(&cache)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("removed 6 results"));
+    let o = covprune()
+        .args(["cache", "stats", "--json", "--cache"])
+        .arg(&cache)
+        .assert()
+        .success();
+    let stats: Value = serde_json::from_slice(&o.get_output().stdout).unwrap();
+    assert_eq!(stats["entries"], 0);
+}
+
+#[test]
+fn a_file_that_fails_is_reported_and_the_others_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = project_in(dir.path());
+    std::fs::write(src.join("src/broken.c"), "#include <no/such/header.h>\n").unwrap();
+    write_database(&src, &["src/main.c", "src/broken.c", "src/util/sign.c"]);
+    let out = dir.path().join("out");
+    let o = covprune()
+        .arg("project")
+        .arg("-p")
+        .arg(&src)
+        .args(["--criteria", "CC", "--jobs", "1", "--no-cache", "-o"])
+        .arg(&out)
+        .assert()
+        .code(2);
+    let text = String::from_utf8_lossy(&o.get_output().stdout).into_owned();
+    assert!(text.contains("failed: src/broken.c"), "{text}");
+    assert!(out.join("src/main_labels.covprune.json").exists());
+    assert!(out.join("src/util/sign_labels.covprune.json").exists());
+}
+
+#[test]
+fn bad_input_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = project_in(dir.path());
+    let out = dir.path().join("out");
+    let run = |args: &[&str], db: &Path| {
+        covprune()
+            .arg("project")
+            .arg("-p")
+            .arg(db)
+            .args(["--no-cache", "-o"])
+            .arg(&out)
+            .args(args)
+            .assert()
+            .code(2)
+    };
+    run(&["--criteria", "CC"], &dir.path().join("nowhere"))
+        .stderr(predicates::str::contains("no such file"));
+    run(&["--criteria", "XYZ"], &src).stderr(predicates::str::contains("unknown criterion"));
+    run(&["--criteria", "CC", "--files", "*.cpp"], &src)
+        .stderr(predicates::str::contains("no C file"));
+    std::fs::write(src.join("compile_commands.json"), "{ not json").unwrap();
+    run(&["--criteria", "CC"], &src).stderr(predicates::str::contains("not a JSON array"));
+    assert!(!out.exists(), "nothing written");
+    // A cache file that is not a cache.
+    let bad = dir.path().join("badcache");
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::write(
+        bad.join("verdicts.sqlite"),
+        "text, not a database\n".repeat(100),
+    )
+    .unwrap();
+    covprune()
+        .args(["cache", "stats", "--cache"])
+        .arg(&bad)
+        .assert()
+        .code(2);
+}

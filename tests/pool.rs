@@ -19,11 +19,20 @@ fn annotated(dir: &Path) -> PathBuf {
 
 /// Options of every run compared here. These tests check that the pool, shards and resumption
 /// change no answer, so every limit must be deterministic: questions and functions are bounded
-/// by solver resource units (the default; `--timeout-ms 20000` widens them tenfold and leaves
-/// the wall clock only as a far backstop). With `--rlimit 0` the budgets of a function and of
-/// its calling-context copies would be wall-clock ones, and a loaded machine (CI's debug build)
-/// could end a question either way.
-const COMPARED: &[&str] = &["--no-progress", "--timeout-ms", "20000"];
+/// by solver resource units (50,000,000 per question, ten times the default; the function
+/// budget converts at the same rate as the defaults'), and the wall clock is only a far
+/// backstop (200 s per question, 3 × 1,200 s per function), so that a loaded machine (CI's
+/// debug build beside other jobs) cannot end a question either way. With `--rlimit 0` the
+/// budgets of a function and of its calling-context copies would be wall-clock ones.
+const COMPARED: &[&str] = &[
+    "--no-progress",
+    "--rlimit",
+    "50000000",
+    "--timeout-ms",
+    "200000",
+    "--function-budget-s",
+    "1200",
+];
 
 fn prune(file: &Path, extra: &[&str]) {
     Cmd::cargo_bin("covprune")

@@ -7,14 +7,16 @@
 //! Writes `artifacts/project.md` and `.json`.
 //!
 //! Usage: `cargo run --release -p covprune-benchmarks -- project [--corpus DIR]
-//! [--only zlib,gzip] [--criteria CC] [--jobs N] [--no-per-file]`.
+//! [--only zlib,gzip] [--criteria CC] [--jobs N] [--no-per-file] [--artifacts DIR]`; rows of
+//! programs run now replace theirs in an existing `project.json`, the others are kept (so
+//! `--only` runs add up); `--render` only writes `project.md` again from `project.json`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A program of the corpus: its directory, the preprocessing flags SOURCE.txt gives, and the
 /// one-line edit of the warm run (file, text before, text after; the text occurs once).
@@ -30,11 +32,12 @@ const PROGRAMS: &[Program] = &[
         name: "zlib",
         dir: "zlib-1.3.2",
         flags: &["-I."],
-        // deflateBound: the size of the gzip wrapper.
+        // deflateBound_z: the wrapper size of its default case (one line; the case label
+        // before it makes the text occur once).
         edit: (
             "deflate.c",
-            "        wraplen = 18;\n",
-            "        wraplen = 20;\n",
+            "happiness */\n        wraplen = 18;\n",
+            "happiness */\n        wraplen = 20;\n",
         ),
     },
     Program {
@@ -50,7 +53,7 @@ const PROGRAMS: &[Program] = &[
     },
 ];
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Row {
     program: String,
     files: usize,
@@ -75,11 +78,15 @@ struct Opts {
     criteria: String,
     jobs: usize,
     per_file: bool,
+    artifacts: PathBuf,
+    render: bool,
 }
 
-fn parse(args: &[String], corpus: PathBuf) -> Result<Opts> {
+fn parse(args: &[String], corpus: PathBuf, artifacts: PathBuf) -> Result<Opts> {
     let mut o = Opts {
         corpus,
+        artifacts,
+        render: false,
         only: Vec::new(),
         criteria: "CC".into(),
         jobs: 2,
@@ -94,6 +101,8 @@ fn parse(args: &[String], corpus: PathBuf) -> Result<Opts> {
             "--criteria" => o.criteria = value()?,
             "--jobs" => o.jobs = value()?.parse()?,
             "--no-per-file" => o.per_file = false,
+            "--artifacts" => o.artifacts = PathBuf::from(value()?),
+            "--render" => o.render = true,
             other => bail!("project: unknown option {other}"),
         }
     }
@@ -101,24 +110,31 @@ fn parse(args: &[String], corpus: PathBuf) -> Result<Opts> {
 }
 
 pub(crate) fn run(args: &[String], corpus: PathBuf, artifacts: PathBuf) -> Result<()> {
-    let o = parse(args, corpus)?;
-    let exe = std::env::current_exe()?.with_file_name("covprune");
-    let work = std::env::temp_dir().join(format!("covprune-project-{}", std::process::id()));
-    let mut rows = Vec::new();
-    for p in PROGRAMS {
-        if !o.only.is_empty() && !o.only.iter().any(|n| n == p.name) {
-            continue;
+    let o = parse(args, corpus, artifacts)?;
+    let json_path = o.artifacts.join("project.json");
+    let mut rows: Vec<Row> = match std::fs::read_to_string(&json_path) {
+        Ok(text) => serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a project benchmark's", json_path.display()))?,
+        Err(_) => Vec::new(),
+    };
+    if !o.render {
+        let exe = std::env::current_exe()?.with_file_name("covprune");
+        let work = std::env::temp_dir().join(format!("covprune-project-{}", std::process::id()));
+        for p in PROGRAMS {
+            if !o.only.is_empty() && !o.only.iter().any(|n| n == p.name) {
+                continue;
+            }
+            let row = one_program(&o, &exe, &work.join(p.name), p)?;
+            rows.retain(|r| r.program != row.program);
+            rows.push(row);
         }
-        rows.push(one_program(&o, &exe, &work.join(p.name), p)?);
+        let _ = std::fs::remove_dir_all(&work);
     }
-    std::fs::create_dir_all(&artifacts)?;
-    std::fs::write(
-        artifacts.join("project.json"),
-        serde_json::to_string_pretty(&rows)? + "\n",
-    )?;
-    std::fs::write(artifacts.join("project.md"), markdown(&o, &rows))?;
-    eprintln!("wrote {}", artifacts.join("project.md").display());
-    let _ = std::fs::remove_dir_all(&work);
+    rows.sort_by(|a, b| a.program.cmp(&b.program));
+    std::fs::create_dir_all(&o.artifacts)?;
+    std::fs::write(&json_path, serde_json::to_string_pretty(&rows)? + "\n")?;
+    std::fs::write(o.artifacts.join("project.md"), markdown(&o, &rows))?;
+    eprintln!("wrote {}", o.artifacts.join("project.md").display());
     Ok(())
 }
 
@@ -339,7 +355,7 @@ fn markdown(o: &Opts, rows: &[Row]) -> String {
             r.labels,
             r.functions,
             r.cold_s,
-            r.edited,
+            r.edited.replace('\n', " "),
             r.warm_s,
             r.cold_edited_s,
             100.0 * r.warm_share,

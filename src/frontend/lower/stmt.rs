@@ -507,7 +507,7 @@ impl<'s> Lowerer<'s> {
                 String::from_utf8_lossy(&bytes).into_owned()
             })
             .unwrap_or_default();
-        let text = self.node_text(*pred_node).to_string();
+        let text = one_line(self.node_text(*pred_node));
         let pred = if has_side_effects(*pred_node) {
             self.fallback(
                 *pred_node,
@@ -657,5 +657,59 @@ impl<'s> Lowerer<'s> {
                 ),
             }
         }
+    }
+}
+
+/// A predicate's text for reports, on one line: every run of whitespace outside string and
+/// character literals becomes one space. The preprocessor pads macro expansions with newlines
+/// and spaces that depend on how it was invoked (`Z_NULL` expanded from another file), which
+/// would make the same label read differently from run to run.
+pub(crate) fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut pending_space = false;
+    for c in text.trim().chars() {
+        if let Some(q) = quote {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        if c.is_whitespace() {
+            pending_space = true;
+            continue;
+        }
+        if pending_space {
+            out.push(' ');
+            pending_space = false;
+        }
+        if c == '"' || c == '\'' {
+            quote = Some(c);
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod one_line_tests {
+    use super::one_line;
+
+    #[test]
+    fn whitespace_runs_become_one_space_outside_literals() {
+        assert_eq!(
+            one_line("source == \n      \n   ((void *)0) "),
+            "source == ((void *)0)"
+        );
+        assert_eq!(
+            one_line("s[0] == '  ' || t == \"a  \\\" b\""),
+            "s[0] == '  ' || t == \"a  \\\" b\""
+        );
     }
 }

@@ -53,6 +53,13 @@ impl CacheStats {
     }
 }
 
+fn cache_error(path: &Path, e: &dyn std::fmt::Display) -> CacheError {
+    CacheError {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
 /// The cache directory when none is given: `$COVPRUNE_CACHE_DIR`, else `$XDG_CACHE_HOME/covprune`,
 /// else `~/.cache/covprune`, else `.covprune-cache` in the working directory.
 pub fn default_dir() -> PathBuf {
@@ -73,16 +80,13 @@ impl VerdictCache {
     /// Opens (creating it if need be) the cache in directory `dir`.
     pub fn open(dir: &Path) -> Result<VerdictCache, CacheError> {
         let path = dir.join(FILE_NAME);
-        let fail = |message: String| CacheError {
-            path: path.display().to_string(),
-            message,
-        };
+        let fail = |e: &dyn std::fmt::Display| cache_error(&path, e);
         std::fs::create_dir_all(dir)
-            .map_err(|e| fail(format!("cannot create {}: {e}", dir.display())))?;
-        let conn = Connection::open(&path).map_err(|e| fail(e.to_string()))?;
+            .map_err(|e| fail(&format!("cannot create {}: {e}", dir.display())))?;
+        let conn = Connection::open(&path).map_err(|e| fail(&e))?;
         // Several runs may share a cache (CI jobs, shards): wait for a writer instead of failing.
         conn.busy_timeout(std::time::Duration::from_secs(60))
-            .map_err(|e| fail(e.to_string()))?;
+            .map_err(|e| fail(&e))?;
         conn.execute_batch(
             "PRAGMA journal_mode = WAL;
              CREATE TABLE IF NOT EXISTS verdicts (
@@ -96,15 +100,12 @@ impl VerdictCache {
                  value INTEGER NOT NULL
              );",
         )
-        .map_err(|e| fail(format!("not a covprune cache? {e}")))?;
+        .map_err(|e| fail(&format!("not a covprune cache? {e}")))?;
         Ok(VerdictCache { conn, path })
     }
 
     fn fail(&self, e: impl std::fmt::Display) -> CacheError {
-        CacheError {
-            path: self.path.display().to_string(),
-            message: e.to_string(),
-        }
+        cache_error(&self.path, &e)
     }
 
     /// The result stored under `key` for `function`, if any. A row that does not read back (a
@@ -126,11 +127,9 @@ impl VerdictCache {
 
     /// Stores results under their keys, in one transaction.
     pub fn put_all(&mut self, entries: &[(&str, &FunctionResult)]) -> Result<(), CacheError> {
-        let path = self.path.display().to_string();
-        let fail = |e: &dyn std::fmt::Display| CacheError {
-            path: path.clone(),
-            message: e.to_string(),
-        };
+        // The transaction borrows the connection: errors name the path field alone.
+        let path = &self.path;
+        let fail = |e: &dyn std::fmt::Display| cache_error(path, e);
         let tx = self.conn.transaction().map_err(|e| fail(&e))?;
         {
             let mut stmt = tx

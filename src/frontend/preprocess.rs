@@ -214,17 +214,28 @@ pub fn database_file(db: &Path) -> PathBuf {
     }
 }
 
+/// A compilation database's file and its entries.
+fn read_database(db: &Path) -> Result<(PathBuf, Vec<serde_json::Value>), FrontendError> {
+    let db_file = database_file(db);
+    let text =
+        std::fs::read_to_string(&db_file).map_err(|e| database_error(&db_file, e.to_string()))?;
+    let entries = serde_json::from_str(&text)
+        .map_err(|e| database_error(&db_file, format!("not a JSON array: {e}")))?;
+    Ok((db_file, entries))
+}
+
+fn database_error(db_file: &Path, message: String) -> FrontendError {
+    FrontendError::CompileCommands {
+        path: db_file.to_path_buf(),
+        message,
+    }
+}
+
 /// Every C source file a compilation database compiles (its `.c` entries), as absolute
 /// paths, sorted, each once.
 pub fn database_files(db: &Path) -> Result<Vec<PathBuf>, FrontendError> {
-    let db_file = database_file(db);
-    let bad = |message: String| FrontendError::CompileCommands {
-        path: db_file.clone(),
-        message,
-    };
-    let text = std::fs::read_to_string(&db_file).map_err(|e| bad(e.to_string()))?;
-    let entries: Vec<serde_json::Value> =
-        serde_json::from_str(&text).map_err(|e| bad(format!("not a JSON array: {e}")))?;
+    let (db_file, entries) = read_database(db)?;
+    let bad = |message: String| database_error(&db_file, message);
     let mut out = std::collections::BTreeSet::new();
     for entry in &entries {
         let (Some(dir), Some(f)) = (entry["directory"].as_str(), entry["file"].as_str()) else {
@@ -240,14 +251,8 @@ pub fn database_files(db: &Path) -> Result<Vec<PathBuf>, FrontendError> {
 
 /// The command of `file`'s entry in a compilation database, and the entry's directory.
 fn database_entry(db: &Path, file: &Path) -> Result<(Vec<String>, PathBuf), FrontendError> {
-    let db_file = database_file(db);
-    let bad = |message: String| FrontendError::CompileCommands {
-        path: db_file.clone(),
-        message,
-    };
-    let text = std::fs::read_to_string(&db_file).map_err(|e| bad(e.to_string()))?;
-    let entries: Vec<serde_json::Value> =
-        serde_json::from_str(&text).map_err(|e| bad(format!("not a JSON array: {e}")))?;
+    let (db_file, entries) = read_database(db)?;
+    let bad = |message: String| database_error(&db_file, message);
     let want = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
     for entry in &entries {
         let dir = PathBuf::from(entry["directory"].as_str().unwrap_or("."));

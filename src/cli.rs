@@ -78,7 +78,9 @@ pub enum Command {
     Criteria,
     /// Annotate and prune every C file of a compilation database: the annotated tree in OUT,
     /// a ledger per file, one summary; results are kept in the verdict cache, so that a
-    /// re-run proves only the functions whose inputs changed.
+    /// re-run proves only the functions whose inputs changed. `project measure` then runs the
+    /// project's own tests on the annotated tree.
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Project(ProjectArgs),
     /// Inspect or empty the verdict cache.
     Cache(CacheArgs),
@@ -86,6 +88,8 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct ProjectArgs {
+    #[command(subcommand)]
+    pub action: Option<ProjectAction>,
     /// A directory holding compile_commands.json.
     #[arg(
         short = 'p',
@@ -109,8 +113,8 @@ pub struct ProjectArgs {
     pub criteria: Vec<String>,
     /// The output directory: the annotated files, their labels files and ledgers, in the
     /// sources' tree.
-    #[arg(short = 'o', long = "out")]
-    pub out_dir: PathBuf,
+    #[arg(short = 'o', long = "out", required = true)]
+    pub out_dir: Option<PathBuf>,
     /// MCC: decisions with more atoms than this get no labels.
     #[arg(long, default_value_t = 10)]
     pub mcc_max_atoms: usize,
@@ -145,6 +149,42 @@ pub struct ProjectArgs {
     /// More preprocessing flags for every file (after the database's).
     #[command(flatten)]
     pub cc: ProjectCcFlags,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ProjectAction {
+    /// Rebuild the project annotated by `project` with its own commands (`make check`) in a
+    /// copy of its tree where the annotated files replace the originals and the recording
+    /// runtime is linked in; coverage per file and in total, every claim checked.
+    Measure(ProjectMeasureArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ProjectMeasureArgs {
+    /// The output directory of `covprune project`.
+    #[arg(short = 'o', long = "out")]
+    pub out_dir: PathBuf,
+    /// A shell command that builds and tests the project (repeatable: run in order).
+    #[arg(long = "test-cmd", value_name = "CMD")]
+    pub test_cmds: Vec<String>,
+    /// A file of test commands, one shell command a line (`#` starts a comment line).
+    #[arg(long, value_name = "FILE")]
+    pub tests: Option<PathBuf>,
+    /// Where the commands run: relative to the database's directory (default: there).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// The compiler `$CC` names; wrappers also stand for cc, gcc and clang on PATH.
+    #[arg(long, value_name = "CC")]
+    pub cc: Option<String>,
+    /// Time limit of each command, in seconds.
+    #[arg(long, default_value_t = 3600)]
+    pub test_timeout_s: u64,
+    /// Build in this (new or empty) directory and keep it.
+    #[arg(long, value_name = "DIR")]
+    pub keep_build: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Preprocessing flags added to every file of a project.
@@ -503,7 +543,7 @@ fn project_options(args: ProjectArgs) -> run::Result<run::project::ProjectOption
             mutators: args.mutators,
             preprocess,
         },
-        out_dir: args.out_dir,
+        out_dir: args.out_dir.expect("clap requires -o"),
         config,
         execution,
         cache: (!args.no_cache).then(|| args.cache.unwrap_or_else(crate::cache::default_dir)),
@@ -592,6 +632,40 @@ fn execute(command: Command) -> run::Result<Exit> {
             print_out(&run::inspect::callgraph(&file, &cc.options_for(&file)?)?);
         }
         Command::Criteria => print_out(&run::inspect::criteria()),
+        Command::Project(ProjectArgs {
+            action: Some(ProjectAction::Measure(args)),
+            ..
+        }) => {
+            let mut commands = args.test_cmds;
+            if let Some(path) = &args.tests {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                commands.extend(
+                    text.lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                        .map(str::to_string),
+                );
+            }
+            let report = run::project_measure::project_measure(
+                &run::project_measure::ProjectMeasureOptions {
+                    out_dir: args.out_dir,
+                    commands,
+                    cwd: args.cwd,
+                    cc: args.cc,
+                    timeout: std::time::Duration::from_secs(args.test_timeout_s),
+                    keep_build: args.keep_build,
+                },
+            )?;
+            show(
+                &report,
+                args.json,
+                run::project_measure::ProjectMeasureReport::to_text,
+            );
+            if let Some(error) = report.error() {
+                return Err(error);
+            }
+        }
         Command::Project(args) => {
             let json = args.json;
             let report = run::project::project(&project_options(args)?)?;

@@ -249,3 +249,119 @@ fn bad_input_is_refused_before_anything_is_written() {
         .assert()
         .code(2);
 }
+
+/// `project measure` with the fixture's test program (`test/app.c`, outside the database,
+/// like zlib's `example.c`): `(covered labels of main.c, of sign.c)` and the report.
+fn measure_project(out: &Path, command: &str, code: i32) -> Value {
+    let o = covprune()
+        .args(["project", "measure", "--json", "-o"])
+        .arg(out)
+        .args(["--test-cmd", command])
+        .assert()
+        .code(code);
+    serde_json::from_slice(&o.get_output().stdout).unwrap()
+}
+
+const APP: &str = "cc -Iinclude -DPROJECT_FLAGS=1 -o app test/app.c src/main.c src/util/sign.c \
+                   && ./app 3 1 && ./app 20 -5 && ./app -4 0";
+
+/// The ids a labels file marks covered.
+fn covered_in(labels: &Path) -> Vec<u64> {
+    std::fs::read_to_string(labels)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split(", ").collect();
+            (cols.get(1) == Some(&"covered")).then(|| cols[0].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn project_measure_rebuilds_with_the_annotated_files_and_checks_every_claim() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = project_in(dir.path());
+    let out = dir.path().join("out");
+    project(&src, &out, &dir.path().join("cache"));
+    let report = measure_project(&out, APP, 0);
+    // Both files' labels are numbered from 1, in one program: each file's coverage is its
+    // own. Worked by hand from the three runs: clamp(3), clamp(20), clamp(-4); b is never
+    // over 2; other(20) enters `x > 10`; sign sees 1, -5 and 0.
+    assert_eq!(
+        covered_in(&out.join("src/main_labels.labels")),
+        [2, 3, 4, 6, 8, 9, 10, 12]
+    );
+    assert_eq!(
+        covered_in(&out.join("src/util/sign_labels.labels")),
+        [1, 2, 3, 4]
+    );
+    let files = report["files"].as_array().unwrap();
+    let all = |f: &Value| f["coverage"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(all(&files[0])["covered"], 8);
+    assert_eq!(all(&files[1])["covered"], 4);
+    let total = report["total"].as_array().unwrap().last().unwrap();
+    assert_eq!(total["labels"], 16);
+    assert_eq!(total["covered"], 12);
+    // The two infeasible labels are not covered, and no claim is contradicted.
+    assert!(files
+        .iter()
+        .all(|f| f["alarms"].as_array().unwrap().is_empty()));
+    assert_eq!(report["commands"][0]["outcome"]["exited"], 0);
+    // The sources were not touched.
+    assert!(!std::fs::read_to_string(src.join("src/main.c"))
+        .unwrap()
+        .contains("pc_label"));
+    assert!(!src.join("app").exists());
+
+    // A planted false claim (clamp's `!(v > 100)`, covered by every run, said infeasible)
+    // is caught, and the labels files are then left as they were.
+    let ledger = out.join("src/main_labels.covprune.json");
+    let mut l: Value = serde_json::from_str(&std::fs::read_to_string(&ledger).unwrap()).unwrap();
+    for label in l["labels"].as_array_mut().unwrap() {
+        if label["id"] == 2 {
+            label["status"] = "infeasible".into();
+            label["step"] = 1.into();
+        }
+    }
+    std::fs::write(&ledger, serde_json::to_string_pretty(&l).unwrap()).unwrap();
+    let labels_before = std::fs::read_to_string(out.join("src/main_labels.labels")).unwrap();
+    let report = measure_project(&out, APP, 3);
+    let alarms = report["files"][0]["alarms"].as_array().unwrap();
+    assert_eq!(alarms.len(), 1, "{alarms:?}");
+    assert_eq!(alarms[0]["label"], 2);
+    assert!(report["files"][1]["alarms"].as_array().unwrap().is_empty());
+    assert_eq!(
+        std::fs::read_to_string(out.join("src/main_labels.labels")).unwrap(),
+        labels_before
+    );
+}
+
+#[test]
+fn project_measure_reports_a_failing_command_and_refuses_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = project_in(dir.path());
+    let out = dir.path().join("out");
+    project(&src, &out, &dir.path().join("cache"));
+    // A test that fails: its last lines are shown, exit 2.
+    let report = measure_project(&out, "./app-that-is-not-there", 2);
+    assert_eq!(report["commands"][0]["outcome"]["exited"], 127);
+    assert!(report["commands"][0]["tail"]
+        .as_str()
+        .unwrap()
+        .contains("app-that-is-not-there"));
+    // No output directory of `project`; no command.
+    covprune()
+        .args(["project", "measure", "-o"])
+        .arg(&src)
+        .args(["--test-cmd", "true"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("covprune-project.json"));
+    covprune()
+        .args(["project", "measure", "-o"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no test command"));
+}

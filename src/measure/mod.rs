@@ -2,6 +2,7 @@
 //! suite on it, and computes raw and cleaned coverage per criterion; every claim of the ledger
 //! is checked against the runs (the soundness alarm).
 
+pub mod project;
 pub mod runtime;
 pub mod suite;
 
@@ -588,6 +589,17 @@ impl Coverage {
     /// covered kept labels / kept labels, in %.
     pub fn cleaned(&self) -> Option<f64> {
         Coverage::ratio(self.kept_covered, self.kept)
+    }
+    /// Adds the counts of `other` (the same criterion, in another file).
+    pub fn add(&mut self, other: &Coverage) {
+        self.labels += other.labels;
+        self.covered += other.covered;
+        self.polluting += other.polluting;
+        self.infeasible += other.infeasible;
+        self.across += other.across;
+        self.kept += other.kept;
+        self.kept_covered += other.kept_covered;
+        self.pending += other.pending;
     }
     /// covered / labels not proven infeasible, in %: what the pruning says is reachable.
     pub fn upper_bound(&self) -> Option<f64> {

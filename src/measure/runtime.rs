@@ -4,17 +4,22 @@
 //! harness (which asks the state of each label after each input, in process).
 
 /// Included before the annotated file (`-include`): replaces the annotated file's empty
-/// `pc_label` stubs by calls to the recorder.
+/// `pc_label` stubs by calls to the recorder. Label `id` records as `COVPRUNE_LABEL_BASE + id`:
+/// 0 for one file; in a whole program (`project measure`) each annotated file defines its own
+/// base, so that the files' ids, each numbered from 1, do not collide.
 pub const HEADER: &str = r#"#ifndef COVPRUNE_RUNTIME_H
 #define COVPRUNE_RUNTIME_H
 void covprune_hit(int covered, long id);
 unsigned char covprune_state_of(long id);
 void covprune_reset(void);
 extern volatile long covprune_at;
+#ifndef COVPRUNE_LABEL_BASE
+#define COVPRUNE_LABEL_BASE 0L
+#endif
 #undef pc_label
 #undef pc_label_bindings
-#define pc_label(c, id, ...) (covprune_at = (long)(id), covprune_hit((c) ? 1 : 0, (long)(id)))
-#define pc_label_bindings(c, id, ...) (covprune_at = (long)(id), covprune_hit((c) ? 1 : 0, (long)(id)))
+#define pc_label(c, id, ...) (covprune_at = ((long)(id) + COVPRUNE_LABEL_BASE), covprune_hit((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE)))
+#define pc_label_bindings(c, id, ...) (covprune_at = ((long)(id) + COVPRUNE_LABEL_BASE), covprune_hit((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE)))
 #endif
 "#;
 

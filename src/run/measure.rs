@@ -118,6 +118,17 @@ pub struct CoverageRow {
     pub upper_bound_percent: Option<f64>,
 }
 
+impl CoverageRow {
+    pub fn of(c: &Coverage) -> CoverageRow {
+        CoverageRow {
+            counts: c.clone(),
+            raw_percent: c.raw(),
+            cleaned_percent: c.cleaned(),
+            upper_bound_percent: c.upper_bound(),
+        }
+    }
+}
+
 impl MeasureReport {
     pub fn to_text(&self) -> String {
         let mut out = format!(
@@ -465,15 +476,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         crashed: names(&|o| matches!(o, RunOutcome::Crashed(_))),
         timed_out: names(&|o| *o == RunOutcome::TimedOut),
         claims_checked: claims.len(),
-        coverage: table
-            .iter()
-            .map(|c| CoverageRow {
-                counts: c.clone(),
-                raw_percent: c.raw(),
-                cleaned_percent: c.cleaned(),
-                upper_bound_percent: c.upper_bound(),
-            })
-            .collect(),
+        coverage: table.iter().map(CoverageRow::of).collect(),
         pending,
         alarms,
         behaviour,

@@ -9,6 +9,7 @@ pub mod error;
 pub mod inspect;
 pub mod measure;
 pub mod project;
+pub mod project_measure;
 pub mod prune;
 
 use std::path::{Path, PathBuf};

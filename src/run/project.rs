@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::annotate::{annotate, AnnotateOptions};
 use super::error::Result;
@@ -114,6 +114,69 @@ impl ProjectReport {
             out.push_str(&format!("failed: {}: {}\n", f.file, f.error));
         }
         out
+    }
+}
+
+/// The file `project` leaves in its output directory for `project measure`: where the sources
+/// are and, per file, its annotated copy and ledger (paths relative to the output directory,
+/// so that it can be moved).
+pub const MANIFEST: &str = "covprune-project.json";
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Manifest {
+    pub database: String,
+    pub root: String,
+    pub files: Vec<ManifestFile>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ManifestFile {
+    /// Relative to the root.
+    pub file: String,
+    pub annotated: String,
+    pub ledger: Option<String>,
+}
+
+impl Manifest {
+    fn of(report: &ProjectReport, out_dir: &Path) -> Manifest {
+        let out = out_dir
+            .canonicalize()
+            .unwrap_or_else(|_| out_dir.to_path_buf());
+        let relative = |p: &str| {
+            let p = Path::new(p);
+            let abs = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+            abs.strip_prefix(&out)
+                .map_or(abs.clone(), Path::to_path_buf)
+                .display()
+                .to_string()
+        };
+        Manifest {
+            database: report.database.clone(),
+            root: report.root.clone(),
+            files: report
+                .files
+                .iter()
+                .map(|f| ManifestFile {
+                    file: f.file.clone(),
+                    annotated: relative(&f.annotated),
+                    ledger: f.ledger.as_deref().map(relative),
+                })
+                .collect(),
+        }
+    }
+
+    /// The manifest of output directory `out_dir`.
+    pub fn read(out_dir: &Path) -> Result<Manifest> {
+        let path = out_dir.join(MANIFEST);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: {e} (is {} the output directory of `covprune project`?)",
+                path.display(),
+                out_dir.display()
+            )
+        })?;
+        Ok(serde_json::from_str(&text)
+            .map_err(|e| anyhow::anyhow!("{}: malformed: {e}", path.display()))?)
     }
 }
 
@@ -233,7 +296,7 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
                 stored: a.stored + c.stored,
             })
     });
-    Ok(ProjectReport {
+    let report = ProjectReport {
         database: db_file.display().to_string(),
         root: root.display().to_string(),
         out_dir: opts.out_dir.display().to_string(),
@@ -241,7 +304,13 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
         failures,
         total,
         cache,
-    })
+    };
+    let manifest = opts.out_dir.join(MANIFEST);
+    let text = serde_json::to_string_pretty(&Manifest::of(&report, &opts.out_dir))
+        .map_err(super::Error::internal)?;
+    crate::report::labels::write_atomic(&manifest, text + "\n")
+        .map_err(|e| super::error::write_failed(&manifest, e))?;
+    Ok(report)
 }
 
 /// Annotates one file of the project into its place in the output tree, then prunes it.

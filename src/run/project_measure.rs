@@ -1,0 +1,394 @@
+//! `project measure`: the project that `project` annotated, rebuilt by its own test commands
+//! in a copy of its tree where every annotated file stands in its original's place and the
+//! recording runtime is compiled and linked in; raw and cleaned coverage per file and in
+//! total, every ledger's claims checked against the runs (the soundness alarm), and each
+//! file's labels file updated with what was covered and by which command.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::error::{write_failed, Error, Result};
+use super::measure::{CoverageRow, PendingLabel};
+use super::project::Manifest;
+use crate::measure::project::{self as build, PlacedFile};
+use crate::measure::{self, Alarm, Claim, Coverage, RunOutcome, TestRun};
+use crate::report::labels::{self, LabelsFile};
+use crate::report::ledger;
+
+#[derive(Clone, Debug)]
+pub struct ProjectMeasureOptions {
+    /// The output directory of `covprune project` (it holds the manifest).
+    pub out_dir: PathBuf,
+    /// Shell commands that build and test the project, run in order.
+    pub commands: Vec<String>,
+    /// Where the commands run: relative to the database's directory, or absolute inside the
+    /// sources' tree (default: the database's directory).
+    pub cwd: Option<PathBuf>,
+    /// The compiler `$CC` names (default `cc`).
+    pub cc: Option<String>,
+    pub timeout: Duration,
+    /// Build here and keep the tree (default: a scratch directory, removed).
+    pub keep_build: Option<PathBuf>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ProjectMeasureReport {
+    pub root: String,
+    /// The build tree, when it was kept.
+    pub build: Option<String>,
+    pub commands: Vec<CommandRow>,
+    pub files: Vec<FileCoverage>,
+    /// Per criterion, all files added up (`all` last).
+    pub total: Vec<CoverageRow>,
+    /// The labels files written (none under an alarm).
+    pub wrote: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CommandRow {
+    /// `cmd1`, `cmd2`, ...: how the labels files name it among a label's covering tests.
+    pub name: String,
+    pub command: String,
+    pub outcome: RunOutcome,
+    pub seconds: f64,
+    /// What it printed last, when it did not succeed.
+    pub tail: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FileCoverage {
+    pub file: String,
+    pub coverage: Vec<CoverageRow>,
+    pub pending: Vec<PendingLabel>,
+    pub alarms: Vec<Alarm>,
+}
+
+impl ProjectMeasureReport {
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for c in &self.commands {
+            out.push_str(&format!(
+                "{:<6} {:>8.1} s  {:<16} {}\n",
+                c.name,
+                c.seconds,
+                c.outcome.to_string(),
+                c.command
+            ));
+            if let Some(t) = &c.tail {
+                for line in t.lines() {
+                    out.push_str(&format!("    | {line}\n"));
+                }
+            }
+        }
+        let pct = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}%"));
+        out.push_str(&format!(
+            "\n{:<32} {:>7} {:>8} {:>7} {:>6} {:>8} {:>8}\n",
+            "file", "labels", "covered", "raw", "kept", "covered", "cleaned"
+        ));
+        let line = |name: &str, rows: &[CoverageRow]| {
+            let all = rows.last().map(|r| &r.counts).cloned().unwrap_or_default();
+            format!(
+                "{:<32} {:>7} {:>8} {:>7} {:>6} {:>8} {:>8}\n",
+                name,
+                all.labels,
+                all.covered,
+                pct(all.raw()),
+                all.kept,
+                all.kept_covered,
+                pct(all.cleaned())
+            )
+        };
+        for f in &self.files {
+            out.push_str(&line(&f.file, &f.coverage));
+        }
+        out.push_str(&line("total", &self.total));
+        out.push_str("\nper criterion, all files:\n");
+        let rows: Vec<Coverage> = self.total.iter().map(|r| r.counts.clone()).collect();
+        out.push_str(&measure::coverage_text(&rows));
+        for f in &self.files {
+            for p in &f.pending {
+                let by: Vec<String> = p.subsumed_by.iter().map(u64::to_string).collect();
+                out.push_str(&format!(
+                    "pending: {} label {}: subsumed by {}, none covered\n",
+                    f.file,
+                    p.label,
+                    by.join(" ")
+                ));
+            }
+        }
+        for f in &self.files {
+            for a in &f.alarms {
+                out.push_str(&format!(
+                    "SOUNDNESS ALARM: {} label {} ({}): {}\n",
+                    f.file, a.label, a.claim, a.what
+                ));
+            }
+        }
+        if let Some(b) = &self.build {
+            out.push_str(&format!("build tree kept in {b}\n"));
+        }
+        out
+    }
+
+    /// The error the run ends with after its report: alarms (exit 3), else a command that
+    /// did not succeed (exit 2).
+    pub fn error(&self) -> Option<Error> {
+        let alarms: usize = self.files.iter().map(|f| f.alarms.len()).sum();
+        if alarms > 0 {
+            return Some(Error::SoundnessAlarm(format!(
+                "{alarms} contradiction(s) between the test commands and the ledgers (listed above)"
+            )));
+        }
+        let failed = self
+            .commands
+            .iter()
+            .filter(|c| c.outcome != RunOutcome::Exited(0))
+            .count();
+        (failed > 0).then(|| {
+            Error::BadInput(anyhow::anyhow!(
+                "{failed} test command(s) did not succeed in the annotated build (their last lines are above); coverage counts what they ran"
+            ))
+        })
+    }
+}
+
+/// One file of the project as measured: its labels, claims and id range in the program.
+struct Measured {
+    file: String,
+    labels_path: PathBuf,
+    labels: LabelsFile,
+    claims: BTreeMap<u64, Claim>,
+    base: u64,
+    max_id: u64,
+}
+
+/// The deepest directory holding both.
+fn common_dir(a: &Path, b: &Path) -> PathBuf {
+    let mut r = a.to_path_buf();
+    while !b.starts_with(&r) && r.pop() {}
+    r
+}
+
+pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureReport> {
+    if opts.commands.is_empty() {
+        return Err(anyhow::anyhow!("no test command: give --test-cmd CMD or --tests FILE").into());
+    }
+    let manifest = Manifest::read(&opts.out_dir)?;
+    if manifest.files.is_empty() {
+        return Err(anyhow::anyhow!(
+            "{}: the project has no annotated file",
+            opts.out_dir.display()
+        )
+        .into());
+    }
+    let root = PathBuf::from(&manifest.root);
+    let db_dir = Path::new(&manifest.database)
+        .parent()
+        .map_or_else(|| root.clone(), Path::to_path_buf);
+    if !root.is_dir() {
+        return Err(anyhow::anyhow!("the sources' root {} is gone", root.display()).into());
+    }
+    // The copy holds the sources and the build directory (an out-of-tree build's too).
+    let copy_root = common_dir(&root, &db_dir);
+    let mut files = Vec::new();
+    let mut base = 0u64;
+    for f in &manifest.files {
+        let annotated = opts.out_dir.join(&f.annotated);
+        let labels_path = annotated.with_extension("labels");
+        let labels = labels::read(&labels_path)?;
+        let ids: Vec<u64> = labels.rows.iter().map(|r| r.id).collect();
+        let claims = match &f.ledger {
+            Some(l) => measure::claims_from_ledger(&ledger::read_bound(
+                &opts.out_dir.join(l),
+                &annotated,
+                Some(&ids),
+            )?),
+            None => BTreeMap::new(),
+        };
+        let max_id = ids.iter().copied().max().unwrap_or(0);
+        files.push((
+            PlacedFile {
+                rel: root
+                    .join(&f.file)
+                    .strip_prefix(&copy_root)
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|_| PathBuf::from(&f.file)),
+                annotated,
+                base,
+            },
+            Measured {
+                file: f.file.clone(),
+                labels_path,
+                labels,
+                claims,
+                base,
+                max_id,
+            },
+        ));
+        base += max_id;
+    }
+    let scratch;
+    let work = match &opts.keep_build {
+        Some(dir) => {
+            if dir.exists() && std::fs::read_dir(dir).map_or(true, |mut d| d.next().is_some()) {
+                return Err(anyhow::anyhow!(
+                    "--keep-build {}: not an empty directory",
+                    dir.display()
+                )
+                .into());
+            }
+            std::fs::create_dir_all(dir).map_err(|e| write_failed(dir, e))?;
+            dir.canonicalize().map_err(|e| write_failed(dir, e))?
+        }
+        None => {
+            scratch = tempfile::tempdir().map_err(Error::internal)?;
+            scratch.path().to_path_buf()
+        }
+    };
+    let placed: Vec<PlacedFile> = files.iter().map(|(p, _)| p.clone()).collect();
+    let staged = build::stage(
+        &copy_root,
+        std::slice::from_ref(&opts.out_dir),
+        &placed,
+        opts.cc.as_deref().unwrap_or("cc"),
+        &work,
+    )
+    .map_err(anyhow::Error::from)?;
+    let in_tree = |dir: &Path| {
+        staged
+            .tree
+            .join(dir.strip_prefix(&copy_root).unwrap_or(dir))
+    };
+    let cwd = match &opts.cwd {
+        Some(c) if c.is_absolute() => in_tree(c),
+        Some(c) => in_tree(&db_dir).join(c),
+        None => in_tree(&db_dir),
+    };
+    if !cwd.is_dir() {
+        return Err(anyhow::anyhow!(
+            "{}: no such directory in the project's tree to run the commands in",
+            cwd.display()
+        )
+        .into());
+    }
+    let mut commands = Vec::new();
+    let mut runs: Vec<TestRun> = Vec::new();
+    for (k, command) in opts.commands.iter().enumerate() {
+        let name = format!("cmd{}", k + 1);
+        let mut done =
+            build::run_command(&staged, k, command, &cwd, opts.timeout).map_err(Error::internal)?;
+        // The labels file's drivers column is a list of words.
+        done.run.name = name.clone();
+        commands.push(CommandRow {
+            name,
+            command: command.clone(),
+            outcome: done.run.outcome.clone(),
+            seconds: done.seconds,
+            tail: (done.run.outcome != RunOutcome::Exited(0)).then(|| build::tail(&done.log, 15)),
+        });
+        runs.push(done.run);
+    }
+    let mut reports = Vec::new();
+    let mut total: BTreeMap<String, Coverage> = BTreeMap::new();
+    let mut any_alarm = false;
+    for (_, m) in &files {
+        // Each run seen from this file: its ids back in the file's own numbering.
+        let local = |ids: &BTreeSet<u64>| -> BTreeSet<u64> {
+            ids.range(m.base + 1..=m.base + m.max_id)
+                .map(|g| g - m.base)
+                .collect()
+        };
+        let file_runs: Vec<TestRun> = runs
+            .iter()
+            .map(|r| TestRun {
+                name: r.name.clone(),
+                outcome: r.outcome.clone(),
+                reached: local(&r.reached),
+                covered: local(&r.covered),
+                crashed_in_label: r
+                    .crashed_in_label
+                    .filter(|g| *g > m.base && *g <= m.base + m.max_id)
+                    .map(|g| g - m.base),
+            })
+            .collect();
+        let covered: BTreeSet<u64> = file_runs
+            .iter()
+            .flat_map(|r| r.covered.iter().copied())
+            .collect();
+        let label_list: Vec<(u64, String)> = m
+            .labels
+            .rows
+            .iter()
+            .map(|r| (r.id, r.tag.clone()))
+            .collect();
+        let table = measure::coverage(&label_list, &m.claims, &covered);
+        for row in &table {
+            total
+                .entry(row.criterion.clone())
+                .or_insert_with(|| Coverage {
+                    criterion: row.criterion.clone(),
+                    ..Coverage::default()
+                })
+                .add(row);
+        }
+        let pending = label_list
+            .iter()
+            .filter_map(|(id, _)| {
+                measure::pending_subsumed(*id, &m.claims, &covered).map(|by| PendingLabel {
+                    label: *id,
+                    subsumed_by: by.to_vec(),
+                })
+            })
+            .collect();
+        let alarms = measure::alarms(&m.claims, &file_runs);
+        any_alarm |= !alarms.is_empty();
+        reports.push((
+            FileCoverage {
+                file: m.file.clone(),
+                coverage: table.iter().map(CoverageRow::of).collect(),
+                pending,
+                alarms,
+            },
+            file_runs,
+        ));
+    }
+    // The labels files, LReplay style, only when no claim was contradicted.
+    let mut wrote = Vec::new();
+    if !any_alarm {
+        for ((_, m), (_, file_runs)) in files.iter().zip(&reports) {
+            let mut lf = m.labels.clone();
+            for row in &mut lf.rows {
+                let by: Vec<&str> = file_runs
+                    .iter()
+                    .filter(|r| r.covered.contains(&row.id))
+                    .map(|r| r.name.as_str())
+                    .collect();
+                if !by.is_empty() {
+                    row.status = "covered".into();
+                    row.drivers = by.join(" ");
+                }
+            }
+            labels::write_atomic(&m.labels_path, lf.to_text())
+                .map_err(|e| write_failed(&m.labels_path, e))?;
+            wrote.push(m.labels_path.display().to_string());
+        }
+    }
+    // `all` last, as in every coverage table.
+    let all = total.remove("all");
+    let mut total: Vec<Coverage> = total.into_values().collect();
+    total.extend(all);
+    Ok(ProjectMeasureReport {
+        root: manifest.root,
+        build: opts
+            .keep_build
+            .as_ref()
+            .map(|_| staged.tree.display().to_string()),
+        commands,
+        files: reports.into_iter().map(|(f, _)| f).collect(),
+        total: total.iter().map(CoverageRow::of).collect(),
+        wrote,
+    })
+}

@@ -140,6 +140,10 @@ pub struct ProjectArgs {
     /// Prove everything; neither read nor write the cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// Prove only shard K of N of every file's functions (e.g. `2/3`), writing a shard file
+    /// beside each annotated file; `covprune project merge -o OUT` joins them.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
     /// Do not draw progress bars.
     #[arg(long)]
     pub no_progress: bool,
@@ -157,6 +161,19 @@ pub enum ProjectAction {
     /// copy of its tree where the annotated files replace the originals and the recording
     /// runtime is linked in; coverage per file and in total, every claim checked.
     Measure(ProjectMeasureArgs),
+    /// Join the shard files that `project --shard K/N` runs left in OUT (all N of them) into
+    /// the ledgers and the summary of one unsharded run.
+    Merge(ProjectMergeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ProjectMergeArgs {
+    /// The output directory the shard runs wrote into.
+    #[arg(short = 'o', long = "out")]
+    pub out_dir: PathBuf,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -549,6 +566,11 @@ fn project_options(args: ProjectArgs) -> run::Result<run::project::ProjectOption
         cache: (!args.no_cache).then(|| args.cache.unwrap_or_else(crate::cache::default_dir)),
         progress: !args.no_progress && !args.json,
         quiet: args.json,
+        shard: args
+            .shard
+            .as_deref()
+            .map(run::prune::parse_shard)
+            .transpose()?,
     })
 }
 
@@ -664,6 +686,16 @@ fn execute(command: Command) -> run::Result<Exit> {
             );
             if let Some(error) = report.error() {
                 return Err(error);
+            }
+        }
+        Command::Project(ProjectArgs {
+            action: Some(ProjectAction::Merge(args)),
+            ..
+        }) => {
+            let report = run::project::project_merge(&args.out_dir)?;
+            show(&report, args.json, run::project::ProjectReport::to_text);
+            if !report.failures.is_empty() {
+                return Ok(Exit::BadInput);
             }
         }
         Command::Project(args) => {

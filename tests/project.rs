@@ -365,3 +365,55 @@ fn project_measure_reports_a_failing_command_and_refuses_bad_input() {
         .code(2)
         .stderr(predicates::str::contains("no test command"));
 }
+
+#[test]
+fn project_shards_merge_into_the_ledgers_of_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = project_in(dir.path());
+    let whole = project(&src, &dir.path().join("whole"), &dir.path().join("cache"));
+    let out = dir.path().join("sharded");
+    for shard in ["1/2", "2/2"] {
+        let o = covprune()
+            .arg("project")
+            .arg("-p")
+            .arg(&src)
+            .args(["--criteria", "CC", "--jobs", "1", "--no-cache", "--json"])
+            .args(["--shard", shard, "-o"])
+            .arg(&out)
+            .assert()
+            .success();
+        let r: Value = serde_json::from_slice(&o.get_output().stdout).unwrap();
+        assert!(r["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["ledger"].is_null() && f["shard_file"].is_string()));
+    }
+    // One shard missing is refused file by file; with both, the ledgers of one run.
+    let o = covprune()
+        .args(["project", "merge", "--json", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let merged: Value = serde_json::from_slice(&o.get_output().stdout).unwrap();
+    assert_eq!(ledgers(&merged), ledgers(&whole));
+    assert_eq!(merged["total"]["labels"], whole["total"]["labels"]);
+    assert_eq!(merged["total"]["infeasible"], whole["total"]["infeasible"]);
+    // The manifest now names the ledgers: `project measure` works on the merged tree.
+    measure_project(&out, APP, 0);
+    let shard = std::fs::read_dir(out.join("src"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.to_string_lossy()
+                .ends_with("main_labels.shard-2-of-2.json")
+        })
+        .unwrap();
+    std::fs::remove_file(shard).unwrap();
+    covprune()
+        .args(["project", "merge", "-o"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stdout(predicates::str::contains("failed: src/main.c"));
+}

@@ -113,7 +113,9 @@ pub fn annotate(opts: &AnnotateOptions) -> Result<AnnotateReport> {
     let c_path = dir.join(format!("{stem}_labels.c"));
     let l_path = dir.join(format!("{stem}_labels.labels"));
     let origin = super::file_name(file);
-    std::fs::write(&c_path, &annotated.text).map_err(|e| write_failed(&c_path, e))?;
+    // Atomically: the shards of one project run may annotate the same files side by side.
+    crate::report::labels::write_atomic(&c_path, &annotated.text)
+        .map_err(|e| write_failed(&c_path, e))?;
     crate::report::labels::write_atomic(&l_path, crate::annotate::labels_file(&annotated, &origin))
         .map_err(|e| write_failed(&l_path, e))?;
     // Where the original and its headers are, so that the annotated file works from anywhere.

@@ -33,6 +33,8 @@ pub struct ProjectOptions {
     pub progress: bool,
     /// Print no notes on stderr.
     pub quiet: bool,
+    /// Prove only shard K of N of each file's functions (`project merge` joins them).
+    pub shard: Option<(usize, usize)>,
 }
 
 #[derive(Debug, Serialize)]
@@ -46,6 +48,9 @@ pub struct ProjectReport {
     pub failures: Vec<FileFailure>,
     pub total: PruneSummary,
     pub cache: Option<CacheUse>,
+    /// The shard this run proved, when it proved one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<(usize, usize)>,
 }
 
 #[derive(Debug, Serialize)]
@@ -57,6 +62,9 @@ pub struct FileReport {
     pub ledger: Option<String>,
     pub summary: PruneSummary,
     pub cache: Option<CacheUse>,
+    /// The shard file a `--shard` run wrote.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard_file: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -112,6 +120,12 @@ impl ProjectReport {
         out.push_str(&self.total.to_text());
         for f in &self.failures {
             out.push_str(&format!("failed: {}: {}\n", f.file, f.error));
+        }
+        if let Some((k, n)) = self.shard {
+            out.push_str(&format!(
+                "shard {k}/{n}: wrote one shard file per file; once the {n} shards' files are in {}: covprune project merge -o {}\n",
+                self.out_dir, self.out_dir
+            ));
         }
         out
     }
@@ -304,12 +318,100 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
         failures,
         total,
         cache,
+        shard: opts.shard,
     };
-    let manifest = opts.out_dir.join(MANIFEST);
-    let text = serde_json::to_string_pretty(&Manifest::of(&report, &opts.out_dir))
+    write_manifest(&report, &opts.out_dir)?;
+    Ok(report)
+}
+
+fn write_manifest(report: &ProjectReport, out_dir: &Path) -> Result<()> {
+    let manifest = out_dir.join(MANIFEST);
+    let text = serde_json::to_string_pretty(&Manifest::of(report, out_dir))
         .map_err(super::Error::internal)?;
     crate::report::labels::write_atomic(&manifest, text + "\n")
-        .map_err(|e| super::error::write_failed(&manifest, e))?;
+        .map_err(|e| super::error::write_failed(&manifest, e))
+}
+
+/// The shard files beside an annotated file (`STEM.shard-K-of-N.json`), sorted.
+fn shard_files_of(annotated: &Path) -> Vec<PathBuf> {
+    let stem = annotated
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let prefix = format!("{stem}.shard-");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(super::dir_of(annotated))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().is_some_and(|n| {
+                let n = n.to_string_lossy();
+                n.starts_with(&prefix) && n.ends_with(".json")
+            })
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// `project merge`: joins, file by file, the shard files that `project --shard K/N` runs left
+/// in `out_dir` into the ledgers one unsharded run writes; the summary as `project` prints it.
+pub fn project_merge(out_dir: &Path) -> Result<ProjectReport> {
+    let manifest = Manifest::read(out_dir)?;
+    let db = PathBuf::from(&manifest.database);
+    let mut reports = Vec::new();
+    let mut failures = Vec::new();
+    for f in &manifest.files {
+        let annotated = out_dir.join(&f.annotated);
+        let shards = shard_files_of(&annotated);
+        let merged = if shards.is_empty() {
+            let labels = crate::report::labels::read(&annotated.with_extension("labels"))?;
+            if labels.rows.is_empty() {
+                Ok(None)
+            } else {
+                Err(anyhow::anyhow!("no shard file beside {}", annotated.display()).into())
+            }
+        } else {
+            let preprocess = PreprocessOptions {
+                compile_commands: Some(db.clone()),
+                ..PreprocessOptions::default()
+            };
+            super::options_for(&annotated, &preprocess).and_then(|preprocess| {
+                super::prune::merge(&super::prune::MergeOptions {
+                    shards,
+                    labels: None,
+                    preprocess,
+                    timings: false,
+                })
+                .map(Some)
+            })
+        };
+        match merged {
+            Ok(r) => reports.push(FileReport {
+                file: f.file.clone(),
+                annotated: annotated.display().to_string(),
+                ledger: r.as_ref().map(|r| r.ledger.clone()),
+                summary: r.map(|r| r.summary).unwrap_or_default(),
+                cache: None,
+                shard_file: None,
+            }),
+            Err(e) => failures.push(FileFailure {
+                file: f.file.clone(),
+                error: e.to_string(),
+            }),
+        }
+    }
+    let report = ProjectReport {
+        database: manifest.database.clone(),
+        root: manifest.root.clone(),
+        out_dir: out_dir.display().to_string(),
+        total: PruneSummary::total(reports.iter().map(|r| &r.summary)),
+        files: reports,
+        failures,
+        cache: None,
+        shard: None,
+    };
+    write_manifest(&report, out_dir)?;
     Ok(report)
 }
 
@@ -334,6 +436,7 @@ fn one_file(opts: &ProjectOptions, db: &Path, file: &Path, rel: &Path) -> Result
             ledger: None,
             summary: PruneSummary::default(),
             cache: None,
+            shard_file: None,
         });
     }
     let outcome = prune(&PruneOptions {
@@ -342,22 +445,30 @@ fn one_file(opts: &ProjectOptions, db: &Path, file: &Path, rel: &Path) -> Result
         preprocess: super::options_for(&annotated_path, &preprocess)?,
         config: opts.config.clone(),
         resume: false,
-        shard: None,
+        shard: opts.shard,
         timings: false,
         execution: opts.execution.clone(),
         progress: opts.progress,
         quiet: true,
         cache: opts.cache.clone(),
     })?;
-    let PruneOutcome::Whole(r) = outcome else {
-        unreachable!("a run without --shard proves the whole file")
-    };
-    Ok(FileReport {
-        file: rel.display().to_string(),
-        annotated: annotated.annotated,
-        ledger: Some(r.ledger),
-        summary: r.summary,
-        cache: r.cache,
+    Ok(match outcome {
+        PruneOutcome::Whole(r) => FileReport {
+            file: rel.display().to_string(),
+            annotated: annotated.annotated,
+            ledger: Some(r.ledger),
+            summary: r.summary,
+            cache: r.cache,
+            shard_file: None,
+        },
+        PruneOutcome::Shard(s) => FileReport {
+            file: rel.display().to_string(),
+            annotated: annotated.annotated,
+            ledger: None,
+            summary: PruneSummary::default(),
+            cache: None,
+            shard_file: Some(s.shard_file),
+        },
     })
 }
 

@@ -6,8 +6,17 @@
 //! byte-identical to the cold ones of the edited project; reports each run's wall time.
 //! Writes `artifacts/project.md` and `.json`.
 //!
+//! With the programs' own tests (`benchmarks/fetch-test-suites.sh DIR` gets them from Debian's
+//! source packages: zlib's `test/example.c` and `test/minigzip.c`, gzip's full tree configured
+//! and built), `covprune project measure` runs them on the cold run's tree: `--zlib-tests DIR`
+//! (a zlib source tree: its two test programs are built against the corpus's zlib and run),
+//! `--gzip-tree DIR` (gzip is then staged from that tree, its 11 program files in the
+//! database, and measured with `make check`). `--measure-only` skips the per-file, edit and
+//! warm runs.
+//!
 //! Usage: `cargo run --release -p covprune-benchmarks -- project [--corpus DIR]
-//! [--only zlib,gzip] [--criteria CC] [--jobs N] [--no-per-file] [--artifacts DIR]`; rows of
+//! [--only zlib,gzip] [--criteria CC] [--jobs N] [--no-per-file] [--artifacts DIR]
+//! [--zlib-tests DIR] [--gzip-tree DIR] [--measure-only] [--prune-args "..."]`; rows of
 //! programs run now replace theirs in an existing `project.json`, the others are kept (so
 //! `--only` runs add up); `--render` only writes `project.md` again from `project.json`.
 
@@ -25,7 +34,13 @@ struct Program {
     dir: &'static str,
     flags: &'static [&'static str],
     edit: (&'static str, &'static str, &'static str),
+    /// The test command of `project measure`, run in the staged tree.
+    test_command: &'static str,
 }
+
+/// zlib's two test programs, built against the (annotated) library and run: example's own
+/// checks, then minigzip round trips of two files at two levels.
+const ZLIB_TESTS: &str = "set -e; lib=$(ls *.c);     cc -I. -o example test/example.c $lib; ./example;     cc -I. -o minigzip test/minigzip.c $lib;     ./minigzip < zlib.h > zlib.h.gz; ./minigzip -d < zlib.h.gz | cmp - zlib.h;     ./minigzip -9 < deflate.c | ./minigzip -d | cmp - deflate.c;     ./minigzip -1 < trees.c | ./minigzip -d | cmp - trees.c";
 
 const PROGRAMS: &[Program] = &[
     Program {
@@ -39,6 +54,7 @@ const PROGRAMS: &[Program] = &[
             "happiness */\n        wraplen = 18;\n",
             "happiness */\n        wraplen = 20;\n",
         ),
+        test_command: ZLIB_TESTS,
     },
     Program {
         name: "gzip",
@@ -50,6 +66,7 @@ const PROGRAMS: &[Program] = &[
             "        if (len == 0) break;\n",
             "        if (len <= 0) break;\n",
         ),
+        test_command: "make check",
     },
 ];
 
@@ -70,6 +87,24 @@ struct Row {
     /// Files whose warm ledger is byte-identical to the cold one of the edited project.
     warm_equal: (usize, usize),
     edited: String,
+    #[serde(default)]
+    measure: Option<MeasureRow>,
+}
+
+/// `covprune project measure` on the cold run's tree.
+#[derive(Serialize, Deserialize)]
+struct MeasureRow {
+    command: String,
+    seconds: f64,
+    succeeded: bool,
+    labels: u64,
+    covered: u64,
+    raw_percent: f64,
+    kept: u64,
+    kept_covered: u64,
+    cleaned_percent: f64,
+    alarms: usize,
+    pending: usize,
 }
 
 struct Opts {
@@ -80,6 +115,11 @@ struct Opts {
     per_file: bool,
     artifacts: PathBuf,
     render: bool,
+    zlib_tests: Option<PathBuf>,
+    gzip_tree: Option<PathBuf>,
+    measure_only: bool,
+    /// More options for `covprune project` (limits), split on spaces.
+    prune_args: Vec<String>,
 }
 
 fn parse(args: &[String], corpus: PathBuf, artifacts: PathBuf) -> Result<Opts> {
@@ -91,6 +131,10 @@ fn parse(args: &[String], corpus: PathBuf, artifacts: PathBuf) -> Result<Opts> {
         criteria: "CC".into(),
         jobs: 2,
         per_file: true,
+        zlib_tests: None,
+        gzip_tree: None,
+        measure_only: false,
+        prune_args: Vec::new(),
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -103,6 +147,12 @@ fn parse(args: &[String], corpus: PathBuf, artifacts: PathBuf) -> Result<Opts> {
             "--no-per-file" => o.per_file = false,
             "--artifacts" => o.artifacts = PathBuf::from(value()?),
             "--render" => o.render = true,
+            "--zlib-tests" => o.zlib_tests = Some(PathBuf::from(value()?)),
+            "--gzip-tree" => o.gzip_tree = Some(PathBuf::from(value()?)),
+            "--measure-only" => o.measure_only = true,
+            "--prune-args" => {
+                o.prune_args = value()?.split_whitespace().map(str::to_string).collect()
+            }
             other => bail!("project: unknown option {other}"),
         }
     }
@@ -143,14 +193,28 @@ pub(crate) fn run(args: &[String], corpus: PathBuf, artifacts: PathBuf) -> Resul
 fn stage(from: &Path, to: &Path, flags: &[&str]) -> Result<()> {
     let _ = std::fs::remove_dir_all(to);
     copy_tree(from, to)?;
-    let mut entries = Vec::new();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(to)?
+    let names: Vec<String> = c_files(to)?
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    write_database(to, &names, flags)
+}
+
+/// The `.c` files directly in `dir`, sorted.
+fn c_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "c"))
         .collect();
     files.sort();
-    for f in files {
-        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+    Ok(files)
+}
+
+/// `to/compile_commands.json` compiling each of `names` (in `to`) with `flags`.
+fn write_database(to: &Path, names: &[String], flags: &[&str]) -> Result<()> {
+    let mut entries = Vec::new();
+    for name in names {
+        let name = name.clone();
         let mut arguments = vec!["cc".to_string(), "-c".to_string()];
         arguments.extend(flags.iter().map(|s| s.to_string()));
         arguments.extend([name.clone(), "-o".into(), name.replace(".c", ".o")]);
@@ -208,6 +272,7 @@ fn project(
         .arg(out)
         .arg("--cache")
         .arg(cache)
+        .args(&o.prune_args)
         .output()?;
     let wall = t.elapsed().as_secs_f64();
     if !run.status.success() {
@@ -236,11 +301,132 @@ fn ledgers(report: &serde_json::Value) -> Result<BTreeMap<String, String>> {
     Ok(out)
 }
 
+/// Where the program's own tests come from, if they were given.
+enum Tests<'a> {
+    /// A source tree with `test/example.c` and `test/minigzip.c`.
+    Zlib(&'a Path),
+    /// A configured and built tree, staged instead of the corpus's files.
+    GzipTree(&'a Path),
+}
+
+fn tests_of<'a>(o: &'a Opts, p: &Program) -> Option<Tests<'a>> {
+    match p.name {
+        "zlib" => o.zlib_tests.as_deref().map(Tests::Zlib),
+        "gzip" => o.gzip_tree.as_deref().map(Tests::GzipTree),
+        _ => None,
+    }
+}
+
+/// Runs `covprune project measure` with the program's test command on `out`.
+fn measure(exe: &Path, out: &Path, command: &str) -> Result<MeasureRow> {
+    let t = Instant::now();
+    let run = std::process::Command::new(exe)
+        .args(["project", "measure", "--json", "-o"])
+        .arg(out)
+        .args(["--test-cmd", command])
+        .output()?;
+    let seconds = t.elapsed().as_secs_f64();
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).with_context(|| {
+        format!(
+            "project measure printed no report ({}): {}",
+            run.status,
+            String::from_utf8_lossy(&run.stderr)
+        )
+    })?;
+    let all = report["total"]
+        .as_array()
+        .and_then(|t| t.last())
+        .context("a measure report has totals")?;
+    let n = |k: &str| all[k].as_u64().unwrap_or(0);
+    let files = report["files"].as_array().cloned().unwrap_or_default();
+    let count = |k: &str| -> usize {
+        files
+            .iter()
+            .map(|f| f[k].as_array().map_or(0, Vec::len))
+            .sum()
+    };
+    for f in &files {
+        for a in f["alarms"].as_array().into_iter().flatten() {
+            eprintln!("SOUNDNESS ALARM: {}: {a}", f["file"]);
+        }
+    }
+    if let Some(tail) = report["commands"][0]["tail"].as_str() {
+        eprintln!("the test command failed:\n{tail}");
+    }
+    Ok(MeasureRow {
+        command: command.to_string(),
+        seconds,
+        succeeded: report["commands"][0]["outcome"]["exited"] == 0,
+        labels: n("labels"),
+        covered: n("covered"),
+        raw_percent: all["raw_percent"].as_f64().unwrap_or(0.0),
+        kept: n("kept"),
+        kept_covered: n("kept_covered"),
+        cleaned_percent: all["cleaned_percent"].as_f64().unwrap_or(0.0),
+        alarms: count("alarms"),
+        pending: count("pending"),
+    })
+}
+
 fn one_program(o: &Opts, exe: &Path, work: &Path, p: &Program) -> Result<Row> {
     let src = work.join("src");
-    stage(&o.corpus.join(p.dir), &src, p.flags)?;
+    let tests = tests_of(o, p);
+    match &tests {
+        Some(Tests::GzipTree(tree)) => {
+            // The built tree, timestamps kept (else `make` would regenerate its Makefiles);
+            // the database names the corpus's files (the build's own, not IBM Z's dfltcc.c).
+            let _ = std::fs::remove_dir_all(&src);
+            let st = std::process::Command::new("cp")
+                .arg("-a")
+                .arg(tree)
+                .arg(&src)
+                .status()?;
+            if !st.success() {
+                bail!("cannot copy {}", tree.display());
+            }
+            let names: Vec<String> = c_files(&o.corpus.join(p.dir))?
+                .iter()
+                .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+                .collect();
+            write_database(&src, &names, p.flags)?;
+        }
+        _ => stage(&o.corpus.join(p.dir), &src, p.flags)?,
+    }
+    if let Some(Tests::Zlib(dir)) = &tests {
+        std::fs::create_dir_all(src.join("test"))?;
+        for f in ["example.c", "minigzip.c"] {
+            std::fs::copy(dir.join("test").join(f), src.join("test").join(f))
+                .with_context(|| format!("{}: no test/{f}", dir.display()))?;
+        }
+    }
     eprintln!("{}: cold run", p.name);
     let (cold_s, cold) = project(exe, o, &src, &work.join("cold"), &work.join("cache"))?;
+    let measured = match tests {
+        Some(_) => {
+            eprintln!("{}: project measure ({})", p.name, p.test_command);
+            Some(measure(exe, &work.join("cold"), p.test_command)?)
+        }
+        None => None,
+    };
+    let count = |v: &serde_json::Value, k: &str| v["cache"][k].as_u64().unwrap_or(0);
+    if o.measure_only {
+        return Ok(Row {
+            program: p.name.into(),
+            files: cold["files"].as_array().map_or(0, Vec::len),
+            labels: cold["total"]["labels"].as_u64().unwrap_or(0),
+            functions: (count(&cold, "reused") + count(&cold, "proved")) as usize,
+            cold_s,
+            warm_s: 0.0,
+            cold_edited_s: 0.0,
+            warm_share: 0.0,
+            reused: 0,
+            reproved: 0,
+            per_file_equal: None,
+            warm_equal: (0, 0),
+            edited: "not run (--measure-only)".into(),
+            measure: measured,
+        });
+    }
     let cold_ledgers = ledgers(&cold)?;
     let per_file_equal = if o.per_file {
         eprintln!("{}: per-file runs", p.name);
@@ -276,7 +462,6 @@ fn one_program(o: &Opts, exe: &Path, work: &Path, p: &Program) -> Result<Row> {
             eprintln!("{}: {f}: the warm ledger differs from the cold one", p.name);
         }
     }
-    let count = |v: &serde_json::Value, k: &str| v["cache"][k].as_u64().unwrap_or(0);
     Ok(Row {
         program: p.name.into(),
         files: cold["files"].as_array().map_or(0, Vec::len),
@@ -291,6 +476,7 @@ fn one_program(o: &Opts, exe: &Path, work: &Path, p: &Program) -> Result<Row> {
         per_file_equal,
         warm_equal: (same, cold_l.len()),
         edited: format!("{file}: `{}` → `{}`", before.trim(), after.trim()),
+        measure: measured,
     })
 }
 
@@ -366,6 +552,38 @@ fn markdown(o: &Opts, rows: &[Row]) -> String {
             r.per_file_equal
                 .map_or("not checked".into(), |(a, b)| format!("{a}/{b}")),
         ));
+    }
+    if rows.iter().any(|r| r.measure.is_some()) {
+        s.push_str(
+            "\n## The programs' own tests through `covprune project measure`\n\n\
+             On the cold run's tree (`--zlib-tests`, `--gzip-tree`: `benchmarks/fetch-test-suites.sh`). \
+             Alarms: claims of the ledgers that a test contradicts (must be 0).\n\n\
+             | program | test command | succeeded | time (s) | labels | covered | raw | kept | kept covered | cleaned | pending | alarms |\n\
+             |---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        );
+        for r in rows {
+            if let Some(m) = &r.measure {
+                s.push_str(&format!(
+                    "| {} | `{}` | {} | {:.1} | {} | {} | {:.1}% | {} | {} | {:.1}% | {} | {} |\n",
+                    r.program,
+                    if m.command.len() > 40 {
+                        "zlib's example and minigzip"
+                    } else {
+                        &m.command
+                    },
+                    if m.succeeded { "yes" } else { "no" },
+                    m.seconds,
+                    m.labels,
+                    m.covered,
+                    m.raw_percent,
+                    m.kept,
+                    m.kept_covered,
+                    m.cleaned_percent,
+                    m.pending,
+                    m.alarms
+                ));
+            }
+        }
     }
     s
 }

@@ -140,6 +140,10 @@ pub struct ProjectArgs {
     /// Prove everything; neither read nor write the cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// Prune each file alone, as per-file runs do (by default a call to a function another
+    /// file defines takes that function's write summary instead of "may write anything").
+    #[arg(long)]
+    pub no_cross_file: bool,
     /// Prove only shard K of N of every file's functions (e.g. `2/3`), writing a shard file
     /// beside each annotated file; `covprune project merge -o OUT` joins them.
     #[arg(long, value_name = "K/N")]
@@ -571,6 +575,7 @@ fn project_options(args: ProjectArgs) -> run::Result<run::project::ProjectOption
             .as_deref()
             .map(run::prune::parse_shard)
             .transpose()?,
+        cross_file: !args.no_cross_file,
     })
 }
 

@@ -417,3 +417,78 @@ fn project_shards_merge_into_the_ledgers_of_one_run() {
         .code(2)
         .stdout(predicates::str::contains("failed: src/main.c"));
 }
+
+/// The status of the CC label on `pred` in function `function` of a ledger.
+fn status_of(ledger: &Path, function: &str, pred: &str) -> String {
+    let l: Value = serde_json::from_str(&std::fs::read_to_string(ledger).unwrap()).unwrap();
+    let label = l["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["function"] == function && x["predicate"] == pred)
+        .unwrap_or_else(|| panic!("no label {pred} in {function}"));
+    label["status"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_call_into_another_file_takes_that_functions_write_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = project_in(dir.path());
+    write_database(
+        &src,
+        &[
+            "src/keep.c",
+            "src/main.c",
+            "src/util/sign.c",
+            "src/util/touch.c",
+        ],
+    );
+    let run = |out: &str, extra: &[&str]| -> PathBuf {
+        let out = dir.path().join(out);
+        covprune()
+            .arg("project")
+            .arg("-p")
+            .arg(&src)
+            .args([
+                "--criteria",
+                "CC",
+                "--jobs",
+                "1",
+                "--no-cache",
+                "--json",
+                "-o",
+            ])
+            .arg(&out)
+            .args(extra)
+            .assert()
+            .success();
+        out.join("src/keep_labels.covprune.json")
+    };
+    let cross = run("cross", &[]);
+    // sign writes nothing: `last` still holds x after the call.
+    assert_eq!(status_of(&cross, "remember", "last != x"), "infeasible");
+    // touch writes `last` (a global of another file): nothing is claimed.
+    assert_eq!(status_of(&cross, "forget", "last != x"), "unknown");
+    assert_eq!(status_of(&cross, "forget", "!(last != x)"), "unknown");
+    // Each file alone, as a per-file run: the call to sign may write anything.
+    let alone = run("alone", &["--no-cross-file"]);
+    assert_eq!(status_of(&alone, "remember", "last != x"), "unknown");
+    // The claims hold on runs of the real program.
+    std::fs::write(
+        src.join("test/keep_app.c"),
+        "int remember(int); int forget(int);\n\
+         int main(void) { return remember(3) + remember(-2) + forget(5) == 0 ? 1 : 0; }\n",
+    )
+    .unwrap();
+    let report = measure_project(
+        &dir.path().join("cross"),
+        "cc -Iinclude -DPROJECT_FLAGS=1 -o keep test/keep_app.c src/keep.c src/util/sign.c \
+         src/util/touch.c && ./keep",
+        0,
+    );
+    assert!(report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["alarms"].as_array().unwrap().is_empty()));
+}

@@ -349,7 +349,7 @@ pub struct Prover<'p> {
 
 impl<'p> Prover<'p> {
     pub fn new(program: &'p Program, config: &PruneConfig) -> Self {
-        let sums = Summaries::new(program);
+        let sums = Summaries::new(program, &config.encode.externals);
         let cg = crate::cfg::callgraph::CallGraph::build(program);
         let mut occurrences: BTreeMap<u64, usize> = BTreeMap::new();
         for f in &program.functions {

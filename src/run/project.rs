@@ -3,6 +3,7 @@
 //! summary for the whole project; and `cache stats|clear`. A file that fails (C the front end
 //! refuses, a preprocessor error) is reported and the others go on.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -15,6 +16,7 @@ use crate::console::print_err;
 use crate::frontend::{preprocess, PreprocessOptions};
 use crate::prune::PruneConfig;
 use crate::report::PruneSummary;
+use crate::vc::ExternalEffects;
 
 #[derive(Clone, Debug)]
 pub struct ProjectOptions {
@@ -35,6 +37,9 @@ pub struct ProjectOptions {
     pub quiet: bool,
     /// Prove only shard K of N of each file's functions (`project merge` joins them).
     pub shard: Option<(usize, usize)>,
+    /// Prune each file knowing what the other files' functions it calls may write (else
+    /// each file alone, as per-file runs do).
+    pub cross_file: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -280,23 +285,49 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
         .map_err(|e| super::error::write_failed(&opts.out_dir, e))?;
     let mut reports = Vec::new();
     let mut failures = Vec::new();
-    for (k, file) in files.iter().enumerate() {
+    let mut fail = |name: String, e: super::Error| {
+        if !opts.quiet {
+            print_err(&format!("covprune: {name}: {e}\n"));
+        }
+        failures.push(FileFailure {
+            file: name,
+            error: e.to_string(),
+        });
+    };
+    // Every file annotated first, then each file's summaries of the functions it exports, so
+    // that each file is pruned knowing what the other files' functions it calls may write.
+    let mut annotated = Vec::new();
+    for file in &files {
         let rel = file.strip_prefix(&root).unwrap_or(file).to_path_buf();
+        match annotate_one(opts, &db_file, file, &rel) {
+            Ok(a) => annotated.push((rel, a)),
+            Err(e) => fail(rel.display().to_string(), e),
+        }
+    }
+    let mut loaded = Vec::new();
+    for (rel, a) in annotated {
+        let program = match opts.cross_file {
+            true => super::load(&a.path, &a.preprocess).map(|l| Some(l.program)),
+            false => Ok(None),
+        };
+        match program {
+            Ok(p) => loaded.push((rel, a, p)),
+            Err(e) => fail(rel.display().to_string(), e),
+        }
+    }
+    let exports = project_exports(loaded.iter().filter_map(|(_, _, p)| p.as_ref()));
+    for (k, (rel, a, program)) in loaded.iter().enumerate() {
         let name = rel.display().to_string();
         if !opts.quiet {
-            print_err(&format!("[{}/{}] {name}\n", k + 1, files.len()));
+            print_err(&format!("[{}/{}] {name}\n", k + 1, loaded.len()));
         }
-        match one_file(opts, &db_file, file, &rel) {
+        let externals = program
+            .as_ref()
+            .map(|p| externals_for(p, &exports))
+            .unwrap_or_default();
+        match prune_one(opts, rel, a, externals) {
             Ok(r) => reports.push(r),
-            Err(e) => {
-                if !opts.quiet {
-                    print_err(&format!("covprune: {name}: {e}\n"));
-                }
-                failures.push(FileFailure {
-                    file: name,
-                    error: e.to_string(),
-                });
-            }
+            Err(e) => fail(name, e),
         }
     }
     let total = PruneSummary::total(reports.iter().map(|r| &r.summary));
@@ -415,8 +446,15 @@ pub fn project_merge(out_dir: &Path) -> Result<ProjectReport> {
     Ok(report)
 }
 
-/// Annotates one file of the project into its place in the output tree, then prunes it.
-fn one_file(opts: &ProjectOptions, db: &Path, file: &Path, rel: &Path) -> Result<FileReport> {
+/// A file of the project annotated into its place in the output tree.
+struct Annotated {
+    path: PathBuf,
+    labels: usize,
+    /// Its preprocessing options (the database's entry, the build record beside it).
+    preprocess: PreprocessOptions,
+}
+
+fn annotate_one(opts: &ProjectOptions, db: &Path, file: &Path, rel: &Path) -> Result<Annotated> {
     let preprocess = PreprocessOptions {
         compile_commands: Some(db.to_path_buf()),
         ..opts.annotate.preprocess.clone()
@@ -428,22 +466,78 @@ fn one_file(opts: &ProjectOptions, db: &Path, file: &Path, rel: &Path) -> Result
         preprocess: preprocess.clone(),
         ..opts.annotate.clone()
     })?;
-    let annotated_path = PathBuf::from(&annotated.annotated);
-    if annotated.labels == 0 {
-        return Ok(FileReport {
-            file: rel.display().to_string(),
-            annotated: annotated.annotated,
-            ledger: None,
-            summary: PruneSummary::default(),
-            cache: None,
-            shard_file: None,
-        });
+    let path = PathBuf::from(&annotated.annotated);
+    Ok(Annotated {
+        preprocess: super::options_for(&path, &preprocess)?,
+        path,
+        labels: annotated.labels,
+    })
+}
+
+/// The effects of every function of external linkage the files define, by name; a name two
+/// files define is left out (which of them a call reaches depends on the link).
+fn project_exports<'p>(
+    programs: impl Iterator<Item = &'p crate::ir::Program>,
+) -> BTreeMap<String, ExternalEffects> {
+    let mut seen: BTreeMap<String, Option<ExternalEffects>> = BTreeMap::new();
+    for p in programs {
+        let sums = crate::vc::Summaries::new(p, &BTreeMap::new());
+        for (name, effects) in sums.exported(p) {
+            seen.entry(name)
+                .and_modify(|e| *e = None)
+                .or_insert(Some(effects));
+        }
     }
+    seen.into_iter()
+        .filter_map(|(n, e)| e.map(|e| (n, e)))
+        .collect()
+}
+
+/// The exports of other files that `program` calls (functions it calls and does not define).
+fn externals_for(
+    program: &crate::ir::Program,
+    exports: &BTreeMap<String, ExternalEffects>,
+) -> BTreeMap<String, ExternalEffects> {
+    let defined: BTreeSet<&str> = program
+        .functions
+        .iter()
+        .map(|f| f.name.as_str())
+        .chain(program.skipped.iter().map(|f| f.name.as_str()))
+        .collect();
+    program
+        .functions
+        .iter()
+        .flat_map(crate::cfg::callgraph::direct_callees)
+        .filter(|n| !defined.contains(n.as_str()))
+        .filter_map(|n| exports.get(&n).map(|e| (n, e.clone())))
+        .collect()
+}
+
+/// Prunes one annotated file of the project, other files' functions known by `externals`.
+fn prune_one(
+    opts: &ProjectOptions,
+    rel: &Path,
+    annotated: &Annotated,
+    externals: BTreeMap<String, ExternalEffects>,
+) -> Result<FileReport> {
+    let report = |ledger, summary, cache, shard_file| FileReport {
+        file: rel.display().to_string(),
+        annotated: annotated.path.display().to_string(),
+        ledger,
+        summary,
+        cache,
+        shard_file,
+    };
+    if annotated.labels == 0 {
+        return Ok(report(None, PruneSummary::default(), None, None));
+    }
+    let mut config = opts.config.clone();
+    config.encode.externals = externals;
     let outcome = prune(&PruneOptions {
-        file: annotated_path.clone(),
+        file: annotated.path.clone(),
         labels: None,
-        preprocess: super::options_for(&annotated_path, &preprocess)?,
-        config: opts.config.clone(),
+        preprocess: annotated.preprocess.clone(),
+        config,
         resume: false,
         shard: opts.shard,
         timings: false,
@@ -453,22 +547,8 @@ fn one_file(opts: &ProjectOptions, db: &Path, file: &Path, rel: &Path) -> Result
         cache: opts.cache.clone(),
     })?;
     Ok(match outcome {
-        PruneOutcome::Whole(r) => FileReport {
-            file: rel.display().to_string(),
-            annotated: annotated.annotated,
-            ledger: Some(r.ledger),
-            summary: r.summary,
-            cache: r.cache,
-            shard_file: None,
-        },
-        PruneOutcome::Shard(s) => FileReport {
-            file: rel.display().to_string(),
-            annotated: annotated.annotated,
-            ledger: None,
-            summary: PruneSummary::default(),
-            cache: None,
-            shard_file: Some(s.shard_file),
-        },
+        PruneOutcome::Whole(r) => report(Some(r.ledger), r.summary, r.cache, None),
+        PruneOutcome::Shard(s) => report(None, PruneSummary::default(), None, Some(s.shard_file)),
     })
 }
 

@@ -297,7 +297,8 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
     for (_, m) in &files {
         // Each run seen from this file: its ids back in the file's own numbering.
         let local = |ids: &BTreeSet<u64>| -> BTreeSet<u64> {
-            ids.range(m.base + 1..=m.base + m.max_id)
+            // `base + 1 ..= base + max_id`, empty for a file without labels.
+            ids.range(m.base + 1..m.base + 1 + m.max_id)
                 .map(|g| g - m.base)
                 .collect()
         };

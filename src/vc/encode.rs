@@ -55,6 +55,9 @@ pub struct EncodeConfig {
     /// pointer could reach it. The soundness harness must catch the false claims it makes.
     #[serde(default)]
     pub alias_blind: bool,
+    /// Effects of functions defined in other files of the project, by name (`project`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub externals: BTreeMap<String, super::ExternalEffects>,
 }
 
 impl Default for EncodeConfig {
@@ -65,6 +68,7 @@ impl Default for EncodeConfig {
             context_callees: BTreeSet::new(),
             context_functions: BTreeSet::new(),
             alias_blind: false,
+            externals: BTreeMap::new(),
         }
     }
 }

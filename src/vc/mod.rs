@@ -11,9 +11,22 @@ pub mod term;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use regions::GlobalWrites;
+use serde::{Deserialize, Serialize};
 
 use crate::cfg::callgraph::{close_over_calls, direct_callees};
-use crate::ir::{Callee, Function, Program, StmtKind};
+use crate::ir::{Callee, Function, GlobalId, Linkage, Program, StmtKind};
+
+/// What a function defined in another file of the project may write, from that file's own
+/// summary (`project` computes it): memory its callers can see, and which globals by name
+/// (`None`: any). Sound because that summary is: it was closed over that file's call graph
+/// with every function it does not define taken as writing anything (so a call back into
+/// this file counts in full), and a global of the same name here is taken as the one written
+/// (a name that is another file's static only adds a havoc).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExternalEffects {
+    pub writes_memory: bool,
+    pub globals: Option<BTreeSet<String>>,
+}
 
 /// Which calls may write memory: the mod summary of program functions (fixpoint over the call
 /// graph) and a table for library functions. Unknown externals may write anything.
@@ -22,12 +35,35 @@ pub struct Summaries {
     defined: HashSet<String>,
     /// The globals each program function may write, itself or through its callees.
     global_writes: BTreeMap<String, GlobalWrites>,
+    /// Functions of other files of the project ([`ExternalEffects`]): those that may write
+    /// memory, and the globals of this unit each may write.
+    external_writes: HashSet<String>,
+    external_globals: BTreeMap<String, GlobalWrites>,
     pub regions: regions::Regions,
 }
 
 impl Summaries {
-    pub fn new(program: &Program) -> Summaries {
+    /// The summaries of `program`'s functions; calls to functions it does not define take
+    /// their effects from `externals` (other files' summaries) when named there, else from
+    /// the library table, else may write anything.
+    pub fn new(program: &Program, externals: &BTreeMap<String, ExternalEffects>) -> Summaries {
         let defined: HashSet<String> = program.functions.iter().map(|f| f.name.clone()).collect();
+        let global_ids = |names: &Option<BTreeSet<String>>| match names {
+            None => GlobalWrites::All,
+            Some(names) => GlobalWrites::Some(
+                program
+                    .globals
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, g)| names.contains(&g.name))
+                    .map(|(i, _)| GlobalId(i as u32))
+                    .collect(),
+            ),
+        };
+        let external_globals: BTreeMap<String, GlobalWrites> = externals
+            .iter()
+            .map(|(n, e)| (n.clone(), global_ids(&e.globals)))
+            .collect();
         let mut own_memory = BTreeMap::new();
         let mut own_globals = BTreeMap::new();
         for f in &program.functions {
@@ -42,20 +78,60 @@ impl Summaries {
             own_globals.insert(s.name.clone(), (GlobalWrites::All, BTreeSet::new()));
         }
         let writes_no_memory = |n: &str| crate::libc::WRITES_NO_MEMORY.contains(&n);
+        let outside_memory = |n: &str| {
+            externals
+                .get(n)
+                .map_or(!writes_no_memory(n), |e| e.writes_memory)
+        };
         let program_writes =
-            close_over_calls(own_memory, |a, b| *a |= *b, |n| Some(!writes_no_memory(n)))
+            close_over_calls(own_memory, |a, b| *a |= *b, |n| Some(outside_memory(n)))
                 .into_iter()
                 .filter_map(|(name, w)| w.then_some(name))
                 .collect();
         let global_writes = close_over_calls(own_globals, GlobalWrites::add, |n| {
-            (!writes_no_memory(n)).then_some(GlobalWrites::All)
+            match external_globals.get(n) {
+                Some(w) => Some(w.clone()),
+                None => (!writes_no_memory(n)).then_some(GlobalWrites::All),
+            }
         });
         Summaries {
             program_writes,
             defined,
             global_writes,
+            external_writes: externals
+                .iter()
+                .filter(|(_, e)| e.writes_memory)
+                .map(|(n, _)| n.clone())
+                .collect(),
+            external_globals,
             regions: regions::Regions::new(program),
         }
+    }
+
+    /// The effects of `program`'s functions of external linkage, for other files' calls.
+    /// Functions the front end skipped are not named: other files keep taking them as unknown.
+    pub fn exported(&self, program: &Program) -> BTreeMap<String, ExternalEffects> {
+        program
+            .functions
+            .iter()
+            .filter(|f| f.linkage == Linkage::External)
+            .map(|f| {
+                let globals = match self.global_writes(&f.name) {
+                    GlobalWrites::All => None,
+                    GlobalWrites::Some(ids) => Some(
+                        ids.iter()
+                            .filter_map(|g| program.globals.get(g.0 as usize))
+                            .map(|g| g.name.clone())
+                            .collect(),
+                    ),
+                };
+                let effects = ExternalEffects {
+                    writes_memory: self.writes_memory(&f.name),
+                    globals,
+                };
+                (f.name.clone(), effects)
+            })
+            .collect()
     }
 
     /// The globals a call to `name` may write. Code outside the program may write any global
@@ -63,6 +139,7 @@ impl Summaries {
     pub fn global_writes(&self, name: &str) -> GlobalWrites {
         match self.global_writes.get(name) {
             Some(w) => w.clone(),
+            None if self.external_globals.contains_key(name) => self.external_globals[name].clone(),
             None if crate::libc::WRITES_NO_MEMORY.contains(&name) => GlobalWrites::none(),
             None => GlobalWrites::All,
         }
@@ -72,6 +149,9 @@ impl Summaries {
     pub fn writes_memory(&self, name: &str) -> bool {
         if self.defined.contains(name) {
             return self.program_writes.contains(name);
+        }
+        if self.external_globals.contains_key(name) {
+            return self.external_writes.contains(name);
         }
         !crate::libc::WRITES_NO_MEMORY.contains(&name)
     }

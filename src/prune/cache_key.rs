@@ -3,7 +3,8 @@
 //! reused only where proving again would ask the same questions of the same encoding.
 //!
 //! What a function's result depends on, and so what its key holds:
-//! - the tool's version and the options that change answers ([`PruneConfig::answer_key`]);
+//! - the tool's version, the digest of the sources it was built from (`build.rs`), and the
+//!   options that change answers ([`PruneConfig::answer_key`]), other files' summaries included;
 //! - what the whole translation unit declares: how many files, records, globals with their
 //!   initialisers, external declarations, string literals, functions the front end skipped
 //!   (their names and what they mention);
@@ -49,7 +50,14 @@ impl Prover<'_> {
             .iter()
             .map(|f| {
                 let mut h = Sha256::new();
-                for part in [KEY_SCHEMA, env!("CARGO_PKG_VERSION"), answer_key, &unit] {
+                for part in [
+                    KEY_SCHEMA,
+                    env!("CARGO_PKG_VERSION"),
+                    // The build's own sources: no result crosses a change of the prover.
+                    env!("COVPRUNE_SOURCE_DIGEST"),
+                    answer_key,
+                    &unit,
+                ] {
                     h.update(part.as_bytes());
                     h.update([0]);
                 }

@@ -423,28 +423,9 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         .map(|r| (r.id, r.tag.clone()))
         .collect();
     let table = measure::coverage(&label_list, &claims, &covered);
-    let pending = label_list
-        .iter()
-        .filter_map(|(id, _)| {
-            measure::pending_subsumed(*id, &claims, &covered).map(|by| PendingLabel {
-                label: *id,
-                subsumed_by: by.to_vec(),
-            })
-        })
-        .collect();
+    let pending = pending_labels(&label_list, &claims, &covered);
     let alarms = measure::alarms(&claims, &runs);
-    // The labels file, LReplay style: covered labels and the tests that covered them.
-    for row in &mut labels_file.rows {
-        let by: Vec<&str> = runs
-            .iter()
-            .filter(|r| r.covered.contains(&row.id))
-            .map(|r| r.name.as_str())
-            .collect();
-        if !by.is_empty() {
-            row.status = "covered".into();
-            row.drivers = by.join(" ");
-        }
-    }
+    mark_covered(&mut labels_file, &runs);
     let wrote = if alarms.is_empty() && !changed {
         labels::write_atomic(&labels_path, labels_file.to_text())
             .map_err(|e| write_failed(&labels_path, e))?;
@@ -484,6 +465,38 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         wrote,
         table,
     })
+}
+
+/// The subsumed labels that neither the runs nor any of their subsumers covered.
+pub(super) fn pending_labels(
+    labels: &[(u64, String)],
+    claims: &BTreeMap<u64, measure::Claim>,
+    covered: &BTreeSet<u64>,
+) -> Vec<PendingLabel> {
+    labels
+        .iter()
+        .filter_map(|(id, _)| {
+            measure::pending_subsumed(*id, claims, covered).map(|by| PendingLabel {
+                label: *id,
+                subsumed_by: by.to_vec(),
+            })
+        })
+        .collect()
+}
+
+/// The labels file, LReplay style: covered labels, with the tests that covered them.
+pub(super) fn mark_covered(labels_file: &mut LabelsFile, runs: &[measure::TestRun]) {
+    for row in &mut labels_file.rows {
+        let by: Vec<&str> = runs
+            .iter()
+            .filter(|r| r.covered.contains(&row.id))
+            .map(|r| r.name.as_str())
+            .collect();
+        if !by.is_empty() {
+            row.status = "covered".into();
+            row.drivers = by.join(" ");
+        }
+    }
 }
 
 /// A path as the user would write it: relative to the current directory when under it.

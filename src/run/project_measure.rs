@@ -335,15 +335,7 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
                 })
                 .add(row);
         }
-        let pending = label_list
-            .iter()
-            .filter_map(|(id, _)| {
-                measure::pending_subsumed(*id, &m.claims, &covered).map(|by| PendingLabel {
-                    label: *id,
-                    subsumed_by: by.to_vec(),
-                })
-            })
-            .collect();
+        let pending = super::measure::pending_labels(&label_list, &m.claims, &covered);
         let alarms = measure::alarms(&m.claims, &file_runs);
         any_alarm |= !alarms.is_empty();
         reports.push((
@@ -361,17 +353,7 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
     if !any_alarm {
         for ((_, m), (_, file_runs)) in files.iter().zip(&reports) {
             let mut lf = m.labels.clone();
-            for row in &mut lf.rows {
-                let by: Vec<&str> = file_runs
-                    .iter()
-                    .filter(|r| r.covered.contains(&row.id))
-                    .map(|r| r.name.as_str())
-                    .collect();
-                if !by.is_empty() {
-                    row.status = "covered".into();
-                    row.drivers = by.join(" ");
-                }
-            }
+            super::measure::mark_covered(&mut lf, file_runs);
             labels::write_atomic(&m.labels_path, lf.to_text())
                 .map_err(|e| write_failed(&m.labels_path, e))?;
             wrote.push(m.labels_path.display().to_string());

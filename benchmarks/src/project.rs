@@ -376,6 +376,7 @@ fn one_program(o: &Opts, exe: &Path, work: &Path, p: &Program) -> Result<Row> {
             // The built tree, timestamps kept (else `make` would regenerate its Makefiles);
             // the database names the corpus's files (the build's own, not IBM Z's dfltcc.c).
             let _ = std::fs::remove_dir_all(&src);
+            std::fs::create_dir_all(work)?;
             let st = std::process::Command::new("cp")
                 .arg("-a")
                 .arg(tree)

@@ -306,24 +306,24 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
     }
     let mut loaded = Vec::new();
     for (rel, a) in annotated {
-        let program = match opts.cross_file {
-            true => super::load(&a.path, &a.preprocess).map(|l| Some(l.program)),
+        let interface = match opts.cross_file {
+            true => super::load(&a.path, &a.preprocess).map(|l| Some(interface_of(&l.program))),
             false => Ok(None),
         };
-        match program {
+        match interface {
             Ok(p) => loaded.push((rel, a, p)),
             Err(e) => fail(rel.display().to_string(), e),
         }
     }
-    let exports = project_exports(loaded.iter().filter_map(|(_, _, p)| p.as_ref()));
-    for (k, (rel, a, program)) in loaded.iter().enumerate() {
+    let exports = project_exports(loaded.iter().filter_map(|(_, _, i)| i.as_ref()));
+    for (k, (rel, a, interface)) in loaded.iter().enumerate() {
         let name = rel.display().to_string();
         if !opts.quiet {
             print_err(&format!("[{}/{}] {name}\n", k + 1, loaded.len()));
         }
-        let externals = program
+        let externals = interface
             .as_ref()
-            .map(|p| externals_for(p, &exports))
+            .map(|i| externals_for(i, &exports))
             .unwrap_or_default();
         match prune_one(opts, rel, a, externals) {
             Ok(r) => reports.push(r),
@@ -474,18 +474,43 @@ fn annotate_one(opts: &ProjectOptions, db: &Path, file: &Path, rel: &Path) -> Re
     })
 }
 
+/// What pruning across files keeps of a file's program: the effects of the functions it
+/// exports, and the functions it calls without defining them. The program itself is dropped
+/// (the files' programs all at once would weigh on a large project's memory).
+struct Interface {
+    exports: BTreeMap<String, ExternalEffects>,
+    calls_outside: BTreeSet<String>,
+}
+
+fn interface_of(program: &crate::ir::Program) -> Interface {
+    let defined: BTreeSet<&str> = program
+        .functions
+        .iter()
+        .map(|f| f.name.as_str())
+        .chain(program.skipped.iter().map(|f| f.name.as_str()))
+        .collect();
+    Interface {
+        exports: crate::vc::Summaries::new(program, &BTreeMap::new()).exported(program),
+        calls_outside: program
+            .functions
+            .iter()
+            .flat_map(crate::cfg::callgraph::direct_callees)
+            .filter(|n| !defined.contains(n.as_str()))
+            .collect(),
+    }
+}
+
 /// The effects of every function of external linkage the files define, by name; a name two
 /// files define is left out (which of them a call reaches depends on the link).
-fn project_exports<'p>(
-    programs: impl Iterator<Item = &'p crate::ir::Program>,
+fn project_exports<'i>(
+    interfaces: impl Iterator<Item = &'i Interface>,
 ) -> BTreeMap<String, ExternalEffects> {
     let mut seen: BTreeMap<String, Option<ExternalEffects>> = BTreeMap::new();
-    for p in programs {
-        let sums = crate::vc::Summaries::new(p, &BTreeMap::new());
-        for (name, effects) in sums.exported(p) {
-            seen.entry(name)
+    for i in interfaces {
+        for (name, effects) in &i.exports {
+            seen.entry(name.clone())
                 .and_modify(|e| *e = None)
-                .or_insert(Some(effects));
+                .or_insert(Some(effects.clone()));
         }
     }
     seen.into_iter()
@@ -493,23 +518,15 @@ fn project_exports<'p>(
         .collect()
 }
 
-/// The exports of other files that `program` calls (functions it calls and does not define).
+/// The exports of other files that a file calls.
 fn externals_for(
-    program: &crate::ir::Program,
+    interface: &Interface,
     exports: &BTreeMap<String, ExternalEffects>,
 ) -> BTreeMap<String, ExternalEffects> {
-    let defined: BTreeSet<&str> = program
-        .functions
+    interface
+        .calls_outside
         .iter()
-        .map(|f| f.name.as_str())
-        .chain(program.skipped.iter().map(|f| f.name.as_str()))
-        .collect();
-    program
-        .functions
-        .iter()
-        .flat_map(crate::cfg::callgraph::direct_callees)
-        .filter(|n| !defined.contains(n.as_str()))
-        .filter_map(|n| exports.get(&n).map(|e| (n, e.clone())))
+        .filter_map(|n| exports.get(n).map(|e| (n.clone(), e.clone())))
         .collect()
 }
 

@@ -155,13 +155,13 @@ impl ProjectMeasureReport {
     }
 }
 
-/// One file of the project as measured: its labels, claims and id range in the program.
+/// One file of the project as measured: its labels, claims and highest id (its base is its
+/// [`PlacedFile`]'s).
 struct Measured {
     file: String,
     labels_path: PathBuf,
     labels: LabelsFile,
     claims: BTreeMap<u64, Claim>,
-    base: u64,
     max_id: u64,
 }
 
@@ -224,7 +224,6 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
                 labels_path,
                 labels,
                 claims,
-                base,
                 max_id,
             },
         ));
@@ -294,12 +293,13 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
     let mut reports = Vec::new();
     let mut total: BTreeMap<String, Coverage> = BTreeMap::new();
     let mut any_alarm = false;
-    for (_, m) in &files {
+    for (placed, m) in &files {
+        let base = placed.base;
         // Each run seen from this file: its ids back in the file's own numbering.
         let local = |ids: &BTreeSet<u64>| -> BTreeSet<u64> {
             // `base + 1 ..= base + max_id`, empty for a file without labels.
-            ids.range(m.base + 1..m.base + 1 + m.max_id)
-                .map(|g| g - m.base)
+            ids.range(base + 1..base + 1 + m.max_id)
+                .map(|g| g - base)
                 .collect()
         };
         let file_runs: Vec<TestRun> = runs
@@ -311,8 +311,8 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
                 covered: local(&r.covered),
                 crashed_in_label: r
                     .crashed_in_label
-                    .filter(|g| *g > m.base && *g <= m.base + m.max_id)
-                    .map(|g| g - m.base),
+                    .filter(|g| *g > base && *g <= base + m.max_id)
+                    .map(|g| g - base),
             })
             .collect();
         let covered: BTreeSet<u64> = file_runs

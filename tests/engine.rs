@@ -220,3 +220,33 @@ fn called_once_functions_are_related_in_their_callers_context() {
         .iter()
         .all(|v| !matches!(v.status, Status::Subsumed { .. })));
 }
+
+/// A label proved infeasible in one calling context and found satisfiable only where the
+/// encoding does not know the state (after a loop) is no partner: nothing witnesses that it
+/// can be covered, and pruning what it implies could leave that label with nothing to cover.
+/// A partner witnessed in another context (a choice of the entry's arguments that covers it)
+/// still prunes.
+#[test]
+fn partners_proved_infeasible_somewhere_need_a_witness() {
+    let path = Path::new("tests/fixtures/engine/witness.c");
+    let loaded = frontend::load(path, &PreprocessOptions::default()).unwrap();
+    let config = PruneConfig {
+        steps: [1, 2, 3].into_iter().collect(),
+        ..PruneConfig::default()
+    };
+    let (verdicts, _) = covprune::prune::run(&loaded.program, &config, &|_| {});
+    let status = |id: u64| {
+        verdicts
+            .iter()
+            .find(|v| v.id == id)
+            .map(|v| v.status.clone())
+            .unwrap()
+    };
+    // Label 2 really is infeasible; label 1 is covered (a = 1) and must stay to be covered.
+    assert!(
+        !matches!(status(1), Status::Subsumed { .. }),
+        "label 1: {:?}",
+        status(1)
+    );
+    assert_eq!(status(6), Status::Subsumed { by: vec![5] });
+}

@@ -858,6 +858,11 @@ fn tally_by_kind(
             k.truly_redundant += 1;
             if matches!(v.status, Status::Duplicate { .. } | Status::Subsumed { .. }) {
                 k.found_redundant += 1;
+            } else if std::env::var_os("COVPRUNE_SOUNDNESS_VERBOSE").is_some() {
+                eprintln!(
+                    "seed {seed}: missed redundant label {} ({:?}, {:?})",
+                    v.id, here.kind, v.status
+                );
             }
         }
     }

@@ -19,7 +19,7 @@ use crate::cfg::callgraph::{direct_callees, CallGraph};
 use crate::ir::{Callee, Function, Program, StmtKind};
 use crate::smt::{Backend, Session};
 use crate::vc::cone::FactIndex;
-use crate::vc::encode::{encode, CallSite, InlinedCopy};
+use crate::vc::encode::{encode, CallSite, InlinedCopy, LabelVc};
 use crate::vc::term::T;
 
 /// Functions with more call sites than this are decided without their contexts.
@@ -35,13 +35,7 @@ pub fn call_sites(
     cg: &CallGraph,
     entry_main: bool,
 ) -> BTreeMap<String, Vec<CallSite>> {
-    let known_callers = |name: &str| {
-        cg.node(name).is_some_and(|n| {
-            n.defined
-                && !n.address_taken
-                && (n.linkage == crate::ir::Linkage::Internal || entry_main && name != "main")
-        }) && program.functions.iter().any(|f| f.name == name)
-    };
+    let known_callers = |name: &str| callers_all_known(program, cg, name, entry_main);
     let mut out: BTreeMap<String, Vec<CallSite>> = BTreeMap::new();
     for f in &program.functions {
         for (b, blk) in f.blocks.iter().enumerate() {
@@ -66,6 +60,16 @@ pub fn call_sites(
     out
 }
 
+/// Are all the callers of `name` in the program: defined and lowered here, never
+/// address-taken, and either internal (`static`) or, under `--entry main`, not `main`?
+pub fn callers_all_known(program: &Program, cg: &CallGraph, name: &str, entry_main: bool) -> bool {
+    cg.node(name).is_some_and(|n| {
+        n.defined
+            && !n.address_taken
+            && (n.linkage == crate::ir::Linkage::Internal || entry_main && name != "main")
+    }) && program.functions.iter().any(|f| f.name == name)
+}
+
 /// What one inlined copy of a function proved about its labels.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CopyResult {
@@ -81,6 +85,10 @@ pub struct CopyResult {
     pub always_true: BTreeSet<u64>,
     /// Proven `i ⇒ j` between co-reached labels of this copy.
     pub implications: BTreeSet<(u64, u64)>,
+    /// Labels covered, in this copy, by some choice of the root's parameters whatever the
+    /// encoding's other unknowns ([`super::Asker`]'s witness question): truly feasible.
+    #[serde(default)]
+    pub witnessed: BTreeSet<u64>,
 }
 
 impl CopyResult {
@@ -137,13 +145,16 @@ impl Contexts {
         }
     }
 
-    /// Did some copy of `function` prove label `id` infeasible, and none find a run to it?
-    /// Such a label is likely infeasible where it was not proved too: not a partner to prune
-    /// another label by (see [`super::keep_partners_feasible`]). A label reached in one
-    /// context and not in another (a function with many callers) is no suspect.
-    pub fn infeasible_somewhere(&self, function: &str, id: u64) -> bool {
+    /// Is label `id` of `function` no fit partner to prune another label by (see
+    /// [`super::keep_partners_feasible`])? It is when some copy proved it infeasible and no
+    /// copy witnessed its coverage: likely infeasible where it was not proved too. A run the
+    /// solver finds in another copy is no evidence, when it goes through the encoding's
+    /// unknowns (a loop's havocked state, an opaque call' result) and may not exist; a
+    /// witness is (see [`CopyResult::witnessed`]). A subsumer that is infeasible leaves the
+    /// label it prunes with nothing to cover.
+    pub fn suspect(&self, function: &str, id: u64) -> bool {
         let mine = || self.copies.values().filter(|c| c.function == function);
-        mine().any(|c| c.infeasible_id(id)) && !mine().any(|c| c.satisfiable.contains(&id))
+        mine().any(|c| c.infeasible_id(id)) && !mine().any(|c| c.witnessed.contains(&id))
     }
 
     /// Does `fact` hold for every execution through the calls of `path` (outermost first)?
@@ -259,6 +270,12 @@ pub(super) fn prove_copies(
         Callee::Indirect(_) => true,
     };
     let single = |id: u64| prover.occurrences.get(&id) == Some(&1);
+    let free_inputs: &[T] =
+        if callers_all_known(program, cg, &f.name, prover.config.encode.entry_main) {
+            &[]
+        } else {
+            &vc.inputs
+        };
     let results = decide_copies(
         &mut asker,
         &vc.copies,
@@ -268,14 +285,17 @@ pub(super) fn prove_copies(
             single: &single,
             steps: &config.steps,
             model_filter: config.model_filter,
+            free_inputs,
+            units_per_ms: config.solver.units_per_ms(),
         },
     );
     if config.trace {
         eprintln!(
-            "covprune: {}: {} copies ({} decided), encoded in {} ms, decided in {} ms; questions {}/{}/{}; solver work {} units",
+            "covprune: {}: {} copies ({} decided, {} labels witnessed), encoded in {} ms, decided in {} ms; questions {}/{}/{}; solver work {} units",
             f.name,
             vc.copies.len(),
             results.len(),
+            results.iter().map(|r| r.witnessed.len()).sum::<usize>(),
             encoded.as_millis(),
             start.elapsed().saturating_sub(encoded).as_millis(),
             asker.stats.step1.queries,
@@ -313,6 +333,32 @@ pub struct CopyQuestions<'a> {
     pub single: &'a dyn Fn(u64) -> bool,
     pub steps: &'a BTreeSet<u8>,
     pub model_filter: bool,
+    /// The encoded function's parameters when its callers are not all known (empty
+    /// otherwise): the inputs of witness questions.
+    pub free_inputs: &'a [T],
+    /// Solver units per millisecond (0: wall-clock budgets), for the witnesses' budget.
+    pub units_per_ms: u64,
+}
+
+/// Witness questions get a budget of their own, after the copies', of this many milliseconds
+/// of nominal solver time: with the inputs fixed they are mostly propagation, and a partner
+/// that no witness backs cannot prune another label.
+const WITNESS_BUDGET_MS: u64 = 1000;
+
+/// The witnesses' budget, from now on.
+fn witness_budget(asker: &Asker, per_ms: u64) -> Budget {
+    let start = std::time::Instant::now();
+    if per_ms > 0 {
+        Budget {
+            start,
+            wall: Some(std::time::Duration::from_millis(
+                WITNESS_BUDGET_MS * u64::from(super::BUDGET_BACKSTOP),
+            )),
+            units: Some(asker.backend.work() + WITNESS_BUDGET_MS * per_ms),
+        }
+    } else {
+        Budget::of_wall(std::time::Duration::from_millis(WITNESS_BUDGET_MS), start)
+    }
 }
 
 /// Decides the labels of every inlined copy: step 1 for each, steps 2 and 3 within the
@@ -326,7 +372,8 @@ pub(super) fn decide_copies(
     // A label satisfiable in one copy needs that copy's callers' contexts to be proved
     // anyway: its other copies here are not asked (fewer questions; a proof may be missed).
     let mut failed: BTreeSet<(String, u64, u32)> = BTreeSet::new();
-    let mut out = Vec::new();
+    let mut candidates: Vec<Candidate> = Vec::new();
+    let mut out: Vec<CopyResult> = Vec::new();
     for copy in copies {
         let Some(g) = q.program.functions.iter().find(|f| f.name == copy.function) else {
             continue;
@@ -348,12 +395,79 @@ pub(super) fn decide_copies(
             .iter()
             .map(|grp| grp.iter().copied().filter(|id| once(*id)).collect())
             .collect();
+        let in_groups: BTreeSet<u64> = groups.iter().flatten().copied().collect();
         match decide_copy(asker, copy, &groups, q, &mut failed) {
-            Some(r) => out.push(r),
+            Some((r, models)) => {
+                candidates.extend(
+                    models
+                        .into_iter()
+                        .filter(|(l, _)| in_groups.contains(&l.id))
+                        .map(|(label, values)| Candidate {
+                            result: out.len(),
+                            label,
+                            values,
+                        }),
+                );
+                out.push(r);
+            }
             None => break,
         }
     }
+    // Witnesses come last, from what the budget leaves: a proof of infeasibility in a copy
+    // is worth more than a witness, which only lets a label stand as a partner.
+    let mut witnessed: BTreeSet<(String, u64)> = BTreeSet::new();
+    if !candidates.is_empty() {
+        asker.budget = witness_budget(asker, q.units_per_ms);
+    }
+    // Witnesses matter for labels some copy proved infeasible (see [`Contexts::suspect`]):
+    // those first, and those with a model first, as they take one question and not two.
+    let proved: BTreeSet<(&str, u64)> = out
+        .iter()
+        .flat_map(|r| {
+            r.infeasible
+                .iter()
+                .map(|(id, _)| (r.function.as_str(), *id))
+        })
+        .collect();
+    let key = |c: &Candidate| {
+        let proved_here = proved.contains(&(out[c.result].function.as_str(), c.label.id));
+        (!proved_here, c.values.is_none())
+    };
+    candidates.sort_by_key(key);
+    for c in candidates {
+        let function = out[c.result].function.clone();
+        if witnessed.contains(&(function.clone(), c.label.id)) {
+            continue;
+        }
+        if asker.over_budget() {
+            break;
+        }
+        let values = match c.values {
+            Some(v) => v,
+            None => match asker.ask_step1_observing(&c.label, &[], None, q.free_inputs) {
+                (Outcome::Unknown(super::Reason::Satisfiable), Some(v)) => v,
+                _ => continue,
+            },
+        };
+        if asker.witnessed(&c.label, q.free_inputs, &values) {
+            out[c.result].witnessed.insert(c.label.id);
+            witnessed.insert((function, c.label.id));
+        }
+    }
     out
+}
+
+/// A label of a copy, with its parameters' values in a model of it if it was asked there.
+type ModelOfInputs = (LabelVc, Option<Vec<Option<u128>>>);
+
+/// A label some copy found a model of, with the model's values of the encoded function's
+/// parameters: a witness to try.
+struct Candidate {
+    /// Index of the copy's result.
+    result: usize,
+    label: LabelVc,
+    /// The parameters' values in a model of the label in this copy, if it was asked here.
+    values: Option<Vec<Option<u128>>>,
 }
 
 fn decide_copy(
@@ -362,7 +476,7 @@ fn decide_copy(
     groups: &[Vec<u64>],
     q: &CopyQuestions,
     failed: &mut BTreeSet<(String, u64, u32)>,
-) -> Option<CopyResult> {
+) -> Option<(CopyResult, Vec<ModelOfInputs>)> {
     let label_of = |id: u64| copy.labels.iter().find(|l| l.id == id);
     let group_of: BTreeMap<u64, usize> = groups
         .iter()
@@ -373,6 +487,8 @@ fn decide_copy(
     // Step 1: a key is infeasible when every occurrence of it here is.
     let mut proved: BTreeMap<(u64, u32), bool> = BTreeMap::new();
     let mut satisfiable = BTreeSet::new();
+    // Models of labels with the root's parameters' values: witnesses to try.
+    let mut models_of_inputs = Vec::new();
     for l in &copy.labels {
         if asker.over_budget() {
             return None;
@@ -380,6 +496,8 @@ fn decide_copy(
         let key = (copy.function.clone(), l.id, l.block.0);
         if failed.contains(&key) {
             proved.insert((l.id, l.block.0), false);
+            // Not asked here (satisfiable in an earlier copy), but maybe witnessed here.
+            models_of_inputs.push((l.clone(), None));
             continue;
         }
         let observe: Vec<T> = match group_of.get(&l.id) {
@@ -394,7 +512,10 @@ fn decide_copy(
             .get(&l.id)
             .filter(|&&gi| observe.len() == groups[gi].len())
             .map(|&gi| &mut models[gi]);
-        let o = asker.ask_step1(l, &observe, group_models);
+        let (o, inputs) = asker.ask_step1_observing(l, &observe, group_models, q.free_inputs);
+        if let Some(values) = inputs {
+            models_of_inputs.push((l.clone(), Some(values)));
+        }
         let ok = matches!(o, Outcome::Infeasible);
         if !ok {
             failed.insert(key);
@@ -464,14 +585,16 @@ fn decide_copy(
         }
         always_true.extend(here);
     }
-    Some(CopyResult {
+    let result = CopyResult {
         path: copy.path.clone(),
         function: copy.function.clone(),
         infeasible,
         satisfiable,
         always_true,
         implications,
-    })
+        witnessed: BTreeSet::new(),
+    };
+    Some((result, models_of_inputs))
 }
 
 #[cfg(test)]
@@ -511,7 +634,7 @@ mod tests {
         assert_eq!(units_of(&config, 0), 500 * per_ms);
     }
 
-    fn copy(function: &str, caller: &str, infeasible: &[u64], satisfiable: &[u64]) -> CopyResult {
+    fn copy(function: &str, caller: &str, infeasible: &[u64], witnessed: &[u64]) -> CopyResult {
         CopyResult {
             path: vec![CallSite {
                 caller: caller.into(),
@@ -520,24 +643,37 @@ mod tests {
             }],
             function: function.into(),
             infeasible: infeasible.iter().map(|&id| (id, 0)).collect(),
-            satisfiable: satisfiable.iter().copied().collect(),
+            satisfiable: witnessed.iter().copied().collect(),
             always_true: BTreeSet::new(),
             implications: BTreeSet::new(),
+            witnessed: witnessed.iter().copied().collect(),
+        }
+    }
+
+    fn contexts(copies: Vec<CopyResult>) -> Contexts {
+        Contexts {
+            sites: BTreeMap::new(),
+            copies: copies.into_iter().map(|c| (c.path.clone(), c)).collect(),
         }
     }
 
     #[test]
-    fn a_label_reached_in_some_context_is_no_suspect_partner() {
-        let contexts = |copies: Vec<CopyResult>| Contexts {
-            sites: BTreeMap::new(),
-            copies: copies.into_iter().map(|c| (c.path.clone(), c)).collect(),
-        };
+    fn a_label_proved_infeasible_somewhere_is_a_partner_only_once_witnessed() {
         let proved_in_one = contexts(vec![copy("h", "a", &[7], &[]), copy("h", "b", &[], &[])]);
-        assert!(proved_in_one.infeasible_somewhere("h", 7));
-        assert!(!proved_in_one.infeasible_somewhere("h", 8));
-        assert!(!proved_in_one.infeasible_somewhere("g", 7));
-        let reached_in_another =
+        assert!(proved_in_one.suspect("h", 7));
+        assert!(!proved_in_one.suspect("h", 8));
+        assert!(!proved_in_one.suspect("g", 7));
+        let witnessed_in_another =
             contexts(vec![copy("h", "a", &[7], &[]), copy("h", "b", &[], &[7])]);
-        assert!(!reached_in_another.infeasible_somewhere("h", 7));
+        assert!(!witnessed_in_another.suspect("h", 7));
+    }
+
+    #[test]
+    fn a_run_found_through_unknowns_is_no_evidence() {
+        // Satisfiable in copy b, but not witnessed there (say, after a loop).
+        let mut b = copy("h", "b", &[], &[]);
+        b.satisfiable.insert(7);
+        let reached_unwitnessed = contexts(vec![copy("h", "a", &[7], &[]), b]);
+        assert!(reached_unwitnessed.suspect("h", 7));
     }
 }

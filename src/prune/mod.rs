@@ -527,9 +527,7 @@ pub fn combine(results: Vec<FunctionResult>) -> (Vec<LabelVerdict>, RunStats) {
     for g in &groups {
         apply_group(g, &mut verdicts);
     }
-    keep_partners_feasible(&mut verdicts, &before_groups, &|id, f| {
-        ctx.infeasible_somewhere(f, id)
-    });
+    keep_partners_feasible(&mut verdicts, &before_groups, &|id, f| ctx.suspect(f, id));
     (verdicts.into_values().collect(), stats)
 }
 
@@ -829,15 +827,31 @@ impl Asker<'_> {
         observe: &[T],
         models: Option<&mut Vec<Vec<Option<u128>>>>,
     ) -> Outcome {
+        self.ask_step1_observing(l, observe, models, &[]).0
+    }
+
+    /// [`Asker::ask_step1`], and on a model the values of `inputs` too.
+    fn ask_step1_observing(
+        &mut self,
+        l: &LabelVc,
+        observe: &[T],
+        models: Option<&mut Vec<Vec<Option<u128>>>>,
+        inputs: &[T],
+    ) -> (Outcome, Option<Vec<Option<u128>>>) {
         let goal = self.terms.and2(l.reach, l.pred);
         self.stats.step1.queries += 1;
-        let (o, model) = self.decide(goal, observe);
-        if let (Some(m), Some(models)) = (model, models) {
-            if m.len() == observe.len() {
+        let all: Vec<T> = observe.iter().chain(inputs).copied().collect();
+        let (o, model) = self.decide(goal, &all);
+        let Some(mut m) = model.filter(|m| m.len() == all.len()) else {
+            return (o, None);
+        };
+        let input_values = m.split_off(observe.len());
+        if let Some(models) = models {
+            if !observe.is_empty() {
                 models.push(m);
             }
         }
-        o
+        (o, (!inputs.is_empty()).then_some(input_values))
     }
 
     /// Step 2 on one label: is it always true when reached (`reach ∧ ¬pred` unsatisfiable)?
@@ -846,6 +860,30 @@ impl Asker<'_> {
         let goal = self.terms.and2(l.reach, np);
         self.stats.step2.queries += 1;
         matches!(self.decide(goal, &[]).0, Outcome::Infeasible)
+    }
+
+    /// Is label `l` covered whatever the encoding's unknowns are, once `inputs` (the root's
+    /// parameters, which its callers choose freely) take `values` (from a model of the
+    /// label)? That is, is `reach ∧ pred` false unsatisfiable with them fixed? The encoding
+    /// over-approximates every run, so the real run from those inputs is one of the runs that
+    /// all cover the label: a witness that the label is feasible, as far as the root's entry
+    /// is. A "no" proves nothing.
+    fn witnessed(&mut self, l: &LabelVc, inputs: &[T], values: &[Option<u128>]) -> bool {
+        let goal = self.terms.and2(l.reach, l.pred);
+        let mut fixed = Vec::with_capacity(inputs.len());
+        for (&x, v) in inputs.iter().zip(values) {
+            // An input the model leaves out is not fixed: certain for all its values.
+            if let Some(v) = v {
+                let w = self.terms.width(x);
+                let c = self.terms.bv(w, *v);
+                fixed.push(self.terms.eq(x, c));
+            }
+        }
+        let uncovered = self.terms.not(goal);
+        fixed.push(uncovered);
+        let question = self.terms.and(&fixed);
+        self.stats.step1.queries += 1;
+        matches!(self.decide(question, &[]).0, Outcome::Infeasible)
     }
 
     fn over_budget(&self) -> bool {

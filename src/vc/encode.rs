@@ -125,6 +125,9 @@ pub struct FunctionVc {
     /// in the shared memory (names as `function.local`, `global`, `"string"`; sorted), for `-v`.
     pub own_objects: Vec<String>,
     pub shared_objects: Vec<String>,
+    /// The values of the root function's parameters at its entry, in order (a parameter
+    /// living in memory has none): what a caller chooses, for witnesses of coverage.
+    pub inputs: Vec<T>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -203,6 +206,8 @@ struct Enc<'a> {
     labels: Vec<LabelVc>,
     /// The block being encoded (labels record it).
     cur_block: BlockId,
+    /// The root's parameters at entry ([`FunctionVc::inputs`]).
+    inputs: Vec<T>,
 }
 
 /// The locals of `f` with a memory of their own: in memory and reached by name only.
@@ -274,6 +279,7 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         func_addrs: HashMap::new(),
         labels: Vec::new(),
         cur_block: f.entry,
+        inputs: Vec::new(),
     };
     e.run(config);
     e.layout_constraints();
@@ -297,6 +303,7 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         copies,
         own_objects,
         shared_objects,
+        inputs: e.inputs,
     }
 }
 
@@ -626,6 +633,11 @@ impl<'a> Enc<'a> {
         let f = self.f;
         let mem0 = self.t.var(Sort::Mem, "mem0");
         let mut init = self.initial_state(mem0, BTreeMap::new());
+        self.inputs = f
+            .params
+            .iter()
+            .filter_map(|p| init.vars[p.0 as usize])
+            .collect();
         let tru = self.t.tru();
         if config.entry_main && f.name == "main" {
             for g in &self.prog.globals {

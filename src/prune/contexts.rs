@@ -395,19 +395,13 @@ pub(super) fn decide_copies(
             .iter()
             .map(|grp| grp.iter().copied().filter(|id| once(*id)).collect())
             .collect();
-        let in_groups: BTreeSet<u64> = groups.iter().flatten().copied().collect();
         match decide_copy(asker, copy, &groups, q, &mut failed) {
             Some((r, models)) => {
-                candidates.extend(
-                    models
-                        .into_iter()
-                        .filter(|(l, _)| in_groups.contains(&l.id))
-                        .map(|(label, values)| Candidate {
-                            result: out.len(),
-                            label,
-                            values,
-                        }),
-                );
+                candidates.extend(models.into_iter().map(|(label, values)| Candidate {
+                    result: out.len(),
+                    label,
+                    values,
+                }));
                 out.push(r);
             }
             None => break,
@@ -415,7 +409,6 @@ pub(super) fn decide_copies(
     }
     // Witnesses come last, from what the budget leaves: a proof of infeasibility in a copy
     // is worth more than a witness, which only lets a label stand as a partner.
-    let mut witnessed: BTreeSet<(String, u64)> = BTreeSet::new();
     if !candidates.is_empty() {
         asker.budget = witness_budget(asker, q.units_per_ms);
     }
@@ -435,8 +428,12 @@ pub(super) fn decide_copies(
     };
     candidates.sort_by_key(key);
     for c in candidates {
-        let function = out[c.result].function.clone();
-        if witnessed.contains(&(function.clone(), c.label.id)) {
+        // One witness per label of a function is enough.
+        let function = &out[c.result].function;
+        if out
+            .iter()
+            .any(|r| &r.function == function && r.witnessed.contains(&c.label.id))
+        {
             continue;
         }
         if asker.over_budget() {
@@ -451,13 +448,13 @@ pub(super) fn decide_copies(
         };
         if asker.witnessed(&c.label, q.free_inputs, &values) {
             out[c.result].witnessed.insert(c.label.id);
-            witnessed.insert((function, c.label.id));
         }
     }
     out
 }
 
-/// A label of a copy, with its parameters' values in a model of it if it was asked there.
+/// A label of a copy that is a partner of steps 2 and 3 (a group member), with the
+/// parameters' values in a model of it if it was asked there.
 type ModelOfInputs = (LabelVc, Option<Vec<Option<u128>>>);
 
 /// A label some copy found a model of, with the model's values of the encoded function's
@@ -487,7 +484,8 @@ fn decide_copy(
     // Step 1: a key is infeasible when every occurrence of it here is.
     let mut proved: BTreeMap<(u64, u32), bool> = BTreeMap::new();
     let mut satisfiable = BTreeSet::new();
-    // Models of labels with the root's parameters' values: witnesses to try.
+    // Group members with the root's parameters' values in a model: witnesses to try (only
+    // partners of steps 2 and 3 need one).
     let mut models_of_inputs = Vec::new();
     for l in &copy.labels {
         if asker.over_budget() {
@@ -497,7 +495,9 @@ fn decide_copy(
         if failed.contains(&key) {
             proved.insert((l.id, l.block.0), false);
             // Not asked here (satisfiable in an earlier copy), but maybe witnessed here.
-            models_of_inputs.push((l.clone(), None));
+            if group_of.contains_key(&l.id) {
+                models_of_inputs.push((l.clone(), None));
+            }
             continue;
         }
         let observe: Vec<T> = match group_of.get(&l.id) {
@@ -512,7 +512,12 @@ fn decide_copy(
             .get(&l.id)
             .filter(|&&gi| observe.len() == groups[gi].len())
             .map(|&gi| &mut models[gi]);
-        let (o, inputs) = asker.ask_step1_observing(l, &observe, group_models, q.free_inputs);
+        let inputs: &[T] = if group_of.contains_key(&l.id) {
+            q.free_inputs
+        } else {
+            &[]
+        };
+        let (o, inputs) = asker.ask_step1_observing(l, &observe, group_models, inputs);
         if let Some(values) = inputs {
             models_of_inputs.push((l.clone(), Some(values)));
         }

@@ -415,9 +415,15 @@ const MAX_EXACT_TRIPS: i128 = 4;
 /// Other loops of at most this many blocks are peeled once.
 const MAX_PEEL_ONCE_BLOCKS: usize = 16;
 /// Peeling adds at most half the function's nodes to its graph, but this many in any case,
-/// and never more than the maximum.
-const MIN_PEELED_EXTRA_NODES: usize = 64;
-const MAX_PEELED_EXTRA_NODES: usize = 128;
+/// and never more than the maximum. The floor lets a small function peel a nest of two
+/// bounded loops entirely (a loop of 4 trips inside another is 25 copies of the inner body):
+/// with 64, the inner loop was peeled and the outer one was not, so its head havocked what
+/// the nest computed. On the calling-context harness (200 programs) raising the floor from 64
+/// to 160 and the cap from 128 to 256 proved 91.7% of the infeasible labels instead of 90.5%
+/// and pruned 80.5% of the redundant ones instead of 74.7%; zlib CC gave the same ledgers in
+/// the same time (its loops are rarely bounded).
+const MIN_PEELED_EXTRA_NODES: usize = 160;
+const MAX_PEELED_EXTRA_NODES: usize = 256;
 
 /// The most iterations the loop headed by `h` can run, when its head tests `i < e` or
 /// `i <= e` for a local `i` that every predecessor outside the loop sets to a constant and

@@ -221,7 +221,9 @@ mod tests {
             context_infeasible: [3, 4].into(),
             groups: Vec::new(),
             copies: Vec::new(),
+            run_implications: Default::default(),
             call_sites: Default::default(),
+            witnessed: None,
             stats: Default::default(),
         }
     }

@@ -144,6 +144,10 @@ pub struct ProjectArgs {
     /// file defines takes that function's write summary instead of "may write anything").
     #[arg(long)]
     pub no_cross_file: bool,
+    /// Prune a label as subsumed only by a subsumer shown feasible by a witness (as `prune
+    /// --witnessed-subsumers`).
+    #[arg(long)]
+    pub witnessed_subsumers: bool,
     /// Prove only shard K of N of every file's functions (e.g. `2/3`), writing a shard file
     /// beside each annotated file; `covprune project merge -o OUT` joins them.
     #[arg(long, value_name = "K/N")]
@@ -309,6 +313,11 @@ pub struct PruneArgs {
     /// contexts (only with arbitrary arguments; for measurement).
     #[arg(long)]
     pub no_contexts: bool,
+    /// Prune a label as subsumed only by a subsumer shown feasible by a witness (a run from an
+    /// entry with unknown callers that covers it whatever the encoding leaves unknown), so
+    /// that no pruned label is left with only infeasible subsumers; fewer labels are pruned.
+    #[arg(long)]
+    pub witnessed_subsumers: bool,
     /// Time limit of each proof obligation, in milliseconds.
     #[arg(long, default_value_t = run::prune::DEFAULT_TIMEOUT_MS)]
     pub timeout_ms: u32,
@@ -541,6 +550,7 @@ fn project_options(args: ProjectArgs) -> run::Result<run::project::ProjectOption
     };
     config.jobs = args.jobs;
     config.function_budget_s = args.function_budget_s;
+    config.witnessed_subsumers = args.witnessed_subsumers;
     let execution = match std::env::current_exe() {
         Ok(exe) => run::prune::Execution::Pool { exe },
         Err(_) => run::prune::Execution::InProcess,
@@ -870,6 +880,7 @@ fn prune_options(args: PruneArgs) -> run::Result<run::prune::PruneOptions> {
     config.steps = args.steps.iter().copied().collect();
     config.model_filter = !args.no_model_filter;
     config.contexts = !args.no_contexts;
+    config.witnessed_subsumers = args.witnessed_subsumers;
     if let Some(dir) = &args.dump_smt {
         std::fs::create_dir_all(dir)
             .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;

@@ -250,3 +250,61 @@ fn partners_proved_infeasible_somewhere_need_a_witness() {
     );
     assert_eq!(status(6), Status::Subsumed { by: vec![5] });
 }
+
+/// With witnessed subsumers asked for, a subsumer nothing shows feasible (in the fixture, one
+/// that depends on an opaque call) prunes nothing; subsumers witnessed in the function's own
+/// encoding or in a calling context still prune. Without the option, the unwitnessed one
+/// prunes too (the default trades that risk for recall).
+#[test]
+fn witnessed_subsumers_leave_no_label_with_an_unshown_subsumer() {
+    let path = Path::new("tests/fixtures/engine/witnessed_subsumers.c");
+    let loaded = frontend::load(path, &PreprocessOptions::default()).unwrap();
+    let statuses = |witnessed_subsumers: bool| {
+        let config = PruneConfig {
+            steps: [1, 2, 3].into_iter().collect(),
+            witnessed_subsumers,
+            ..PruneConfig::default()
+        };
+        let (verdicts, _) = covprune::prune::run(&loaded.program, &config, &|_| {});
+        verdicts
+            .into_iter()
+            .map(|v| (v.id, v.status))
+            .collect::<BTreeMap<u64, Status>>()
+    };
+    let strict = statuses(true);
+    assert!(
+        !matches!(strict[&2], Status::Subsumed { .. }),
+        "label 2: {:?}",
+        strict[&2]
+    );
+    assert_eq!(strict[&4], Status::Subsumed { by: vec![3] });
+    assert_eq!(strict[&7], Status::Subsumed { by: vec![8] });
+    let default = statuses(false);
+    assert_eq!(default[&2], Status::Subsumed { by: vec![1] });
+    assert_eq!(default[&4], Status::Subsumed { by: vec![3] });
+    assert_eq!(default[&7], Status::Subsumed { by: vec![8] });
+}
+
+/// Implications over whole runs between labels of a function called from several sites: a
+/// label covered at one call implies another covered at a later call when every run that
+/// covers the first makes that call (`h` in the fixture); not when the call is conditional
+/// (`g`), nor when another entry calls the function too (`k`).
+#[test]
+fn labels_of_a_function_called_twice_are_related_over_whole_runs() {
+    let path = Path::new("tests/fixtures/engine/run_level.c");
+    let loaded = frontend::load(path, &PreprocessOptions::default()).unwrap();
+    let config = PruneConfig {
+        steps: [1, 2, 3].into_iter().collect(),
+        ..PruneConfig::default()
+    };
+    let (verdicts, _) = covprune::prune::run(&loaded.program, &config, &|_| {});
+    let status: BTreeMap<u64, Status> = verdicts.into_iter().map(|v| (v.id, v.status)).collect();
+    assert_eq!(status[&2], Status::Subsumed { by: vec![1] });
+    for id in [1, 3, 4, 5, 6] {
+        assert!(
+            matches!(status[&id], Status::Unknown { .. }),
+            "label {id}: {:?}",
+            status[&id]
+        );
+    }
+}

@@ -710,6 +710,8 @@ fn harness_config() -> PruneConfig {
         },
         jobs: 1,
         steps: BTreeSet::from([1, 2, 3]),
+        // `COVPRUNE_SOUNDNESS_WITNESSED=1`: subsumers must be witnessed (`--witnessed-subsumers`).
+        witnessed_subsumers: std::env::var_os("COVPRUNE_SOUNDNESS_WITNESSED").is_some(),
         ..PruneConfig::default()
     }
 }

@@ -9,6 +9,10 @@
 //! too, in the copies at every call of `c` followed by `s`, holds for every execution of `g`
 //! through `s`; holding through every site, it holds for every execution of `g`. A site whose
 //! copy was not encoded (too big, too deep, in unreached code) proves nothing.
+//!
+//! Labels of a function with several copies are also related over whole activations of the
+//! encoded function ([`run_level_implications`]), where those activations hold every
+//! execution of the function; the soundness argument is beside it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -229,17 +233,21 @@ pub type Copied = (Vec<CallSite>, String);
 
 /// Encodes `f` again with the copies of the functions decided in context recorded (and
 /// inlined with the larger size cap), and decides them under a budget of their own. Returns
-/// what each copy proved and which copies were encoded; adds the questions to `stats`.
+/// what the copies proved and which copies were encoded; adds the questions to `stats`.
 pub(super) fn prove_copies(
     prover: &Prover,
     f: &Function,
     own: &OwnCost,
     stats: &mut RunStats,
-) -> (Vec<CopyResult>, Vec<Copied>) {
+) -> (DecidedCopies, Vec<Copied>) {
+    let nothing = || DecidedCopies {
+        copies: Vec::new(),
+        run_level: BTreeMap::new(),
+    };
     let start = std::time::Instant::now();
     let program = prover.program;
     if !reaches_within(program, f, &prover.context_functions, 2) {
-        return (Vec::new(), Vec::new());
+        return (nothing(), Vec::new());
     }
     let mut config = prover.config.clone();
     config.encode.context_functions = prover.context_functions.clone();
@@ -253,7 +261,7 @@ pub(super) fn prove_copies(
         .map(|c| (c.path.clone(), c.function.clone()))
         .collect();
     if vc.copies.is_empty() {
-        return (Vec::new(), copied);
+        return (nothing(), copied);
     }
     let backend: Box<dyn Backend> = Box::new(Session::new(&config.solver));
     let mut asker = Asker {
@@ -276,7 +284,18 @@ pub(super) fn prove_copies(
         } else {
             &vc.inputs
         };
-    let results = decide_copies(
+    let sites = &prover.sites;
+    // A call on the way to `g` that was not inlined somewhere hides executions of `g`.
+    let complete = |g: &str| {
+        complete_paths(sites, &f.name, g, MAX_CONTEXT_DEPTH).filter(|paths| {
+            !vc.opaque_calls.contains(g)
+                && paths
+                    .iter()
+                    .flat_map(|p| p.iter().skip(1))
+                    .all(|s| !vc.opaque_calls.contains(&s.caller))
+        })
+    };
+    let decided = decide_copies(
         &mut asker,
         &vc.copies,
         &CopyQuestions {
@@ -287,15 +306,18 @@ pub(super) fn prove_copies(
             model_filter: config.model_filter,
             free_inputs,
             units_per_ms: config.solver.units_per_ms(),
+            complete_paths: &complete,
         },
     );
     if config.trace {
+        let results = &decided.copies;
         eprintln!(
-            "covprune: {}: {} copies ({} decided, {} labels witnessed), encoded in {} ms, decided in {} ms; questions {}/{}/{}; solver work {} units",
+            "covprune: {}: {} copies ({} decided, {} labels witnessed, {} run-level implications), encoded in {} ms, decided in {} ms; questions {}/{}/{}; solver work {} units",
             f.name,
             vc.copies.len(),
             results.len(),
             results.iter().map(|r| r.witnessed.len()).sum::<usize>(),
+            decided.run_level.values().map(|s| s.len()).sum::<usize>(),
             encoded.as_millis(),
             start.elapsed().saturating_sub(encoded).as_millis(),
             asker.stats.step1.queries,
@@ -305,7 +327,7 @@ pub(super) fn prove_copies(
         );
     }
     stats.add(&asker.stats);
-    (results, copied)
+    (decided, copied)
 }
 
 /// Does `f` call one of `targets`, directly or through at most `depth - 1` other calls?
@@ -338,6 +360,18 @@ pub struct CopyQuestions<'a> {
     pub free_inputs: &'a [T],
     /// Solver units per millisecond (0: wall-clock budgets), for the witnesses' budget.
     pub units_per_ms: u64,
+    /// Every call path from the encoded function to a function, when the encoded function's
+    /// activations hold all of that function's executions ([`complete_paths`]) and no call on
+    /// the way was left opaque in the encoding; `None` otherwise. Run-level implications are
+    /// asked only for such functions.
+    pub complete_paths: &'a dyn Fn(&str) -> Option<BTreeSet<Vec<CallSite>>>,
+}
+
+/// What the copies of one encoding proved: each copy's result, and the implications that hold
+/// over every activation of the encoded function ([`run_level_implications`]).
+pub struct DecidedCopies {
+    pub copies: Vec<CopyResult>,
+    pub run_level: BTreeMap<String, BTreeSet<(u64, u64)>>,
 }
 
 /// Witness questions get a budget of their own, after the copies', of this many milliseconds
@@ -346,18 +380,23 @@ pub struct CopyQuestions<'a> {
 const WITNESS_BUDGET_MS: u64 = 1000;
 
 /// The witnesses' budget, from now on.
-fn witness_budget(asker: &Asker, per_ms: u64) -> Budget {
+pub(super) fn witness_budget(asker: &Asker, per_ms: u64) -> Budget {
+    own_budget(asker, per_ms, WITNESS_BUDGET_MS)
+}
+
+/// A budget of `ms` milliseconds of nominal solver time, from now on.
+fn own_budget(asker: &Asker, per_ms: u64, ms: u64) -> Budget {
     let start = std::time::Instant::now();
     if per_ms > 0 {
         Budget {
             start,
             wall: Some(std::time::Duration::from_millis(
-                WITNESS_BUDGET_MS * u64::from(super::BUDGET_BACKSTOP),
+                ms * u64::from(super::BUDGET_BACKSTOP),
             )),
-            units: Some(asker.backend.work() + WITNESS_BUDGET_MS * per_ms),
+            units: Some(asker.backend.work() + ms * per_ms),
         }
     } else {
-        Budget::of_wall(std::time::Duration::from_millis(WITNESS_BUDGET_MS), start)
+        Budget::of_wall(std::time::Duration::from_millis(ms), start)
     }
 }
 
@@ -367,7 +406,7 @@ pub(super) fn decide_copies(
     asker: &mut Asker,
     copies: &[InlinedCopy],
     q: &CopyQuestions,
-) -> Vec<CopyResult> {
+) -> DecidedCopies {
     let mut groups_of: BTreeMap<&str, Vec<Vec<u64>>> = BTreeMap::new();
     // A label satisfiable in one copy needs that copy's callers' contexts to be proved
     // anyway: its other copies here are not asked (fewer questions; a proof may be missed).
@@ -407,6 +446,7 @@ pub(super) fn decide_copies(
             None => break,
         }
     }
+    let run_level = run_level_implications(asker, copies, &groups_of, &out, q);
     // Witnesses come last, from what the budget leaves: a proof of infeasibility in a copy
     // is worth more than a witness, which only lets a label stand as a partner.
     if !candidates.is_empty() {
@@ -439,18 +479,149 @@ pub(super) fn decide_copies(
         if asker.over_budget() {
             break;
         }
-        let values = match c.values {
-            Some(v) => v,
-            None => match asker.ask_step1_observing(&c.label, &[], None, q.free_inputs) {
-                (Outcome::Unknown(super::Reason::Satisfiable), Some(v)) => v,
-                _ => continue,
-            },
+        let witnessed = match c.values {
+            Some(values) => asker.witnessed(&c.label, q.free_inputs, &values),
+            None => asker.witness(&c.label, q.free_inputs),
         };
-        if asker.witnessed(&c.label, q.free_inputs, &values) {
+        if witnessed {
             out[c.result].witnessed.insert(c.label.id);
         }
     }
+    DecidedCopies {
+        copies: out,
+        run_level,
+    }
+}
+
+/// Run-level implications get a budget of their own, after the copies', of this many
+/// milliseconds of nominal solver time.
+const RUN_LEVEL_BUDGET_MS: u64 = 1000;
+
+/// Implications between the labels of a function `g` over whole activations of the encoded
+/// function `f`: covering `a` at any of `g`'s copies implies covering `b` at some copy (the
+/// same or another, before or after). Asked only where `f`'s activations hold every execution
+/// of `g` and every path from `f` to `g` has its copy here ([`complete_paths`]), and only for
+/// labels of one co-reached group of `g`.
+///
+/// Soundness: a test covers a label when some execution of it makes the predicate true. Every
+/// execution of `g` lies in an activation of `f` whose stack from `f` down is one of the
+/// enumerated paths, each with its copy here; the encoding over-approximates the activation up
+/// to the execution that covers `a` (a copy in a loop's havocked iteration stands for that
+/// iteration), and in it every occurrence of `b` is one of the activation's executions. So
+/// "covered `a` at some copy and `b` at none" unsatisfiable means no activation covers `a`
+/// without covering `b`, and no test does either.
+fn run_level_implications(
+    asker: &mut Asker,
+    copies: &[InlinedCopy],
+    groups_of: &BTreeMap<&str, Vec<Vec<u64>>>,
+    decided: &[CopyResult],
+    q: &CopyQuestions,
+) -> BTreeMap<String, BTreeSet<(u64, u64)>> {
+    let mut out = BTreeMap::new();
+    // Only where a function's labels occur more than once (several copies, or a copy in a
+    // peeled loop): with one occurrence each, the copies' own step 3 asks the same.
+    let mut candidates: Vec<(&str, &Vec<Vec<u64>>)> = Vec::new();
+    for (&g, groups) in groups_of {
+        let mine: Vec<&InlinedCopy> = copies.iter().filter(|c| c.function == g).collect();
+        let repeated = mine.len() > 1
+            || mine.iter().any(|c| {
+                let ids: BTreeSet<u64> = c.labels.iter().map(|l| l.id).collect();
+                ids.len() < c.labels.len()
+            });
+        if !repeated || groups.iter().all(|grp| grp.len() < 2) {
+            continue;
+        }
+        let Some(paths) = (q.complete_paths)(g) else {
+            continue;
+        };
+        let encoded: BTreeSet<&Vec<CallSite>> = mine.iter().map(|c| &c.path).collect();
+        if paths.iter().all(|p| encoded.contains(p)) {
+            candidates.push((g, groups));
+        }
+    }
+    if candidates.is_empty() {
+        return out;
+    }
+    asker.budget = own_budget(asker, q.units_per_ms, RUN_LEVEL_BUDGET_MS);
+    for (g, groups) in candidates {
+        let mine: Vec<&InlinedCopy> = copies.iter().filter(|c| c.function == g).collect();
+        // Covered somewhere in the activation: some occurrence reached with its predicate true.
+        let covered = |id: u64, asker: &mut Asker| -> T {
+            let occurrences: Vec<T> = mine
+                .iter()
+                .flat_map(|c| c.labels.iter().filter(|l| l.id == id))
+                .map(|l| asker.terms.and2(l.reach, l.pred))
+                .collect();
+            asker.terms.or(&occurrences)
+        };
+        // Vacuous or already known in every copy: not asked.
+        let everywhere = |f: &dyn Fn(&CopyResult) -> bool| {
+            let results: Vec<&CopyResult> = decided.iter().filter(|r| r.function == g).collect();
+            results.len() == mine.len() && results.iter().all(|r| f(r))
+        };
+        let mut found = BTreeSet::new();
+        for group in groups {
+            for &a in group {
+                if everywhere(&|r| r.infeasible_id(a)) {
+                    continue;
+                }
+                for &b in group {
+                    if a == b || everywhere(&|r| r.implies(a, b)) {
+                        continue;
+                    }
+                    if asker.over_budget() {
+                        return out;
+                    }
+                    let ca = covered(a, asker);
+                    let cb = covered(b, asker);
+                    let ncb = asker.terms.not(cb);
+                    let goal = asker.terms.and2(ca, ncb);
+                    asker.stats.step3.queries += 1;
+                    if matches!(asker.decide(goal, &[]).0, Outcome::Infeasible) {
+                        found.insert((a, b));
+                    }
+                }
+            }
+        }
+        if !found.is_empty() {
+            out.insert(g.to_string(), found);
+        }
+    }
     out
+}
+
+/// Every call path from `root` down to `g` (outermost call first), when every execution of `g`
+/// lies in an activation of `root` along one of them: walking up from `g` through the call
+/// sites of functions whose callers are all known (`sites`), within `depth` calls and without
+/// recursion, every path ends at `root`. `None` when some path ends elsewhere (another entry,
+/// or a function whose callers are not all listed) or goes deeper.
+pub fn complete_paths(
+    sites: &BTreeMap<String, Vec<CallSite>>,
+    root: &str,
+    g: &str,
+    depth: usize,
+) -> Option<BTreeSet<Vec<CallSite>>> {
+    if depth == 0 || g == root {
+        return None;
+    }
+    let mut out = BTreeSet::new();
+    for s in sites.get(g).filter(|s| !s.is_empty())? {
+        if s.caller == root {
+            out.insert(vec![s.clone()]);
+            continue;
+        }
+        if s.caller == g {
+            return None;
+        }
+        for mut p in complete_paths(sites, root, &s.caller, depth - 1)? {
+            if p.iter().any(|x| x.caller == g) {
+                return None;
+            }
+            p.push(s.clone());
+            out.insert(p);
+        }
+    }
+    Some(out)
 }
 
 /// A label of a copy that is a partner of steps 2 and 3 (a group member), with the
@@ -637,6 +808,34 @@ mod tests {
         assert_eq!(units_of(&config, 1_000_000 * per_ms), 7_500 * per_ms);
         config.function_budget_s = 8;
         assert_eq!(units_of(&config, 0), 500 * per_ms);
+    }
+
+    fn site(caller: &str, stmt: u32) -> CallSite {
+        CallSite {
+            caller: caller.into(),
+            block: 0,
+            stmt,
+        }
+    }
+
+    #[test]
+    fn complete_paths_are_every_way_down_from_the_only_entry() {
+        // f calls g once and m twice; m calls g.
+        let mut sites = BTreeMap::from([
+            ("g".to_string(), vec![site("f", 0), site("m", 0)]),
+            ("m".to_string(), vec![site("f", 1), site("f", 2)]),
+        ]);
+        let paths = complete_paths(&sites, "f", "g", MAX_CONTEXT_DEPTH).unwrap();
+        assert_eq!(paths.len(), 3);
+        assert!(paths.contains(&vec![site("f", 2), site("m", 0)]));
+        // Deeper than allowed.
+        assert!(complete_paths(&sites, "f", "g", 1).is_none());
+        // Another entry (e, whose callers are unknown) also calls m.
+        sites.get_mut("m").unwrap().push(site("e", 0));
+        assert!(complete_paths(&sites, "f", "g", MAX_CONTEXT_DEPTH).is_none());
+        // Recursion through g.
+        let recursive = BTreeMap::from([("g".to_string(), vec![site("f", 0), site("g", 3)])]);
+        assert!(complete_paths(&recursive, "f", "g", MAX_CONTEXT_DEPTH).is_none());
     }
 
     fn copy(function: &str, caller: &str, infeasible: &[u64], witnessed: &[u64]) -> CopyResult {

@@ -59,6 +59,12 @@ pub struct PruneConfig {
     /// too ([`contexts`]).
     #[serde(default = "default_true")]
     pub contexts: bool,
+    /// Prune a label as subsumed only by a subsumer shown feasible: a witness, a run from an
+    /// entry whose callers are unknown that covers it whatever the encoding's unknowns are
+    /// ([`keep_partners_feasible`]). Off by default: few labels after loops or calls can be
+    /// witnessed.
+    #[serde(default)]
+    pub witnessed_subsumers: bool,
 }
 
 fn default_true() -> bool {
@@ -77,6 +83,7 @@ impl Default for PruneConfig {
             model_filter: true,
             dump_smt: None,
             contexts: true,
+            witnessed_subsumers: false,
         }
     }
 }
@@ -93,6 +100,7 @@ impl PruneConfig {
             steps: &'a BTreeSet<u8>,
             model_filter: bool,
             contexts: bool,
+            witnessed_subsumers: bool,
         }
         serde_json::to_string(&Key {
             solver: &self.solver,
@@ -101,6 +109,7 @@ impl PruneConfig {
             steps: &self.steps,
             model_filter: self.model_filter,
             contexts: self.contexts,
+            witnessed_subsumers: self.witnessed_subsumers,
         })
         .expect("the configuration serialises")
     }
@@ -205,10 +214,20 @@ pub struct FunctionResult {
     /// What the inlined copies of functions decided in their calling contexts proved here.
     #[serde(default)]
     pub copies: Vec<contexts::CopyResult>,
+    /// Implications between labels of a function decided in its calling contexts that hold
+    /// over every activation of this function, which holds all of that function's executions
+    /// (covering one label at any copy covers the other at some copy), by function.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub run_implications: BTreeMap<String, BTreeSet<(u64, u64)>>,
     /// The call sites of this function and of the functions in `copies` whose callers are
     /// all known (what [`contexts::Contexts`] needs to tell that every context is covered).
     #[serde(default)]
     pub call_sites: BTreeMap<String, Vec<crate::vc::encode::CallSite>>,
+    /// With [`PruneConfig::witnessed_subsumers`]: the subsumers of this function's groups
+    /// that a witness in its own encoding showed feasible (its callers being unknown). `None`
+    /// when the run does not ask for witnessed subsumers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub witnessed: Option<BTreeSet<u64>>,
     pub stats: RunStats,
 }
 
@@ -445,6 +464,27 @@ pub fn combine(results: Vec<FunctionResult>) -> (Vec<LabelVerdict>, RunStats) {
     let mut groups = Vec::new();
     let mut context_infeasible = BTreeSet::new();
     let ctx = contexts::Contexts::new(&results);
+    // With witnessed subsumers asked for: every label some encoding witnessed.
+    let witnessed: Option<BTreeSet<u64>> =
+        results.iter().any(|r| r.witnessed.is_some()).then(|| {
+            results
+                .iter()
+                .flat_map(|r| r.witnessed.iter().flatten())
+                .chain(
+                    results
+                        .iter()
+                        .flat_map(|r| r.copies.iter().flat_map(|c| &c.witnessed)),
+                )
+                .copied()
+                .collect()
+        });
+    // Run-level implications, by function: each holds over all the function's executions.
+    let mut run_level: BTreeMap<String, BTreeSet<(u64, u64)>> = BTreeMap::new();
+    for r in &results {
+        for (g, pairs) in &r.run_implications {
+            run_level.entry(g.clone()).or_default().extend(pairs);
+        }
+    }
     for r in results {
         context_infeasible.extend(r.context_infeasible);
         stats.add(&r.stats);
@@ -461,6 +501,13 @@ pub fn combine(results: Vec<FunctionResult>) -> (Vec<LabelVerdict>, RunStats) {
         for mut g in r.groups {
             if !g.in_context {
                 add_context_facts(&ctx, &r.function, &mut g);
+                if let Some(pairs) = run_level.get(&r.function) {
+                    g.implications.extend(
+                        pairs
+                            .iter()
+                            .filter(|(a, b)| g.members.contains(a) && g.members.contains(b)),
+                    );
+                }
             }
             groups.push(g);
         }
@@ -527,7 +574,12 @@ pub fn combine(results: Vec<FunctionResult>) -> (Vec<LabelVerdict>, RunStats) {
     for g in &groups {
         apply_group(g, &mut verdicts);
     }
-    keep_partners_feasible(&mut verdicts, &before_groups, &|id, f| ctx.suspect(f, id));
+    keep_partners_feasible(
+        &mut verdicts,
+        &before_groups,
+        &|id, f| ctx.suspect(f, id),
+        witnessed.as_ref(),
+    );
     (verdicts.into_values().collect(), stats)
 }
 
@@ -535,23 +587,42 @@ pub fn combine(results: Vec<FunctionResult>) -> (Vec<LabelVerdict>, RunStats) {
 /// infeasible (an infeasible label implies everything, vacuously, and leaves nothing to
 /// cover). Groups see every infeasible claim before they are applied, so this re-checks them,
 /// and also drops the partners proved infeasible in some calling contexts but not all
-/// (`suspect`: likely infeasible everywhere, without a proof). A label left without any
+/// (`suspect`: likely infeasible everywhere, without a proof). With `witnessed` (the labels
+/// some witness showed feasible), a subsumer must be one of them, or a duplicate of one:
+/// then no pruned label is left with only infeasible subsumers. A label left without any
 /// partner keeps its status from before the groups.
 fn keep_partners_feasible(
     verdicts: &mut BTreeMap<u64, LabelVerdict>,
     before_groups: &BTreeMap<u64, Status>,
     suspect: &dyn Fn(u64, &str) -> bool,
+    witnessed: Option<&BTreeSet<u64>>,
 ) {
     let infeasible: BTreeSet<u64> = verdicts
         .iter()
         .filter(|(_, v)| v.status == Status::Infeasible)
         .map(|(id, _)| *id)
         .collect();
+    // A duplicate's witness is its representative's: they are covered by the same runs.
+    let shown_feasible: Option<BTreeSet<u64>> = witnessed.map(|w| {
+        let mut shown = w.clone();
+        for (id, v) in verdicts.iter() {
+            if let Status::Duplicate { of } = v.status {
+                if w.contains(id) {
+                    shown.insert(of);
+                }
+            }
+        }
+        shown
+    });
     // A duplicate is covered exactly when its representative is: only a subsumer can leave
     // a feasible label with nothing to cover.
     let unfit: BTreeSet<u64> = verdicts
         .iter()
-        .filter(|(id, v)| infeasible.contains(id) || suspect(**id, &v.function))
+        .filter(|(id, v)| {
+            infeasible.contains(id)
+                || suspect(**id, &v.function)
+                || shown_feasible.as_ref().is_some_and(|w| !w.contains(id))
+        })
         .map(|(id, _)| *id)
         .collect();
     for (id, v) in verdicts.iter_mut() {
@@ -886,6 +957,17 @@ impl Asker<'_> {
         matches!(self.decide(question, &[]).0, Outcome::Infeasible)
     }
 
+    /// Asks for a model of `l` with the values of `inputs`, then whether those values witness
+    /// it ([`Asker::witnessed`]).
+    fn witness(&mut self, l: &LabelVc, inputs: &[T]) -> bool {
+        match self.ask_step1_observing(l, &[], None, inputs) {
+            (Outcome::Unknown(Reason::Satisfiable), Some(values)) => {
+                self.witnessed(l, inputs, &values)
+            }
+            _ => false,
+        }
+    }
+
     fn over_budget(&self) -> bool {
         self.budget.units.is_some_and(|u| self.backend.work() > u)
             || self
@@ -1030,7 +1112,9 @@ fn crashed_function(
         context_infeasible: BTreeSet::new(),
         groups: Vec::new(),
         copies: Vec::new(),
+        run_implications: BTreeMap::new(),
         call_sites: BTreeMap::new(),
+        witnessed: config.witnessed_subsumers.then(BTreeSet::new),
         stats: RunStats::default(),
     }
 }
@@ -1285,13 +1369,36 @@ fn prove_function_here(
             in_context,
         });
     }
+    // Subsumers witnessed here, once the function's own questions are asked (a witness only
+    // lets a label stand as a partner; it proves nothing polluting).
+    let witnessed = config.witnessed_subsumers.then(|| {
+        let callers_known =
+            contexts::callers_all_known(program, cg, &f.name, config.encode.entry_main);
+        if callers_known {
+            // Its callers choose its arguments: only its copies in their contexts witness.
+            return BTreeSet::new();
+        }
+        let subsumers: BTreeSet<u64> = results
+            .iter()
+            .flat_map(|g| g.implications.iter().map(|(a, _)| *a))
+            .collect();
+        let per_ms = config.solver.units_per_ms();
+        asker.budget = contexts::witness_budget(&asker, per_ms);
+        subsumers
+            .into_iter()
+            .filter(|id| {
+                let Some(l) = label_of(*id) else { return false };
+                !asker.over_budget() && asker.witness(l, &vc.inputs)
+            })
+            .collect()
+    });
     // The labels of inlined copies, in their calling contexts: in an encoding of their own,
     // so that this function's own answers are the same with or without contexts.
     let own = contexts::OwnCost {
         work: asker.backend.work(),
         elapsed: t0.elapsed(),
     };
-    let (copies, copied) = contexts::prove_copies(prover, f, &own, &mut asker.stats);
+    let (decided, copied) = contexts::prove_copies(prover, f, &own, &mut asker.stats);
     let mut relevant: BTreeSet<&str> = BTreeSet::from([f.name.as_str()]);
     for (path, function) in &copied {
         relevant.insert(function.as_str());
@@ -1304,13 +1411,17 @@ fn prove_function_here(
     if config.trace {
         let st = &asker.stats;
         eprintln!(
-            "covprune: {}: done in {} ms; questions {}/{}/{}; solver work {} units{}",
+            "covprune: {}: done in {} ms; questions {}/{}/{}; solver work {} units{}{}",
             f.name,
             t0.elapsed().as_millis(),
             st.step1.queries,
             st.step2.queries,
             st.step3.queries,
             asker.backend.work(),
+            match &witnessed {
+                Some(w) => format!("; {} subsumers witnessed", w.len()),
+                None => String::new(),
+            },
             if asker.over_budget() {
                 " (budget exhausted)"
             } else {
@@ -1323,8 +1434,10 @@ fn prove_function_here(
         occurrences,
         context_infeasible,
         groups: results,
-        copies,
+        copies: decided.copies,
+        run_implications: decided.run_level,
         call_sites,
+        witnessed,
         stats: asker.stats,
     }
 }

@@ -59,6 +59,7 @@ pub fn default_config() -> PruneConfig {
         model_filter: true,
         dump_smt: None,
         contexts: true,
+        witnessed_subsumers: false,
     }
 }
 

@@ -128,6 +128,9 @@ pub struct FunctionVc {
     /// The values of the root function's parameters at its entry, in order (a parameter
     /// living in memory has none): what a caller chooses, for witnesses of coverage.
     pub inputs: Vec<T>,
+    /// Functions some encoded direct call of which was not inlined (too big, past the
+    /// inlining budget, too deep, recursive): their executions there are not in the encoding.
+    pub opaque_calls: BTreeSet<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -182,6 +185,8 @@ struct Enc<'a> {
     functions: HashMap<&'a str, &'a Function>,
     inline_stack: Vec<&'a str>,
     inline_budget: usize,
+    /// Functions some encoded direct call of which was not inlined.
+    opaque_calls: BTreeSet<String>,
     n_instances: u32,
     /// Labels are recorded in the root function's own body, and in called-once callees
     /// inlined directly into it (into `context_labels`).
@@ -262,6 +267,7 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         } else {
             0
         },
+        opaque_calls: BTreeSet::new(),
         n_instances: 1,
         record_labels: true,
         context_callees: &config.context_callees,
@@ -304,6 +310,7 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         own_objects,
         shared_objects,
         inputs: e.inputs,
+        opaque_calls: e.opaque_calls,
     }
 }
 
@@ -1259,6 +1266,7 @@ impl<'a> Enc<'a> {
                     if let Some(f) = self.inlinable(n) {
                         return self.inline_call(f, args, dst.as_ref(), st, pc);
                     }
+                    self.opaque_calls.insert(n.clone());
                 }
                 if self.callee_writes_memory(callee) {
                     st.mem = self.t.var(Sort::Mem, "mem_call");

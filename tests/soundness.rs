@@ -923,6 +923,42 @@ fn run_harness(
     );
 }
 
+/// With witnessed subsumers (`--witnessed-subsumers`), no feasible label is pruned with only
+/// infeasible subsumers, on the context harness's programs (`COVPRUNE_SOUNDNESS_WITNESSED_PROGRAMS`,
+/// default 40, from `COVPRUNE_SOUNDNESS_SEED`; seed 14 has two such labels by default).
+#[test]
+fn witnessed_subsumers_leave_no_pruned_label_without_a_feasible_partner() {
+    let dir = harness_dir();
+    let config = PruneConfig {
+        witnessed_subsumers: true,
+        ..harness_config()
+    };
+    let first_seed = env_u64("COVPRUNE_SOUNDNESS_SEED", 1);
+    let n_programs = env_u64("COVPRUNE_SOUNDNESS_WITNESSED_PROGRAMS", 40);
+    let mut tally = Tally::default();
+    for seed in first_seed..first_seed + n_programs {
+        let (text, n_labels, placed) = generate_full(seed, true, false, true);
+        let path = dir.path().join(format!("wit{seed}.c"));
+        std::fs::write(&path, &text).unwrap();
+        check_with(
+            dir.path(),
+            seed,
+            &path,
+            n_labels as usize,
+            &config,
+            &placed,
+            &mut tally,
+        );
+    }
+    tally.report("helpers in context, witnessed subsumers", n_programs);
+    assert!(
+        tally.false_claims.is_empty(),
+        "{}",
+        tally.false_claims.join("\n---\n")
+    );
+    assert!(tally.orphans.is_empty(), "{}", tally.orphans.join("\n"));
+}
+
 /// A planted fault: an encoding that ignores aliasing (every object in a memory of its own) must
 /// be caught by the memory harness.
 #[test]

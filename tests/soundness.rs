@@ -894,6 +894,23 @@ fn run_harness(
     generate: impl Fn(u64) -> Generated,
     recall_floor: f64,
 ) {
+    let tally = run_harness_with(what, n_programs, prefix, generate, &harness_config());
+    assert!(
+        tally.recall() >= recall_floor,
+        "recall fell to {:.1}%",
+        100.0 * tally.recall()
+    );
+}
+
+/// Checks `n_programs` generated programs from `COVPRUNE_SOUNDNESS_SEED` under `config`,
+/// reports them and asserts that no claim is false; returns the tally for further checks.
+fn run_harness_with(
+    what: &str,
+    n_programs: u64,
+    prefix: &str,
+    generate: impl Fn(u64) -> Generated,
+    config: &PruneConfig,
+) -> Tally {
     let first_seed = env_u64("COVPRUNE_SOUNDNESS_SEED", 1);
     let dir = harness_dir();
     let mut tally = Tally::default();
@@ -901,11 +918,12 @@ fn run_harness(
         let (text, n_labels, placed) = generate(seed);
         let path = dir.path().join(format!("{prefix}{seed}.c"));
         std::fs::write(&path, &text).unwrap();
-        check(
+        check_with(
             dir.path(),
             seed,
             &path,
             n_labels as usize,
+            config,
             &placed,
             &mut tally,
         );
@@ -916,11 +934,7 @@ fn run_harness(
         "{}",
         tally.false_claims.join("\n---\n")
     );
-    assert!(
-        tally.recall() >= recall_floor,
-        "recall fell to {:.1}%",
-        100.0 * tally.recall()
-    );
+    tally
 }
 
 /// With witnessed subsumers (`--witnessed-subsumers`), no feasible label is pruned with only
@@ -928,33 +942,16 @@ fn run_harness(
 /// default 40, from `COVPRUNE_SOUNDNESS_SEED`; seed 14 has two such labels by default).
 #[test]
 fn witnessed_subsumers_leave_no_pruned_label_without_a_feasible_partner() {
-    let dir = harness_dir();
     let config = PruneConfig {
         witnessed_subsumers: true,
         ..harness_config()
     };
-    let first_seed = env_u64("COVPRUNE_SOUNDNESS_SEED", 1);
-    let n_programs = env_u64("COVPRUNE_SOUNDNESS_WITNESSED_PROGRAMS", 40);
-    let mut tally = Tally::default();
-    for seed in first_seed..first_seed + n_programs {
-        let (text, n_labels, placed) = generate_full(seed, true, false, true);
-        let path = dir.path().join(format!("wit{seed}.c"));
-        std::fs::write(&path, &text).unwrap();
-        check_with(
-            dir.path(),
-            seed,
-            &path,
-            n_labels as usize,
-            &config,
-            &placed,
-            &mut tally,
-        );
-    }
-    tally.report("helpers in context, witnessed subsumers", n_programs);
-    assert!(
-        tally.false_claims.is_empty(),
-        "{}",
-        tally.false_claims.join("\n---\n")
+    let tally = run_harness_with(
+        "helpers in context, witnessed subsumers",
+        env_u64("COVPRUNE_SOUNDNESS_WITNESSED_PROGRAMS", 40),
+        "wit",
+        |seed| generate_full(seed, true, false, true),
+        &config,
     );
     assert!(tally.orphans.is_empty(), "{}", tally.orphans.join("\n"));
 }

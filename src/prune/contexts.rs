@@ -520,7 +520,9 @@ fn run_level_implications(
     let mut out = BTreeMap::new();
     // Only where a function's labels occur more than once (several copies, or a copy in a
     // peeled loop): with one occurrence each, the copies' own step 3 asks the same.
-    let mut candidates: Vec<(&str, &Vec<Vec<u64>>)> = Vec::new();
+    // (function, its co-reached groups, its inlined copies)
+    type Candidate<'a> = (&'a str, &'a Vec<Vec<u64>>, Vec<&'a InlinedCopy>);
+    let mut candidates: Vec<Candidate> = Vec::new();
     for (&g, groups) in groups_of {
         let mine: Vec<&InlinedCopy> = copies.iter().filter(|c| c.function == g).collect();
         let repeated = mine.len() > 1
@@ -536,29 +538,29 @@ fn run_level_implications(
         };
         let encoded: BTreeSet<&Vec<CallSite>> = mine.iter().map(|c| &c.path).collect();
         if paths.iter().all(|p| encoded.contains(p)) {
-            candidates.push((g, groups));
+            candidates.push((g, groups, mine));
         }
     }
     if candidates.is_empty() {
         return out;
     }
     asker.budget = own_budget(asker, q.units_per_ms, RUN_LEVEL_BUDGET_MS);
-    for (g, groups) in candidates {
-        let mine: Vec<&InlinedCopy> = copies.iter().filter(|c| c.function == g).collect();
+    for (g, groups, mine) in candidates {
         // Covered somewhere in the activation: some occurrence reached with its predicate true.
-        let covered = |id: u64, asker: &mut Asker| -> T {
+        let mut covered: BTreeMap<u64, T> = BTreeMap::new();
+        for &id in groups.iter().flatten() {
             let occurrences: Vec<T> = mine
                 .iter()
                 .flat_map(|c| c.labels.iter().filter(|l| l.id == id))
                 .map(|l| asker.terms.and2(l.reach, l.pred))
                 .collect();
-            asker.terms.or(&occurrences)
-        };
+            covered.insert(id, asker.terms.or(&occurrences));
+        }
         // Vacuous or already known in every copy: not asked.
-        let everywhere = |f: &dyn Fn(&CopyResult) -> bool| {
-            let results: Vec<&CopyResult> = decided.iter().filter(|r| r.function == g).collect();
-            results.len() == mine.len() && results.iter().all(|r| f(r))
-        };
+        let results: Vec<&CopyResult> = decided.iter().filter(|r| r.function == g).collect();
+        let all_decided = results.len() == mine.len();
+        let everywhere =
+            |f: &dyn Fn(&CopyResult) -> bool| all_decided && results.iter().all(|r| f(r));
         let mut found = BTreeSet::new();
         for group in groups {
             for &a in group {
@@ -572,10 +574,8 @@ fn run_level_implications(
                     if asker.over_budget() {
                         return out;
                     }
-                    let ca = covered(a, asker);
-                    let cb = covered(b, asker);
-                    let ncb = asker.terms.not(cb);
-                    let goal = asker.terms.and2(ca, ncb);
+                    let ncb = asker.terms.not(covered[&b]);
+                    let goal = asker.terms.and2(covered[&a], ncb);
                     asker.stats.step3.queries += 1;
                     if matches!(asker.decide(goal, &[]).0, Outcome::Infeasible) {
                         found.insert((a, b));

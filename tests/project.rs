@@ -492,3 +492,63 @@ fn a_call_into_another_file_takes_that_functions_write_summary() {
         .iter()
         .all(|f| f["alarms"].as_array().unwrap().is_empty()));
 }
+
+/// (worker pid, journal, function) of every function the workers of a run proved.
+fn worker_log(log: &Path) -> Vec<(String, String, String)> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let mut parts = l.splitn(3, ' ');
+            let mut next = || parts.next().unwrap().to_string();
+            (next(), next(), next())
+        })
+        .collect()
+}
+
+#[test]
+fn the_files_of_a_project_share_one_queue_and_a_crash_costs_one_function() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = project_in(dir.path());
+    let run = |out: &str, jobs: &str, abort_in: Option<&str>| {
+        let log = dir.path().join(format!("{out}.log"));
+        let mut cmd = covprune();
+        cmd.arg("project")
+            .arg("-p")
+            .arg(&src)
+            .args(["--criteria", "CC", "--no-cache", "--json", "--jobs", jobs])
+            .arg("-o")
+            .arg(dir.path().join(out))
+            .env("COVPRUNE_TEST_WORKER_LOG", &log);
+        if let Some(f) = abort_in {
+            cmd.env("COVPRUNE_TEST_ABORT_IN", f);
+        }
+        let o = cmd.assert().success();
+        let report: Value = serde_json::from_slice(&o.get_output().stdout).unwrap();
+        (report, worker_log(&log))
+    };
+    // One worker proves both files' functions, each once.
+    let (one, log) = run("one", "1", None);
+    let pids: std::collections::BTreeSet<&str> = log.iter().map(|l| l.0.as_str()).collect();
+    assert_eq!(pids.len(), 1, "one worker for the whole project: {log:?}");
+    let mut functions: Vec<&str> = log.iter().map(|l| l.2.as_str()).collect();
+    functions.sort_unstable();
+    assert_eq!(functions, ["clamp", "other", "scale", "sign"]);
+    let journals: std::collections::BTreeSet<&str> = log.iter().map(|l| l.1.as_str()).collect();
+    assert_eq!(journals.len(), 2, "both files' journals: {log:?}");
+    // Two workers write the same ledgers.
+    let (two, log) = run("two", "2", None);
+    let pids: std::collections::BTreeSet<&str> = log.iter().map(|l| l.0.as_str()).collect();
+    assert!(pids.len() <= 2, "{log:?}");
+    assert_eq!(ledgers(&one), ledgers(&two));
+    // A worker that dies proving `sign` costs that function only: the other file's ledger is
+    // the same, and the project goes on.
+    let (crashed, log) = run("crashed", "1", Some("sign"));
+    let pids: std::collections::BTreeSet<&str> = log.iter().map(|l| l.0.as_str()).collect();
+    assert_eq!(pids.len(), 2, "a new worker after the crash: {log:?}");
+    let (before, after) = (ledgers(&one), ledgers(&crashed));
+    assert_eq!(before[0], after[0], "src/main.c is untouched by the crash");
+    assert!(after[1]
+        .1
+        .contains("the solver process died on this function"));
+}

@@ -6,13 +6,16 @@
 //!
 //! Protocol. A worker is the executable run with `COVPRUNE_WORKER=serve` in its environment (so
 //! it works whatever the executable is called). On stdin it reads one line of JSON, the
-//! [`Job`], then function indices, one per line, and `end`; on stdout it answers `p N` for N
-//! labels decided (progress) and `d INDEX` once a function's result is in the journal. A worker
-//! whose stdin closes without `end` (the supervisor died) exits at once.
+//! [`Job`], then function indices, one per line, and `end`; another job line on the way
+//! switches it to that job's program (a project's files share one queue, [`prove_units`]). On
+//! stdout it answers `p N` for N labels decided (progress) and `d INDEX` once a function's
+//! result is in the journal. A worker whose stdin closes without `end` (the supervisor died)
+//! exits at once.
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -52,10 +55,10 @@ pub enum PoolError {
     Failed(String),
 }
 
-/// The worker's side: reads the job, loads the program with `load`, then proves the functions
-/// it is handed until `end`.
+/// The worker's side: reads a job, loads its program with `load`, then proves the functions
+/// it is handed until `end`; a new job line (a project's next file) switches programs.
 pub fn serve<I: DeserializeOwned>(
-    load: impl FnOnce(&I) -> anyhow::Result<Program>,
+    load: impl Fn(&I) -> anyhow::Result<Program>,
 ) -> anyhow::Result<()> {
     let (tx, rx) = std::sync::mpsc::channel::<String>();
     // Stdin is read aside: `end` closes it normally; an end of file without it means the
@@ -72,20 +75,8 @@ pub fn serve<I: DeserializeOwned>(
         }
         std::process::exit(1);
     });
-    let Ok(first) = rx.recv() else {
+    let Ok(mut job_line) = rx.recv() else {
         return Ok(());
-    };
-    let job: Job<I> = serde_json::from_str(&first)
-        .map_err(|e| anyhow::anyhow!("worker: the job line is not understood: {e}"))?;
-    let program = load(&job.input)?;
-    let mut config = job.config.clone();
-    config.jobs = 1;
-    let (journal, prior) = Journal::join(&job.journal, &job.fingerprint)?;
-    let prover = Prover::new(&program, &config);
-    let hooks = Hooks {
-        journal: Some(&journal),
-        prior: Some(&prior),
-        shard: job.shard,
     };
     let out = Mutex::new(std::io::stdout());
     // A supervisor gone is no error: the journal keeps what is proved.
@@ -94,41 +85,167 @@ pub fn serve<I: DeserializeOwned>(
             let _ = writeln!(o, "{line}").and_then(|_| o.flush());
         }
     };
-    for line in rx {
-        let Ok(i) = line.trim().parse::<usize>() else {
-            anyhow::bail!("worker: expected a function index, got `{line}`");
+    'jobs: loop {
+        let job: Job<I> = serde_json::from_str(&job_line)
+            .map_err(|e| anyhow::anyhow!("worker: the job line is not understood: {e}"))?;
+        let program = load(&job.input)?;
+        let mut config = job.config.clone();
+        config.jobs = 1;
+        let (journal, prior) = Journal::join(&job.journal, &job.fingerprint)?;
+        let prover = Prover::new(&program, &config);
+        let hooks = Hooks {
+            journal: Some(&journal),
+            prior: Some(&prior),
+            shard: job.shard,
         };
-        if i >= program.functions.len() {
-            anyhow::bail!("worker: no function {i}");
-        }
-        // Fault injection for the pool's tests (debug builds only): die as a crashing solver
-        // would, while proving the named function (once: a restarted worker finds it crashed).
-        #[cfg(debug_assertions)]
-        {
-            let name = &program.functions[i].name;
-            if std::env::var("COVPRUNE_TEST_ABORT_IN").is_ok_and(|n| n == *name)
-                && !prior.crashed.contains(name)
-            {
-                std::process::abort();
+        for line in rx.iter() {
+            if line.starts_with('{') {
+                job_line = line;
+                continue 'jobs;
             }
+            let Ok(i) = line.trim().parse::<usize>() else {
+                anyhow::bail!("worker: expected a function index, got `{line}`");
+            };
+            if i >= program.functions.len() {
+                anyhow::bail!("worker: no function {i}");
+            }
+            // Fault injection for the pool's tests (debug builds only): die as a crashing
+            // solver would, while proving the named function (once: a restarted worker finds
+            // it crashed).
+            #[cfg(debug_assertions)]
+            {
+                let name = &program.functions[i].name;
+                if std::env::var("COVPRUNE_TEST_ABORT_IN").is_ok_and(|n| n == *name)
+                    && !prior.crashed.contains(name)
+                {
+                    std::process::abort();
+                }
+            }
+            // The pool's tests follow which worker proves what (debug builds only).
+            #[cfg(debug_assertions)]
+            if let Some(log) = std::env::var_os("COVPRUNE_TEST_WORKER_LOG") {
+                let line = format!(
+                    "{} {} {}\n",
+                    std::process::id(),
+                    job.journal.display(),
+                    program.functions[i].name
+                );
+                let _ = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(log)
+                    .and_then(|mut f| f.write_all(line.as_bytes()));
+            }
+            prover.prove_one(i, &|n| say(format!("p {n}")), &hooks);
+            say(format!("d {i}"));
         }
-        prover.prove_one(i, &|n| say(format!("p {n}")), &hooks);
-        say(format!("d {i}"));
+        return Ok(());
     }
-    Ok(())
 }
+
+/// One program's share of a pool run (one file of a project): its job, the functions to
+/// prove, and the journal their results meet in.
+pub struct Unit {
+    job_line: String,
+    journal_path: PathBuf,
+    fingerprint: String,
+    /// The program's function names, by index.
+    names: Vec<String>,
+    /// The functions to prove (indices), with their sizes in blocks.
+    order: Vec<(usize, usize)>,
+    journal: Journal,
+    /// Milliseconds workers spent on this unit's functions.
+    busy_ms: AtomicU64,
+}
+
+impl Unit {
+    /// The functions `order` (indices into `program`'s functions) of `job`, whose journal is
+    /// open as `journal`.
+    pub fn new<I: Serialize>(
+        job: &Job<I>,
+        program: &Program,
+        order: &[usize],
+        journal: Journal,
+    ) -> Result<Unit, PoolError> {
+        let job_line = serde_json::to_string(job)
+            .map_err(|e| PoolError::Failed(format!("the job does not serialise: {e}")))?;
+        Ok(Unit {
+            job_line,
+            journal_path: job.journal.clone(),
+            fingerprint: job.fingerprint.clone(),
+            names: program.functions.iter().map(|f| f.name.clone()).collect(),
+            order: order
+                .iter()
+                .map(|&i| (i, program.functions[i].blocks.len()))
+                .collect(),
+            journal,
+            busy_ms: AtomicU64::new(0),
+        })
+    }
+}
+
+impl Unit {
+    /// How many functions the unit has to prove.
+    pub fn functions(&self) -> usize {
+        self.order.len()
+    }
+}
+
+/// What [`prove_units`] gives for one unit.
+pub struct UnitOutcome {
+    /// Each function's result, sorted by function name; or why the unit failed (its input
+    /// refused by a worker, a result missing).
+    pub results: Result<Vec<FunctionResult>, PoolError>,
+    /// Milliseconds workers spent on the unit's functions.
+    pub busy_ms: u64,
+}
+
+/// How far down the queue a worker looks for a function of the program it has loaded before
+/// it takes the biggest one (and loads another program): loading costs a parse, but the
+/// biggest functions must not start last.
+const AFFINITY_WINDOW: usize = 4;
 
 /// What the supervisor's threads share, one per worker slot.
 struct Supervisor<'a> {
     exe: &'a Path,
-    job_line: String,
-    program: &'a Program,
-    /// Function indices not yet handed out, biggest first.
-    queue: Mutex<std::collections::VecDeque<usize>>,
-    journal: &'a Journal,
+    units: &'a [Unit],
+    /// (unit, function index) not yet handed out, biggest first across units.
+    queue: Mutex<Vec<(usize, usize)>>,
     progress: super::Progress<'a>,
     restarts: AtomicUsize,
+    /// Why a unit failed, by unit.
+    unit_failures: Mutex<BTreeMap<usize, PoolError>>,
+    /// A failure of the pool itself (a worker that cannot start): every unit stops.
     failure: Mutex<Option<PoolError>>,
+}
+
+impl Supervisor<'_> {
+    /// The next function for a worker that has `loaded` the program of that unit: one of its
+    /// program among the first few of the queue, else the first.
+    fn next(&self, loaded: Option<usize>) -> Option<(usize, usize)> {
+        let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let k = loaded
+            .and_then(|u| {
+                queue
+                    .iter()
+                    .take(AFFINITY_WINDOW)
+                    .position(|&(v, _)| v == u)
+            })
+            .unwrap_or(0);
+        (k < queue.len()).then(|| queue.remove(k))
+    }
+
+    fn fail_unit(&self, unit: usize, e: PoolError) {
+        self.queue
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|&(u, _)| u != unit);
+        self.unit_failures
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(unit)
+            .or_insert(e);
+    }
 }
 
 /// Proves the functions `order` (indices into the program's functions) with `workers`
@@ -142,35 +259,60 @@ pub fn prove_in_workers<I: Serialize>(
     journal: Journal,
     progress: super::Progress,
 ) -> Result<Vec<FunctionResult>, PoolError> {
-    let workers = workers.clamp(1, order.len().max(1));
-    let job_line = serde_json::to_string(job)
-        .map_err(|e| PoolError::Failed(format!("the job does not serialise: {e}")))?;
+    let unit = Unit::new(job, program, order, journal)?;
+    let mut outcomes = prove_units(exe, workers, vec![unit], progress)?;
+    outcomes.remove(0).results
+}
+
+/// Proves the functions of every unit with `workers` processes of `exe`, from one queue:
+/// biggest first across units (so that a project's longest functions do not start last,
+/// whatever file they are in). Returns one outcome per unit, in order; an error when the
+/// pool itself failed.
+pub fn prove_units(
+    exe: &Path,
+    workers: usize,
+    units: Vec<Unit>,
+    progress: super::Progress,
+) -> Result<Vec<UnitOutcome>, PoolError> {
+    let mut queue: Vec<(usize, usize, usize)> = units
+        .iter()
+        .enumerate()
+        .flat_map(|(u, unit)| unit.order.iter().map(move |&(i, size)| (u, i, size)))
+        .collect();
+    // The order a single program's run proves in (biggest first, then by name), across units.
+    queue.sort_by(|a, b| {
+        b.2.cmp(&a.2)
+            .then_with(|| units[a.0].names[a.1].cmp(&units[b.0].names[b.1]))
+            .then(a.0.cmp(&b.0))
+    });
+    let workers = workers.clamp(1, queue.len().max(1));
     let state = Supervisor {
         exe,
-        job_line,
-        program,
-        queue: Mutex::new(order.iter().copied().collect()),
-        journal: &journal,
+        units: &units,
+        queue: Mutex::new(queue.iter().map(|&(u, i, _)| (u, i)).collect()),
         progress,
         restarts: AtomicUsize::new(0),
+        unit_failures: Mutex::new(BTreeMap::new()),
         failure: Mutex::new(None),
     };
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| {
-                if let Err(e) = drive_worker(&state) {
-                    let mut failure = state.failure.lock().unwrap_or_else(|p| p.into_inner());
-                    failure.get_or_insert(e);
-                    // The others stop at their next function.
-                    state
-                        .queue
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .clear();
-                }
-            });
-        }
-    });
+    if !queue.is_empty() {
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(|| {
+                    if let Err(e) = drive_worker(&state) {
+                        let mut failure = state.failure.lock().unwrap_or_else(|p| p.into_inner());
+                        failure.get_or_insert(e);
+                        // The others stop at their next function.
+                        state
+                            .queue
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .clear();
+                    }
+                });
+            }
+        });
+    }
     if let Some(e) = state
         .failure
         .into_inner()
@@ -178,36 +320,57 @@ pub fn prove_in_workers<I: Serialize>(
     {
         return Err(e);
     }
-    drop(journal);
-    // Every function's result is in the journal now.
-    let done = Journal::read(&job.journal, &job.fingerprint)
-        .map_err(|e| PoolError::Failed(e.to_string()))?;
-    let mut results = Vec::with_capacity(order.len());
-    for &i in order {
-        let name = &program.functions[i].name;
-        let r = done.done.get(name).ok_or_else(|| {
-            PoolError::Failed(format!(
-                "the workers ended without a result for {name} (see {})",
-                job.journal.display()
-            ))
-        })?;
-        results.push(r.clone());
+    let mut unit_failures = state
+        .unit_failures
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner());
+    let mut outcomes = Vec::with_capacity(units.len());
+    for (u, unit) in units.into_iter().enumerate() {
+        let Unit {
+            journal_path,
+            fingerprint,
+            names,
+            order,
+            journal,
+            busy_ms,
+            ..
+        } = unit;
+        drop(journal);
+        let busy_ms = busy_ms.into_inner();
+        if let Some(e) = unit_failures.remove(&u) {
+            outcomes.push(UnitOutcome {
+                results: Err(e),
+                busy_ms,
+            });
+            continue;
+        }
+        // Every function's result is in the journal now.
+        let results = Journal::read(&journal_path, &fingerprint)
+            .map_err(|e| PoolError::Failed(e.to_string()))
+            .and_then(|done| {
+                let mut results = Vec::with_capacity(order.len());
+                for &(i, _) in &order {
+                    let name = &names[i];
+                    let r = done.done.get(name).ok_or_else(|| {
+                        PoolError::Failed(format!(
+                            "the workers ended without a result for {name} (see {})",
+                            journal_path.display()
+                        ))
+                    })?;
+                    results.push(r.clone());
+                }
+                results.sort_by(|a, b| a.function.cmp(&b.function));
+                Ok(results)
+            });
+        outcomes.push(UnitOutcome { results, busy_ms });
     }
-    results.sort_by(|a, b| a.function.cmp(&b.function));
-    Ok(results)
+    Ok(outcomes)
 }
 
 /// Runs one worker process after another (a new one when one dies) until the queue is empty.
 fn drive_worker(state: &Supervisor) -> Result<(), PoolError> {
     let failed = |what: &str, e: std::io::Error| PoolError::Failed(format!("{what}: {e}"));
-    let next = || {
-        state
-            .queue
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .pop_front()
-    };
-    let mut pending = next();
+    let mut pending = state.next(None);
     while pending.is_some() {
         let mut child = std::process::Command::new(state.exe)
             .env(WORKER_ENV, SERVE)
@@ -217,18 +380,26 @@ fn drive_worker(state: &Supervisor) -> Result<(), PoolError> {
             .map_err(|e| failed(&format!("cannot start {}", state.exe.display()), e))?;
         let mut to_child = child.stdin.take().expect("piped stdin");
         let mut from_child = std::io::BufReader::new(child.stdout.take().expect("piped stdout"));
-        let mut died = writeln!(to_child, "{}", state.job_line)
-            .and_then(|_| to_child.flush())
-            .is_err();
+        // The unit whose program the worker has loaded.
+        let mut loaded: Option<usize> = None;
+        let mut died = false;
         // Hand out functions until the queue is empty or the worker dies.
-        while let (Some(i), false) = (pending, died) {
-            if writeln!(to_child, "{i}")
+        while let (Some((u, i)), false) = (pending, died) {
+            let unit = &state.units[u];
+            let switch = match loaded == Some(u) {
+                true => Ok(()),
+                false => writeln!(to_child, "{}", unit.job_line),
+            };
+            if switch
+                .and_then(|_| writeln!(to_child, "{i}"))
                 .and_then(|_| to_child.flush())
                 .is_err()
             {
                 died = true;
                 break;
             }
+            loaded = Some(u);
+            let started = std::time::Instant::now();
             let done = format!("d {i}");
             let mut line = String::new();
             loop {
@@ -247,10 +418,12 @@ fn drive_worker(state: &Supervisor) -> Result<(), PoolError> {
                     break;
                 }
             }
+            let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            unit.busy_ms.fetch_add(ms, Ordering::SeqCst);
             if died {
                 break;
             }
-            pending = next();
+            pending = state.next(loaded);
         }
         if !died {
             let _ = writeln!(to_child, "end").and_then(|_| to_child.flush());
@@ -267,21 +440,25 @@ fn drive_worker(state: &Supervisor) -> Result<(), PoolError> {
             }
             return Ok(());
         }
-        if let Some(c @ (2 | 3)) = status.code() {
-            // The worker said why (bad input, journal mismatch): not a crash.
-            return Err(PoolError::WorkerExit(c as u8));
-        }
-        let Some(i) = pending else {
+        let Some((u, i)) = pending else {
             // It died before it was handed anything: starting it is what fails.
             return Err(PoolError::Failed(format!(
                 "a prover worker died at start ({status})"
             )));
         };
-        let name = &state.program.functions[i].name;
+        if let Some(c @ (2 | 3)) = status.code() {
+            // The worker said why (its unit's input refused, a journal mismatch): not a
+            // crash, and the unit's other functions would fare alike.
+            state.fail_unit(u, PoolError::WorkerExit(c as u8));
+            pending = state.next(None);
+            continue;
+        }
+        let unit = &state.units[u];
+        let name = &unit.names[i];
         crate::console::print_err(&format!(
             "covprune: the prover died ({status}) while proving {name}; going on without it\n"
         ));
-        state.journal.crashed(name);
+        unit.journal.crashed(name);
         let restarts = state.restarts.fetch_add(1, Ordering::SeqCst);
         if restarts + 1 >= MAX_RESTARTS {
             return Err(PoolError::Failed(format!(

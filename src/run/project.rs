@@ -10,10 +10,11 @@ use serde::{Deserialize, Serialize};
 
 use super::annotate::{annotate, AnnotateOptions};
 use super::error::Result;
-use super::prune::{prune, CacheUse, Execution, PruneOptions, PruneOutcome};
+use super::prune::{pool_error, prepare, CacheUse, Execution, PruneOptions, PruneOutcome};
 use crate::cache::{CacheStats, VerdictCache};
 use crate::console::print_err;
 use crate::frontend::{preprocess, PreprocessOptions};
+use crate::prune::pool;
 use crate::prune::PruneConfig;
 use crate::report::PruneSummary;
 use crate::vc::ExternalEffects;
@@ -51,6 +52,7 @@ pub struct ProjectReport {
     pub files: Vec<FileReport>,
     /// Files that could not be annotated or pruned, with why.
     pub failures: Vec<FileFailure>,
+    /// The files' times are what the workers spent on each; the total's is the wall clock.
     pub total: PruneSummary,
     pub cache: Option<CacheUse>,
     /// The shard this run proved, when it proved one.
@@ -98,6 +100,7 @@ impl ProjectReport {
             "reused",
             "time (s)"
         ));
+        // The files' times are the workers' (they overlap); the total's is the wall clock.
         let line = |name: &str, s: &PruneSummary, reused: String| {
             format!(
                 "{:<32} {:>7} {:>10} {:>9} {:>8} {:>8} {:>8} {:>9.1}\n",
@@ -316,21 +319,113 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
         }
     }
     let exports = project_exports(loaded.iter().filter_map(|(_, _, i)| i.as_ref()));
-    for (k, (rel, a, interface)) in loaded.iter().enumerate() {
+    // Every file's run prepared (inputs checked, cache looked up), then all proved from one
+    // queue, then each file's ledger written.
+    let started = std::time::Instant::now();
+    let mut runs = Vec::new();
+    for (rel, a, interface) in &loaded {
         let name = rel.display().to_string();
-        if !opts.quiet {
-            print_err(&format!("[{}/{}] {name}\n", k + 1, loaded.len()));
+        if a.labels == 0 {
+            reports.push(file_report(
+                rel,
+                a,
+                None,
+                PruneSummary::default(),
+                None,
+                None,
+            ));
+            continue;
         }
         let externals = interface
             .as_ref()
             .map(|i| externals_for(i, &exports))
             .unwrap_or_default();
-        match prune_one(opts, rel, a, externals) {
-            Ok(r) => reports.push(r),
+        match prepare(&prune_options(opts, a, externals)) {
+            Ok(run) => runs.push((rel, a, run)),
             Err(e) => fail(name, e),
         }
     }
-    let total = PruneSummary::total(reports.iter().map(|r| &r.summary));
+    let labels: u64 = runs.iter().map(|(_, _, r)| r.labels).sum();
+    let bar = crate::console::Progress::new(labels, "proving", opts.progress);
+    bar.inc(runs.iter().map(|(_, _, r)| r.reused_labels()).sum());
+    let proved: Vec<(u128, Result<Vec<crate::prune::FunctionResult>>)> = match &opts.execution {
+        Execution::Pool { exe } => {
+            let mut units = Vec::new();
+            let mut unit_of = Vec::new();
+            for (_, _, run) in runs.iter_mut() {
+                unit_of.push(match run.unit() {
+                    Ok(Some(unit)) => {
+                        units.push(unit);
+                        Ok(Some(units.len() - 1))
+                    }
+                    Ok(None) => Ok(None),
+                    Err(e) => Err(e),
+                });
+                run.release();
+            }
+            let workers = runs.first().map_or(1, |(_, _, r)| r.config.jobs);
+            if !opts.quiet {
+                let functions: usize = units.iter().map(pool::Unit::functions).sum();
+                print_err(&format!(
+                    "proving {functions} functions of {} files with {workers} workers\n",
+                    units.len()
+                ));
+            }
+            let mut outcomes: Vec<Option<pool::UnitOutcome>> =
+                pool::prove_units(exe, workers, units, &|n| bar.inc(n))
+                    .map_err(pool_error)?
+                    .into_iter()
+                    .map(Some)
+                    .collect();
+            unit_of
+                .into_iter()
+                .map(|u| match u {
+                    Err(e) => (0, Err(e)),
+                    Ok(None) => (0, Ok(Vec::new())),
+                    Ok(Some(u)) => match outcomes[u].take() {
+                        Some(o) => (u128::from(o.busy_ms), o.results.map_err(pool_error)),
+                        None => (
+                            0,
+                            Err(super::Error::internal(anyhow::anyhow!("no outcome"))),
+                        ),
+                    },
+                })
+                .collect()
+        }
+        Execution::InProcess => runs
+            .iter_mut()
+            .map(|(_, _, run)| {
+                let t0 = std::time::Instant::now();
+                let results = run.prove_in_process(&|n| bar.inc(n));
+                (t0.elapsed().as_millis(), Ok(results))
+            })
+            .collect(),
+    };
+    bar.finish();
+    for ((rel, a, run), (busy_ms, results)) in runs.into_iter().zip(proved) {
+        match results.and_then(|r| run.conclude(r, busy_ms)) {
+            Ok(PruneOutcome::Whole(r)) => reports.push(file_report(
+                rel,
+                a,
+                Some(r.ledger),
+                r.summary,
+                r.cache,
+                None,
+            )),
+            Ok(PruneOutcome::Shard(s)) => reports.push(file_report(
+                rel,
+                a,
+                None,
+                PruneSummary::default(),
+                None,
+                Some(s.shard_file),
+            )),
+            Err(e) => fail(rel.display().to_string(), e),
+        }
+    }
+    reports.sort_by(|a, b| a.file.cmp(&b.file));
+    let mut total = PruneSummary::total(reports.iter().map(|r| &r.summary));
+    total.total_ms = started.elapsed().as_millis();
     let cache = opts.cache.as_ref().map(|_| {
         reports
             .iter()
@@ -530,27 +625,16 @@ fn externals_for(
         .collect()
 }
 
-/// Prunes one annotated file of the project, other files' functions known by `externals`.
-fn prune_one(
+/// How one annotated file of the project is pruned, other files' functions known by
+/// `externals`.
+fn prune_options(
     opts: &ProjectOptions,
-    rel: &Path,
     annotated: &Annotated,
     externals: BTreeMap<String, ExternalEffects>,
-) -> Result<FileReport> {
-    let report = |ledger, summary, cache, shard_file| FileReport {
-        file: rel.display().to_string(),
-        annotated: annotated.path.display().to_string(),
-        ledger,
-        summary,
-        cache,
-        shard_file,
-    };
-    if annotated.labels == 0 {
-        return Ok(report(None, PruneSummary::default(), None, None));
-    }
+) -> PruneOptions {
     let mut config = opts.config.clone();
     config.encode.externals = externals;
-    let outcome = prune(&PruneOptions {
+    PruneOptions {
         file: annotated.path.clone(),
         labels: None,
         preprocess: annotated.preprocess.clone(),
@@ -559,14 +643,28 @@ fn prune_one(
         shard: opts.shard,
         timings: false,
         execution: opts.execution.clone(),
-        progress: opts.progress,
+        progress: false,
         quiet: true,
         cache: opts.cache.clone(),
-    })?;
-    Ok(match outcome {
-        PruneOutcome::Whole(r) => report(Some(r.ledger), r.summary, r.cache, None),
-        PruneOutcome::Shard(s) => report(None, PruneSummary::default(), None, Some(s.shard_file)),
-    })
+    }
+}
+
+fn file_report(
+    rel: &Path,
+    annotated: &Annotated,
+    ledger: Option<String>,
+    summary: PruneSummary,
+    cache: Option<CacheUse>,
+    shard_file: Option<String>,
+) -> FileReport {
+    FileReport {
+        file: rel.display().to_string(),
+        annotated: annotated.path.display().to_string(),
+        ledger,
+        summary,
+        cache,
+        shard_file,
+    }
 }
 
 /// `cache stats`.

@@ -278,6 +278,56 @@ fn cores() -> usize {
 }
 
 pub fn prune(opts: &PruneOptions) -> Result<PruneOutcome> {
+    let mut run = prepare(opts)?;
+    let bar = crate::console::Progress::new(run.labels, "proving", opts.progress);
+    bar.inc(run.reused_labels());
+    let results = match &opts.execution {
+        Execution::Pool { exe } => match run.unit()? {
+            None => Ok(Vec::new()),
+            Some(unit) => pool::prove_units(exe, run.config.jobs, vec![unit], &|n| bar.inc(n))
+                .map_err(pool_error)
+                .and_then(|mut o| o.remove(0).results.map_err(pool_error)),
+        },
+        Execution::InProcess => Ok(run.prove_in_process(&|n| bar.inc(n))),
+    };
+    bar.finish();
+    let elapsed_ms = run.t0.elapsed().as_millis();
+    run.conclude(results?, elapsed_ms)
+}
+
+/// A pool's failure as the run's: a worker that refused its input exits as it said.
+pub(crate) fn pool_error(e: pool::PoolError) -> Error {
+    match e {
+        pool::PoolError::WorkerExit(code) => Error::Worker(super::error::Exit::from_code(code)),
+        other => Error::internal(other),
+    }
+}
+
+/// A run read, checked and looked up in the verdict cache, its journal open: what is left is
+/// to prove `order` ([`Prepared::unit`] for the worker pool, or in this process) and to
+/// [`Prepared::conclude`].
+pub(crate) struct Prepared {
+    opts: PruneOptions,
+    pub(crate) config: PruneConfig,
+    /// The inputs (none once [`Prepared::release`]d: read again to conclude).
+    inputs: Option<Inputs>,
+    source_hash: String,
+    journal_path: PathBuf,
+    fingerprint: String,
+    /// None once handed to the pool.
+    journal: Option<Journal>,
+    prior: journal::Prior,
+    /// The functions to prove, biggest first.
+    order: Vec<usize>,
+    cache: Option<Cached>,
+    /// Label occurrences of the functions to prove (cached ones included).
+    pub(crate) labels: u64,
+    pub(crate) t0: std::time::Instant,
+}
+
+/// Reads and checks a run's inputs, opens its journal and takes from the functions to prove
+/// those the verdict cache holds.
+pub(crate) fn prepare(opts: &PruneOptions) -> Result<Prepared> {
     let mut config = opts.config.clone();
     if let Some(step) = config.steps.iter().find(|s| !(1..=3).contains(*s)) {
         return Err(anyhow::anyhow!("there is no step {step} (steps are 1, 2 and 3)").into());
@@ -312,107 +362,170 @@ pub fn prune(opts: &PruneOptions) -> Result<PruneOutcome> {
         ));
     }
     let mut order = engine::prove_order(program, opts.shard);
-    let total: u64 = order
+    let labels: u64 = order
         .iter()
         .map(|&i| program.functions[i].labels().count() as u64)
         .sum();
-    let bar = crate::console::Progress::new(total, "proving", opts.progress);
-    let mut cache = match &opts.cache {
+    let cache = match &opts.cache {
         Some(dir) => Some(Cached::look_up(dir, program, &config, &mut order)?),
         None => None,
     };
-    if let Some(c) = &cache {
-        bar.inc(c.hits.iter().map(|r| r.occurrences.len() as u64).sum());
+    Ok(Prepared {
+        opts: opts.clone(),
+        config,
+        source_hash: ledger::source_hash(&inputs.source),
+        inputs: Some(inputs),
+        journal_path,
+        fingerprint,
+        journal: Some(journal),
+        prior,
+        order,
+        cache,
+        labels,
+        t0,
+    })
+}
+
+impl Prepared {
+    /// Label occurrences the verdict cache answered.
+    pub(crate) fn reused_labels(&self) -> u64 {
+        self.cache.as_ref().map_or(0, |c| {
+            c.hits.iter().map(|r| r.occurrences.len() as u64).sum()
+        })
     }
-    let results = match &opts.execution {
-        Execution::Pool { exe } => {
-            let job = pool::Job {
-                input: WorkerInput {
-                    file: opts.file.clone(),
-                    labels: opts.labels.clone(),
-                    preprocess: opts.preprocess.clone(),
-                },
-                config: config.clone(),
-                shard: opts.shard,
-                journal: journal_path.clone(),
-                fingerprint: fingerprint.clone(),
-            };
-            if order.is_empty() {
-                Ok(Vec::new())
-            } else {
-                pool::prove_in_workers(exe, config.jobs, &job, program, &order, journal, &|n| {
-                    bar.inc(n)
-                })
-                .map_err(|e| match e {
-                    pool::PoolError::WorkerExit(code) => {
-                        Error::Worker(super::error::Exit::from_code(code))
-                    }
-                    other => Error::internal(other),
-                })
-            }
-        }
-        Execution::InProcess => {
-            let mut prior = prior;
-            // Results the cache holds come out as those of an earlier run would.
-            let hits = cache.as_mut().map(|c| std::mem::take(&mut c.hits));
-            let hit_names: BTreeSet<String> =
-                hits.iter().flatten().map(|r| r.function.clone()).collect();
-            for r in hits.into_iter().flatten() {
-                prior.done.entry(r.function.clone()).or_insert(r);
-            }
-            let hooks = engine::Hooks {
-                journal: Some(&journal),
-                prior: Some(&prior),
-                shard: opts.shard,
-            };
-            let all = engine::prove(program, &config, &|n| bar.inc(n), &hooks);
-            // Split them again: the cache's hits are added back below, as for the pool.
-            let (hits, proved): (Vec<_>, Vec<_>) = all
-                .into_iter()
-                .partition(|r| hit_names.contains(&r.function));
-            if let Some(c) = cache.as_mut() {
-                c.hits = hits;
-            }
-            Ok(proved)
-        }
-    };
-    bar.finish();
-    let mut results = results?;
-    let cache_use = match cache {
-        Some(c) => Some(c.store(&mut results)?),
-        None => None,
-    };
-    if let Some(shard) = opts.shard {
-        let labels: u64 = results.iter().map(|r| r.occurrences.len() as u64).sum();
-        let out = shard::path_of(&opts.file, shard);
-        let file = ShardFile {
-            schema: shard::SCHEMA.into(),
-            file: opts.file.clone(),
-            fingerprint,
-            source_hash: ledger::source_hash(&inputs.source),
-            shard,
-            results,
+
+    /// The run's share of a worker pool: none when there is nothing to prove. Its journal
+    /// goes with it. Call before [`Prepared::release`].
+    pub(crate) fn unit(&mut self) -> Result<Option<pool::Unit>> {
+        let (Some(inputs), Some(journal)) = (&self.inputs, self.journal.take()) else {
+            return Err(Error::internal(anyhow::anyhow!(
+                "the run's unit was asked for twice"
+            )));
         };
-        let text = serde_json::to_string(&file).map_err(Error::internal)? + "\n";
-        labels::write_atomic(&out, &text).map_err(|e| write_failed(&out, e))?;
-        return Ok(PruneOutcome::Shard(ShardReport {
-            shard,
-            functions: file.results.len(),
-            labels,
-            shard_file: out.display().to_string(),
-        }));
+        if self.order.is_empty() {
+            return Ok(None);
+        }
+        let job = pool::Job {
+            input: WorkerInput {
+                file: self.opts.file.clone(),
+                labels: self.opts.labels.clone(),
+                preprocess: self.opts.preprocess.clone(),
+            },
+            config: self.config.clone(),
+            shard: self.opts.shard,
+            journal: self.journal_path.clone(),
+            fingerprint: self.fingerprint.clone(),
+        };
+        pool::Unit::new(&job, &inputs.program, &self.order, journal)
+            .map(Some)
+            .map_err(Error::internal)
     }
-    let (verdicts, run_stats) = engine::combine(results);
-    let mut report = finish(
-        &opts.file,
-        inputs,
-        verdicts,
-        &run_stats,
-        t0.elapsed().as_millis(),
-        opts.timings,
-    )?;
-    report.cache = cache_use;
-    Ok(PruneOutcome::Whole(report))
+
+    /// Drops the program until [`Prepared::conclude`] reads it again (a project holds one
+    /// run per file while its pool proves them all).
+    pub(crate) fn release(&mut self) {
+        self.inputs = None;
+    }
+
+    /// Proves the functions in this process's threads.
+    pub(crate) fn prove_in_process(
+        &mut self,
+        progress: engine::Progress,
+    ) -> Vec<engine::FunctionResult> {
+        let Some(inputs) = &self.inputs else {
+            return Vec::new();
+        };
+        let mut prior = std::mem::take(&mut self.prior);
+        // Results the cache holds come out as those of an earlier run would.
+        let hits = self.cache.as_mut().map(|c| std::mem::take(&mut c.hits));
+        let hit_names: BTreeSet<String> =
+            hits.iter().flatten().map(|r| r.function.clone()).collect();
+        for r in hits.into_iter().flatten() {
+            prior.done.entry(r.function.clone()).or_insert(r);
+        }
+        let hooks = engine::Hooks {
+            journal: self.journal.as_ref(),
+            prior: Some(&prior),
+            shard: self.opts.shard,
+        };
+        let all = engine::prove(&inputs.program, &self.config, progress, &hooks);
+        // Split them again: the cache's hits are added back when concluding, as for the pool.
+        let (hits, proved): (Vec<_>, Vec<_>) = all
+            .into_iter()
+            .partition(|r| hit_names.contains(&r.function));
+        if let Some(c) = self.cache.as_mut() {
+            c.hits = hits;
+        }
+        proved
+    }
+
+    /// Stores the results proved in the cache, then writes the shard file, or the ledger and
+    /// the labels file; `elapsed_ms` is the time the report gives.
+    pub(crate) fn conclude(
+        self,
+        mut results: Vec<engine::FunctionResult>,
+        elapsed_ms: u128,
+    ) -> Result<PruneOutcome> {
+        let Prepared {
+            opts,
+            inputs,
+            source_hash,
+            fingerprint,
+            journal,
+            cache,
+            ..
+        } = self;
+        drop(journal);
+        let cache_use = match cache {
+            Some(c) => Some(c.store(&mut results)?),
+            None => None,
+        };
+        if let Some(shard) = opts.shard {
+            let labels: u64 = results.iter().map(|r| r.occurrences.len() as u64).sum();
+            let out = shard::path_of(&opts.file, shard);
+            let file = ShardFile {
+                schema: shard::SCHEMA.into(),
+                file: opts.file.clone(),
+                fingerprint,
+                source_hash,
+                shard,
+                results,
+            };
+            let text = serde_json::to_string(&file).map_err(Error::internal)? + "\n";
+            labels::write_atomic(&out, &text).map_err(|e| write_failed(&out, e))?;
+            return Ok(PruneOutcome::Shard(ShardReport {
+                shard,
+                functions: file.results.len(),
+                labels,
+                shard_file: out.display().to_string(),
+            }));
+        }
+        let inputs = match inputs {
+            Some(i) => i,
+            None => {
+                let i = read_inputs(&opts.file, opts.labels.clone(), &opts.preprocess)?;
+                if ledger::source_hash(&i.source) != source_hash {
+                    return Err(anyhow::anyhow!(
+                        "{} changed while it was proved",
+                        opts.file.display()
+                    )
+                    .into());
+                }
+                i
+            }
+        };
+        let (verdicts, run_stats) = engine::combine(results);
+        let mut report = finish(
+            &opts.file,
+            inputs,
+            verdicts,
+            &run_stats,
+            elapsed_ms,
+            opts.timings,
+        )?;
+        report.cache = cache_use;
+        Ok(PruneOutcome::Whole(report))
+    }
 }
 
 /// The verdict cache during one run: the results it held for the run's functions, and the

@@ -279,7 +279,15 @@ fn witnessed_subsumers_leave_no_label_with_an_unshown_subsumer() {
     );
     assert_eq!(strict[&4], Status::Subsumed { by: vec![3] });
     assert_eq!(strict[&7], Status::Subsumed { by: vec![8] });
+    assert_eq!(strict[&12], Status::Subsumed { by: vec![11] });
+    assert!(
+        !matches!(strict[&14], Status::Subsumed { .. }),
+        "label 14: {:?}",
+        strict[&14]
+    );
     let default = statuses(false);
+    assert_eq!(default[&12], Status::Subsumed { by: vec![11] });
+    assert_eq!(default[&14], Status::Subsumed { by: vec![13] });
     assert_eq!(default[&2], Status::Subsumed { by: vec![1] });
     assert_eq!(default[&4], Status::Subsumed { by: vec![3] });
     assert_eq!(default[&7], Status::Subsumed { by: vec![8] });

@@ -268,6 +268,7 @@ pub(super) fn prove_copies(
         backend,
         terms: vc.terms,
         facts: &vc.facts,
+        exactness: &vc.exactness,
         index: FactIndex::new(&vc.facts),
         budget: copy_budget(&prover.config, own, start),
         stats: RunStats::default(),
@@ -278,12 +279,8 @@ pub(super) fn prove_copies(
         Callee::Indirect(_) => true,
     };
     let single = |id: u64| prover.occurrences.get(&id) == Some(&1);
-    let free_inputs: &[T] =
-        if callers_all_known(program, cg, &f.name, prover.config.encode.entry_main) {
-            &[]
-        } else {
-            &vc.inputs
-        };
+    let entry_free = !callers_all_known(program, cg, &f.name, prover.config.encode.entry_main);
+    let free_inputs: &[T] = if entry_free { &vc.inputs } else { &[] };
     let sites = &prover.sites;
     // A call on the way to `g` that was not inlined somewhere hides executions of `g`.
     let complete = |g: &str| {
@@ -305,6 +302,7 @@ pub(super) fn prove_copies(
             steps: &config.steps,
             model_filter: config.model_filter,
             free_inputs,
+            entry_free,
             units_per_ms: config.solver.units_per_ms(),
             complete_paths: &complete,
         },
@@ -358,6 +356,9 @@ pub struct CopyQuestions<'a> {
     /// The encoded function's parameters when its callers are not all known (empty
     /// otherwise): the inputs of witness questions.
     pub free_inputs: &'a [T],
+    /// The encoded function's callers are not all known: any entry state is theirs to give,
+    /// and a model that is a run from it ([`super::Asker::exact`]) witnesses a label.
+    pub entry_free: bool,
     /// Solver units per millisecond (0: wall-clock budgets), for the witnesses' budget.
     pub units_per_ms: u64,
     /// Every call path from the encoded function to a function, when the encoded function's
@@ -480,8 +481,11 @@ pub(super) fn decide_copies(
             break;
         }
         let witnessed = match c.values {
-            Some(values) => asker.witnessed(&c.label, q.free_inputs, &values),
-            None => asker.witness(&c.label, q.free_inputs),
+            Some(values) => {
+                (q.entry_free && asker.exact(&c.label))
+                    || asker.witnessed(&c.label, q.free_inputs, &values)
+            }
+            None => asker.witness(&c.label, q.free_inputs, q.entry_free),
         };
         if witnessed {
             out[c.result].witnessed.insert(c.label.id);

@@ -834,6 +834,7 @@ struct Asker<'a> {
     backend: Box<dyn Backend>,
     terms: Terms,
     facts: &'a [Fact],
+    exactness: &'a crate::vc::encode::Exactness,
     index: FactIndex,
     budget: Budget,
     stats: RunStats,
@@ -957,15 +958,27 @@ impl Asker<'_> {
         matches!(self.decide(question, &[]).0, Outcome::Infeasible)
     }
 
-    /// Asks for a model of `l` with the values of `inputs`, then whether those values witness
-    /// it ([`Asker::witnessed`]).
-    fn witness(&mut self, l: &LabelVc, inputs: &[T]) -> bool {
+    /// Asks for a model of `l` with the values of `inputs`, then whether it is a run
+    /// ([`Asker::exact`], when `entry_free`) or those values witness it
+    /// ([`Asker::witnessed`]).
+    fn witness(&mut self, l: &LabelVc, inputs: &[T], entry_free: bool) -> bool {
         match self.ask_step1_observing(l, &[], None, inputs) {
-            (Outcome::Unknown(Reason::Satisfiable), Some(values)) => {
-                self.witnessed(l, inputs, &values)
+            (Outcome::Unknown(Reason::Satisfiable), values) => {
+                (entry_free && self.exact(l))
+                    || values.is_some_and(|v| self.witnessed(l, inputs, &v))
             }
             _ => false,
         }
+    }
+
+    /// Is a model of `l` (reached, predicate true) a run that covers it? So when `l`'s
+    /// reachability and predicate depend on the entry state alone, with no over-approximation
+    /// on the way ([`crate::vc::encode::Exactness`]), and callers may choose any entry state
+    /// (the encoded function's callers are not all known; it is then as feasible as step 1
+    /// takes its entry to be: arguments, memory and globals arbitrary).
+    fn exact(&mut self, l: &LabelVc) -> bool {
+        let goal = self.terms.and2(l.reach, l.pred);
+        self.exactness.exact(&self.terms, goal)
     }
 
     fn over_budget(&self) -> bool {
@@ -1176,6 +1189,7 @@ fn prove_function_here(
         backend,
         terms: vc.terms,
         facts: &vc.facts,
+        exactness: &vc.exactness,
         index: FactIndex::new(&vc.facts),
         budget: Budget::new(config, t0),
         stats: RunStats::default(),
@@ -1388,7 +1402,7 @@ fn prove_function_here(
             .into_iter()
             .filter(|id| {
                 let Some(l) = label_of(*id) else { return false };
-                !asker.over_budget() && asker.witness(l, &vc.inputs)
+                !asker.over_budget() && asker.witness(l, &vc.inputs, true)
             })
             .collect()
     });

@@ -131,6 +131,48 @@ pub struct FunctionVc {
     /// Functions some encoded direct call of which was not inlined (too big, past the
     /// inlining budget, too deep, recursive): their executions there are not in the encoding.
     pub opaque_calls: BTreeSet<String>,
+    /// Which symbols stand for the entry state and which for over-approximations.
+    pub exactness: Exactness,
+}
+
+/// The encoding's symbols sorted by what they stand for, so that a model can be told to be a
+/// real run. A symbol is either part of the encoded function's entry state (parameters and
+/// other locals at entry, the initial memories, objects' and functions' addresses), defined
+/// by facts from other terms (φ, reached), or an over-approximation: everything else (a havoc
+/// at a loop cut or a call, a call's result, a fresh value for what is not modelled). A model
+/// of a term none of whose symbols is an over-approximation is a run from its entry state:
+/// every step on the way is encoded exactly.
+#[derive(Default)]
+pub struct Exactness {
+    entry: HashSet<T>,
+    defined: HashMap<T, Vec<T>>,
+}
+
+impl Exactness {
+    /// Does `root` depend on the entry state only (through terms and the facts that define
+    /// its φ symbols), with no over-approximating symbol on the way?
+    pub fn exact(&self, terms: &Terms, root: T) -> bool {
+        let mut seen: HashSet<T> = HashSet::new();
+        let mut todo = vec![root];
+        while let Some(t) = todo.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            match terms.node(t) {
+                super::term::Node::Var { .. } => {
+                    if self.entry.contains(&t) {
+                        continue;
+                    }
+                    match self.defined.get(&t) {
+                        Some(facts) => todo.extend(facts.iter().copied()),
+                        None => return false,
+                    }
+                }
+                node => node.push_operands(&mut todo),
+            }
+        }
+        true
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -187,6 +229,7 @@ struct Enc<'a> {
     inline_budget: usize,
     /// Functions some encoded direct call of which was not inlined.
     opaque_calls: BTreeSet<String>,
+    exactness: Exactness,
     n_instances: u32,
     /// Labels are recorded in the root function's own body, and in called-once callees
     /// inlined directly into it (into `context_labels`).
@@ -268,6 +311,7 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
             0
         },
         opaque_calls: BTreeSet::new(),
+        exactness: Exactness::default(),
         n_instances: 1,
         record_labels: true,
         context_callees: &config.context_callees,
@@ -311,6 +355,7 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         shared_objects,
         inputs: e.inputs,
         opaque_calls: e.opaque_calls,
+        exactness: e.exactness,
     }
 }
 
@@ -596,6 +641,7 @@ impl<'a> Enc<'a> {
             (None, _) => (1, 1),
         };
         let b = self.t.var(Sort::Bv(64), &format!("&{hint}"));
+        self.exactness.entry.insert(b);
         self.objects.push((b, size, align));
         self.bases.insert(obj, b);
         b
@@ -645,6 +691,7 @@ impl<'a> Enc<'a> {
     fn run(&mut self, config: &EncodeConfig) {
         let f = self.f;
         let mem0 = self.t.var(Sort::Mem, "mem0");
+        self.exactness.entry.insert(mem0);
         let mut init = self.initial_state(mem0, BTreeMap::new());
         self.inputs = f
             .params
@@ -675,6 +722,7 @@ impl<'a> Enc<'a> {
                 st.vars.push(None);
             } else {
                 let v = self.fresh_of(&l.ty, &l.name);
+                self.exactness.entry.insert(v);
                 st.vars.push(Some(v));
             }
         }
@@ -1006,11 +1054,14 @@ impl<'a> Enc<'a> {
             return vals[0].1;
         }
         let phi = self.t.var(sort, hint);
+        let mut definition = Vec::with_capacity(vals.len());
         for (c, v) in vals {
             let eq = self.t.eq(phi, *v);
             let imp = self.t.implies(*c, eq);
             self.fact(&[phi], imp);
+            definition.push(imp);
         }
+        self.exactness.defined.insert(phi, definition);
         phi
     }
 
@@ -1022,6 +1073,7 @@ impl<'a> Enc<'a> {
         let b = self.t.implies(any, r);
         self.fact(&[r], a);
         self.fact(&[r], b);
+        self.exactness.defined.insert(r, vec![a, b]);
         r
     }
 
@@ -1031,6 +1083,7 @@ impl<'a> Enc<'a> {
             return m;
         }
         let m = self.t.var(Sort::Mem, "own_init");
+        self.exactness.entry.insert(m);
         self.own_init.insert(o, m);
         m
     }
@@ -1546,6 +1599,7 @@ impl<'a> Enc<'a> {
                     return a;
                 }
                 let a = self.t.var(Sort::Bv(64), &format!("&{name}"));
+                self.exactness.entry.insert(a);
                 let zero = self.t.bv(64, 0);
                 let null = self.t.eq(a, zero);
                 let nn = self.t.not(null);

@@ -508,6 +508,8 @@ fn per_file(
             .arg("prune")
             .arg(&annotated)
             .args(["--no-progress", "--jobs", &o.jobs.to_string()])
+            // The project's limits too: other limits give other answers.
+            .args(&o.prune_args)
             .stdout(std::process::Stdio::null())
             .status()?;
         if !st.success() {

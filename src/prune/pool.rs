@@ -248,22 +248,6 @@ impl Supervisor<'_> {
     }
 }
 
-/// Proves the functions `order` (indices into the program's functions) with `workers`
-/// processes of `exe`; returns each function's result, sorted by function name.
-pub fn prove_in_workers<I: Serialize>(
-    exe: &Path,
-    workers: usize,
-    job: &Job<I>,
-    program: &Program,
-    order: &[usize],
-    journal: Journal,
-    progress: super::Progress,
-) -> Result<Vec<FunctionResult>, PoolError> {
-    let unit = Unit::new(job, program, order, journal)?;
-    let mut outcomes = prove_units(exe, workers, vec![unit], progress)?;
-    outcomes.remove(0).results
-}
-
 /// Proves the functions of every unit with `workers` processes of `exe`, from one queue:
 /// biggest first across units (so that a project's longest functions do not start last,
 /// whatever file they are in). Returns one outcome per unit, in order; an error when the

@@ -350,17 +350,16 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
     bar.inc(runs.iter().map(|(_, _, r)| r.reused_labels()).sum());
     let proved: Vec<(u128, Result<Vec<crate::prune::FunctionResult>>)> = match &opts.execution {
         Execution::Pool { exe } => {
+            // Per run: whether it has a unit in the pool (runs with nothing to prove have
+            // none), or why its unit could not be made.
             let mut units = Vec::new();
-            let mut unit_of = Vec::new();
+            let mut has_unit = Vec::new();
             for (_, _, run) in runs.iter_mut() {
-                unit_of.push(match run.unit() {
-                    Ok(Some(unit)) => {
-                        units.push(unit);
-                        Ok(Some(units.len() - 1))
-                    }
-                    Ok(None) => Ok(None),
-                    Err(e) => Err(e),
-                });
+                has_unit.push(run.unit().map(|unit| {
+                    let some = unit.is_some();
+                    units.extend(unit);
+                    some
+                }));
                 run.release();
             }
             let workers = runs.first().map_or(1, |(_, _, r)| r.config.jobs);
@@ -371,22 +370,22 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
                     units.len()
                 ));
             }
-            let mut outcomes: Vec<Option<pool::UnitOutcome>> =
-                pool::prove_units(exe, workers, units, &|n| bar.inc(n))
-                    .map_err(pool_error)?
-                    .into_iter()
-                    .map(Some)
-                    .collect();
-            unit_of
+            // One outcome per unit, in the order of the units: the runs that have one, in order.
+            let mut outcomes = pool::prove_units(exe, workers, units, &|n| bar.inc(n))
+                .map_err(pool_error)?
+                .into_iter();
+            has_unit
                 .into_iter()
-                .map(|u| match u {
+                .map(|has| match has {
                     Err(e) => (0, Err(e)),
-                    Ok(None) => (0, Ok(Vec::new())),
-                    Ok(Some(u)) => match outcomes[u].take() {
+                    Ok(false) => (0, Ok(Vec::new())),
+                    Ok(true) => match outcomes.next() {
                         Some(o) => (u128::from(o.busy_ms), o.results.map_err(pool_error)),
                         None => (
                             0,
-                            Err(super::Error::internal(anyhow::anyhow!("no outcome"))),
+                            Err(super::Error::internal(anyhow::anyhow!(
+                                "the pool gave fewer outcomes than it had units"
+                            ))),
                         ),
                     },
                 })

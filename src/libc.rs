@@ -195,3 +195,181 @@ pub const WRITES_NO_MEMORY: &[&str] = &[
     "getenv",
     "__builtin_strlen",
 ];
+
+/// What a library function does with the pointers it is given ([`pointer_effects`]). None of
+/// the functions described keeps a pointer it is given (in a global or a static): that is
+/// what lets a caller's objects passed to them keep a memory of their own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PointerEffects {
+    /// The arguments (from this index on, all the rest) whose objects it may write.
+    pub writes_args: &'static [usize],
+    pub writes_rest_from: Option<usize>,
+    /// Copies the bytes of the second argument's object into the first's (`memcpy`).
+    pub copies: Option<(usize, usize)>,
+    /// Stores a pointer into the object of the first argument into that of the second
+    /// (`strtol`'s end pointer).
+    pub stores_pointer: Option<(usize, usize)>,
+    /// Its result points into the object of this argument (`strchr`, `memcpy`).
+    pub returns_arg: Option<usize>,
+    /// Its result points into memory outside the program's objects (`malloc`, `getenv`).
+    pub returns_external: bool,
+    /// It may write memory none of its arguments points to (streams, errno, the allocator).
+    pub writes_external: bool,
+    /// The objects it writes receive bytes from outside the program (a stream, a format).
+    pub external_bytes: bool,
+    /// The `printf`-style format argument: the arguments after it are written (by `%n`)
+    /// unless it is a string literal without `%n` ([`format_writes`]).
+    pub format_arg: Option<usize>,
+}
+
+const PURE: PointerEffects = PointerEffects {
+    writes_args: &[],
+    writes_rest_from: None,
+    copies: None,
+    stores_pointer: None,
+    returns_arg: None,
+    returns_external: false,
+    writes_external: false,
+    external_bytes: false,
+    format_arg: None,
+};
+
+/// The pointer behaviour of a library function, when known; `None`: it may keep or write
+/// anything it is given.
+pub fn pointer_effects(name: &str) -> Option<PointerEffects> {
+    let streams = PointerEffects {
+        writes_external: true,
+        ..PURE
+    };
+    let e = match name {
+        "strlen" | "strnlen" | "strcmp" | "strncmp" | "memcmp" | "strspn" | "strcspn" | "abs"
+        | "labs" | "llabs" | "isalpha" | "isdigit" | "isalnum" | "isspace" | "isupper"
+        | "islower" | "isprint" | "ispunct" | "isxdigit" | "iscntrl" | "isgraph" | "toupper"
+        | "tolower" | "__builtin_strlen" | "atoi" | "atol" | "atoll" => PURE,
+        "strchr" | "strrchr" | "strstr" | "strpbrk" | "memchr" => PointerEffects {
+            returns_arg: Some(0),
+            ..PURE
+        },
+        "getenv"
+        | "__ctype_b_loc"
+        | "__ctype_toupper_loc"
+        | "__ctype_tolower_loc"
+        | "__errno_location" => PointerEffects {
+            returns_external: true,
+            ..PURE
+        },
+        "malloc" | "calloc" | "fopen" => PointerEffects {
+            returns_external: true,
+            writes_external: true,
+            ..PURE
+        },
+        "puts" | "putchar" | "fputs" | "fputc" | "putc" | "fflush" | "fclose" | "getc"
+        | "fgetc" | "getchar" | "ungetc" | "feof" | "ferror" | "perror" | "free" | "exit"
+        | "_exit" | "abort" | "__assert_fail" => streams,
+        "printf" => PointerEffects {
+            format_arg: Some(0),
+            ..streams
+        },
+        "fprintf" => PointerEffects {
+            format_arg: Some(1),
+            ..streams
+        },
+        "memcpy" | "memmove" | "__builtin_memcpy" | "strcpy" | "strncpy" | "strcat" | "strncat" => {
+            PointerEffects {
+                writes_args: &[0],
+                copies: Some((0, 1)),
+                returns_arg: Some(0),
+                ..PURE
+            }
+        }
+        "memset" | "__builtin_memset" => PointerEffects {
+            writes_args: &[0],
+            returns_arg: Some(0),
+            ..PURE
+        },
+        "fgets" => PointerEffects {
+            external_bytes: true,
+            writes_args: &[0],
+            returns_arg: Some(0),
+            writes_external: true,
+            ..PURE
+        },
+        "gets" | "fread" => PointerEffects {
+            external_bytes: true,
+            writes_args: &[0],
+            writes_external: true,
+            ..PURE
+        },
+        "sprintf" | "snprintf" => PointerEffects {
+            external_bytes: true,
+            writes_args: &[0],
+            writes_external: true,
+            format_arg: Some(if name == "sprintf" { 1 } else { 2 }),
+            ..PURE
+        },
+        "scanf" => PointerEffects {
+            external_bytes: true,
+            writes_rest_from: Some(1),
+            writes_external: true,
+            ..PURE
+        },
+        "sscanf" => PointerEffects {
+            external_bytes: true,
+            writes_rest_from: Some(2),
+            writes_external: true,
+            ..PURE
+        },
+        "fscanf" => PointerEffects {
+            external_bytes: true,
+            writes_rest_from: Some(2),
+            writes_external: true,
+            ..PURE
+        },
+        "strtol" | "strtoul" | "strtoll" | "strtoull" | "strtod" | "strtof" => PointerEffects {
+            writes_args: &[1],
+            stores_pointer: Some((0, 1)),
+            writes_external: true,
+            ..PURE
+        },
+        _ => return None,
+    };
+    Some(e)
+}
+
+/// May a `printf`-style format write through its arguments (a `%n` conversion)? Flags, width,
+/// precision and length modifiers may stand between the `%` and the `n`.
+pub fn format_writes(format: &[u8]) -> bool {
+    let mut i = 0;
+    while i < format.len() {
+        if format[i] != b'%' {
+            i += 1;
+            continue;
+        }
+        i += 1;
+        while i < format.len() && b"-+ #0123456789.*'lhjztLqI$".contains(&format[i]) {
+            i += 1;
+        }
+        match format.get(i) {
+            Some(b'n') => return true,
+            Some(_) => i += 1,
+            None => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_writes;
+
+    #[test]
+    fn only_a_percent_n_conversion_writes() {
+        assert!(!format_writes(b"%s: %d lines, 100%% done\n"));
+        assert!(!format_writes(b"%-10.3s|%*d|%lu|%p"));
+        assert!(format_writes(b"%s%n"));
+        assert!(format_writes(b"%5hhn"));
+        assert!(format_writes(b"%ln"));
+        assert!(!format_writes(b"%%n"));
+        assert!(!format_writes(b"trailing %"));
+    }
+}

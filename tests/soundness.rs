@@ -215,10 +215,10 @@ impl Gen {
     }
 
     /// A read of memory: a global, an element at a computed index (masked in bounds), a
-    /// field, or through the pointer.
+    /// field, a local that a pointer may reach, or through one of the pointers.
     fn memory_read(&mut self) -> String {
         let i = self.var();
-        match self.rng.below(9) {
+        match self.rng.below(11) {
             0 => "g1".into(),
             1 => "g2".into(),
             2 => format!("arr[({i}) & 7]"),
@@ -227,6 +227,8 @@ impl Gen {
             5 => format!("s.q[({i}) & 3]"),
             6 => format!("loc[({i}) & 3]"),
             7 => "ls.r".into(),
+            8 => ["la", "lb"][self.rng.below(2) as usize].into(),
+            9 => "*q".into(),
             _ => "*p".into(),
         }
     }
@@ -234,7 +236,7 @@ impl Gen {
     fn memory_write(&mut self, indent: &str) {
         let e = self.expr(2);
         let i = self.var();
-        let line = match self.rng.below(13) {
+        let line = match self.rng.below(17) {
             0 => format!("g1 = {e};"),
             1 => format!("g2 = {e};"),
             2 => format!("arr[({i}) & 7] = {e};"),
@@ -252,6 +254,15 @@ impl Gen {
             9 => format!("put(&garr[({i}) & 3], {e});"),
             10 => format!("memset(loc, ({e}) & 255, sizeof loc);"),
             11 => "memcpy(&ls, &s, sizeof ls);".into(),
+            // `q` reaches the locals `la` and `lb` only, never a global.
+            12 => format!("*q = {e};"),
+            13 => {
+                let c = self.cond(0);
+                let target = ["&la", "&lb"][self.rng.below(2) as usize];
+                format!("q = {c} ? {target} : q;")
+            }
+            14 => format!("put(q, {e});"),
+            15 => format!("{} = {e};", ["la", "lb"][self.rng.below(2) as usize]),
             _ => format!("ls.r = {e};"),
         };
         let _ = writeln!(self.out, "{indent}{line}");
@@ -448,6 +459,7 @@ fn generate_full(seed: u64, emit_labels: bool, memory: bool, helpers: bool) -> G
     if memory {
         g.out.push_str(
             "    int loc[4] = {0};\n    struct S ls;\n    memset(&ls, 0, sizeof ls);\n    int *p = (b & 1) ? &g2 : &garr[(a) & 3];\n\
+             \x20   int la = a, lb = b;\n    int *q = (b & 2) ? &la : &lb;\n\
              \x20   g1 = a - b;\n    g2 = b * 3;\n    s.p = b;\n    s.r = a;\n\
              \x20   for (int k = 0; k < 8; k++) arr[k] = a + k;\n\
              \x20   for (int k = 0; k < 4; k++) { s.q[k] = a ^ k; garr[k] = b - k; }\n",

@@ -24,6 +24,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+use super::pointsto::{PointsTo, Writes};
 use super::regions::{GlobalWrites, Regions};
 use super::term::{BvOp, CmpOp, Sort, Terms, T};
 use super::Summaries;
@@ -182,6 +183,9 @@ enum MemObj {
     Local(u32, LocalId),
     Global(GlobalId),
     Str(u32),
+    /// The memory of a region of [`super::pointsto`]: a class of address-taken locals and
+    /// string literals that only the encoding's own pointers reach (never an object).
+    Region(u32),
 }
 
 #[derive(Clone)]
@@ -256,6 +260,8 @@ struct Enc<'a> {
     cur_block: BlockId,
     /// The root's parameters at entry ([`FunctionVc::inputs`]).
     inputs: Vec<T>,
+    /// Which regions address-taken locals, string literals and dereferences are in.
+    pts: PointsTo,
 }
 
 /// The locals of `f` with a memory of their own: in memory and reached by name only.
@@ -287,6 +293,12 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         })
         .collect();
     let own_memory = own_memory_locals(f, &in_memory, config.alias_blind);
+    let pts = if config.alias_blind {
+        PointsTo::inactive()
+    } else {
+        let elsewhere = config.externals.keys().cloned().collect();
+        PointsTo::of(prog, &sums.pointers, f, &elsewhere)
+    };
     let mut e = Enc {
         prog,
         f,
@@ -330,17 +342,38 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         labels: Vec::new(),
         cur_block: f.entry,
         inputs: Vec::new(),
+        pts,
     };
     e.run(config);
     e.layout_constraints();
+    // The objects of each region, by name; the others with a base are in the shared memory.
+    let mut members: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    let mut shared = Vec::new();
+    for &o in e.bases.keys() {
+        match e.region_of_object(o) {
+            Some(r) => members.entry(r).or_default().push(e.object_name(o)),
+            None => shared.push(o),
+        }
+    }
     let name_all = |objs: Vec<MemObj>| -> Vec<String> {
-        let mut v: Vec<String> = objs.into_iter().map(|o| e.object_name(o)).collect();
+        let mut v: Vec<String> = objs
+            .into_iter()
+            .map(|o| match o {
+                MemObj::Region(r) => {
+                    let mut names = members.get(&r).cloned().unwrap_or_default();
+                    names.sort();
+                    names.dedup();
+                    format!("[{}]", names.join(" "))
+                }
+                _ => e.object_name(o),
+            })
+            .collect();
         v.sort();
         v.dedup();
         v
     };
     let own_objects = name_all(e.own_init.keys().chain(&e.own_seen).copied().collect());
-    let shared_objects = name_all(e.bases.keys().copied().collect());
+    let shared_objects = name_all(shared);
     // A label in a peeled loop, or in a callee inlined there, occurs once per copy.
     let labels = merge_occurrences(&mut e.t, e.labels);
     let context_labels = merge_occurrences(&mut e.t, e.context_labels);
@@ -630,6 +663,7 @@ impl<'a> Enc<'a> {
                 (Some(g.ty.clone()), g.name.clone())
             }
             MemObj::Str(i) => (None, format!("str{i}")),
+            MemObj::Region(r) => (None, format!("region{r}")),
         };
         let layout = self.prog.layout();
         let (size, align) = match (&ty, obj) {
@@ -760,6 +794,10 @@ impl<'a> Enc<'a> {
             // itself (its tail) stands for every later iteration and forgets what it writes.
             let havoc = havoc_sets.get(&b).filter(|_| !peeled.is_exact_head(n));
             if let Some(set) = havoc {
+                for &r in &set.regions {
+                    let m = self.t.var(Sort::Mem, "region_loop");
+                    st.own.insert(MemObj::Region(r), m);
+                }
                 for &l in &set.locals {
                     let w = self.local_width(l);
                     let at_entry = st.vars[l.0 as usize];
@@ -834,6 +872,18 @@ impl<'a> Enc<'a> {
             }
             MemObj::Global(g) => self.prog.globals[g.0 as usize].name.clone(),
             MemObj::Str(i) => format!("string {i}"),
+            MemObj::Region(r) => format!("region {r}"),
+        }
+    }
+
+    /// The region an object with a base lives in, if not the shared memory.
+    fn region_of_object(&self, o: MemObj) -> Option<u32> {
+        match o {
+            MemObj::Local(i, l) => self
+                .pts
+                .region_of_local(&self.instance_fns[i as usize].name, l),
+            MemObj::Str(i) => self.pts.region_of_string(i),
+            MemObj::Global(_) | MemObj::Region(_) => None,
         }
     }
 
@@ -867,6 +917,7 @@ impl<'a> Enc<'a> {
             MAX_INLINE_BLOCKS
         };
         let ok = self.inline_stack.len() <= MAX_INLINE_DEPTH
+            && self.pts.may_inline(name)
             && !self.inline_stack.contains(&name)
             && callee.blocks.len() <= max_blocks
             && size <= self.inline_budget;
@@ -1089,17 +1140,29 @@ impl<'a> Enc<'a> {
     }
 
     /// The object with a memory of its own that a place belongs to, if any.
-    fn home(&self, lv: &LValue) -> Option<MemObj> {
+    fn home(&mut self, lv: &LValue) -> Option<MemObj> {
         match lv {
-            LValue::Var(VarRef::Local(l)) => {
-                self.own_memory[l.0 as usize].then_some(MemObj::Local(self.instance, *l))
+            LValue::Var(VarRef::Local(l)) if self.own_memory[l.0 as usize] => {
+                Some(MemObj::Local(self.instance, *l))
             }
+            LValue::Var(VarRef::Local(l)) => self
+                .pts
+                .region_of_local(&self.f.name, *l)
+                .map(MemObj::Region),
             LValue::Var(VarRef::Global(g)) => {
                 self.named_globals.contains(g).then_some(MemObj::Global(*g))
             }
-            LValue::Deref(_) => None,
+            LValue::Deref(e) => self
+                .pts
+                .region_of_pointer(&self.f.name, e)
+                .map(MemObj::Region),
             LValue::Field(b, _, _) | LValue::Index(b, _) => self.home(b),
         }
+    }
+
+    /// Is `lv` an object alone in its memory (not a region's object, which has a base)?
+    fn has_own_memory(&mut self, lv: &LValue) -> bool {
+        matches!(self.home(lv), Some(MemObj::Local(..) | MemObj::Global(_)))
     }
 
     /// The memory holding a place.
@@ -1149,23 +1212,28 @@ impl<'a> Enc<'a> {
     /// For each loop head: the SSA locals and whether memory the loop may write (everything
     /// at the head of an irreducible cycle). See [`crate::cfg::loops`] for why it is sound.
     fn loop_havoc_sets(
-        &self,
+        &mut self,
         forest: &crate::cfg::loops::LoopForest,
     ) -> HashMap<BlockId, HavocSet> {
+        let f = self.f;
         let mut out = HashMap::new();
         for h in forest.heads() {
             let mut set = HavocSet::default();
             match forest.body(h) {
                 Some(body) => {
                     for b in body {
-                        self.writes_of(self.f.block(*b), &mut set);
+                        self.writes_of(f.block(*b), &mut set);
                     }
                     set.monotone = self.monotone_counters(body, &set.locals);
                 }
                 None => {
+                    // The regions the whole function may write.
+                    for blk in &f.blocks {
+                        self.writes_of(blk, &mut set);
+                    }
                     set.memory = true;
                     set.globals = GlobalWrites::All;
-                    set.locals = (0..self.f.locals.len())
+                    set.locals = (0..f.locals.len())
                         .filter(|&i| !self.in_memory[i])
                         .map(|i| LocalId(i as u32))
                         .collect();
@@ -1239,13 +1307,13 @@ impl<'a> Enc<'a> {
             .collect()
     }
 
-    fn writes_of(&self, blk: &Block, set: &mut HavocSet) {
+    fn writes_of(&mut self, blk: &Block, set: &mut HavocSet) {
         for s in &blk.stmts {
             match &s.kind {
-                StmtKind::Call { callee, .. } => {
-                    if self.callee_writes_memory(callee) {
-                        set.memory = true;
-                    }
+                StmtKind::Call { callee, args, .. } => {
+                    let w = self.call_writes(callee, args);
+                    set.memory |= w.external;
+                    set.regions.extend(w.regions);
                     set.globals.add(&self.callee_global_writes(callee));
                 }
                 StmtKind::HavocMemory(_) => {
@@ -1264,6 +1332,9 @@ impl<'a> Enc<'a> {
                         set.own_locals.insert(l);
                     }
                     Some(MemObj::Global(g)) => set.globals.add(&GlobalWrites::Some([g].into())),
+                    Some(MemObj::Region(r)) => {
+                        set.regions.insert(r);
+                    }
                     Some(MemObj::Str(_)) | None => set.memory = true,
                 },
                 None => {}
@@ -1276,6 +1347,15 @@ impl<'a> Enc<'a> {
             Callee::Direct(n) => self.sums.writes_memory(n),
             Callee::Indirect(_) => true,
         }
+    }
+
+    /// The memories a call not encoded in place may write: the shared one, and regions. Both
+    /// the program's summary and the region analysis bound it; each is sound alone.
+    fn call_writes(&mut self, callee: &Callee, args: &[Expr]) -> Writes {
+        if !self.callee_writes_memory(callee) {
+            return Writes::default();
+        }
+        self.pts.call_writes(&self.f.name, callee, args)
     }
 
     fn callee_global_writes(&self, callee: &Callee) -> GlobalWrites {
@@ -1321,8 +1401,13 @@ impl<'a> Enc<'a> {
                     }
                     self.opaque_calls.insert(n.clone());
                 }
-                if self.callee_writes_memory(callee) {
+                let writes = self.call_writes(callee, args);
+                if writes.external {
                     st.mem = self.t.var(Sort::Mem, "mem_call");
+                }
+                for r in writes.regions {
+                    let m = self.t.var(Sort::Mem, "region_call");
+                    st.own.insert(MemObj::Region(r), m);
                 }
                 let w = self.callee_global_writes(callee);
                 self.havoc_globals(&w, st);
@@ -1374,7 +1459,8 @@ impl<'a> Enc<'a> {
             }
             _ => {
                 let m = self.t.var(Sort::Mem, "mem_copy");
-                self.set_memory(self.home(dst), st, m);
+                let home = self.home(dst);
+                self.set_memory(home, st, m);
             }
         }
     }
@@ -1386,7 +1472,9 @@ impl<'a> Enc<'a> {
             return;
         }
         // A whole object with a memory of its own: that memory is all it holds.
-        if let (LValue::Var(_), Some(home)) = (dst, self.home(dst)) {
+        if let (LValue::Var(_), Some(home @ (MemObj::Local(..) | MemObj::Global(_)))) =
+            (dst, self.home(dst))
+        {
             let m = self.t.var(Sort::Mem, "own_havoc");
             self.set_memory(Some(home), st, m);
             return;
@@ -1406,7 +1494,8 @@ impl<'a> Enc<'a> {
             }
             _ => {
                 let m = self.t.var(Sort::Mem, "mem_havoc_obj");
-                self.set_memory(self.home(dst), st, m);
+                let home = self.home(dst);
+                self.set_memory(home, st, m);
             }
         }
     }
@@ -1433,7 +1522,8 @@ impl<'a> Enc<'a> {
             }
             _ => {
                 let m = self.t.var(Sort::Mem, "mem_zero_big");
-                self.set_memory(self.home(dst), st, m);
+                let home = self.home(dst);
+                self.set_memory(home, st, m);
             }
         }
     }
@@ -1469,7 +1559,7 @@ impl<'a> Enc<'a> {
     fn addr(&mut self, lv: &LValue, st: &mut State) -> T {
         match lv {
             // An object with a memory of its own starts at offset 0 of it.
-            LValue::Var(_) if self.home(lv).is_some() => self.t.bv(64, 0),
+            LValue::Var(_) if self.has_own_memory(lv) => self.t.bv(64, 0),
             LValue::Var(VarRef::Local(l)) => self.base(MemObj::Local(self.instance, *l)),
             LValue::Var(VarRef::Global(g)) => self.base(MemObj::Global(*g)),
             LValue::Deref(e) => self.eval(e, st),
@@ -1528,7 +1618,8 @@ impl<'a> Enc<'a> {
             return self.fresh(64, "aggregate");
         }
         let addr = self.addr(lv, st);
-        let mem = self.memory_of(self.home(lv), st);
+        let home = self.home(lv);
+        let mem = self.memory_of(home, st);
         let w = width_of(ty);
         if let Some((bit, width)) = self.bitfield(lv) {
             let unit = self.t.load(mem, addr, w / 8);
@@ -1898,6 +1989,8 @@ struct HavocSet {
     memory: bool,
     /// Locals with a memory of their own written (by name).
     own_locals: BTreeSet<LocalId>,
+    /// Regions ([`super::pointsto`]) that may be written.
+    regions: BTreeSet<u32>,
     /// Globals with a memory of their own that may be written.
     globals: GlobalWrites,
     /// SSA locals the loop only ever steps by a constant of one sign: each with the sign
@@ -1911,6 +2004,7 @@ impl Default for HavocSet {
             locals: BTreeSet::new(),
             memory: false,
             own_locals: BTreeSet::new(),
+            regions: BTreeSet::new(),
             globals: GlobalWrites::none(),
             monotone: BTreeMap::new(),
         }

@@ -5,6 +5,7 @@
 
 pub mod cone;
 pub mod encode;
+pub mod pointsto;
 pub mod regions;
 pub mod term;
 
@@ -40,6 +41,7 @@ pub struct Summaries {
     external_writes: HashSet<String>,
     external_globals: BTreeMap<String, GlobalWrites>,
     pub regions: regions::Regions,
+    pub pointers: pointsto::ProgramPointers,
 }
 
 impl Summaries {
@@ -105,6 +107,7 @@ impl Summaries {
                 .collect(),
             external_globals,
             regions: regions::Regions::new(program),
+            pointers: pointsto::ProgramPointers::new(program),
         }
     }
 

@@ -547,6 +547,7 @@ fn project_options(args: ProjectArgs) -> run::Result<run::project::ProjectOption
             .rlimit
             .unwrap_or_else(|| run::prune::rlimit_for(args.timeout_ms)),
         max_memory_mb: 0,
+        incremental: true,
     };
     config.jobs = args.jobs;
     config.function_budget_s = args.function_budget_s;
@@ -871,6 +872,7 @@ fn prune_options(args: PruneArgs) -> run::Result<run::prune::PruneOptions> {
             .rlimit
             .unwrap_or_else(|| run::prune::rlimit_for(args.timeout_ms)),
         max_memory_mb: args.max_memory_mb,
+        incremental: true,
     };
     config.encode.entry_main = args.entry.is_some();
     config.encode.inline = !args.no_inline;

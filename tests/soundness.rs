@@ -719,6 +719,7 @@ fn harness_config() -> PruneConfig {
             timeout_ms: 10_000,
             rlimit: 0,
             max_memory_mb: 0,
+            incremental: true,
         },
         jobs: 1,
         steps: BTreeSet::from([1, 2, 3]),

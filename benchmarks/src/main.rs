@@ -243,6 +243,7 @@ fn prune_bench(args: &Args) -> Result<()> {
                     timeout_ms,
                     rlimit: 0,
                     max_memory_mb: 0,
+                    incremental: true,
                 },
                 ..PruneConfig::default()
             };

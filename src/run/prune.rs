@@ -50,6 +50,7 @@ pub fn default_config() -> PruneConfig {
             timeout_ms: DEFAULT_TIMEOUT_MS,
             rlimit: DEFAULT_RLIMIT,
             max_memory_mb: 0,
+            incremental: true,
         },
         encode: crate::vc::encode::EncodeConfig::default(),
         jobs: 0,

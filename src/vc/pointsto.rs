@@ -357,12 +357,16 @@ impl PointsTo {
         }
     }
 
-    fn join_opt(&mut self, a: Option<u32>, b: Option<u32>) -> Option<u32> {
+    /// The class of a value made of two: their join. Queries after the analysis (`create`
+    /// false) join nothing: two classes the analysis did not join give `EXT`.
+    fn join_opt(&mut self, a: Option<u32>, b: Option<u32>, create: bool) -> Option<u32> {
         match (a, b) {
-            (Some(x), Some(y)) => {
+            (Some(x), Some(y)) if create => {
                 self.join(x, y);
                 Some(self.find(x))
             }
+            (Some(x), Some(y)) if self.find(x) == self.find(y) => Some(self.find(x)),
+            (Some(_), Some(_)) => Some(EXT),
             (x, None) => x,
             (None, y) => y,
         }
@@ -392,7 +396,7 @@ impl PointsTo {
                 _ => {
                     let x = self.val(fr, a, create);
                     let y = self.val(fr, b, create);
-                    self.join_opt(x, y)
+                    self.join_opt(x, y, create)
                 }
             },
             ExprKind::Cast(a) => {
@@ -409,7 +413,7 @@ impl PointsTo {
             ExprKind::Cond(_, a, b) => {
                 let x = self.val(fr, a, create);
                 let y = self.val(fr, b, create);
-                self.join_opt(x, y)
+                self.join_opt(x, y, create)
             }
             ExprKind::Fresh(_) => Some(EXT),
         }

@@ -181,9 +181,13 @@ impl Gen {
     }
 
     fn label(&mut self, indent: &str) {
+        let c = self.cond(2);
+        self.label_with(indent, c);
+    }
+
+    /// A label of predicate `c` (a statement `;` in the unlabelled variant).
+    fn label_with(&mut self, indent: &str, c: String) {
         if !self.emit_labels {
-            // Keep the random stream (and so the program shape) of the labelled variant.
-            let _ = self.cond(2);
             let _ = writeln!(self.out, "{indent};");
             return;
         }
@@ -200,7 +204,6 @@ impl Gen {
                 segment: self.segment,
             },
         );
-        let c = self.cond(2);
         let _ = writeln!(
             self.out,
             "{indent}pc_label({c}, {}, \"T\");",
@@ -236,7 +239,7 @@ impl Gen {
     fn memory_write(&mut self, indent: &str) {
         let e = self.expr(2);
         let i = self.var();
-        let line = match self.rng.below(17) {
+        let line = match self.rng.below(20) {
             0 => format!("g1 = {e};"),
             1 => format!("g2 = {e};"),
             2 => format!("arr[({i}) & 7] = {e};"),
@@ -263,7 +266,18 @@ impl Gen {
             }
             14 => format!("put(q, {e});"),
             15 => format!("{} = {e};", ["la", "lb"][self.rng.below(2) as usize]),
-            _ => format!("ls.r = {e};"),
+            16 => format!("ls.r = {e};"),
+            // Code outside the program (the driver's): it writes through `q`, or through the
+            // pointer it kept (see `ext_keep` below), so `la` and `lb` are not `f`'s alone.
+            17 => format!("ext_poke(q, {e});"),
+            _ => {
+                // A value outside the inputs' range, and a label that sees it whenever the
+                // pointer kept outside reaches `la` or `lb`.
+                let k = 300 + self.rng.below(700);
+                let _ = writeln!(self.out, "{indent}ext_touch({k});");
+                self.label_with(indent, format!("(la == {k} || lb == {k})"));
+                return;
+            }
         };
         let _ = writeln!(self.out, "{indent}{line}");
     }
@@ -451,7 +465,7 @@ fn generate_full(seed: u64, emit_labels: bool, memory: bool, helpers: bool) -> G
             "#include <string.h>\n\
              struct S { int p; unsigned char q[4]; short r; };\n\
              static int g1;\nint g2;\nstatic unsigned char arr[8];\nstatic struct S s;\nint garr[4];\n\
-             static void put(int *q, int v) { *q = v; }\n\n",
+             static void put(int *q, int v) { *q = v; }\n             void ext_keep(int *q);\nvoid ext_poke(int *q, int v);\nvoid ext_touch(int v);\n\n",
         );
     }
     g.out
@@ -464,6 +478,11 @@ fn generate_full(seed: u64, emit_labels: bool, memory: bool, helpers: bool) -> G
              \x20   for (int k = 0; k < 8; k++) arr[k] = a + k;\n\
              \x20   for (int k = 0; k < 4; k++) { s.q[k] = a ^ k; garr[k] = b - k; }\n",
         );
+        // Half the programs give `q` to code outside them, which keeps it: on some inputs,
+        // each later `ext_touch` writes `la` or `lb`.
+        if g.rng.chance(50) {
+            g.out.push_str("    if (b & 4) ext_keep(q);\n");
+        }
     }
     if helpers {
         // Labels before the helpers' text keep their place in `f`'s numbering: generate the
@@ -527,12 +546,18 @@ void covprune_reset(void);
 static unsigned long long inputs[MAXL][1024]; /* one bit per input covering the label */
 static jmp_buf env;
 void harness_exit(int code) { (void)code; longjmp(env, 1); }
+/* Code outside the programs under test, for their memory: a pointer kept across calls. */
+static int *kept;
+void ext_keep(int *q) { kept = q; }
+void ext_poke(int *q, int v) { *q = v; }
+void ext_touch(int v) { if (kept) *kept = v; }
 int f(unsigned char a, signed char b);
 int main(void) {
     for (int a = 0; a < 256; a++)
         for (int b = -128; b < 128; b++) {
             int input = a * 256 + (b + 128);
             covprune_reset();
+            kept = 0;
             if (!setjmp(env)) f((unsigned char)a, (signed char)b);
             for (int i = 0; i < MAXL; i++)
                 if (covprune_state_of(i) & 2) inputs[i][input / 64] |= 1ULL << (input % 64);
@@ -997,6 +1022,39 @@ fn the_memory_harness_catches_an_alias_blind_encoding() {
         }
     }
     panic!("no false claim found with an alias-blind encoding in 120 memory programs");
+}
+
+/// A planted fault in the region analysis: when the pointers given to unknown code do not
+/// escape, the locals behind `q` stay in a region that the driver's code writes behind the
+/// engine's back (`ext_keep`, then `ext_touch`), and the memory harness must catch it.
+#[test]
+fn the_memory_harness_catches_a_region_analysis_blind_to_escapes() {
+    let dir = harness_dir();
+    let mut config = harness_config();
+    config.encode.escape_blind = true;
+    let mut tally = Tally::default();
+    for seed in 1..=120 {
+        let (text, n_labels, placed) = generate_full(seed, true, true, false);
+        if !text.contains("ext_keep(q)") {
+            continue;
+        }
+        let path = dir.path().join(format!("esc{seed}.c"));
+        std::fs::write(&path, &text).unwrap();
+        check_with(
+            dir.path(),
+            seed,
+            &path,
+            n_labels as usize,
+            &config,
+            &placed,
+            &mut tally,
+        );
+        if !tally.false_claims.is_empty() {
+            eprintln!("escape-blind fault caught at seed {seed}");
+            return;
+        }
+    }
+    panic!("no false claim found with an escape-blind region analysis in 120 memory programs");
 }
 
 #[test]

@@ -56,6 +56,10 @@ pub struct EncodeConfig {
     /// pointer could reach it. The soundness harness must catch the false claims it makes.
     #[serde(default)]
     pub alias_blind: bool,
+    /// Deliberately unsound, for tests only: the region analysis forgets that unknown code may
+    /// keep the pointers it is given. The soundness harness must catch the false claims it makes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub escape_blind: bool,
     /// Effects of functions defined in other files of the project, by name (`project`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub externals: BTreeMap<String, super::ExternalEffects>,
@@ -69,6 +73,7 @@ impl Default for EncodeConfig {
             context_callees: BTreeSet::new(),
             context_functions: BTreeSet::new(),
             alias_blind: false,
+            escape_blind: false,
             externals: BTreeMap::new(),
         }
     }
@@ -297,7 +302,7 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         PointsTo::inactive()
     } else {
         let elsewhere = config.externals.keys().cloned().collect();
-        PointsTo::of(prog, &sums.pointers, f, &elsewhere)
+        PointsTo::of(prog, &sums.pointers, f, &elsewhere, config.escape_blind)
     };
     let mut e = Enc {
         prog,

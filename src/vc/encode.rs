@@ -1073,7 +1073,7 @@ impl<'a> Enc<'a> {
         (reach, out)
     }
 
-    /// Joins the memories of several states, each reached under its condition: one φ symbol
+    /// Joins the memories of several states, each reached under its condition: one φ term
     /// per memory that differs between them (an object a state has not written holds its
     /// initial memory there).
     fn join_memories(&mut self, ins: &[(T, &State)], hint: &str) -> (T, BTreeMap<MemObj, T>) {
@@ -1104,10 +1104,22 @@ impl<'a> Enc<'a> {
     }
 
     /// The value that is each `(condition, value)`'s value under its condition: that value
-    /// when all are the same, else a φ symbol defined by implications (passive form).
+    /// when all are the same, else an `ite` term for memories and a φ symbol defined by
+    /// implications (passive form) for the rest.
     fn join(&mut self, vals: &[(T, T)], sort: Sort, hint: &str) -> T {
         if vals.iter().all(|(_, v)| *v == vals[0].1) {
             return vals[0].1;
+        }
+        if sort == Sort::Mem {
+            // Memories join as `ite` terms, so that a read through the join is cases over
+            // the writes on each way in (`smt::Session::read_byte`), with no array equality.
+            // The conditions of the edges into a block exclude each other (one path runs),
+            // so the term is the φ; where the block is not reached its value is unused.
+            let mut acc = vals[vals.len() - 1].1;
+            for (c, v) in vals[..vals.len() - 1].iter().rev() {
+                acc = self.t.ite(*c, *v, acc);
+            }
+            return acc;
         }
         let phi = self.t.var(sort, hint);
         let mut definition = Vec::with_capacity(vals.len());

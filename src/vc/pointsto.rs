@@ -61,6 +61,10 @@ pub struct ProgramPointers {
     writing_formats: BTreeSet<u32>,
     /// Names that are not the library's here: the program's functions (lowered or skipped).
     not_library: BTreeSet<String>,
+    /// String literals that global initialisers mention: stored in globals, they are outside.
+    /// (Initialisers can name no local, and store nothing else a region could hold; a table
+    /// of many thousands of elements is walked once here, not once per encoding.)
+    initialiser_strings: BTreeSet<u32>,
 }
 
 impl ProgramPointers {
@@ -77,7 +81,20 @@ impl ProgramPointers {
                 .filter(|f| hides_pointers(f))
                 .map(|f| f.name.clone()),
         );
+        let mut initialiser_strings = BTreeSet::new();
+        for s in prog.globals.iter().flat_map(|g| &g.init) {
+            visit::stmt(s, &mut |item| {
+                if let visit::Item::Expr(Expr {
+                    kind: ExprKind::Str(i),
+                    ..
+                }) = item
+                {
+                    initialiser_strings.insert(*i);
+                }
+            });
+        }
         ProgramPointers {
+            initialiser_strings,
             hiding,
             writing_formats: (0..prog.strings.len() as u32)
                 .filter(|&i| libc::format_writes(&prog.strings[i as usize]))
@@ -237,11 +254,9 @@ impl PointsTo {
             }
         }
         // Initialisers write globals (`EXT`): what they point to is outside too.
-        let none = Frame { base: 0, ret: 0 };
-        for g in &prog.globals {
-            for s in &g.init {
-                p.stmt(none, s, &functions);
-            }
+        for &i in &facts.initialiser_strings {
+            let c = p.string(i, true);
+            p.join(c, EXT);
         }
         for f in &order {
             let fr = p.frames[&f.name];

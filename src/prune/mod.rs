@@ -21,7 +21,7 @@ pub mod status;
 
 pub use status::{Reason, Status};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -1251,7 +1251,12 @@ fn prove_function_here(
         .chain(&vc.context_labels)
         .cloned()
         .collect();
-    let label_of = |id: u64| -> Option<&LabelVc> { all_labels.iter().find(|l| l.id == id) };
+    // The first encoding of each label, by id (a map: functions may hold thousands of labels).
+    let mut by_id: HashMap<u64, &LabelVc> = HashMap::with_capacity(all_labels.len());
+    for l in &all_labels {
+        by_id.entry(l.id).or_insert(l);
+    }
+    let label_of = |id: u64| -> Option<&LabelVc> { by_id.get(&id).copied() };
     let group_of: BTreeMap<u64, usize> = groups
         .iter()
         .enumerate()
@@ -1270,6 +1275,8 @@ fn prove_function_here(
             .prior
             .and_then(|p| p.step1.get(&(f.name.clone(), k)).cloned());
         let observe: Vec<T> = match group_of.get(&l.id) {
+            // Only a question asked observes the group (the rest is work for nothing).
+            Some(_) if prior.is_some() || asker.over_budget() => Vec::new(),
             Some(&gi) if config.model_filter => groups[gi]
                 .iter()
                 .filter_map(|id| label_of(*id).map(|x| x.pred))

@@ -627,3 +627,53 @@ fn export_acsl_keeps_a_latin1_file_byte_for_byte() {
     );
     assert!(String::from_utf8_lossy(&out).contains("check covprune_l1: !("));
 }
+
+/// A function whose budget runs out is named on stderr, and its labels left are unknown with
+/// the budget as their reason; the run still ends with a ledger. (A generated function of
+/// 2,400 labels over a global array; one second of budget cannot ask them all.)
+#[test]
+fn a_function_over_its_budget_is_named_and_its_labels_say_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("big.c");
+    let mut text =
+        String::from("int g[64];\nint f(int a, int b, int *p)\n{\n    int x = 0, y = 1;\n");
+    for i in 0..1200 {
+        text.push_str(&format!(
+            "    pc_label(x + g[{}] > {i}, {}, \"CC\");\n    pc_label(y != p[{}], {}, \"CC\");\n    if (a > {i}) x += p[{}]; else y ^= b + g[(x + {i}) & 63];\n",
+            i % 64,
+            2 * i + 1,
+            i % 7,
+            2 * i + 2,
+            i % 13
+        ));
+    }
+    text.push_str("    return x + y;\n}\nint small(int v)\n{\n    pc_label(v > 1, 2401, \"CC\");\n    return v;\n}\n");
+    std::fs::write(&src, text).unwrap();
+    let out = covprune()
+        .args([
+            "prune",
+            "--steps",
+            "1",
+            "--jobs",
+            "1",
+            "--no-progress",
+            "--json",
+        ])
+        .args(["--function-budget-s", "1"])
+        .arg(&src)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("covprune: f: over its budget of 1 s;"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("small: over its budget"), "{stderr}");
+    let ledger = std::fs::read_to_string(dir.path().join("big.covprune.json")).unwrap();
+    assert!(
+        ledger.contains("function budget exhausted"),
+        "no label says why"
+    );
+}

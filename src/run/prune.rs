@@ -469,6 +469,7 @@ impl Prepared {
     ) -> Result<PruneOutcome> {
         let Prepared {
             opts,
+            config,
             inputs,
             source_hash,
             fingerprint,
@@ -477,6 +478,7 @@ impl Prepared {
             ..
         } = self;
         drop(journal);
+        name_functions_over_budget(&results, config.function_budget_s);
         let cache_use = match cache {
             Some(c) => Some(c.store(&mut results)?),
             None => None,
@@ -526,6 +528,28 @@ impl Prepared {
         )?;
         report.cache = cache_use;
         Ok(PruneOutcome::Whole(report))
+    }
+}
+
+/// Names on stderr, in order, each function whose budget ran out before all its labels were
+/// asked (the ledger gives the reason per label).
+fn name_functions_over_budget(results: &[engine::FunctionResult], budget_s: u64) {
+    let mut over: Vec<(&str, usize)> = results
+        .iter()
+        .filter_map(|r| {
+            let n = r
+                .occurrences
+                .iter()
+                .filter(|o| matches!(o.outcome, engine::Outcome::Unknown(Reason::FunctionBudget)))
+                .count();
+            (n > 0).then_some((r.function.as_str(), n))
+        })
+        .collect();
+    over.sort();
+    for (function, n) in over {
+        print_err(&format!(
+            "covprune: {function}: over its budget of {budget_s} s; {n} label(s) left unknown"
+        ));
     }
 }
 

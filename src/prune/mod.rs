@@ -1274,21 +1274,19 @@ fn prove_function_here(
         let prior = hooks
             .prior
             .and_then(|p| p.step1.get(&(f.name.clone(), k)).cloned());
-        let observe: Vec<T> = match group_of.get(&l.id) {
-            // Only a question asked observes the group (the rest is work for nothing).
-            Some(_) if prior.is_some() || asker.over_budget() => Vec::new(),
-            Some(&gi) if config.model_filter => groups[gi]
-                .iter()
-                .filter_map(|id| label_of(*id).map(|x| x.pred))
-                .collect(),
-            _ => Vec::new(),
-        };
         let reused = prior.is_some();
         let outcome = if let Some(o) = prior {
             o // found by an earlier run (`--resume`)
         } else if asker.over_budget() {
             Outcome::Unknown(Reason::FunctionBudget)
         } else {
+            let observe: Vec<T> = match group_of.get(&l.id) {
+                Some(&gi) if config.model_filter => groups[gi]
+                    .iter()
+                    .filter_map(|id| label_of(*id).map(|x| x.pred))
+                    .collect(),
+                _ => Vec::new(),
+            };
             // Models are kept when they cover the whole group.
             let group_models = group_of
                 .get(&l.id)

@@ -667,7 +667,7 @@ fn a_function_over_its_budget_is_named_and_its_labels_say_why() {
         .clone();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("covprune: f: over its budget of 1 s;"),
+        stderr.contains("big.c: f: over its budget of 1 s;"),
         "{stderr}"
     );
     assert!(!stderr.contains("small: over its budget"), "{stderr}");
@@ -676,4 +676,14 @@ fn a_function_over_its_budget_is_named_and_its_labels_say_why() {
         ledger.contains("function budget exhausted"),
         "no label says why"
     );
+    // The JSON summary lists it too, with the labels it left unknown, and only it.
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let over = summary["over_budget"]
+        .as_array()
+        .expect("over_budget listed");
+    assert_eq!(over.len(), 1, "{over:?}");
+    assert_eq!(over[0]["function"], "f");
+    let unknown_for_budget = ledger.matches("function budget exhausted").count();
+    assert!(over[0]["labels"].as_u64().unwrap() > 0);
+    assert!(over[0]["labels"].as_u64().unwrap() as usize <= unknown_for_budget);
 }

@@ -77,6 +77,7 @@ fn fixture_labels_get_their_expected_verdicts() {
     check_fixture(Path::new("tests/fixtures/engine/contexts.c"));
     check_fixture(Path::new("tests/fixtures/engine/loops.c"));
     check_fixture(Path::new("tests/fixtures/engine/pointsto.c"));
+    check_fixture(Path::new("tests/fixtures/engine/uninitialised.c"));
 }
 
 #[test]

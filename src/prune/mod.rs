@@ -913,7 +913,9 @@ impl Asker<'_> {
         let goal = self.terms.and2(l.reach, l.pred);
         self.stats.step1.queries += 1;
         let all: Vec<T> = observe.iter().chain(inputs).copied().collect();
+        self.backend.set_model_reuse(inputs.is_empty());
         let (o, model) = self.decide(goal, &all);
+        self.backend.set_model_reuse(true);
         let Some(mut m) = model.filter(|m| m.len() == all.len()) else {
             return (o, None);
         };
@@ -1314,6 +1316,9 @@ fn prove_function_here(
         });
     }
     asker.stats.step1.ms = t1.elapsed().as_millis();
+    // What each part of the function's work spent of its budget, for `-v`.
+    let units_step1 = asker.backend.work();
+    let t23 = Instant::now();
 
     // ----- steps 2 and 3, group by group -----
     // Labels of called-once callees get their step 1 here too, in their only context.
@@ -1388,6 +1393,8 @@ fn prove_function_here(
             in_context,
         });
     }
+    let units_steps23 = asker.backend.work() - units_step1;
+    let ms_steps23 = t23.elapsed().as_millis();
     // Subsumers witnessed here, once the function's own questions are asked (a witness only
     // lets a label stand as a partner; it proves nothing polluting).
     let witnessed = config.witnessed_subsumers.then(|| {
@@ -1417,7 +1424,9 @@ fn prove_function_here(
         work: asker.backend.work(),
         elapsed: t0.elapsed(),
     };
+    let t_copies = Instant::now();
     let (decided, copied) = contexts::prove_copies(prover, f, &own, &mut asker.stats);
+    let ms_copies = t_copies.elapsed().as_millis();
     let mut relevant: BTreeSet<&str> = BTreeSet::from([f.name.as_str()]);
     for (path, function) in &copied {
         relevant.insert(function.as_str());
@@ -1430,12 +1439,19 @@ fn prove_function_here(
     if config.trace {
         let st = &asker.stats;
         eprintln!(
-            "covprune: {}: done in {} ms; questions {}/{}/{}; solver work {} units{}{}",
+            "covprune: {}: done in {} ms (encoding {} ms, step 1 {} ms and {} units, steps 2-3 {} ms and {} units, calling contexts {} ms); questions {}/{}/{} ({} answered by earlier models); solver work {} units{}{}",
             f.name,
             t0.elapsed().as_millis(),
+            encode_ms,
+            st.step1.ms,
+            units_step1,
+            ms_steps23,
+            units_steps23,
+            ms_copies,
             st.step1.queries,
             st.step2.queries,
             st.step3.queries,
+            asker.backend.reused_models(),
             asker.backend.work(),
             match &witnessed {
                 Some(w) => format!("; {} subsumers witnessed", w.len()),

@@ -166,6 +166,17 @@ pub struct PruneSummary {
     pub step3_by_transitivity: u64,
     pub total_ms: u128,
     pub per_tag: BTreeMap<String, TagRow>,
+    /// Functions whose budget ran out, with the labels each left unknown for it, by name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub over_budget: Vec<OverBudget>,
+}
+
+/// A function whose budget (`--function-budget-s`) ran out before its labels were decided.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct OverBudget {
+    pub function: String,
+    /// Its labels left unknown with the reason "function budget exhausted".
+    pub labels: usize,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -212,7 +223,14 @@ impl PruneSummary {
         let labels: Vec<(u64, String)> = verdicts.iter().map(|v| (v.id, v.tag.clone())).collect();
         let claims = crate::measure::claims_of_statuses(verdicts.iter().map(|v| (v.id, &v.status)));
         let within = crate::measure::polluting_within_criteria(&labels, &claims);
+        let mut over_budget: BTreeMap<&str, usize> = BTreeMap::new();
         for v in verdicts {
+            if matches!(
+                v.status.reason(),
+                Some(crate::prune::Reason::FunctionBudget)
+            ) {
+                *over_budget.entry(v.function.as_str()).or_default() += 1;
+            }
             all.add(v);
             let tag = v.tag.split(' ').next().unwrap_or("").to_string();
             let row = per_tag.entry(tag).or_default();
@@ -246,6 +264,13 @@ impl PruneSummary {
             step3_by_transitivity: stats.by_transitivity,
             total_ms,
             per_tag,
+            over_budget: over_budget
+                .into_iter()
+                .map(|(function, labels)| OverBudget {
+                    function: function.to_string(),
+                    labels,
+                })
+                .collect(),
         }
     }
 

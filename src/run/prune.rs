@@ -478,7 +478,7 @@ impl Prepared {
             ..
         } = self;
         drop(journal);
-        name_functions_over_budget(&results, config.function_budget_s);
+        name_functions_over_budget(&opts.file, &results, config.function_budget_s);
         let cache_use = match cache {
             Some(c) => Some(c.store(&mut results)?),
             None => None,
@@ -533,7 +533,7 @@ impl Prepared {
 
 /// Names on stderr, in order, each function whose budget ran out before all its labels were
 /// asked (the ledger gives the reason per label).
-fn name_functions_over_budget(results: &[engine::FunctionResult], budget_s: u64) {
+fn name_functions_over_budget(file: &Path, results: &[engine::FunctionResult], budget_s: u64) {
     let mut over: Vec<(&str, usize)> = results
         .iter()
         .filter_map(|r| {
@@ -548,7 +548,8 @@ fn name_functions_over_budget(results: &[engine::FunctionResult], budget_s: u64)
     over.sort();
     for (function, n) in over {
         print_err(&format!(
-            "covprune: {function}: over its budget of {budget_s} s; {n} label(s) left unknown"
+            "covprune: {}: {function}: over its budget of {budget_s} s; {n} label(s) left unknown",
+            file.display()
         ));
     }
 }

@@ -105,6 +105,15 @@ pub trait Backend {
     fn check(&mut self, q: &Query) -> Verdict;
     /// Deterministic work spent so far (Z3's resource counter), for budgets.
     fn work(&self) -> u64;
+    /// Questions answered by a model of an earlier one, without a check.
+    fn reused_models(&self) -> u64 {
+        0
+    }
+    /// Whether the next questions may be answered by an earlier model (on by default). Off
+    /// for questions whose model's values are wanted as such (witness candidates): any model
+    /// answers "satisfiable", but the values of one found for the question itself serve a
+    /// witness better than those of a model found for another.
+    fn set_model_reuse(&mut self, _on: bool) {}
 }
 
 /// Runs `f` with a Z3 context of its own on this thread.
@@ -173,7 +182,16 @@ pub struct Session {
     max_memory_mb: u32,
     /// Resource units spent by this session's checks (counted with a resource limit only).
     work: u64,
+    /// The latest models found, newest first, each with whether it came from an abstract
+    /// question (see [`Session::known_model`]).
+    models: std::collections::VecDeque<(bool, z3::Model)>,
+    /// Questions answered by a model already found, without a check.
+    reused_models: u64,
+    reuse_models: bool,
 }
+
+/// How many of the latest models a question is tried against before it is asked.
+const KEPT_MODELS: usize = 4;
 
 impl Session {
     pub fn new(config: &SolverConfig) -> Session {
@@ -197,6 +215,9 @@ impl Session {
             current_rlimit: config.rlimit,
             max_memory_mb: config.max_memory_mb,
             work: 0,
+            models: Default::default(),
+            reused_models: 0,
+            reuse_models: true,
         };
         s.apply_params();
         s
@@ -272,6 +293,9 @@ impl Session {
         }
         let g = self.boolean(terms, goal);
         let obs: Vec<Dynamic> = observe.iter().map(|&t| self.translate(terms, t)).collect();
+        if let Some(values) = self.known_model(terms, context, &g, &obs) {
+            return Verdict::Refuted(values);
+        }
         if !self.incremental {
             let ctx: Vec<Bool> = context.iter().map(|&t| self.boolean(terms, t)).collect();
             return self.solve(false, &ctx, &g, &obs);
@@ -295,6 +319,40 @@ impl Session {
         // again with its own facts alone.
         let ctx: Vec<Bool> = context.iter().map(|&t| self.boolean(terms, t)).collect();
         self.solve(true, &ctx, &g, &obs)
+    }
+
+    /// Is `context ∧ g` true in one of the latest models of this kind of question (abstract or
+    /// not)? Then it is satisfiable, as a check would find: the model's values of `obs` are
+    /// returned without asking. Every symbol the model leaves free takes a value of its own
+    /// (model completion), so the completed model is an assignment in which the question holds.
+    /// Only "satisfiable" is ever concluded this way, and a satisfiable question claims
+    /// nothing, so a model that does not fit costs one check and can never make a claim.
+    fn known_model(
+        &mut self,
+        terms: &Terms,
+        context: &[T],
+        g: &Bool,
+        obs: &[Dynamic],
+    ) -> Option<Vec<Option<u128>>> {
+        if !self.reuse_models || !self.models.iter().any(|(a, _)| *a == self.abstract_mode) {
+            return None;
+        }
+        let mut parts: Vec<Bool> = context.iter().map(|&t| self.boolean(terms, t)).collect();
+        parts.push(g.clone());
+        let question = Bool::and(&parts);
+        let model = self
+            .models
+            .iter()
+            .filter(|(a, _)| *a == self.abstract_mode)
+            .map(|(_, m)| m)
+            .find(|m| {
+                m.eval(&question, true)
+                    .and_then(|b| b.as_bool())
+                    .unwrap_or(false)
+            })?;
+        let values = obs.iter().map(|d| model_value(model, d)).collect();
+        self.reused_models += 1;
+        Some(values)
     }
 
     /// One check of `ctx ∧ g`, on the solver with the kept facts or on the one without.
@@ -335,22 +393,15 @@ impl Session {
         };
         let verdict = match r {
             SatResult::Unsat => Verdict::Proved,
-            SatResult::Sat => {
-                let values = match solver.get_model() {
-                    Some(m) => obs
-                        .iter()
-                        .map(|d| {
-                            let v = m.eval(d, true)?;
-                            if let Some(b) = v.as_bool() {
-                                return b.as_bool().map(u128::from);
-                            }
-                            v.as_bv().and_then(|bv| bv_value(&bv))
-                        })
-                        .collect(),
-                    None => vec![None; obs.len()],
-                };
-                Verdict::Refuted(values)
-            }
+            SatResult::Sat => match solver.get_model() {
+                Some(m) => {
+                    let values = obs.iter().map(|d| model_value(&m, d)).collect();
+                    self.models.push_front((self.abstract_mode, m));
+                    self.models.truncate(KEPT_MODELS);
+                    Verdict::Refuted(values)
+                }
+                None => Verdict::Refuted(vec![None; obs.len()]),
+            },
             SatResult::Unknown => Verdict::Unknown(
                 solver
                     .get_reason_unknown()
@@ -574,6 +625,14 @@ impl Backend for Session {
     fn work(&self) -> u64 {
         self.work
     }
+
+    fn reused_models(&self) -> u64 {
+        self.reused_models
+    }
+
+    fn set_model_reuse(&mut self, on: bool) {
+        self.reuse_models = on;
+    }
 }
 
 /// A backend that also writes every question it is asked, with the answer, as an SMT-LIB 2
@@ -626,6 +685,23 @@ impl<B: Backend> Backend for Dumping<B> {
     fn work(&self) -> u64 {
         self.inner.work()
     }
+
+    fn reused_models(&self) -> u64 {
+        self.inner.reused_models()
+    }
+
+    fn set_model_reuse(&mut self, on: bool) {
+        self.inner.set_model_reuse(on);
+    }
+}
+
+/// The value of `d` in `model` (completed), booleans as 0/1.
+fn model_value(model: &z3::Model, d: &Dynamic) -> Option<u128> {
+    let v = model.eval(d, true)?;
+    if let Some(b) = v.as_bool() {
+        return b.as_bool().map(u128::from);
+    }
+    v.as_bv().and_then(|bv| bv_value(&bv))
 }
 
 fn bv_const(width: u32, value: u128) -> BV {
@@ -682,5 +758,47 @@ mod tests {
         let ne = t.not(eq);
         let mut s = Session::new(&SolverConfig::default());
         assert_eq!(s.check(&t, ne, &[]), Verdict::Proved);
+    }
+
+    #[test]
+    fn a_question_an_earlier_model_satisfies_is_answered_by_it() {
+        let mut t = Terms::default();
+        let x = t.var(Sort::Bv(8), "x");
+        let y = t.var(Sort::Bv(8), "y");
+        let ten = t.bv(8, 10);
+        let x_is_ten = t.eq(x, ten);
+        let mut s = Session::new(&SolverConfig::default());
+        assert!(matches!(s.check(&t, x_is_ten, &[]), Verdict::Refuted(_)));
+        assert_eq!(s.reused_models(), 0);
+        // `x > 5` holds in that model (x = 10), whatever `y` is: answered without a check,
+        // with the model's value of x.
+        let five = t.bv(8, 5);
+        let x_above_five = t.cmp(CmpOp::Ult, five, x);
+        assert_eq!(
+            s.check(&t, x_above_five, &[x]),
+            Verdict::Refuted(vec![Some(10)])
+        );
+        assert_eq!(s.reused_models(), 1);
+        // `x < 3` does not hold there: asked, and found satisfiable by the solver.
+        let three = t.bv(8, 3);
+        let x_below_three = t.cmp(CmpOp::Ult, x, three);
+        match s.check(&t, x_below_three, &[x]) {
+            Verdict::Refuted(v) => assert!(v[0].is_some_and(|v| v < 3)),
+            other => panic!("expected a model, got {other:?}"),
+        }
+        assert_eq!(s.reused_models(), 1);
+        // An unsatisfiable question is never answered by a model: `x = 10 ∧ x ≠ 10`.
+        let not_ten = t.not(x_is_ten);
+        let both = t.and2(x_is_ten, not_ten);
+        assert_eq!(s.check(&t, both, &[]), Verdict::Proved);
+        // Nor is one whose context a model breaks: `y = x + 1 ∧ y = 0 ∧ x = 10`.
+        let one = t.bv(8, 1);
+        let x1 = t.bin(BvOp::Add, x, one);
+        let def = t.eq(y, x1);
+        let zero = t.bv(8, 0);
+        let y_zero = t.eq(y, zero);
+        let goal = t.and2(y_zero, x_is_ten);
+        assert_eq!(s.check_with(&t, &[def], goal, &[]), Verdict::Proved);
+        assert_eq!(s.reused_models(), 1);
     }
 }

@@ -263,6 +263,13 @@ struct Enc<'a> {
     labels: Vec<LabelVc>,
     /// The block being encoded (labels record it).
     cur_block: BlockId,
+    /// The block being encoded runs at most once per run of the root: it is on no cycle of
+    /// its function, and every call on the way down to the current activation is too (see
+    /// [`Enc::declare_uninitialised`]).
+    cur_once: bool,
+    /// Every call on the way down to the current activation runs at most once per run of the
+    /// root.
+    outer_once: bool,
     /// The root's parameters at entry ([`FunctionVc::inputs`]).
     inputs: Vec<T>,
     /// Which regions address-taken locals, string literals and dereferences are in.
@@ -346,6 +353,8 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         func_addrs: HashMap::new(),
         labels: Vec::new(),
         cur_block: f.entry,
+        cur_once: true,
+        outer_once: true,
         inputs: Vec::new(),
         pts,
     };
@@ -795,6 +804,9 @@ impl<'a> Enc<'a> {
                 }
             };
             visited.insert(b);
+            self.cur_once = self.outer_once
+                && forest.heads_containing(b).is_empty()
+                && !forest.in_irreducible(b);
             // The exact copies of a peeled loop's first iterations keep their state; the loop
             // itself (its tail) stands for every later iteration and forgets what it writes.
             let havoc = havoc_sets.get(&b).filter(|_| !peeled.is_exact_head(n));
@@ -956,7 +968,9 @@ impl<'a> Enc<'a> {
             self.cur_block,
             std::mem::replace(&mut self.own_memory, own_memory),
             (self.cur_stmt, self.in_called_once_copy, self.copy),
+            (self.cur_once, self.outer_once),
         );
+        self.outer_once = self.cur_once;
         self.call_path.push(CallSite {
             caller: self.f.name.clone(),
             block: self.cur_block.0,
@@ -999,6 +1013,7 @@ impl<'a> Enc<'a> {
         self.cur_block = saved.4;
         self.own_memory = saved.5;
         (self.cur_stmt, self.in_called_once_copy, self.copy) = saved.6;
+        (self.cur_once, self.outer_once) = saved.7;
         self.call_path.pop();
         if returns.is_empty() {
             return self.t.fls();
@@ -1399,7 +1414,10 @@ impl<'a> Enc<'a> {
                     self.write(dst, &dty, v, st);
                 }
             }
-            StmtKind::Havoc { dst, .. } => {
+            StmtKind::Havoc { dst, reason } => {
+                if reason.is_none() && self.declare_uninitialised(dst) {
+                    return pc;
+                }
                 let dty = self.lvalue_type(dst);
                 self.havoc_object(dst, &dty, st);
             }
@@ -1480,6 +1498,26 @@ impl<'a> Enc<'a> {
                 self.set_memory(home, st, m);
             }
         }
+    }
+
+    /// An uninitialised declaration of a local in memory that runs at most once per run of the
+    /// root needs no havoc: the memory it reads at the object's address already holds
+    /// arbitrary bytes. Why: the object's address is a symbol of its activation alone, so in a
+    /// real run no write before the declaration is at that address (the object did not exist
+    /// yet, and the declaration runs once, so no earlier iteration wrote it either); every
+    /// byte there in the memory at the declaration comes from the memory at the root's entry
+    /// (or after a havoc), which is free. A model takes the run's indeterminate bytes there.
+    /// Writing fresh bytes one by one instead gives the same runs, at one case per byte in
+    /// every later read of that memory. Locals with a memory of their own keep the fresh
+    /// memory (it costs nothing), and so do scalars kept as SSA values.
+    fn declare_uninitialised(&self, dst: &LValue) -> bool {
+        let LValue::Var(VarRef::Local(l)) = dst else {
+            return false;
+        };
+        self.cur_once
+            && self.in_memory[l.0 as usize]
+            && !self.own_memory[l.0 as usize]
+            && !self.alias_blind
     }
 
     fn havoc_object(&mut self, dst: &LValue, ty: &CType, st: &mut State) {

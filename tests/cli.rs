@@ -628,6 +628,66 @@ fn export_acsl_keeps_a_latin1_file_byte_for_byte() {
     assert!(String::from_utf8_lossy(&out).contains("check covprune_l1: !("));
 }
 
+/// The budget bounds the encoding too: a function whose encoding outlasts it (the encoder
+/// slowed down by a debug-only hook, 20 ms per block) is given up unasked, its labels unknown
+/// for the budget, and the other functions are proved as usual.
+#[cfg(debug_assertions)]
+#[test]
+fn an_encoding_that_outlasts_the_budget_is_given_up_without_a_claim() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("slow.c");
+    let mut text = String::from("int f(int a)\n{\n    int x = 0;\n");
+    for i in 0..80 {
+        text.push_str(&format!(
+            "    if (a > {i}) x += {i}; else x -= 1;\n    pc_label(a > {i} && a < {i}, {}, \"CC\");\n",
+            i + 1
+        ));
+    }
+    text.push_str("    return x;\n}\nint small(int v)\n{\n    pc_label(v > 1 && v < 1, 81, \"CC\");\n    return v;\n}\n");
+    std::fs::write(&src, text).unwrap();
+    let out = covprune()
+        .env("COVPRUNE_TEST_ENCODE_BLOCK_MS", "20")
+        .args([
+            "prune",
+            "--steps",
+            "1",
+            "--jobs",
+            "1",
+            "--no-progress",
+            "--json",
+        ])
+        .args(["--function-budget-s", "1"])
+        .arg(&src)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("slow.c: f: over its budget of 1 s; 80 label(s) left unknown"),
+        "{stderr}"
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["over_budget"][0]["function"], "f", "{summary}");
+    assert_eq!(summary["over_budget"][0]["labels"], 80, "{summary}");
+    // Every label of f is infeasible, and none is claimed: f was not asked. small's is proved.
+    assert_eq!(summary["infeasible"], 1, "{summary}");
+    let ledger: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("slow.covprune.json")).unwrap(),
+    )
+    .unwrap();
+    let labels = ledger["labels"].as_array().unwrap();
+    assert_eq!(labels.len(), 81);
+    for l in labels {
+        if l["id"] == 81 {
+            assert_eq!(l["status"], "infeasible", "{l}");
+        } else {
+            assert_eq!(l["status"], "unknown", "{l}");
+            assert_eq!(l["reason"], "function budget exhausted", "{l}");
+        }
+    }
+}
+
 /// A function whose budget runs out is named on stderr, and its labels left are unknown with
 /// the budget as their reason; the run still ends with a ledger. (A generated function of
 /// 2,400 labels over a global array; one second of budget cannot ask them all.)

@@ -23,7 +23,7 @@ use crate::cfg::callgraph::{direct_callees, CallGraph};
 use crate::ir::{Callee, Function, Program, StmtKind};
 use crate::smt::{Backend, Session};
 use crate::vc::cone::FactIndex;
-use crate::vc::encode::{encode, CallSite, InlinedCopy, LabelVc};
+use crate::vc::encode::{encode_until, CallSite, InlinedCopy, LabelVc};
 use crate::vc::term::T;
 
 /// Functions with more call sites than this are decided without their contexts.
@@ -253,7 +253,16 @@ pub(super) fn prove_copies(
     config.encode.context_functions = prover.context_functions.clone();
     config.solver.timeout_ms = (config.solver.timeout_ms / COPY_QUESTION_DIVISOR).max(1);
     config.solver.rlimit = config.solver.rlimit.div_ceil(COPY_QUESTION_DIVISOR);
-    let vc = encode(program, f, &prover.sums, &config.encode);
+    // The copies' encoding gets at most the copies' share of the function's budget.
+    let deadline = (prover.config.function_budget_s > 0).then(|| {
+        start
+            + std::time::Duration::from_millis(
+                (prover.config.function_budget_s.saturating_mul(1000) / COPY_BUDGET_DIVISOR).max(1),
+            )
+    });
+    let Some(vc) = encode_until(program, f, &prover.sums, &config.encode, deadline) else {
+        return (nothing(), Vec::new());
+    };
     let encoded = start.elapsed();
     let copied: Vec<Copied> = vc
         .copies

@@ -27,10 +27,10 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::ir::{Callee, Function, Loc, Program, StmtKind};
+use crate::ir::{BlockId, Callee, Function, Loc, Program, StmtKind};
 use crate::smt::{Backend, Memory, Query, Session, SolverConfig, Verdict};
 use crate::vc::cone::{needed_facts, FactIndex, MemoryReads};
-use crate::vc::encode::{encode, EncodeConfig, Fact, LabelVc};
+use crate::vc::encode::{encode, encode_until, EncodeConfig, Fact, LabelVc};
 use crate::vc::term::{Terms, T};
 use crate::vc::Summaries;
 
@@ -1089,6 +1089,54 @@ fn label_stmts(f: &Function) -> BTreeMap<u64, (Loc, String, String)> {
     out
 }
 
+/// The label statements of `f`, each once per block, in block order.
+fn unencoded_labels(f: &Function) -> Vec<(u64, BlockId)> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for (b, blk) in f.blocks.iter().enumerate() {
+        for s in &blk.stmts {
+            if let StmtKind::Label { id, .. } = &s.kind {
+                if seen.insert((*id, b)) {
+                    out.push((*id, BlockId(b as u32)));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A function whose encoding outlasted its budget: every label unknown, nothing asked.
+fn unencoded_function(f: &Function, config: &PruneConfig) -> FunctionResult {
+    let stmts = label_stmts(f);
+    let occurrences = unencoded_labels(f)
+        .into_iter()
+        .map(|(id, block)| {
+            let (loc, tag, text) = stmts.get(&id).cloned().unwrap_or_default();
+            Occurrence {
+                id,
+                function: f.name.clone(),
+                block: block.0,
+                loc,
+                tag,
+                text,
+                outcome: Outcome::Unknown(Reason::FunctionBudget),
+                time_ms: 0,
+            }
+        })
+        .collect();
+    FunctionResult {
+        function: f.name.clone(),
+        occurrences,
+        context_infeasible: BTreeSet::new(),
+        groups: Vec::new(),
+        copies: Vec::new(),
+        run_implications: BTreeMap::new(),
+        call_sites: BTreeMap::new(),
+        witnessed: config.witnessed_subsumers.then(BTreeSet::new),
+        stats: RunStats::default(),
+    }
+}
+
 /// A function the process died on: its step-1 answers from the journal are kept, and the rest
 /// stays unknown without asking the solver again.
 fn crashed_function(
@@ -1156,7 +1204,20 @@ fn prove_function_here(
     let (program, config, cg) = (prover.program, &prover.config, &prover.cg);
     let single = |id: u64| prover.occurrences.get(&id) == Some(&1);
     let t0 = Instant::now();
-    let vc = encode(program, f, &prover.sums, &config.encode);
+    // The budget bounds the encoding too: one that outlasts it is given up, unasked.
+    let deadline = (config.function_budget_s > 0)
+        .then(|| t0 + std::time::Duration::from_secs(config.function_budget_s));
+    let Some(vc) = encode_until(program, f, &prover.sums, &config.encode, deadline) else {
+        if config.trace {
+            eprintln!(
+                "covprune: {}: encoding given up after {} ms, over the function's budget",
+                f.name,
+                t0.elapsed().as_millis()
+            );
+        }
+        progress(unencoded_labels(f).len() as u64);
+        return unencoded_function(f, config);
+    };
     let session = Session::new(&config.solver);
     let backend: Box<dyn Backend> = match &config.dump_smt {
         Some(dir) => Box::new(crate::smt::Dumping::new(session, dir.clone(), &f.name)),

@@ -274,6 +274,9 @@ struct Enc<'a> {
     inputs: Vec<T>,
     /// Which regions address-taken locals, string literals and dereferences are in.
     pts: PointsTo,
+    /// When to give the encoding up ([`encode_until`]), and whether it was.
+    deadline: Option<std::time::Instant>,
+    out_of_time: bool,
 }
 
 /// The locals of `f` with a memory of their own: in memory and reached by name only.
@@ -294,6 +297,20 @@ fn memory_locals(f: &Function) -> Vec<bool> {
 }
 
 pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeConfig) -> FunctionVc {
+    encode_until(prog, f, sums, config, None).expect("an encoding without a deadline ends")
+}
+
+/// [`encode`], given up when `deadline` passes (checked after the points-to analysis and at
+/// every block encoded): `None` then, and no part of the encoding is returned. A partial one
+/// would be unsound to ask: the labels of the blocks it did not reach would read as
+/// unreachable.
+pub fn encode_until(
+    prog: &Program,
+    f: &Function,
+    sums: &Summaries,
+    config: &EncodeConfig,
+    deadline: Option<std::time::Instant>,
+) -> Option<FunctionVc> {
     let in_memory = memory_locals(f);
     let named_globals = (0..prog.globals.len() as u32)
         .map(GlobalId)
@@ -311,6 +328,9 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         let elsewhere = config.externals.keys().cloned().collect();
         PointsTo::of(prog, &sums.pointers, f, &elsewhere, config.escape_blind)
     };
+    if deadline.is_some_and(|d| std::time::Instant::now() > d) {
+        return None;
+    }
     let mut e = Enc {
         prog,
         f,
@@ -357,8 +377,13 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         outer_once: true,
         inputs: Vec::new(),
         pts,
+        deadline,
+        out_of_time: false,
     };
     e.run(config);
+    if e.out_of_time {
+        return None;
+    }
     e.layout_constraints();
     // The objects of each region, by name; the others with a base are in the shared memory.
     let mut members: BTreeMap<u32, Vec<String>> = BTreeMap::new();
@@ -392,7 +417,7 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
     let labels = merge_occurrences(&mut e.t, e.labels);
     let context_labels = merge_occurrences(&mut e.t, e.context_labels);
     let copies = merge_copies(&mut e.t, e.copies);
-    FunctionVc {
+    Some(FunctionVc {
         terms: e.t,
         facts: e.facts,
         labels,
@@ -403,7 +428,7 @@ pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeCon
         inputs: e.inputs,
         opaque_calls: e.opaque_calls,
         exactness: e.exactness,
-    }
+    })
 }
 
 /// One occurrence per label (and block), in first-occurrence order: a label encoded several
@@ -790,6 +815,11 @@ impl<'a> Enc<'a> {
         let mut incoming: HashMap<usize, Vec<(T, State)>> = HashMap::new();
         let mut visited: HashSet<BlockId> = HashSet::new();
         for &n in &peeled.order {
+            if self.past_deadline() {
+                // The whole encoding is dropped (see `encode_until`).
+                self.out_of_time = true;
+                break;
+            }
             let b = peeled.block(n);
             self.cur_block = b;
             let (mut pc, mut st) = if n == peeled.entry() {
@@ -1498,6 +1528,18 @@ impl<'a> Enc<'a> {
                 self.set_memory(home, st, m);
             }
         }
+    }
+
+    fn past_deadline(&self) -> bool {
+        // Tests slow the encoder down to reach a deadline with a small function (debug builds).
+        #[cfg(debug_assertions)]
+        if let Some(ms) = std::env::var("COVPRUNE_TEST_ENCODE_BLOCK_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
+        self.out_of_time || self.deadline.is_some_and(|d| std::time::Instant::now() > d)
     }
 
     /// An uninitialised declaration of a local in memory that runs at most once per run of the

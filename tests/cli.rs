@@ -628,6 +628,29 @@ fn export_acsl_keeps_a_latin1_file_byte_for_byte() {
     assert!(String::from_utf8_lossy(&out).contains("check covprune_l1: !("));
 }
 
+/// `prune --steps 1 --jobs 1 --json --function-budget-s 1 SRC` with `env` set; it must succeed.
+fn prune_step1_with_a_1s_budget(src: &Path, env: &[(&str, &str)]) -> std::process::Output {
+    let mut cmd = covprune();
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.args([
+        "prune",
+        "--steps",
+        "1",
+        "--jobs",
+        "1",
+        "--no-progress",
+        "--json",
+    ])
+    .args(["--function-budget-s", "1"])
+    .arg(src)
+    .assert()
+    .success()
+    .get_output()
+    .clone()
+}
+
 /// The budget bounds the encoding too: a function whose encoding outlasts it (the encoder
 /// slowed down by a debug-only hook, 20 ms per block) is given up unasked, its labels unknown
 /// for the budget, and the other functions are proved as usual.
@@ -645,23 +668,7 @@ fn an_encoding_that_outlasts_the_budget_is_given_up_without_a_claim() {
     }
     text.push_str("    return x;\n}\nint small(int v)\n{\n    pc_label(v > 1 && v < 1, 81, \"CC\");\n    return v;\n}\n");
     std::fs::write(&src, text).unwrap();
-    let out = covprune()
-        .env("COVPRUNE_TEST_ENCODE_BLOCK_MS", "20")
-        .args([
-            "prune",
-            "--steps",
-            "1",
-            "--jobs",
-            "1",
-            "--no-progress",
-            "--json",
-        ])
-        .args(["--function-budget-s", "1"])
-        .arg(&src)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
+    let out = prune_step1_with_a_1s_budget(&src, &[("COVPRUNE_TEST_ENCODE_BLOCK_MS", "20")]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("slow.c: f: over its budget of 1 s; 80 label(s) left unknown"),
@@ -709,22 +716,7 @@ fn a_function_over_its_budget_is_named_and_its_labels_say_why() {
     }
     text.push_str("    return x + y;\n}\nint small(int v)\n{\n    pc_label(v > 1, 2401, \"CC\");\n    return v;\n}\n");
     std::fs::write(&src, text).unwrap();
-    let out = covprune()
-        .args([
-            "prune",
-            "--steps",
-            "1",
-            "--jobs",
-            "1",
-            "--no-progress",
-            "--json",
-        ])
-        .args(["--function-budget-s", "1"])
-        .arg(&src)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
+    let out = prune_step1_with_a_1s_budget(&src, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("big.c: f: over its budget of 1 s;"),

@@ -1124,6 +1124,16 @@ fn unencoded_function(f: &Function, config: &PruneConfig) -> FunctionResult {
             }
         })
         .collect();
+    unasked_result(f, occurrences, config)
+}
+
+/// The result of a function whose step-1 outcomes are all that is known of it (nothing
+/// grouped, related or decided in context).
+fn unasked_result(
+    f: &Function,
+    occurrences: Vec<Occurrence>,
+    config: &PruneConfig,
+) -> FunctionResult {
     FunctionResult {
         function: f.name.clone(),
         occurrences,
@@ -1169,17 +1179,7 @@ fn crashed_function(
             }
         })
         .collect();
-    FunctionResult {
-        function: f.name.clone(),
-        occurrences,
-        context_infeasible: BTreeSet::new(),
-        groups: Vec::new(),
-        copies: Vec::new(),
-        run_implications: BTreeMap::new(),
-        call_sites: BTreeMap::new(),
-        witnessed: config.witnessed_subsumers.then(BTreeSet::new),
-        stats: RunStats::default(),
-    }
+    unasked_result(f, occurrences, config)
 }
 
 /// Proves the labels of function `f` (its own, and those of called-once callees in the

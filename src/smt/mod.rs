@@ -163,8 +163,8 @@ pub struct Session {
     incremental: bool,
     /// The facts kept asserted in `solver`, and in `abstract_solver` (swapped with it while
     /// an abstract question is asked).
-    kept: std::collections::HashSet<T>,
-    abstract_kept: std::collections::HashSet<T>,
+    kept: Kept,
+    abstract_kept: Kept,
     cache: HashMap<T, Dynamic>,
     /// Translation of terms with every memory read replaced by a fresh byte: an
     /// over-approximation that is much cheaper to solve (see [`Session::check_abstract`]).
@@ -182,9 +182,8 @@ pub struct Session {
     max_memory_mb: u32,
     /// Resource units spent by this session's checks (counted with a resource limit only).
     work: u64,
-    /// The latest models found, newest first, each with whether it came from an abstract
-    /// question (see [`Session::known_model`]).
-    models: std::collections::VecDeque<(bool, z3::Model)>,
+    /// The latest models found, newest first (see [`Session::known_model`]).
+    models: std::collections::VecDeque<KeptModel>,
     /// Questions answered by a model already found, without a check.
     reused_models: u64,
     reuse_models: bool,
@@ -196,6 +195,36 @@ pub struct Session {
 /// fewer than 1.5 times the facts, none was proved and 6-10% found a model; of those with
 /// twice or more, most found a model. None proved anything in either set.)
 const RETRY_KEPT_RATIO: usize = 2;
+
+/// The facts kept asserted in one solver, in the order they were asserted.
+#[derive(Default)]
+struct Kept {
+    set: std::collections::HashSet<T>,
+    order: Vec<T>,
+}
+
+impl Kept {
+    fn insert(&mut self, t: T) -> bool {
+        let fresh = self.set.insert(t);
+        if fresh {
+            self.order.push(t);
+        }
+        fresh
+    }
+
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+}
+
+/// A model some check found: of an abstract question or not, and the number of kept facts
+/// (in their order) it is known to satisfy, all of those asserted when it was found by the
+/// solver that keeps them, none if it came from the one without.
+struct KeptModel {
+    abstract_mode: bool,
+    satisfies_kept: usize,
+    model: z3::Model,
+}
 
 /// How many of the latest models a question is tried against before it is asked.
 const KEPT_MODELS: usize = 4;
@@ -332,10 +361,12 @@ impl Session {
     }
 
     /// Is `context ∧ g` true in one of the latest models of this kind of question (abstract or
-    /// not)? Then it is satisfiable, as a check would find: the model's values of `obs` are
-    /// returned without asking. Every symbol the model leaves free takes a value of its own
-    /// (model completion), so the completed model is an assignment in which the question holds.
-    /// Only "satisfiable" is ever concluded this way, and a satisfiable question claims
+    /// not), together with every fact the solver keeps asserted? Then the check would find it
+    /// satisfiable: the model's values of `obs` are returned without asking. Every symbol the
+    /// model leaves free takes a value of its own (model completion), so the completed model is
+    /// an assignment in which the question holds. The kept facts count because the check
+    /// includes them (a question its own facts leave satisfiable may be unsatisfiable with
+    /// them). Only "satisfiable" is ever concluded this way, and a satisfiable question claims
     /// nothing, so a model that does not fit costs one check and can never make a claim.
     fn known_model(
         &mut self,
@@ -344,23 +375,53 @@ impl Session {
         g: &Bool,
         obs: &[Dynamic],
     ) -> Option<Vec<Option<u128>>> {
-        if !self.reuse_models || !self.models.iter().any(|(a, _)| *a == self.abstract_mode) {
+        if !self.reuse_models
+            || !self
+                .models
+                .iter()
+                .any(|m| m.abstract_mode == self.abstract_mode)
+        {
             return None;
         }
         let mut parts: Vec<Bool> = context.iter().map(|&t| self.boolean(terms, t)).collect();
         parts.push(g.clone());
-        let question = Bool::and(&parts);
+        let own = parts.len();
+        let kept: Vec<T> = if self.incremental {
+            self.kept.order.clone()
+        } else {
+            Vec::new()
+        };
+        for &t in &kept {
+            let b = self.boolean(terms, t);
+            parts.push(b);
+        }
         let model = self
             .models
             .iter()
-            .filter(|(a, _)| *a == self.abstract_mode)
-            .map(|(_, m)| m)
+            .filter(|m| m.abstract_mode == self.abstract_mode)
             .find(|m| {
-                m.eval(&question, true)
-                    .and_then(|b| b.as_bool())
-                    .unwrap_or(false)
+                // Most models miss on the goal alone: that is asked first, cheaply.
+                let holds = |b: &Bool| {
+                    m.model
+                        .eval(b, true)
+                        .and_then(|v| v.as_bool())
+                        .unwrap_or(false)
+                };
+                if !holds(g) {
+                    return false;
+                }
+                // The kept facts the model is known to satisfy need no evaluation.
+                let unchecked = own + m.satisfies_kept.min(kept.len());
+                let question = Bool::and(
+                    &parts[..own]
+                        .iter()
+                        .chain(&parts[unchecked..])
+                        .cloned()
+                        .collect::<Vec<_>>(),
+                );
+                holds(&question)
             })?;
-        let values = obs.iter().map(|d| model_value(model, d)).collect();
+        let values = obs.iter().map(|d| model_value(&model.model, d)).collect();
         self.reused_models += 1;
         Some(values)
     }
@@ -406,7 +467,11 @@ impl Session {
             SatResult::Sat => match solver.get_model() {
                 Some(m) => {
                     let values = obs.iter().map(|d| model_value(&m, d)).collect();
-                    self.models.push_front((self.abstract_mode, m));
+                    self.models.push_front(KeptModel {
+                        abstract_mode: self.abstract_mode,
+                        satisfies_kept: if alone { 0 } else { self.kept.len() },
+                        model: m,
+                    });
                     self.models.truncate(KEPT_MODELS);
                     Verdict::Refuted(values)
                 }
@@ -809,6 +874,14 @@ mod tests {
         let y_zero = t.eq(y, zero);
         let goal = t.and2(y_zero, x_is_ten);
         assert_eq!(s.check_with(&t, &[def], goal, &[]), Verdict::Proved);
+        assert_eq!(s.reused_models(), 1);
+        // Nor one that a fact kept from an earlier question contradicts there: `y = 0` alone
+        // holds in the first model (y left free, completed as 0), but `y = x + 1` is kept
+        // asserted; the check finds x = 255.
+        match s.check(&t, y_zero, &[x]) {
+            Verdict::Refuted(v) => assert_eq!(v, vec![Some(255)]),
+            other => panic!("expected a model, got {other:?}"),
+        }
         assert_eq!(s.reused_models(), 1);
     }
 }

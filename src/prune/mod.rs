@@ -913,9 +913,7 @@ impl Asker<'_> {
         let goal = self.terms.and2(l.reach, l.pred);
         self.stats.step1.queries += 1;
         let all: Vec<T> = observe.iter().chain(inputs).copied().collect();
-        self.backend.set_model_reuse(inputs.is_empty());
         let (o, model) = self.decide(goal, &all);
-        self.backend.set_model_reuse(true);
         let Some(mut m) = model.filter(|m| m.len() == all.len()) else {
             return (o, None);
         };

@@ -686,18 +686,14 @@ fn decide_copy(
             }
             continue;
         }
-        let observe: Vec<T> = match group_of.get(&l.id) {
-            Some(&gi) if q.model_filter => groups[gi]
-                .iter()
-                .filter_map(|id| label_of(*id).map(|x| x.pred))
-                .collect(),
-            _ => Vec::new(),
-        };
-        // Models are kept when they cover the whole group.
-        let group_models = group_of
-            .get(&l.id)
-            .filter(|&&gi| observe.len() == groups[gi].len())
-            .map(|&gi| &mut models[gi]);
+        let (observe, group_models) = super::group_observation(
+            l.id,
+            groups,
+            &group_of,
+            |id| label_of(id).map(|x| x.pred),
+            q.model_filter,
+            &mut models,
+        );
         let inputs: &[T] = if group_of.contains_key(&l.id) {
             q.free_inputs
         } else {

@@ -1087,6 +1087,32 @@ fn label_stmts(f: &Function) -> BTreeMap<u64, (Loc, String, String)> {
     out
 }
 
+/// The models seen so far of one co-reached group, each as the values of its members'
+/// predicates.
+type GroupModels = Vec<Vec<Option<u128>>>;
+
+/// What step 1 observes in a model of label `id`: the predicates of its co-reached group
+/// (with the model filter on), and that group's models, which keep a model only when it
+/// covers the whole group.
+fn group_observation<'m>(
+    id: u64,
+    groups: &[Vec<u64>],
+    group_of: &BTreeMap<u64, usize>,
+    pred_of: impl Fn(u64) -> Option<T>,
+    model_filter: bool,
+    models: &'m mut [GroupModels],
+) -> (Vec<T>, Option<&'m mut GroupModels>) {
+    let observe: Vec<T> = match group_of.get(&id) {
+        Some(&gi) if model_filter => groups[gi].iter().filter_map(|id| pred_of(*id)).collect(),
+        _ => Vec::new(),
+    };
+    let group_models = group_of
+        .get(&id)
+        .filter(|&&gi| observe.len() == groups[gi].len())
+        .map(|&gi| &mut models[gi]);
+    (observe, group_models)
+}
+
 /// The label statements of `f`, each once per block, in block order.
 fn unencoded_labels(f: &Function) -> Vec<(u64, BlockId)> {
     let mut seen = BTreeSet::new();
@@ -1213,8 +1239,9 @@ fn prove_function_here(
                 t0.elapsed().as_millis()
             );
         }
-        progress(unencoded_labels(f).len() as u64);
-        return unencoded_function(f, config);
+        let r = unencoded_function(f, config);
+        progress(r.occurrences.len() as u64);
+        return r;
     };
     let session = Session::new(&config.solver);
     let backend: Box<dyn Backend> = match &config.dump_smt {
@@ -1341,18 +1368,14 @@ fn prove_function_here(
         } else if asker.over_budget() {
             Outcome::Unknown(Reason::FunctionBudget)
         } else {
-            let observe: Vec<T> = match group_of.get(&l.id) {
-                Some(&gi) if config.model_filter => groups[gi]
-                    .iter()
-                    .filter_map(|id| label_of(*id).map(|x| x.pred))
-                    .collect(),
-                _ => Vec::new(),
-            };
-            // Models are kept when they cover the whole group.
-            let group_models = group_of
-                .get(&l.id)
-                .filter(|&&gi| observe.len() == groups[gi].len())
-                .map(|&gi| &mut models[gi]);
+            let (observe, group_models) = group_observation(
+                l.id,
+                &groups,
+                &group_of,
+                |id| label_of(id).map(|x| x.pred),
+                config.model_filter,
+                &mut models,
+            );
             asker.ask_step1(l, &observe, group_models)
         };
         if let (Some(j), false) = (hooks.journal, reused) {

@@ -389,6 +389,19 @@ impl Session {
         {
             return None;
         }
+        let holds =
+            |m: &z3::Model, b: &Bool| m.eval(b, true).and_then(|v| v.as_bool()).unwrap_or(false);
+        // Most models miss on the goal alone: that is asked first, cheaply, and the facts are
+        // translated only for a model that passes it.
+        let candidates: Vec<usize> = (0..self.models.len())
+            .filter(|&i| {
+                let m = &self.models[i];
+                m.abstract_mode == self.abstract_mode && holds(&m.model, g)
+            })
+            .collect();
+        if candidates.is_empty() {
+            return None;
+        }
         let mut parts: Vec<Bool> = context.iter().map(|&t| self.boolean(terms, t)).collect();
         parts.push(g.clone());
         let own = parts.len();
@@ -401,32 +414,18 @@ impl Session {
             let b = self.boolean(terms, t);
             parts.push(b);
         }
-        let model = self
-            .models
-            .iter()
-            .filter(|m| m.abstract_mode == self.abstract_mode)
-            .find(|m| {
-                // Most models miss on the goal alone: that is asked first, cheaply.
-                let holds = |b: &Bool| {
-                    m.model
-                        .eval(b, true)
-                        .and_then(|v| v.as_bool())
-                        .unwrap_or(false)
-                };
-                if !holds(g) {
-                    return false;
-                }
-                // The kept facts the model is known to satisfy need no evaluation.
-                let unchecked = own + m.satisfies_kept.min(kept.len());
-                let question = Bool::and(
-                    &parts[..own]
-                        .iter()
-                        .chain(&parts[unchecked..])
-                        .cloned()
-                        .collect::<Vec<_>>(),
-                );
-                holds(&question)
-            })?;
+        let model = candidates.into_iter().map(|i| &self.models[i]).find(|m| {
+            // The kept facts the model is known to satisfy need no evaluation.
+            let unchecked = own + m.satisfies_kept.min(kept.len());
+            let question = Bool::and(
+                &parts[..own]
+                    .iter()
+                    .chain(&parts[unchecked..])
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
+            holds(&m.model, &question)
+        })?;
         let values = obs.iter().map(|d| model_value(&model.model, d)).collect();
         self.reused_models += 1;
         Some(values)

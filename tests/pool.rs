@@ -206,6 +206,40 @@ fn killed_and_resumed(mode: &[&str]) {
     assert!(text.lines().count() > before);
 }
 
+/// A kill can land anywhere: a run resumed from any prefix of a whole run's journal ends with
+/// the whole run's ledger. (Every prefix is a journal a kill could leave; unlike the kill
+/// tests, where the kill lands is chosen, so a failure here is reproducible. The copies'
+/// budget once depended on what the function's own questions had cost, which a journal
+/// changes, and a resume two lines into the journal lost three calling-context proofs.)
+#[test]
+fn a_run_resumed_from_any_prefix_of_the_journal_ends_as_the_whole_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = annotated(dir.path());
+    let fresh = read(&file.with_extension("labels"));
+    prune(&file, &["--jobs", "1"]);
+    let whole = outputs(&file, &fresh);
+    let journal = file.with_extension("covprune.journal");
+    let lines: Vec<String> = read(&journal).lines().map(str::to_string).collect();
+    assert!(
+        lines.len() > 20,
+        "the fixture's journal is long enough to cut"
+    );
+    for keep in [
+        2,
+        lines.len() / 10,
+        lines.len() * 2 / 5,
+        lines.len() * 3 / 5,
+    ] {
+        std::fs::write(&journal, lines[..keep].join("\n") + "\n").unwrap();
+        prune(&file, &["--jobs", "1", "--in-process", "--resume"]);
+        assert_eq!(
+            outputs(&file, &fresh),
+            whole,
+            "resumed from the journal's first {keep} lines"
+        );
+    }
+}
+
 #[test]
 fn a_pathological_function_stays_within_its_bounds() {
     let dir = tempfile::tempdir().unwrap();

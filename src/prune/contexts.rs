@@ -184,48 +184,32 @@ impl Contexts {
 /// The copies' questions of one function get at most this share of its budget (a sixteenth),
 /// on top of it: they may not slow the function's own questions.
 const COPY_BUDGET_DIVISOR: u64 = 16;
-/// ... and at most this share of what the function's own questions cost (a quarter), so that
-/// contexts add a bounded fraction to the time per label whatever the program: on SQLite
-/// most copy questions ran out of time for no proof, an eighth of every function's budget
-/// cost a third more time, and the copies' proofs are a bonus over the function's own.
-const COPY_SHARE_OF_OWN: u64 = 4;
-/// ... but never less than this many milliseconds of nominal solver time, so that a small
-/// function (whose own questions were answered at once) still asks its copies' questions.
-/// (One second, not two: on Siemens the copies took 14 of 62 s for 2 WM labels, and kept
-/// both with one second; the context harness's recall did not drop.)
-const COPY_FLOOR_MS: u64 = 1000;
+/// ... and otherwise this many milliseconds of nominal solver time, whatever the function's own
+/// questions cost. The budget is a constant, not a share of that cost (as it was until
+/// 2026-11-25), because the cost is not a property of the input: a run resumed from its journal
+/// does not ask again what the journal holds, and a question answered by an earlier model costs
+/// nothing, so a budget drawn from it gave a resumed run other calling-context proofs than the
+/// whole run (tests/pool.rs). On Siemens nearly every function's share was this floor anyway,
+/// and the copies' proofs are a bonus over the function's own.
+const COPY_BUDGET_MS: u64 = 1000;
 /// Each question about a copy gets this share of a question's limit (a quarter): a context
 /// question is worth asking when it is easy.
 const COPY_QUESTION_DIVISOR: u32 = 4;
 
-/// What the function's own questions cost: the copies' budget is a share of it.
-pub(super) struct OwnCost {
-    /// Solver resource units (0 without a resource limit).
-    pub work: u64,
-    /// Wall time spent on the function so far, its encoding included: the measure used when
-    /// questions have no resource limit.
-    pub elapsed: std::time::Duration,
-}
-
-/// The copies' budget: the smaller of a sixteenth of the function's budget and a quarter of
-/// what its own questions cost, never under [`COPY_FLOOR_MS`].
-fn copy_budget(config: &super::PruneConfig, own: &OwnCost, start: std::time::Instant) -> Budget {
+/// The copies' budget: [`COPY_BUDGET_MS`], at most a sixteenth of the function's budget; in
+/// resource units when questions have a resource limit (the same for every run of the same
+/// input), else in wall time.
+fn copy_budget(config: &super::PruneConfig, start: std::time::Instant) -> Budget {
     let whole_ms = config.function_budget_s.saturating_mul(1000);
-    let cap_ms = if whole_ms == 0 {
-        u64::MAX
+    let ms = if whole_ms == 0 {
+        COPY_BUDGET_MS
     } else {
-        (whole_ms / COPY_BUDGET_DIVISOR).max(1)
+        COPY_BUDGET_MS.min((whole_ms / COPY_BUDGET_DIVISOR).max(1))
     };
     let per_ms = config.solver.units_per_ms();
     if per_ms > 0 {
-        let units = (own.work / COPY_SHARE_OF_OWN)
-            .max(COPY_FLOOR_MS * per_ms)
-            .min(cap_ms.saturating_mul(per_ms));
-        Budget::of_units(units, per_ms, start)
+        Budget::of_units(ms.saturating_mul(per_ms), per_ms, start)
     } else {
-        let ms = (own.elapsed.as_millis() as u64 / COPY_SHARE_OF_OWN)
-            .max(COPY_FLOOR_MS)
-            .min(cap_ms);
         Budget::of_wall(std::time::Duration::from_millis(ms), start)
     }
 }
@@ -239,7 +223,6 @@ pub type Copied = (Vec<CallSite>, String);
 pub(super) fn prove_copies(
     prover: &Prover,
     f: &Function,
-    own: &OwnCost,
     stats: &mut RunStats,
 ) -> (DecidedCopies, Vec<Copied>) {
     let nothing = || DecidedCopies {
@@ -281,9 +264,10 @@ pub(super) fn prove_copies(
         facts: &vc.facts,
         exactness: &vc.exactness,
         index: FactIndex::new(&vc.facts),
-        budget: copy_budget(&prover.config, own, start),
+        budget: copy_budget(&prover.config, start),
         stats: RunStats::default(),
     };
+    let budget_units = asker.budget.units;
     let cg = &prover.cg;
     let may_stop = |c: &Callee| match c {
         Callee::Direct(n) => cg.may_not_return(n),
@@ -321,9 +305,10 @@ pub(super) fn prove_copies(
     if config.trace {
         let results = &decided.copies;
         eprintln!(
-            "covprune: {}: {} copies ({} decided, {} labels witnessed, {} run-level implications), encoded in {} ms, decided in {} ms; questions {}/{}/{}; solver work {} units",
+            "covprune: {}: {} copies of {} labels ({} decided, {} labels witnessed, {} run-level implications), encoded in {} ms, decided in {} ms; questions {}/{}/{}; solver work {} units of {:?}",
             f.name,
             vc.copies.len(),
+            vc.copies.iter().map(|c| c.labels.len()).sum::<usize>(),
             results.len(),
             results.iter().map(|r| r.witnessed.len()).sum::<usize>(),
             decided.run_level.values().map(|s| s.len()).sum::<usize>(),
@@ -333,6 +318,7 @@ pub(super) fn prove_copies(
             asker.stats.step2.queries,
             asker.stats.step3.queries,
             asker.backend.work(),
+            budget_units,
         );
     }
     stats.add(&asker.stats);
@@ -790,18 +776,14 @@ mod tests {
     use crate::prune::PruneConfig;
     use std::time::{Duration, Instant};
 
-    fn units_of(config: &PruneConfig, own_work: u64) -> u64 {
-        let own = OwnCost {
-            work: own_work,
-            elapsed: Duration::ZERO,
-        };
-        copy_budget(config, &own, Instant::now())
+    fn units_of(config: &PruneConfig) -> u64 {
+        copy_budget(config, Instant::now())
             .units
             .expect("a resource limit gives a deterministic budget")
     }
 
     #[test]
-    fn the_copies_budget_is_a_share_of_the_functions_own_cost_between_a_floor_and_a_cap() {
+    fn the_copies_budget_is_a_constant_capped_by_the_functions_budget() {
         let mut config = PruneConfig {
             function_budget_s: 120,
             ..PruneConfig::default()
@@ -810,15 +792,15 @@ mod tests {
         config.solver.rlimit = 5_000_000;
         let per_ms = config.solver.units_per_ms();
         assert!(per_ms > 0);
-        // Cheap own questions: the floor.
-        assert_eq!(units_of(&config, 0), COPY_FLOOR_MS * per_ms);
-        // Costly ones: a quarter of them.
-        let own = 20_000 * per_ms;
-        assert_eq!(units_of(&config, own), own / COPY_SHARE_OF_OWN);
-        // Beyond a sixteenth of the function's budget: the cap, which also bounds the floor.
-        assert_eq!(units_of(&config, 1_000_000 * per_ms), 7_500 * per_ms);
+        assert_eq!(units_of(&config), COPY_BUDGET_MS * per_ms);
+        // A sixteenth of a small function budget caps it.
         config.function_budget_s = 8;
-        assert_eq!(units_of(&config, 0), 500 * per_ms);
+        assert_eq!(units_of(&config), 500 * per_ms);
+        // Without a resource limit, the same milliseconds of wall time.
+        config.solver.rlimit = 0;
+        let b = copy_budget(&config, Instant::now());
+        assert_eq!(b.units, None);
+        assert_eq!(b.wall, Some(Duration::from_millis(500)));
     }
 
     fn site(caller: &str, stmt: u32) -> CallSite {

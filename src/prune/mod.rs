@@ -1502,12 +1502,8 @@ fn prove_function_here(
     });
     // The labels of inlined copies, in their calling contexts: in an encoding of their own,
     // so that this function's own answers are the same with or without contexts.
-    let own = contexts::OwnCost {
-        work: asker.backend.work(),
-        elapsed: t0.elapsed(),
-    };
     let t_copies = Instant::now();
-    let (decided, copied) = contexts::prove_copies(prover, f, &own, &mut asker.stats);
+    let (decided, copied) = contexts::prove_copies(prover, f, &mut asker.stats);
     let ms_copies = t_copies.elapsed().as_millis();
     let mut relevant: BTreeSet<&str> = BTreeSet::from([f.name.as_str()]);
     for (path, function) in &copied {

@@ -251,10 +251,7 @@ impl Session {
             work: 0,
             models: Default::default(),
             reused_models: 0,
-            // Off: with it, a run resumed from its journal (which answers some questions
-            // without models) could end with other step-3 proofs than the whole run
-            // (tests/pool.rs), for a reason not yet found.
-            reuse_models: false,
+            reuse_models: true,
         };
         s.apply_params();
         s

@@ -78,6 +78,7 @@ fn fixture_labels_get_their_expected_verdicts() {
     check_fixture(Path::new("tests/fixtures/engine/loops.c"));
     check_fixture(Path::new("tests/fixtures/engine/pointsto.c"));
     check_fixture(Path::new("tests/fixtures/engine/uninitialised.c"));
+    check_fixture(Path::new("tests/fixtures/engine/never_entered.c"));
 }
 
 #[test]

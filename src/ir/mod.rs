@@ -498,6 +498,18 @@ pub struct Program {
     pub externals: Vec<ExternalDecl>,
     pub strings: Vec<Vec<u8>>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Where the unit's text names each declared function (read from the syntax tree).
+    pub function_uses: std::collections::BTreeMap<String, FunctionUses>,
+}
+
+/// How the text of a translation unit names one function.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FunctionUses {
+    /// The function definitions that call it directly, by name.
+    pub called_from: std::collections::BTreeSet<String>,
+    /// Named any other way: its address taken, called from outside a function definition the
+    /// front end could name, or an identifier of the same name in another role.
+    pub referenced: bool,
 }
 
 impl Program {

@@ -112,6 +112,7 @@ impl Prover<'_> {
             }
         }
         let _ = writeln!(out, "occurrences {counts:?}");
+        let _ = writeln!(out, "never-entered {}", self.never_entered.contains(name));
         out
     }
 }

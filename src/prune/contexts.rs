@@ -33,15 +33,21 @@ const MAX_CONTEXT_DEPTH: usize = 3;
 
 /// The call sites of every function whose callers are all known: defined in the program,
 /// never address-taken, and either internal (`static`) or, under `--entry main`, not `main`.
-/// Functions with no call site, or more than [`MAX_CONTEXTS`], are left out.
+/// Functions with no call site, or more than [`MAX_CONTEXTS`], are left out, and so are the
+/// sites in functions no run enters (`never_entered`): no execution starts there.
 pub fn call_sites(
     program: &Program,
     cg: &CallGraph,
     entry_main: bool,
+    never_entered: &BTreeSet<String>,
 ) -> BTreeMap<String, Vec<CallSite>> {
     let known_callers = |name: &str| callers_all_known(program, cg, name, entry_main);
     let mut out: BTreeMap<String, Vec<CallSite>> = BTreeMap::new();
-    for f in &program.functions {
+    for f in program
+        .functions
+        .iter()
+        .filter(|f| !never_entered.contains(&f.name))
+    {
         for (b, blk) in f.blocks.iter().enumerate() {
             for (i, s) in blk.stmts.iter().enumerate() {
                 if let StmtKind::Call {

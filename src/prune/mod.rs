@@ -18,6 +18,7 @@ pub mod journal;
 pub mod pool;
 pub mod shard;
 pub mod status;
+pub mod unreached;
 
 pub use status::{Reason, Status};
 
@@ -364,6 +365,8 @@ pub struct Prover<'p> {
     sites: BTreeMap<String, Vec<crate::vc::encode::CallSite>>,
     /// Those of them with labels: decided in their calling contexts.
     context_functions: BTreeSet<String>,
+    /// Functions no run can enter ([`unreached::never_entered`]).
+    never_entered: BTreeSet<String>,
 }
 
 impl<'p> Prover<'p> {
@@ -389,8 +392,9 @@ impl<'p> Prover<'p> {
             .values()
             .flat_map(|v| v.iter().map(|(g, _)| g.clone()))
             .collect();
+        let never_entered = unreached::never_entered(program, &cg, config.encode.entry_main);
         let sites = if config.contexts {
-            contexts::call_sites(program, &cg, config.encode.entry_main)
+            contexts::call_sites(program, &cg, config.encode.entry_main, &never_entered)
         } else {
             BTreeMap::new()
         };
@@ -409,6 +413,7 @@ impl<'p> Prover<'p> {
             context,
             sites,
             context_functions,
+            never_entered,
         }
     }
 
@@ -437,7 +442,19 @@ impl<'p> Prover<'p> {
             }
             return r;
         }
-        let r = prove_function(self, f, ctx, progress, hooks);
+        let r = if self.never_entered.contains(&f.name) && config.steps.contains(&1) {
+            if config.trace {
+                eprintln!(
+                    "covprune: {}: no run enters it: its labels are infeasible",
+                    f.name
+                );
+            }
+            let r = unentered_function(f, config);
+            progress(r.occurrences.len() as u64);
+            r
+        } else {
+            prove_function(self, f, ctx, progress, hooks)
+        };
         if let Some(j) = hooks.journal {
             j.function_done(&r);
         }
@@ -1131,6 +1148,17 @@ fn unencoded_labels(f: &Function) -> Vec<(u64, BlockId)> {
 
 /// A function whose encoding outlasted its budget: every label unknown, nothing asked.
 fn unencoded_function(f: &Function, config: &PruneConfig) -> FunctionResult {
+    unasked_function(f, config, Outcome::Unknown(Reason::FunctionBudget))
+}
+
+/// A function no run enters ([`unreached::never_entered`]): every label infeasible, nothing
+/// asked.
+fn unentered_function(f: &Function, config: &PruneConfig) -> FunctionResult {
+    unasked_function(f, config, Outcome::Infeasible)
+}
+
+/// Every label of `f` with the same outcome, nothing asked.
+fn unasked_function(f: &Function, config: &PruneConfig, outcome: Outcome) -> FunctionResult {
     let stmts = label_stmts(f);
     let occurrences = unencoded_labels(f)
         .into_iter()
@@ -1143,7 +1171,7 @@ fn unencoded_function(f: &Function, config: &PruneConfig) -> FunctionResult {
                 loc,
                 tag,
                 text,
-                outcome: Outcome::Unknown(Reason::FunctionBudget),
+                outcome: outcome.clone(),
                 time_ms: 0,
             }
         })

@@ -7,6 +7,7 @@ mod expr;
 mod init;
 mod stmt;
 mod types;
+mod uses;
 
 use std::collections::HashMap;
 
@@ -146,6 +147,8 @@ pub(super) fn lower_translation_unit(src: &PreparedSource, root: Node) -> Progra
     for item in root.named_children(&mut cursor) {
         l.top_level(item);
     }
+    let functions = l.funcs.keys().cloned().collect();
+    l.prog.function_uses = uses::function_uses(l.text, root, &functions);
     l.finish()
 }
 

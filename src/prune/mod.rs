@@ -393,6 +393,14 @@ impl<'p> Prover<'p> {
             .flat_map(|v| v.iter().map(|(g, _)| g.clone()))
             .collect();
         let never_entered = unreached::never_entered(program, &cg, config.encode.entry_main);
+        if config.trace && !never_entered.is_empty() {
+            let names: Vec<&str> = never_entered.iter().map(String::as_str).collect();
+            eprintln!(
+                "covprune: {} functions no run enters: {}",
+                names.len(),
+                names.join(", ")
+            );
+        }
         let sites = if config.contexts {
             contexts::call_sites(program, &cg, config.encode.entry_main, &never_entered)
         } else {

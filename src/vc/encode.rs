@@ -535,7 +535,7 @@ fn counter_step(src: &Expr, l: LocalId, ty: &CType) -> Option<i8> {
 
 /// Loops whose trip count is bounded by at most this many are peeled that many times (then
 /// their tail is never entered, and the loop is encoded exactly).
-const MAX_EXACT_TRIPS: i128 = 4;
+const MAX_EXACT_TRIPS: i128 = 8;
 /// Other loops of at most this many blocks are peeled once.
 const MAX_PEEL_ONCE_BLOCKS: usize = 16;
 /// Peeling adds at most half the function's nodes to its graph, but this many in any case,
@@ -714,6 +714,10 @@ impl<'a> Enc<'a> {
             (None, _) => (1, 1),
         };
         let b = self.t.var(Sort::Bv(64), &format!("&{hint}"));
+        // String literals may share storage (equal ones, or one the tail of another).
+        if !matches!(obj, MemObj::Str(_) | MemObj::Region(_)) {
+            self.t.register_object(b, size);
+        }
         self.exactness.entry.insert(b);
         self.objects.push((b, size, align));
         self.bases.insert(obj, b);

@@ -114,6 +114,9 @@ impl Node {
     }
 }
 
+/// A read passes over at most this many writes to other cells before it is left to the solver.
+pub const MAX_SKIPPED_WRITES: usize = 65_536;
+
 /// The term arena of one function encoding.
 #[derive(Default)]
 pub struct Terms {
@@ -123,6 +126,9 @@ pub struct Terms {
     n_vars: u32,
     /// Name hints of variables, by variable id.
     pub var_names: Vec<String>,
+    /// The base addresses of distinct C objects (variables, not string literals, which may
+    /// share storage), with their sizes in bytes: see [`Terms::same_cell`].
+    objects: HashMap<T, u64>,
 }
 
 fn mask(width: u32) -> u128 {
@@ -145,6 +151,66 @@ fn to_signed(v: u128, width: u32) -> i128 {
 }
 
 impl Terms {
+    /// Records `base` as the address of an object of `size` bytes that no other recorded
+    /// object overlaps (C objects alive together never do; the encoder states the same as
+    /// layout facts).
+    pub fn register_object(&mut self, base: T, size: u64) {
+        self.objects.insert(base, size);
+    }
+
+    /// `t` as a term plus a constant offset (`(x + 4) + 1` is `x` and 5), at 64 bits.
+    fn base_and_offset(&self, mut t: T) -> (T, i128) {
+        let mut off: i128 = 0;
+        loop {
+            match *self.node(t) {
+                Node::BvBin(BvOp::Add, a, b) if self.width(t) == 64 => {
+                    if let Some(c) = self.as_const(b) {
+                        off += to_signed(c, 64);
+                        t = a;
+                    } else if let Some(c) = self.as_const(a) {
+                        off += to_signed(c, 64);
+                        t = b;
+                    } else {
+                        return (t, off);
+                    }
+                }
+                Node::BvBin(BvOp::Sub, a, b) if self.width(t) == 64 => match self.as_const(b) {
+                    Some(c) => {
+                        off -= to_signed(c, 64);
+                        t = a;
+                    }
+                    None => return (t, off),
+                },
+                _ => return (t, off),
+            }
+        }
+    }
+
+    /// Are the 64-bit addresses `a` and `b` equal in every execution (`Some(true)`), different
+    /// in every one (`Some(false)`), or is that not known from their form (`None`)? The same
+    /// term plus two constants is equal exactly when the constants are (modulo 2^64); two
+    /// addresses inside two different recorded objects ([`Terms::register_object`]), at
+    /// constant offsets within their sizes, differ.
+    pub fn same_cell(&self, a: T, b: T) -> Option<bool> {
+        if a == b {
+            return Some(true);
+        }
+        if let (Some(x), Some(y)) = (self.as_const(a), self.as_const(b)) {
+            return Some(x == y);
+        }
+        let (x, i) = self.base_and_offset(a);
+        let (y, j) = self.base_and_offset(b);
+        if x == y {
+            return Some(i.rem_euclid(1 << 64) == j.rem_euclid(1 << 64));
+        }
+        let inside = |base: T, off: i128| {
+            self.objects
+                .get(&base)
+                .is_some_and(|&size| off >= 0 && off < i128::from(size))
+        };
+        (inside(x, i) && inside(y, j)).then_some(false)
+    }
+
     pub fn node(&self, t: T) -> &Node {
         &self.nodes[t.0 as usize]
     }
@@ -441,48 +507,26 @@ impl Terms {
     // ----- memory -------------------------------------------------------------------------
 
     pub fn select(&mut self, mem: T, addr: T) -> T {
-        // Read over writes: the byte written at the same address, skipping writes at
-        // addresses that differ by a constant from the one read (same base, other offset).
-        let (base, offset) = self.base_offset(addr);
+        // Read over writes: the byte written at the same cell, skipping writes at cells that
+        // differ from the one read by their form ([`Terms::same_cell`]). Bounded: a read after
+        // a long run of writes elsewhere keeps the rest for the solver.
         let mut mem = mem;
-        while let Node::Store {
-            mem: m,
-            addr: a,
-            byte,
-        } = *self.node(mem)
-        {
-            if a == addr {
-                return byte;
-            }
-            let (b, o) = self.base_offset(a);
-            if b != base {
+        for _ in 0..MAX_SKIPPED_WRITES {
+            let Node::Store {
+                mem: m,
+                addr: a,
+                byte,
+            } = *self.node(mem)
+            else {
                 break;
+            };
+            match self.same_cell(addr, a) {
+                Some(true) => return byte,
+                Some(false) => mem = m,
+                None => break,
             }
-            if o == offset {
-                return byte;
-            }
-            mem = m;
         }
         self.intern(Node::Select { mem, addr }, Sort::Bv(8))
-    }
-
-    /// An address as a base term (`None` for a constant) plus a constant offset, modulo 2^64.
-    fn base_offset(&self, addr: T) -> (Option<T>, u128) {
-        let mut t = addr;
-        let mut offset: u128 = 0;
-        loop {
-            match *self.node(t) {
-                Node::Bv { value, .. } => return (None, offset.wrapping_add(value) & mask(64)),
-                Node::BvBin(BvOp::Add, x, y) => match self.as_const(y) {
-                    Some(c) => {
-                        offset = offset.wrapping_add(c) & mask(64);
-                        t = x;
-                    }
-                    None => return (Some(t), offset),
-                },
-                _ => return (Some(t), offset),
-            }
-        }
     }
 
     pub fn store(&mut self, mem: T, addr: T, byte: T) -> T {
@@ -573,5 +617,48 @@ mod tests {
         let r = t.load(m2, addr, 4);
         // Byte 0 folds directly; the others go through address arithmetic the solver decides.
         assert_eq!(t.width(r), 32);
+    }
+
+    #[test]
+    fn cells_differ_by_offset_or_by_object() {
+        let mut t = Terms::default();
+        let x = t.var(Sort::Bv(64), "&x");
+        let y = t.var(Sort::Bv(64), "&y");
+        let p = t.var(Sort::Bv(64), "p");
+        t.register_object(x, 4);
+        t.register_object(y, 16);
+        let at = |t: &mut Terms, base: T, k: u128| {
+            let c = t.bv(64, k);
+            t.bin(BvOp::Add, base, c)
+        };
+        let x1 = at(&mut t, x, 1);
+        let x1_again = {
+            let one = t.bv(64, 1);
+            let zero_then_one = at(&mut t, x, 0);
+            t.bin(BvOp::Add, zero_then_one, one)
+        };
+        let x3 = at(&mut t, x, 3);
+        let y15 = at(&mut t, y, 15);
+        let x4 = at(&mut t, x, 4);
+        let p2 = at(&mut t, p, 2);
+        let p2_and_more = at(&mut t, p2, 1);
+        assert_eq!(t.same_cell(x1, x1_again), Some(true));
+        assert_eq!(t.same_cell(x1, x3), Some(false));
+        // Inside two objects: never the same byte.
+        assert_eq!(t.same_cell(x3, y15), Some(false));
+        // One past the end of x may be the start of y.
+        assert_eq!(t.same_cell(x4, y), None);
+        // An address of unknown origin may be any object's.
+        assert_eq!(t.same_cell(p2, x1), None);
+        assert_eq!(t.same_cell(p2, p2_and_more), Some(false));
+        // A write to y is passed over by a read of x; the read of y's byte is the write.
+        let mem = t.var(Sort::Mem, "m");
+        let byte = t.bv(8, 7);
+        let m1 = t.store(mem, x1, byte);
+        let m2 = t.store(m1, y15, byte);
+        let r = t.select(m2, x1_again);
+        assert_eq!(r, byte);
+        let r = t.select(m2, x3);
+        assert_eq!(*t.node(r), Node::Select { mem, addr: x3 });
     }
 }

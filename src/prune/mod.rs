@@ -328,6 +328,15 @@ pub fn prove(
     hooks: &Hooks,
 ) -> Vec<FunctionResult> {
     let prover = Prover::new(program, config);
+    // (Worker processes name them one by one, as they are handed them.)
+    if config.trace && !prover.never_entered.is_empty() {
+        let names: Vec<&str> = prover.never_entered.iter().map(String::as_str).collect();
+        eprintln!(
+            "covprune: {} functions no run enters: {}",
+            names.len(),
+            names.join(", ")
+        );
+    }
     let order = prover.order(hooks.shard);
     let work = || -> Vec<FunctionResult> {
         order
@@ -393,14 +402,6 @@ impl<'p> Prover<'p> {
             .flat_map(|v| v.iter().map(|(g, _)| g.clone()))
             .collect();
         let never_entered = unreached::never_entered(program, &cg, config.encode.entry_main);
-        if config.trace && !never_entered.is_empty() {
-            let names: Vec<&str> = never_entered.iter().map(String::as_str).collect();
-            eprintln!(
-                "covprune: {} functions no run enters: {}",
-                names.len(),
-                names.join(", ")
-            );
-        }
         let sites = if config.contexts {
             contexts::call_sites(program, &cg, config.encode.entry_main, &never_entered)
         } else {

@@ -918,17 +918,8 @@ impl Budget {
 impl Asker<'_> {
     /// Step 1 on one label: is `reach ∧ pred` unsatisfiable? With the label's co-reached group
     /// (`observe`: the members' predicates, `models`: that group's models so far), a model
-    /// found is kept, as the members' values, for step 3.
-    fn ask_step1(
-        &mut self,
-        l: &LabelVc,
-        observe: &[T],
-        models: Option<&mut Vec<Vec<Option<u128>>>>,
-    ) -> Outcome {
-        self.ask_step1_observing(l, observe, models, &[]).0
-    }
-
-    /// [`Asker::ask_step1`], and on a model the values of `inputs` too.
+    /// found is kept, as the members' values, for step 3; on a model, the values of `inputs`
+    /// are returned too.
     fn ask_step1_observing(
         &mut self,
         l: &LabelVc,
@@ -950,6 +941,31 @@ impl Asker<'_> {
             }
         }
         (o, (!inputs.is_empty()).then_some(input_values))
+    }
+
+    /// [`Asker::ask_step1_observing`] with the label's cheap question only ([`Asker::decide_cheaply`]);
+    /// `None` when only its question with memory can decide.
+    fn ask_step1_cheaply(
+        &mut self,
+        l: &LabelVc,
+        observe: &[T],
+        models: Option<&mut Vec<Vec<Option<u128>>>>,
+    ) -> Option<Outcome> {
+        let goal = self.terms.and2(l.reach, l.pred);
+        self.stats.step1.queries += 1;
+        let (o, model) = self.decide_cheaply(goal, observe)?;
+        if let (Some(m), Some(models)) = (model.filter(|m| m.len() == observe.len()), models) {
+            if !observe.is_empty() {
+                models.push(m);
+            }
+        }
+        Some(o)
+    }
+
+    /// Step 1's question with the function's memory ([`Asker::decide_with_memory`]).
+    fn ask_step1_with_memory(&mut self, l: &LabelVc) -> Outcome {
+        let goal = self.terms.and2(l.reach, l.pred);
+        self.decide_with_memory(goal)
     }
 
     /// Step 2 on one label: is it always true when reached (`reach ∧ ¬pred` unsatisfiable)?
@@ -1021,6 +1037,20 @@ impl Asker<'_> {
     /// of the limits. Returns the verdict and, when the full question was satisfiable, the
     /// model's values of `observe`.
     fn decide(&mut self, goal: T, observe: &[T]) -> (Outcome, Option<Vec<Option<u128>>>) {
+        match self.decide_cheaply(goal, observe) {
+            Some(answer) => answer,
+            None => (self.decide_with_memory(goal), None),
+        }
+    }
+
+    /// The cheap part of [`Asker::decide`]: the question itself when its memory reads are
+    /// exact as unconstrained bytes, else the question with every read unconstrained, which
+    /// decides only when it proves. `None`: only [`Asker::decide_with_memory`] can tell.
+    fn decide_cheaply(
+        &mut self,
+        goal: T,
+        observe: &[T],
+    ) -> Option<(Outcome, Option<Vec<Option<u128>>>)> {
         let facts = self.facts;
         let facts_of =
             |ids: Vec<usize>| -> Vec<T> { ids.into_iter().map(|i| facts[i].fact).collect() };
@@ -1033,30 +1063,33 @@ impl Asker<'_> {
             roots.extend_from_slice(observe);
             let (ids, reads) = needed_facts(&self.terms, facts, &self.index, &roots, true);
             if reads != MemoryReads::Other {
-                return self.ask_once(goal, &facts_of(ids), reads, observe);
+                return Some(self.ask_once(goal, &facts_of(ids), reads, observe));
             }
         }
         let (ids, reads) = needed_facts(&self.terms, facts, &self.index, &[goal], true);
         if reads != MemoryReads::Other {
-            return self.ask_once(goal, &facts_of(ids), reads, &[]);
+            return Some(self.ask_once(goal, &facts_of(ids), reads, &[]));
         }
-        let terms = &self.terms;
         let light = facts_of(ids);
         let q = Query {
-            terms,
+            terms: &self.terms,
             context: &light,
             goal,
             observe: &[],
             memory: Memory::Abstract,
             share: 1,
         };
-        if self.backend.check(&q) == Verdict::Proved {
-            return (Outcome::Infeasible, None);
-        }
+        (self.backend.check(&q) == Verdict::Proved).then_some((Outcome::Infeasible, None))
+    }
+
+    /// The question with the function's memory written out byte by byte, under a quarter of
+    /// the limits: asked when [`Asker::decide_cheaply`] could not decide.
+    fn decide_with_memory(&mut self, goal: T) -> Outcome {
+        let facts = self.facts;
         let (ids, _) = needed_facts(&self.terms, facts, &self.index, &[goal], false);
-        let full = facts_of(ids);
+        let full: Vec<T> = ids.into_iter().map(|i| facts[i].fact).collect();
         let q = Query {
-            terms,
+            terms: &self.terms,
             context: &full,
             goal,
             observe: &[],
@@ -1064,9 +1097,9 @@ impl Asker<'_> {
             share: 4,
         };
         match self.backend.check(&q) {
-            Verdict::Proved => (Outcome::Infeasible, None),
-            Verdict::Refuted(_) => (Outcome::Unknown(Reason::Satisfiable), None),
-            Verdict::Unknown(r) => (Outcome::Unknown(Reason::from_solver(&r)), None),
+            Verdict::Proved => Outcome::Infeasible,
+            Verdict::Refuted(_) => Outcome::Unknown(Reason::Satisfiable),
+            Verdict::Unknown(r) => Outcome::Unknown(Reason::from_solver(&r)),
         }
     }
 
@@ -1391,19 +1424,31 @@ fn prove_function_here(
     let mut models: Vec<Vec<Vec<Option<u128>>>> = vec![Vec::new(); groups.len()];
 
     // ----- step 1 -----
+    // Cheap questions first: every label is asked its cheap question (exact, or with memory
+    // reads unconstrained) before any label is asked the costly one with the function's
+    // memory, so that a function whose budget runs out has still asked every label the first.
     let t1 = Instant::now();
-    let mut occurrences = Vec::with_capacity(vc.labels.len());
-    let mut infeasible: BTreeSet<u64> = BTreeSet::new();
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; vc.labels.len()];
+    let mut spent_ms: Vec<u128> = vec![0; vc.labels.len()];
+    let mut with_memory: Vec<usize> = Vec::new();
+    let settle = |k: usize, outcome: Outcome, outcomes: &mut Vec<Option<Outcome>>| {
+        if let Some(j) = hooks.journal {
+            j.step1(&f.name, k, &outcome);
+        }
+        progress(1);
+        outcomes[k] = Some(outcome);
+    };
     for (k, l) in vc.labels.iter().enumerate() {
         let t = Instant::now();
-        let prior = hooks
+        if let Some(o) = hooks
             .prior
-            .and_then(|p| p.step1.get(&(f.name.clone(), k)).cloned());
-        let reused = prior.is_some();
-        let outcome = if let Some(o) = prior {
-            o // found by an earlier run (`--resume`)
+            .and_then(|p| p.step1.get(&(f.name.clone(), k)).cloned())
+        {
+            // Found by an earlier run (`--resume`).
+            progress(1);
+            outcomes[k] = Some(o);
         } else if asker.over_budget() {
-            Outcome::Unknown(Reason::FunctionBudget)
+            settle(k, Outcome::Unknown(Reason::FunctionBudget), &mut outcomes);
         } else {
             let (observe, group_models) = group_observation(
                 l.id,
@@ -1413,15 +1458,30 @@ fn prove_function_here(
                 config.model_filter,
                 &mut models,
             );
-            asker.ask_step1(l, &observe, group_models)
-        };
-        if let (Some(j), false) = (hooks.journal, reused) {
-            j.step1(&f.name, k, &outcome);
+            match asker.ask_step1_cheaply(l, &observe, group_models) {
+                Some(o) => settle(k, o, &mut outcomes),
+                None => with_memory.push(k),
+            }
         }
+        spent_ms[k] += t.elapsed().as_millis();
+    }
+    for k in with_memory {
+        let t = Instant::now();
+        let outcome = if asker.over_budget() {
+            Outcome::Unknown(Reason::FunctionBudget)
+        } else {
+            asker.ask_step1_with_memory(&vc.labels[k])
+        };
+        settle(k, outcome, &mut outcomes);
+        spent_ms[k] += t.elapsed().as_millis();
+    }
+    let mut occurrences = Vec::with_capacity(vc.labels.len());
+    let mut infeasible: BTreeSet<u64> = BTreeSet::new();
+    for ((k, l), outcome) in vc.labels.iter().enumerate().zip(outcomes) {
+        let outcome = outcome.expect("every label is settled by one of the two passes");
         if matches!(outcome, Outcome::Infeasible) {
             infeasible.insert(l.id);
         }
-        progress(1);
         let (loc, tag, text) = stmts.get(&l.id).cloned().unwrap_or_default();
         occurrences.push(Occurrence {
             id: l.id,
@@ -1431,7 +1491,7 @@ fn prove_function_here(
             tag,
             text,
             outcome,
-            time_ms: t.elapsed().as_millis() + if occurrences.is_empty() { encode_ms } else { 0 },
+            time_ms: spent_ms[k] + if k == 0 { encode_ms } else { 0 },
         });
     }
     asker.stats.step1.ms = t1.elapsed().as_millis();

@@ -695,6 +695,53 @@ fn an_encoding_that_outlasts_the_budget_is_given_up_without_a_claim() {
     }
 }
 
+/// Cheap questions first: when the first question with the function's memory spends the whole
+/// budget (a debug-only hook), every label has still been asked its cheap question, so a
+/// label that the question with memory reads unconstrained proves is proved, even after a
+/// label that needed the costly one; the labels left for the costly question end on the
+/// budget.
+#[cfg(debug_assertions)]
+#[test]
+fn a_spent_budget_still_leaves_every_label_its_cheap_question() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("cheap.c");
+    std::fs::write(
+        &src,
+        "unsigned char f(unsigned char *p, unsigned i, unsigned j)\n{\n    p[i] = 1;\n    \
+         pc_label(p[j] == 3, 1, \"CC\");\n    pc_label(p[j] == 4, 2, \"CC\");\n    \
+         pc_label(p[j] > 5 && p[j] < 3, 3, \"CC\");\n    return p[j];\n}\n",
+    )
+    .unwrap();
+    let out = prune_step1_with_a_1s_budget(
+        &src,
+        &[("COVPRUNE_TEST_MEMORY_QUESTION_SPENDS_BUDGET", "1")],
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["infeasible"], 1, "{summary}");
+    let ledger: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("cheap.covprune.json")).unwrap(),
+    )
+    .unwrap();
+    let status = |id: u64| {
+        let l = ledger["labels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["id"] == id)
+            .unwrap()
+            .clone();
+        (l["status"].clone(), l["reason"].clone())
+    };
+    // Label 1 got the costly question (a model), which spent the budget; label 2 was left to
+    // the budget; label 3 was proved by its cheap question, asked before either.
+    assert_eq!(status(1).0, "unknown");
+    assert_eq!(
+        status(2),
+        ("unknown".into(), "function budget exhausted".into())
+    );
+    assert_eq!(status(3).0, "infeasible");
+}
+
 /// A function whose budget runs out is named on stderr, and its labels left are unknown with
 /// the budget as their reason; the run still ends with a ledger. (A generated function of
 /// 2,400 labels over a global array; one second of budget cannot ask them all.)

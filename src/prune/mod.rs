@@ -1096,7 +1096,14 @@ impl Asker<'_> {
             memory: Memory::Bytes,
             share: 4,
         };
-        match self.backend.check(&q) {
+        let verdict = self.backend.check(&q);
+        // Fault injection for the budget tests (debug builds only): this question spent the
+        // function's whole budget, as a hard one can.
+        #[cfg(debug_assertions)]
+        if std::env::var_os("COVPRUNE_TEST_MEMORY_QUESTION_SPENDS_BUDGET").is_some() {
+            self.budget = Budget::of_wall(std::time::Duration::ZERO, self.budget.start);
+        }
+        match verdict {
             Verdict::Proved => Outcome::Infeasible,
             Verdict::Refuted(_) => Outcome::Unknown(Reason::Satisfiable),
             Verdict::Unknown(r) => Outcome::Unknown(Reason::from_solver(&r)),

@@ -147,13 +147,20 @@ fn processes_on(file: &Path) -> Vec<String> {
     out
 }
 
-fn killed_and_resumed(mode: &[&str]) {
-    let dir = tempfile::tempdir().unwrap();
-    let file = annotated(dir.path());
+/// The fixture annotated in `dir` and pruned whole with one worker: the annotated file, its
+/// fresh labels file, the whole run's outputs, and its journal.
+fn a_whole_run(dir: &Path) -> (PathBuf, String, (String, String), PathBuf) {
+    let file = annotated(dir);
     let fresh = read(&file.with_extension("labels"));
     prune(&file, &["--jobs", "1"]);
     let whole = outputs(&file, &fresh);
     let journal = file.with_extension("covprune.journal");
+    (file, fresh, whole, journal)
+}
+
+fn killed_and_resumed(mode: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, fresh, whole, journal) = a_whole_run(dir.path());
     std::fs::remove_file(&journal).unwrap();
     // Kill the run (SIGKILL) once some answers are in the journal, before it ends.
     let mut child = Command::new(cargo_bin("covprune"))
@@ -214,11 +221,7 @@ fn killed_and_resumed(mode: &[&str]) {
 #[test]
 fn a_run_resumed_from_any_prefix_of_the_journal_ends_as_the_whole_run() {
     let dir = tempfile::tempdir().unwrap();
-    let file = annotated(dir.path());
-    let fresh = read(&file.with_extension("labels"));
-    prune(&file, &["--jobs", "1"]);
-    let whole = outputs(&file, &fresh);
-    let journal = file.with_extension("covprune.journal");
+    let (file, fresh, whole, journal) = a_whole_run(dir.path());
     let lines: Vec<String> = read(&journal).lines().map(str::to_string).collect();
     assert!(
         lines.len() > 20,

@@ -555,33 +555,19 @@ impl Session {
             return v.clone();
         }
         // Writes whose address the read's differs from by their form alone are passed over,
-        // and one at the very same cell is the value read (`Terms::same_cell`): no case for
-        // the solver to split on. Bounded, as a long chain of writes would be walked per read.
-        let start = mem;
-        let mut mem = mem;
-        for _ in 0..crate::vc::term::MAX_SKIPPED_WRITES {
-            let Node::Store {
-                mem: rest,
-                addr: w,
-                byte,
-            } = *terms.node(mem)
-            else {
-                break;
-            };
-            match terms.same_cell(addr, w) {
-                Some(false) => mem = rest,
-                Some(true) => {
-                    let v = self.bv(terms, byte);
-                    self.reads.insert((start, addr), v.clone());
-                    return v;
-                }
-                None => break,
+        // and one at the very same cell is the value read: no case for the solver to split on.
+        match terms.read_past_writes(mem, addr) {
+            Ok(byte) => {
+                let v = self.bv(terms, byte);
+                self.reads.insert((mem, addr), v.clone());
+                return v;
             }
-        }
-        if mem != start {
-            let v = self.read_byte(terms, mem, addr, a, steps);
-            self.reads.insert((start, addr), v.clone());
-            return v;
+            Err(rest) if rest != mem => {
+                let v = self.read_byte(terms, rest, addr, a, steps);
+                self.reads.insert((mem, addr), v.clone());
+                return v;
+            }
+            Err(_) => {}
         }
         let v = match *terms.node(mem) {
             Node::Store {

@@ -115,7 +115,7 @@ impl Node {
 }
 
 /// A read passes over at most this many writes to other cells before it is left to the solver.
-pub const MAX_SKIPPED_WRITES: usize = 65_536;
+const MAX_SKIPPED_WRITES: usize = 65_536;
 
 /// The term arena of one function encoding.
 #[derive(Default)]
@@ -507,10 +507,17 @@ impl Terms {
     // ----- memory -------------------------------------------------------------------------
 
     pub fn select(&mut self, mem: T, addr: T) -> T {
-        // Read over writes: the byte written at the same cell, skipping writes at cells that
-        // differ from the one read by their form ([`Terms::same_cell`]). Bounded: a read after
-        // a long run of writes elsewhere keeps the rest for the solver.
-        let mut mem = mem;
+        match self.read_past_writes(mem, addr) {
+            Ok(byte) => byte,
+            Err(mem) => self.intern(Node::Select { mem, addr }, Sort::Bv(8)),
+        }
+    }
+
+    /// Reads the byte at `addr` of `mem` over the writes before it: the byte written at the
+    /// same cell (`Ok`), skipping writes at cells that differ from the one read by their form
+    /// ([`Terms::same_cell`]); else the memory left once those are skipped (`Err`), for the
+    /// solver. Bounded: a read after a long run of writes elsewhere keeps the rest.
+    pub fn read_past_writes(&self, mut mem: T, addr: T) -> Result<T, T> {
         for _ in 0..MAX_SKIPPED_WRITES {
             let Node::Store {
                 mem: m,
@@ -521,12 +528,12 @@ impl Terms {
                 break;
             };
             match self.same_cell(addr, a) {
-                Some(true) => return byte,
+                Some(true) => return Ok(byte),
                 Some(false) => mem = m,
                 None => break,
             }
         }
-        self.intern(Node::Select { mem, addr }, Sort::Bv(8))
+        Err(mem)
     }
 
     pub fn store(&mut self, mem: T, addr: T, byte: T) -> T {

@@ -109,8 +109,7 @@ pub trait Backend {
     fn reused_models(&self) -> u64 {
         0
     }
-    /// Whether the next questions may be answered by an earlier model (off by default: see
-    /// [`Session::new`]).
+    /// Whether the next questions may be answered by an earlier model (on by default).
     fn set_model_reuse(&mut self, _on: bool) {}
 }
 

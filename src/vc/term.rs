@@ -158,11 +158,13 @@ impl Terms {
         self.objects.insert(base, size);
     }
 
-    /// `t` as a term plus a constant offset (`(x + 4) + 1` is `x` and 5), at 64 bits.
-    fn base_and_offset(&self, mut t: T) -> (T, i128) {
+    /// `t` as a term plus a constant offset (`(x + 4) + 1` is `x` and 5), at 64 bits; a
+    /// constant has no term.
+    fn base_and_offset(&self, mut t: T) -> (Option<T>, i128) {
         let mut off: i128 = 0;
         loop {
             match *self.node(t) {
+                Node::Bv { value, .. } => return (None, off + to_signed(value, 64)),
                 Node::BvBin(BvOp::Add, a, b) if self.width(t) == 64 => {
                     if let Some(c) = self.as_const(b) {
                         off += to_signed(c, 64);
@@ -171,7 +173,7 @@ impl Terms {
                         off += to_signed(c, 64);
                         t = b;
                     } else {
-                        return (t, off);
+                        return (Some(t), off);
                     }
                 }
                 Node::BvBin(BvOp::Sub, a, b) if self.width(t) == 64 => match self.as_const(b) {
@@ -179,33 +181,34 @@ impl Terms {
                         off -= to_signed(c, 64);
                         t = a;
                     }
-                    None => return (t, off),
+                    None => return (Some(t), off),
                 },
-                _ => return (t, off),
+                _ => return (Some(t), off),
             }
         }
     }
 
     /// Are the 64-bit addresses `a` and `b` equal in every execution (`Some(true)`), different
     /// in every one (`Some(false)`), or is that not known from their form (`None`)? The same
-    /// term plus two constants is equal exactly when the constants are (modulo 2^64); two
-    /// addresses inside two different recorded objects ([`Terms::register_object`]), at
-    /// constant offsets within their sizes, differ.
+    /// term (or none, for constants) plus two constants is equal exactly when the constants
+    /// are (modulo 2^64); two addresses inside two different recorded objects
+    /// ([`Terms::register_object`]), at constant offsets within their sizes, differ.
     pub fn same_cell(&self, a: T, b: T) -> Option<bool> {
         if a == b {
             return Some(true);
         }
-        if let (Some(x), Some(y)) = (self.as_const(a), self.as_const(b)) {
-            return Some(x == y);
-        }
-        let (x, i) = self.base_and_offset(a);
+        self.same_split_cell(self.base_and_offset(a), b)
+    }
+
+    /// [`Terms::same_cell`] with `a` already split by [`Terms::base_and_offset`] (a read
+    /// compared with every write before it is split once).
+    fn same_split_cell(&self, (x, i): (Option<T>, i128), b: T) -> Option<bool> {
         let (y, j) = self.base_and_offset(b);
         if x == y {
             return Some(i.rem_euclid(1 << 64) == j.rem_euclid(1 << 64));
         }
-        let inside = |base: T, off: i128| {
-            self.objects
-                .get(&base)
+        let inside = |base: Option<T>, off: i128| {
+            base.and_then(|t| self.objects.get(&t))
                 .is_some_and(|&size| off >= 0 && off < i128::from(size))
         };
         (inside(x, i) && inside(y, j)).then_some(false)
@@ -518,6 +521,7 @@ impl Terms {
     /// ([`Terms::same_cell`]); else the memory left once those are skipped (`Err`), for the
     /// solver. Bounded: a read after a long run of writes elsewhere keeps the rest.
     pub fn read_past_writes(&self, mut mem: T, addr: T) -> Result<T, T> {
+        let read = self.base_and_offset(addr);
         for _ in 0..MAX_SKIPPED_WRITES {
             let Node::Store {
                 mem: m,
@@ -527,7 +531,12 @@ impl Terms {
             else {
                 break;
             };
-            match self.same_cell(addr, a) {
+            let same = if a == addr {
+                Some(true)
+            } else {
+                self.same_split_cell(read, a)
+            };
+            match same {
                 Some(true) => return Ok(byte),
                 Some(false) => mem = m,
                 None => break,

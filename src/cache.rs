@@ -222,6 +222,7 @@ mod tests {
             groups: Vec::new(),
             copies: Vec::new(),
             run_implications: Default::default(),
+            run_infeasible: Default::default(),
             call_sites: Default::default(),
             witnessed: None,
             stats: Default::default(),

@@ -786,3 +786,43 @@ fn a_function_over_its_budget_is_named_and_its_labels_say_why() {
     assert!(over[0]["labels"].as_u64().unwrap() > 0);
     assert!(over[0]["labels"].as_u64().unwrap() as usize <= unknown_for_budget);
 }
+
+/// A run-level implication is asked only once some run covers its premise: when no copy of a
+/// function called twice is decided (a debug-only hook spends the copies' budget), the
+/// premise's own run-level question proves it infeasible, and the label it would have
+/// subsumed vacuously stays (tests/fixtures/engine/run_level_vacuous.c). Before this rule,
+/// label 2 was pruned as subsumed by label 1, which no run covers.
+#[cfg(debug_assertions)]
+#[test]
+fn a_run_level_implication_is_never_vacuous() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("vacuous.c");
+    std::fs::copy("tests/fixtures/engine/run_level_vacuous.c", &src).unwrap();
+    let statuses = |env: &[(&str, &str)]| {
+        let mut cmd = covprune();
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.args(["prune", "--jobs", "1", "--no-progress", "--json"])
+            .arg(&src)
+            .assert()
+            .success();
+        let ledger: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("vacuous.covprune.json")).unwrap(),
+        )
+        .unwrap();
+        ledger["labels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| (l["id"].as_u64().unwrap(), l["status"].clone()))
+            .collect::<std::collections::BTreeMap<u64, serde_json::Value>>()
+    };
+    // With the copies decided, each proves label 1 false; without them, the run-level
+    // question does.
+    for env in [vec![], vec![("COVPRUNE_TEST_COPIES_UNDECIDED", "1")]] {
+        let status = statuses(&env);
+        assert_eq!(status[&1], "infeasible", "{env:?}");
+        assert_eq!(status[&2], "unknown", "{env:?}");
+    }
+}

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::{step3, Asker, Budget, Outcome, Prover, RunStats, Step3Group};
+use super::{step3, Asker, Budget, Outcome, Prover, Reason, RunStats, Step3Group};
 use crate::cfg::callgraph::{direct_callees, CallGraph};
 use crate::ir::{Callee, Function, Program, StmtKind};
 use crate::smt::{Backend, Session};
@@ -234,6 +234,7 @@ pub(super) fn prove_copies(
     let nothing = || DecidedCopies {
         copies: Vec::new(),
         run_level: BTreeMap::new(),
+        run_infeasible: BTreeSet::new(),
     };
     let start = std::time::Instant::now();
     let program = prover.program;
@@ -375,7 +376,9 @@ pub struct CopyQuestions<'a> {
 /// over every activation of the encoded function ([`run_level_implications`]).
 pub struct DecidedCopies {
     pub copies: Vec<CopyResult>,
-    pub run_level: BTreeMap<String, BTreeSet<(u64, u64)>>,
+    pub run_level: RunLevelImplications,
+    /// Labels covered at no copy of any activation ([`run_level_implications`]).
+    pub run_infeasible: BTreeSet<u64>,
 }
 
 /// Witness questions get a budget of their own, after the copies', of this many milliseconds
@@ -438,6 +441,13 @@ pub(super) fn decide_copies(
             .iter()
             .map(|grp| grp.iter().copied().filter(|id| once(*id)).collect())
             .collect();
+        // Fault injection for the run-level tests (debug builds only): the copies' budget is
+        // spent before any copy is decided, as hard copies can spend it (the groups are
+        // known: run-level questions are asked).
+        #[cfg(debug_assertions)]
+        if std::env::var_os("COVPRUNE_TEST_COPIES_UNDECIDED").is_some() {
+            break;
+        }
         match decide_copy(asker, copy, &groups, q, &mut failed) {
             Some((r, models)) => {
                 candidates.extend(models.into_iter().map(|(label, values)| Candidate {
@@ -450,7 +460,7 @@ pub(super) fn decide_copies(
             None => break,
         }
     }
-    let run_level = run_level_implications(asker, copies, &groups_of, &out, q);
+    let (run_level, run_infeasible) = run_level_implications(asker, copies, &groups_of, &out, q);
     // Witnesses come last, from what the budget leaves: a proof of infeasibility in a copy
     // is worth more than a witness, which only lets a label stand as a partner.
     if !candidates.is_empty() {
@@ -497,8 +507,12 @@ pub(super) fn decide_copies(
     DecidedCopies {
         copies: out,
         run_level,
+        run_infeasible,
     }
 }
+
+/// Implications over whole activations, by the function whose labels they relate.
+pub type RunLevelImplications = BTreeMap<String, BTreeSet<(u64, u64)>>;
 
 /// Run-level implications get a budget of their own, after the copies', of this many
 /// milliseconds of nominal solver time.
@@ -517,14 +531,23 @@ const RUN_LEVEL_BUDGET_MS: u64 = 1000;
 /// iteration), and in it every occurrence of `b` is one of the activation's executions. So
 /// "covered `a` at some copy and `b` at none" unsatisfiable means no activation covers `a`
 /// without covering `b`, and no test does either.
+///
+/// An implication whose `a` is covered by no activation holds vacuously and would prune `b`
+/// with nothing left to cover, so `a`'s implications are asked only once the encoding shows a
+/// run covering `a` (a copy's model, or the question "covered `a` at some copy"). When that
+/// question is unsatisfiable, `a` is infeasible by the same argument: it is returned in the
+/// second set. An unknown answer leaves `a` with no implication. (Before 2026-11-25 a copy the
+/// budget left undecided could hide an infeasible `a`: seed 19 of the context harness pruned a
+/// feasible label as subsumed by an infeasible one this way.)
 fn run_level_implications(
     asker: &mut Asker,
     copies: &[InlinedCopy],
     groups_of: &BTreeMap<&str, Vec<Vec<u64>>>,
     decided: &[CopyResult],
     q: &CopyQuestions,
-) -> BTreeMap<String, BTreeSet<(u64, u64)>> {
+) -> (RunLevelImplications, BTreeSet<u64>) {
     let mut out = BTreeMap::new();
+    let mut infeasible = BTreeSet::new();
     // Only where a function's labels occur more than once (several copies, or a copy in a
     // peeled loop): with one occurrence each, the copies' own step 3 asks the same.
     // (function, its co-reached groups, its inlined copies)
@@ -549,7 +572,7 @@ fn run_level_implications(
         }
     }
     if candidates.is_empty() {
-        return out;
+        return (out, infeasible);
     }
     asker.budget = own_budget(asker, q.units_per_ms, RUN_LEVEL_BUDGET_MS);
     for (g, groups, mine) in candidates {
@@ -574,12 +597,27 @@ fn run_level_implications(
                 if everywhere(&|r| r.infeasible_id(a)) {
                     continue;
                 }
+                // Not vacuous: some activation covers `a` in the encoding.
+                if !results.iter().any(|r| r.satisfiable.contains(&a)) {
+                    if asker.over_budget() {
+                        return (out, infeasible);
+                    }
+                    asker.stats.step1.queries += 1;
+                    match asker.decide(covered[&a], &[]).0 {
+                        Outcome::Infeasible => {
+                            infeasible.insert(a);
+                            continue;
+                        }
+                        Outcome::Unknown(Reason::Satisfiable) => {}
+                        Outcome::Unknown(_) => continue,
+                    }
+                }
                 for &b in group {
                     if a == b || everywhere(&|r| r.implies(a, b)) {
                         continue;
                     }
                     if asker.over_budget() {
-                        return out;
+                        return (out, infeasible);
                     }
                     let ncb = asker.terms.not(covered[&b]);
                     let goal = asker.terms.and2(covered[&a], ncb);
@@ -594,7 +632,7 @@ fn run_level_implications(
             out.insert(g.to_string(), found);
         }
     }
-    out
+    (out, infeasible)
 }
 
 /// Every call path from `root` down to `g` (outermost call first), when every execution of `g`

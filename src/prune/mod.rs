@@ -220,6 +220,10 @@ pub struct FunctionResult {
     /// (covering one label at any copy covers the other at some copy), by function.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub run_implications: BTreeMap<String, BTreeSet<(u64, u64)>>,
+    /// Labels of functions decided in their calling contexts that no activation of this
+    /// function covers at any copy, while its activations hold all their executions.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub run_infeasible: BTreeSet<u64>,
     /// The call sites of this function and of the functions in `copies` whose callers are
     /// all known (what [`contexts::Contexts`] needs to tell that every context is covered).
     #[serde(default)]
@@ -511,8 +515,10 @@ pub fn combine(results: Vec<FunctionResult>) -> (Vec<LabelVerdict>, RunStats) {
             run_level.entry(g.clone()).or_default().extend(pairs);
         }
     }
+    let mut run_infeasible: BTreeSet<u64> = BTreeSet::new();
     for r in results {
         context_infeasible.extend(r.context_infeasible);
+        run_infeasible.extend(r.run_infeasible);
         stats.add(&r.stats);
         for mut occ in r.occurrences {
             // Infeasible in every calling context is infeasible.
@@ -573,8 +579,9 @@ pub fn combine(results: Vec<FunctionResult>) -> (Vec<LabelVerdict>, RunStats) {
             )
         })
         .collect();
-    // A called-once function's label false in its only calling context is infeasible.
-    for id in &context_infeasible {
+    // A called-once function's label false in its only calling context is infeasible, and so
+    // is a label covered in no activation of a function that holds all its executions.
+    for id in context_infeasible.iter().chain(&run_infeasible) {
         if let Some(v) = verdicts.get_mut(id) {
             v.status = Status::Infeasible;
             v.step = Some(1);
@@ -1242,6 +1249,7 @@ fn unasked_result(
         groups: Vec::new(),
         copies: Vec::new(),
         run_implications: BTreeMap::new(),
+        run_infeasible: BTreeSet::new(),
         call_sites: BTreeMap::new(),
         witnessed: config.witnessed_subsumers.then(BTreeSet::new),
         stats: RunStats::default(),
@@ -1653,6 +1661,7 @@ fn prove_function_here(
         groups: results,
         copies: decided.copies,
         run_implications: decided.run_level,
+        run_infeasible: decided.run_infeasible,
         call_sites,
         witnessed,
         stats: asker.stats,

@@ -244,6 +244,48 @@ fn computed_gotos_cost_only_their_function_and_are_named() {
     assert!(reasons.iter().any(|r| r == "satisfiable"));
 }
 
+/// Without a labels file, the labels are those written in the file: the labels of a function
+/// the front end skips still get their row (unknown, not analysed), and stderr names the
+/// function, instead of vanishing from the ledger and the counts.
+#[test]
+fn labels_of_a_skipped_function_stay_in_the_ledger_without_a_labels_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(FIXTURES).join("computed_goto.c");
+    let (annotated, _) = annotate(&src, "CC", dir.path());
+    std::fs::remove_file(annotated.with_extension("labels")).unwrap();
+    let text = std::fs::read_to_string(&annotated).unwrap();
+    let (v, stderr) = run_json("prune", &annotated);
+    assert!(
+        stderr.contains("function run not analysed"),
+        "stderr names the function: {stderr}"
+    );
+    let written: usize = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .map(|l| l.matches("pc_label(").count())
+        .sum();
+    assert_eq!(
+        v["labels"].as_u64(),
+        Some(written as u64),
+        "every label written is counted"
+    );
+    let reasons = ledger_reasons(&annotated);
+    assert_eq!(
+        reasons
+            .iter()
+            .filter(|r| r.starts_with("function not analysed: run"))
+            .count(),
+        4
+    );
+    // The labels file prune writes has their rows, with their criterion.
+    let labels = std::fs::read_to_string(annotated.with_extension("labels")).unwrap();
+    assert_eq!(
+        labels.lines().filter(|l| l.contains(", CC, ")).count() as u64,
+        v["labels"].as_u64().unwrap(),
+        "{labels}"
+    );
+}
+
 #[test]
 fn preprocessed_input_with_line_markers_inside_branches_behaves_like_the_original() {
     let dir = tempfile::tempdir().unwrap();

@@ -221,10 +221,10 @@ fn read_inputs(
         None => None,
     };
     let ir_ids: BTreeSet<u64> = program.label_ids().collect();
-    let mut file_only: Vec<u64> = Vec::new();
-    if let (Some(lf), Some(lp)) = (&labels_file, &labels_path) {
-        file_only = check_labels_match(&program, lf, lp, file)?;
-    }
+    let file_only: Vec<u64> = match (&labels_file, &labels_path) {
+        (Some(lf), Some(lp)) => check_labels_match(&program, lf, lp, file)?,
+        _ => labels_of_skipped_functions(file, &source, &program),
+    };
     if ir_ids.is_empty() && file_only.is_empty() {
         return Err(anyhow::anyhow!(
             "{}: no pc_label(...) statement found (annotate the file first)",
@@ -652,15 +652,21 @@ fn read_file(file: &Path) -> Result<Vec<u8>> {
     std::fs::read(file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()).into())
 }
 
+/// A function the front end skipped (a syntax error in it): its name, why, and its line.
+struct Skipped {
+    name: String,
+    why: String,
+    line: u32,
+}
+
 /// For labels the compiled program lacks: the function the front end skipped that holds each
-/// (the last function starting at or before the label's line is a skipped one). Warns on
-/// stderr once per such function.
+/// (the last function starting at or before the label's line is a skipped one).
 fn skipped_function_of_labels(
     file: &Path,
     text: &[u8],
     program: &Program,
     ids: &[u64],
-) -> BTreeMap<u64, (String, String)> {
+) -> BTreeMap<u64, Skipped> {
     let mut out = BTreeMap::new();
     if ids.is_empty() || program.skipped.is_empty() {
         return out;
@@ -691,7 +697,6 @@ fn skipped_function_of_labels(
         )
         .collect();
     starts.sort();
-    let mut warned = BTreeSet::new();
     for call in frontend::sites::label_calls(text) {
         let Ok(id) = call.id.trim().parse::<u64>() else {
             continue;
@@ -703,19 +708,37 @@ fn skipped_function_of_labels(
         let holder = starts.iter().rev().find(|(l, _)| *l <= line);
         if let Some((_, Some(k))) = holder {
             let f = &program.skipped[*k];
-            out.insert(id, (f.name.clone(), f.reason.clone()));
-            if warned.insert(*k) {
-                print_err(&format!(
-                    "warning: {}:{}: function {} not analysed ({}): its labels stay unknown",
-                    file.display(),
-                    f.loc.line,
-                    f.name,
-                    f.reason
-                ));
-            }
+            out.insert(
+                id,
+                Skipped {
+                    name: f.name.clone(),
+                    why: f.reason.clone(),
+                    line: f.loc.line,
+                },
+            );
         }
     }
     out
+}
+
+/// The labels written in the file's text that the compiled program lacks, in functions the
+/// front end skipped: without a labels file, they are known only from the text, and they stay
+/// unknown rather than vanish from the ledger. (Labels in code the preprocessor drops are not
+/// objectives of this build, as without a labels file they never were.)
+fn labels_of_skipped_functions(file: &Path, source: &[u8], program: &Program) -> Vec<u64> {
+    if program.skipped.is_empty() {
+        return Vec::new();
+    }
+    let compiled: BTreeSet<u64> = program.label_ids().collect();
+    let written: BTreeSet<u64> = frontend::sites::label_calls(source)
+        .iter()
+        .filter_map(|c| c.id.trim().parse::<u64>().ok())
+        .filter(|id| !compiled.contains(id))
+        .collect();
+    let written: Vec<u64> = written.into_iter().collect();
+    skipped_function_of_labels(file, source, program, &written)
+        .into_keys()
+        .collect()
 }
 
 /// Writes the ledger and the labels file of a run, and returns its report.
@@ -735,11 +758,31 @@ fn finish(
         file_only,
     } = inputs;
     let not_analysed = skipped_function_of_labels(file, &source, &program, &file_only);
+    // Once per skipped function, in line order.
+    let warned: BTreeSet<(u32, &str, &str)> = not_analysed
+        .values()
+        .map(|f| (f.line, f.name.as_str(), f.why.as_str()))
+        .collect();
+    for (line, name, why) in warned {
+        print_err(&format!(
+            "warning: {}:{line}: function {name} not analysed ({why}): its labels stay unknown",
+            file.display(),
+        ));
+    }
+    // Without a labels file, a label's tag is the one its statement gives.
+    let written_tags: BTreeMap<u64, String> = if labels_file.is_none() && !file_only.is_empty() {
+        frontend::sites::label_calls(&source)
+            .into_iter()
+            .filter_map(|c| Some((c.id.trim().parse::<u64>().ok()?, c.tag)))
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
     for id in &file_only {
         let reason = match not_analysed.get(id) {
-            Some((function, why)) => Reason::NotAnalysed {
-                function: function.clone(),
-                why: why.clone(),
+            Some(f) => Reason::NotAnalysed {
+                function: f.name.clone(),
+                why: f.why.clone(),
             },
             None => Reason::NotCompiled,
         };
@@ -754,6 +797,7 @@ fn finish(
                 .as_ref()
                 .and_then(|f| f.rows.iter().find(|r| r.id == *id))
                 .map(|r| r.tag.clone())
+                .or_else(|| written_tags.get(id).cloned())
                 .unwrap_or_default(),
             text: String::new(),
         });

@@ -319,3 +319,37 @@ fn labels_of_a_function_called_twice_are_related_over_whole_runs() {
         );
     }
 }
+
+/// A function's own labels left satisfiable by its own encoding, where a call too big to
+/// inline returns anything, are asked again in the encoding made for its callee's calling
+/// contexts, which inlines the callee: there the label is false (`g` returns 0 or 1).
+#[test]
+fn own_labels_are_asked_again_with_more_calls_inlined() {
+    let path = Path::new("tests/fixtures/engine/recheck_inlined.c");
+    let loaded = frontend::load(path, &PreprocessOptions::default()).unwrap();
+    let config = PruneConfig {
+        steps: [1].into_iter().collect(),
+        ..PruneConfig::default()
+    };
+    let (verdicts, _) = covprune::prune::run(&loaded.program, &config, &|_| {});
+    let status: BTreeMap<u64, Status> = verdicts.into_iter().map(|v| (v.id, v.status)).collect();
+    assert_eq!(status[&2], Status::Infeasible);
+    for id in [1, 3] {
+        assert!(
+            matches!(status[&id], Status::Unknown { .. }),
+            "label {id}: {:?}",
+            status[&id]
+        );
+    }
+    // Without calling contexts, the callee stays opaque in the only encoding of `f`.
+    let no_contexts = PruneConfig {
+        contexts: false,
+        ..config
+    };
+    let (verdicts, _) = covprune::prune::run(&loaded.program, &no_contexts, &|_| {});
+    let label2 = verdicts.iter().find(|v| v.id == 2).unwrap();
+    assert!(
+        matches!(label2.status, Status::Unknown { .. }),
+        "{label2:?}"
+    );
+}

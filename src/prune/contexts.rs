@@ -226,15 +226,22 @@ pub type Copied = (Vec<CallSite>, String);
 /// Encodes `f` again with the copies of the functions decided in context recorded (and
 /// inlined with the larger size cap), and decides them under a budget of their own. Returns
 /// what the copies proved and which copies were encoded; adds the questions to `stats`.
+///
+/// `recheck` holds `f`'s own labels its own encoding left satisfiable, and `own_opaque` the
+/// functions that encoding did not inline somewhere: when this encoding inlines one of them,
+/// those labels are asked again here ([`recheck_own_labels`]).
 pub(super) fn prove_copies(
     prover: &Prover,
     f: &Function,
+    recheck: &BTreeSet<u64>,
+    own_opaque: &BTreeSet<String>,
     stats: &mut RunStats,
 ) -> (DecidedCopies, Vec<Copied>) {
     let nothing = || DecidedCopies {
         copies: Vec::new(),
         run_level: BTreeMap::new(),
         run_infeasible: BTreeSet::new(),
+        own_infeasible: BTreeSet::new(),
     };
     let start = std::time::Instant::now();
     let program = prover.program;
@@ -294,7 +301,7 @@ pub(super) fn prove_copies(
                     .all(|s| !vc.opaque_calls.contains(&s.caller))
         })
     };
-    let decided = decide_copies(
+    let mut decided = decide_copies(
         &mut asker,
         &vc.copies,
         &CopyQuestions {
@@ -309,16 +316,21 @@ pub(super) fn prove_copies(
             complete_paths: &complete,
         },
     );
+    if own_opaque.iter().any(|g| !vc.opaque_calls.contains(g)) && !recheck.is_empty() {
+        asker.budget = own_budget(&asker, config.solver.units_per_ms(), RECHECK_BUDGET_MS);
+        decided.own_infeasible = recheck_own_labels(&mut asker, &vc.labels, recheck);
+    }
     if config.trace {
         let results = &decided.copies;
         eprintln!(
-            "covprune: {}: {} copies of {} labels ({} decided, {} labels witnessed, {} run-level implications), encoded in {} ms, decided in {} ms; questions {}/{}/{}; solver work {} units of {:?}",
+            "covprune: {}: {} copies of {} labels ({} decided, {} labels witnessed, {} run-level implications, {} own labels proved with more calls inlined), encoded in {} ms, decided in {} ms; questions {}/{}/{}; solver work {} units of {:?}",
             f.name,
             vc.copies.len(),
             vc.copies.iter().map(|c| c.labels.len()).sum::<usize>(),
             results.len(),
             results.iter().map(|r| r.witnessed.len()).sum::<usize>(),
             decided.run_level.values().map(|s| s.len()).sum::<usize>(),
+            decided.own_infeasible.len(),
             encoded.as_millis(),
             start.elapsed().saturating_sub(encoded).as_millis(),
             asker.stats.step1.queries,
@@ -330,6 +342,46 @@ pub(super) fn prove_copies(
     }
     stats.add(&asker.stats);
     (decided, copied)
+}
+
+/// Asking `f`'s own labels again gets a budget of its own, after the copies', of this many
+/// milliseconds of nominal solver time.
+const RECHECK_BUDGET_MS: u64 = 1000;
+
+/// The labels of `recheck` that are false or unreached at every occurrence in this encoding
+/// of the function (`own`: its own labels here). The encoding is the function's, from any
+/// entry state, with more calls inlined than in its own encoding: an over-approximation of
+/// its executions as that one is, only a closer one, so a label it proves false is infeasible
+/// (a call left opaque there stands for the callee's whole behaviour; inlined here, the
+/// callee's code says what it returns).
+fn recheck_own_labels(
+    asker: &mut Asker,
+    own: &[LabelVc],
+    recheck: &BTreeSet<u64>,
+) -> BTreeSet<u64> {
+    let mut proved = BTreeSet::new();
+    for &id in recheck {
+        let occurrences: Vec<&LabelVc> = own.iter().filter(|l| l.id == id).collect();
+        if occurrences.is_empty() {
+            continue;
+        }
+        let mut all_false = true;
+        for l in occurrences {
+            if asker.over_budget() {
+                return proved;
+            }
+            let goal = asker.terms.and2(l.reach, l.pred);
+            asker.stats.step1.queries += 1;
+            if !matches!(asker.decide(goal, &[]).0, Outcome::Infeasible) {
+                all_false = false;
+                break;
+            }
+        }
+        if all_false {
+            proved.insert(id);
+        }
+    }
+    proved
 }
 
 /// Does `f` call one of `targets`, directly or through at most `depth - 1` other calls?
@@ -379,6 +431,10 @@ pub struct DecidedCopies {
     pub run_level: RunLevelImplications,
     /// Labels covered at no copy of any activation ([`run_level_implications`]).
     pub run_infeasible: BTreeSet<u64>,
+    /// Labels of the encoded function itself that its own encoding left satisfiable and this
+    /// one, with more calls inlined, proves false or unreached at every occurrence
+    /// ([`recheck_own_labels`]).
+    pub own_infeasible: BTreeSet<u64>,
 }
 
 /// Witness questions get a budget of their own, after the copies', of this many milliseconds
@@ -508,6 +564,7 @@ pub(super) fn decide_copies(
         copies: out,
         run_level,
         run_infeasible,
+        own_infeasible: BTreeSet::new(),
     }
 }
 

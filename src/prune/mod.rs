@@ -1615,7 +1615,19 @@ fn prove_function_here(
     // The labels of inlined copies, in their calling contexts: in an encoding of their own,
     // so that this function's own answers are the same with or without contexts.
     let t_copies = Instant::now();
-    let (decided, copied) = contexts::prove_copies(prover, f, &mut asker.stats);
+    // Own labels left satisfiable are asked again there when it inlines more calls.
+    let recheck: BTreeSet<u64> = occurrences
+        .iter()
+        .filter(|o| o.outcome == Outcome::Unknown(Reason::Satisfiable))
+        .map(|o| o.id)
+        .collect();
+    let (decided, copied) =
+        contexts::prove_copies(prover, f, &recheck, &vc.opaque_calls, &mut asker.stats);
+    for o in occurrences.iter_mut() {
+        if decided.own_infeasible.contains(&o.id) {
+            o.outcome = Outcome::Infeasible;
+        }
+    }
     let ms_copies = t_copies.elapsed().as_millis();
     let mut relevant: BTreeSet<&str> = BTreeSet::from([f.name.as_str()]);
     for (path, function) in &copied {

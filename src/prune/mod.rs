@@ -1613,9 +1613,10 @@ fn prove_function_here(
             .collect()
     });
     // The labels of inlined copies, in their calling contexts: in an encoding of their own,
-    // so that this function's own answers are the same with or without contexts.
+    // so that this function's own questions are asked the same with or without contexts.
+    // Own labels left satisfiable are asked again there when it inlines more calls: it can
+    // only add proofs.
     let t_copies = Instant::now();
-    // Own labels left satisfiable are asked again there when it inlines more calls.
     let recheck: BTreeSet<u64> = occurrences
         .iter()
         .filter(|o| o.outcome == Outcome::Unknown(Reason::Satisfiable))

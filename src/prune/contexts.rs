@@ -370,9 +370,8 @@ fn recheck_own_labels(
             if asker.over_budget() {
                 return proved;
             }
-            let goal = asker.terms.and2(l.reach, l.pred);
-            asker.stats.step1.queries += 1;
-            if !matches!(asker.decide(goal, &[]).0, Outcome::Infeasible) {
+            let (outcome, _) = asker.ask_step1_observing(l, &[], None, &[]);
+            if !matches!(outcome, Outcome::Infeasible) {
                 all_false = false;
                 break;
             }

@@ -1527,9 +1527,7 @@ fn prove_function_here(
         if asker.over_budget() {
             break;
         }
-        let goal = asker.terms.and2(l.reach, l.pred);
-        asker.stats.step1.queries += 1;
-        let (o, _) = asker.decide(goal, &[]);
+        let (o, _) = asker.ask_step1_observing(l, &[], None, &[]);
         if matches!(o, Outcome::Infeasible) {
             context_infeasible.insert(id);
         }

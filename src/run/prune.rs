@@ -652,23 +652,26 @@ fn read_file(file: &Path) -> Result<Vec<u8>> {
     std::fs::read(file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()).into())
 }
 
-/// A function the front end skipped (a syntax error in it): its name, why, and its line.
-struct Skipped {
+/// A label written in a function the front end skipped (a syntax error in it): the
+/// function's name, why it was skipped and its line, and the label statement's tag.
+struct InSkippedFunction {
     name: String,
     why: String,
     line: u32,
+    tag: String,
 }
 
-/// For labels the compiled program lacks: the function the front end skipped that holds each
-/// (the last function starting at or before the label's line is a skipped one).
+/// For the labels `wanted` picks among those the file's text holds: the function the front
+/// end skipped that holds each (the last function starting at or before the label's line is a
+/// skipped one).
 fn skipped_function_of_labels(
     file: &Path,
     text: &[u8],
     program: &Program,
-    ids: &[u64],
-) -> BTreeMap<u64, Skipped> {
+    wanted: &dyn Fn(u64) -> bool,
+) -> BTreeMap<u64, InSkippedFunction> {
     let mut out = BTreeMap::new();
-    if ids.is_empty() || program.skipped.is_empty() {
+    if program.skipped.is_empty() {
         return out;
     }
     // The annotated file itself, among the files its line markers name.
@@ -701,7 +704,7 @@ fn skipped_function_of_labels(
         let Ok(id) = call.id.trim().parse::<u64>() else {
             continue;
         };
-        if !ids.contains(&id) {
+        if !wanted(id) {
             continue;
         }
         let line = 1 + text[..call.range.0].iter().filter(|b| **b == b'\n').count() as u32;
@@ -710,10 +713,11 @@ fn skipped_function_of_labels(
             let f = &program.skipped[*k];
             out.insert(
                 id,
-                Skipped {
+                InSkippedFunction {
                     name: f.name.clone(),
                     why: f.reason.clone(),
                     line: f.loc.line,
+                    tag: call.tag,
                 },
             );
         }
@@ -726,17 +730,8 @@ fn skipped_function_of_labels(
 /// unknown rather than vanish from the ledger. (Labels in code the preprocessor drops are not
 /// objectives of this build, as without a labels file they never were.)
 fn labels_of_skipped_functions(file: &Path, source: &[u8], program: &Program) -> Vec<u64> {
-    if program.skipped.is_empty() {
-        return Vec::new();
-    }
     let compiled: BTreeSet<u64> = program.label_ids().collect();
-    let written: BTreeSet<u64> = frontend::sites::label_calls(source)
-        .iter()
-        .filter_map(|c| c.id.trim().parse::<u64>().ok())
-        .filter(|id| !compiled.contains(id))
-        .collect();
-    let written: Vec<u64> = written.into_iter().collect();
-    skipped_function_of_labels(file, source, program, &written)
+    skipped_function_of_labels(file, source, program, &|id| !compiled.contains(&id))
         .into_keys()
         .collect()
 }
@@ -757,7 +752,12 @@ fn finish(
         mut labels_file,
         file_only,
     } = inputs;
-    let not_analysed = skipped_function_of_labels(file, &source, &program, &file_only);
+    let not_analysed = if file_only.is_empty() {
+        BTreeMap::new()
+    } else {
+        let wanted: BTreeSet<u64> = file_only.iter().copied().collect();
+        skipped_function_of_labels(file, &source, &program, &|id| wanted.contains(&id))
+    };
     // Once per skipped function, in line order.
     let warned: BTreeSet<(u32, &str, &str)> = not_analysed
         .values()
@@ -769,15 +769,6 @@ fn finish(
             file.display(),
         ));
     }
-    // Without a labels file, a label's tag is the one its statement gives.
-    let written_tags: BTreeMap<u64, String> = if labels_file.is_none() && !file_only.is_empty() {
-        frontend::sites::label_calls(&source)
-            .into_iter()
-            .filter_map(|c| Some((c.id.trim().parse::<u64>().ok()?, c.tag)))
-            .collect()
-    } else {
-        BTreeMap::new()
-    };
     for id in &file_only {
         let reason = match not_analysed.get(id) {
             Some(f) => Reason::NotAnalysed {
@@ -797,7 +788,8 @@ fn finish(
                 .as_ref()
                 .and_then(|f| f.rows.iter().find(|r| r.id == *id))
                 .map(|r| r.tag.clone())
-                .or_else(|| written_tags.get(id).cloned())
+                // Without a labels file, the tag its statement gives.
+                .or_else(|| not_analysed.get(id).map(|f| f.tag.clone()))
                 .unwrap_or_default(),
             text: String::new(),
         });

@@ -826,3 +826,58 @@ fn a_run_level_implication_is_never_vacuous() {
         assert_eq!(status[&2], "unknown", "{env:?}");
     }
 }
+
+/// Questions with memory get a quarter of the function's budget until one of them proves
+/// something. A debug-only hook makes each such question spend that whole share: after a
+/// model (label 1), a label only memory can decide (label 2) is left unknown with the share as
+/// its reason; after a proof (label 3 in `g`), the cap is lifted and label 4 is still proved.
+/// Labels the cheap question proves (5) are proved either way.
+#[cfg(debug_assertions)]
+#[test]
+fn memory_questions_keep_to_their_share_until_one_proves() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("share.c");
+    std::fs::write(
+        &src,
+        "unsigned char f(unsigned char *p, unsigned i, unsigned j)\n{\n    p[i] = 1;\n    \
+         pc_label(p[j] == 3, 1, \"CC\");\n    pc_label(p[j] == 4 && i == j, 2, \"CC\");\n    \
+         pc_label(i > 5 && i < 3, 5, \"CC\");\n    return p[j];\n}\n\
+         unsigned char g(unsigned char *p, unsigned i, unsigned j)\n{\n    p[i] = 1;\n    \
+         pc_label(p[j] == 4 && i == j, 3, \"CC\");\n    pc_label(p[j] == 5 && i == j, 4, \"CC\");\n    \
+         return p[j];\n}\n",
+    )
+    .unwrap();
+    let ledger_of = |env: &[(&str, &str)]| -> serde_json::Value {
+        prune_step1_with_a_1s_budget(&src, env);
+        serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("share.covprune.json")).unwrap(),
+        )
+        .unwrap()
+    };
+    let status = |ledger: &serde_json::Value, id: u64| {
+        let l = ledger["labels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["id"] == id)
+            .unwrap()
+            .clone();
+        (l["status"].clone(), l["reason"].clone())
+    };
+    let spent = ledger_of(&[("COVPRUNE_TEST_MEMORY_QUESTION_SPENDS_SHARE", "1")]);
+    assert_eq!(status(&spent, 1).0, "unknown");
+    assert_eq!(
+        status(&spent, 2),
+        (
+            "unknown".into(),
+            "memory questions' share of the function budget spent".into()
+        )
+    );
+    assert_eq!(status(&spent, 3).0, "infeasible");
+    assert_eq!(status(&spent, 4).0, "infeasible");
+    assert_eq!(status(&spent, 5).0, "infeasible");
+    // Without the hook, every label only memory decides is asked.
+    std::fs::remove_file(dir.path().join("share.covprune.json")).unwrap();
+    let whole = ledger_of(&[]);
+    assert_eq!(status(&whole, 2).0, "infeasible");
+}

@@ -272,13 +272,15 @@ pub(super) fn prove_copies(
         return (nothing(), copied);
     }
     let backend: Box<dyn Backend> = Box::new(Session::new(&config.solver));
+    let budget = copy_budget(&prover.config, start);
     let mut asker = Asker {
         backend,
         terms: vc.terms,
         facts: &vc.facts,
         exactness: &vc.exactness,
         index: FactIndex::new(&vc.facts),
-        budget: copy_budget(&prover.config, start),
+        memory: super::MemoryShare::of(&budget),
+        budget,
         stats: RunStats::default(),
     };
     let budget_units = asker.budget.units;

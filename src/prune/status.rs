@@ -64,6 +64,9 @@ pub enum Reason {
     Memory,
     /// The function's budget ran out before the question was asked.
     FunctionBudget,
+    /// The question needed the function's memory, and the questions with memory had spent
+    /// their share of the budget without proving anything.
+    MemoryShare,
     /// The prover process died (a solver crash) while proving the label's function.
     SolverDied,
     /// The front end did not lower the function holding the label.
@@ -74,6 +77,7 @@ pub enum Reason {
     Solver(String),
 }
 
+const MEMORY_SHARE: &str = "memory questions' share of the function budget spent";
 const NOT_ANALYSED: &str = "function not analysed: ";
 const NOT_COMPILED: &str =
     "not in the compiled program (inactive preprocessor branch or function not lowered)";
@@ -100,6 +104,7 @@ impl fmt::Display for Reason {
             Reason::Interrupted => f.write_str("interrupted"),
             Reason::Memory => f.write_str("memory"),
             Reason::FunctionBudget => f.write_str("function budget exhausted"),
+            Reason::MemoryShare => f.write_str(MEMORY_SHARE),
             Reason::SolverDied => f.write_str("the solver process died on this function"),
             Reason::NotAnalysed { function, why } => write!(f, "{NOT_ANALYSED}{function} ({why})"),
             Reason::NotCompiled => f.write_str(NOT_COMPILED),
@@ -119,6 +124,7 @@ impl std::str::FromStr for Reason {
             "interrupted" => Reason::Interrupted,
             "memory" => Reason::Memory,
             "function budget exhausted" => Reason::FunctionBudget,
+            MEMORY_SHARE => Reason::MemoryShare,
             "the solver process died on this function" => Reason::SolverDied,
             NOT_COMPILED => Reason::NotCompiled,
             _ => {

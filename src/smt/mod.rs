@@ -465,7 +465,7 @@ impl Session {
         let guard = Bool::fresh_const("question");
         let mut parts: Vec<Bool> = ctx.to_vec();
         parts.push(g.clone());
-        solver.assert(&guard.implies(Bool::and(&parts)));
+        solver.assert(guard.implies(Bool::and(&parts)));
         // A watchdog interrupts a check that overruns its limit by far.
         let z3_context = z3::Context::thread_local();
         let handle = z3_context.handle();
@@ -511,7 +511,7 @@ impl Session {
                     .unwrap_or_else(|| "unknown".to_string()),
             ),
         };
-        solver.assert(&guard.not());
+        solver.assert(guard.not());
         self.work += spent;
         verdict
     }

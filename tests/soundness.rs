@@ -6,7 +6,9 @@
 //! Also reports recall on infeasibility (found / truly infeasible) and the number of claims.
 //!
 //! `COVPRUNE_SOUNDNESS_PROGRAMS` sets the number of programs (default 200);
-//! `COVPRUNE_SOUNDNESS_SEED` the first seed.
+//! `COVPRUNE_SOUNDNESS_SEED` the first seed. The questions get 10 s on the wall clock;
+//! `COVPRUNE_SOUNDNESS_DEFAULT_LIMITS=1` gives them the CLI's defaults instead (2 s, and
+//! 5,000,000 resource units, or `COVPRUNE_SOUNDNESS_RLIMIT` units, 0 for the wall clock alone).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -640,6 +642,9 @@ struct Tally {
     /// Feasible labels pruned as duplicate or subsumed whose every named partner is infeasible:
     /// the tester would lose them.
     orphans: Vec<String>,
+    /// Labels left unknown because a limit ran out (a question's time or resources, the
+    /// function's budget or its memory questions' share), not because a model was found.
+    out_of_limits: BTreeMap<String, usize>,
 }
 
 /// Recall in one kind of place: of infeasible labels, and of redundant ones (a feasible label
@@ -709,8 +714,17 @@ impl Tally {
             );
         }
         eprintln!(
-            "soundness harness ({what}): {n_programs} programs, {} labels, {} truly infeasible, {} proved infeasible (recall {:.1}%), {} duplicate and {} subsumed claims, {} false claims",
+            "soundness harness ({what}): {n_programs} programs, {} labels ({} left unknown by a limit), {} truly infeasible, {} proved infeasible (recall {:.1}%), {} duplicate and {} subsumed claims, {} false claims",
             self.labels,
+            if self.out_of_limits.is_empty() {
+                "none".to_string()
+            } else {
+                self.out_of_limits
+                    .iter()
+                    .map(|(r, n)| format!("{n} {r}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
             self.truly_infeasible,
             self.found,
             100.0 * self.recall(),
@@ -739,13 +753,28 @@ fn harness_dir() -> tempfile::TempDir {
 }
 
 fn harness_config() -> PruneConfig {
-    PruneConfig {
-        solver: SolverConfig {
+    // `COVPRUNE_SOUNDNESS_DEFAULT_LIMITS=1`: the CLI's default limits (2 s and 5,000,000
+    // resource units per question) instead of 10 s on the wall clock.
+    let solver = if std::env::var_os("COVPRUNE_SOUNDNESS_DEFAULT_LIMITS").is_some() {
+        SolverConfig {
+            timeout_ms: 2_000,
+            rlimit: std::env::var("COVPRUNE_SOUNDNESS_RLIMIT")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(5_000_000),
+            max_memory_mb: 0,
+            incremental: true,
+        }
+    } else {
+        SolverConfig {
             timeout_ms: 10_000,
             rlimit: 0,
             max_memory_mb: 0,
             incremental: true,
-        },
+        }
+    };
+    PruneConfig {
+        solver,
         jobs: 1,
         steps: BTreeSet::from([1, 2, 3]),
         // `COVPRUNE_SOUNDNESS_WITNESSED=1`: subsumers must be witnessed (`--witnessed-subsumers`).
@@ -800,6 +829,13 @@ fn check_with(
     );
     tally.labels += n_labels;
     tally_by_kind(seed, &verdicts, &covered, placed, tally);
+    for v in &verdicts {
+        if let Status::Unknown { reason } = &v.status {
+            if *reason != covprune::prune::Reason::Satisfiable {
+                *tally.out_of_limits.entry(reason.to_string()).or_default() += 1;
+            }
+        }
+    }
     for v in &verdicts {
         let is_covered = covered.contains_key(&(v.id as u32));
         match &v.status {

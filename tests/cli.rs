@@ -628,6 +628,20 @@ fn export_acsl_keeps_a_latin1_file_byte_for_byte() {
     assert!(String::from_utf8_lossy(&out).contains("check covprune_l1: !("));
 }
 
+/// A label's status and reason in a ledger.
+fn status_and_reason(
+    ledger: &serde_json::Value,
+    id: u64,
+) -> (serde_json::Value, serde_json::Value) {
+    let l = ledger["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["id"] == id)
+        .unwrap();
+    (l["status"].clone(), l["reason"].clone())
+}
+
 /// `prune --steps 1 --jobs 1 --json --function-budget-s 1 SRC` with `env` set; it must succeed.
 fn prune_step1_with_a_1s_budget(src: &Path, env: &[(&str, &str)]) -> std::process::Output {
     let mut cmd = covprune();
@@ -722,16 +736,7 @@ fn a_spent_budget_still_leaves_every_label_its_cheap_question() {
         &std::fs::read_to_string(dir.path().join("cheap.covprune.json")).unwrap(),
     )
     .unwrap();
-    let status = |id: u64| {
-        let l = ledger["labels"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|l| l["id"] == id)
-            .unwrap()
-            .clone();
-        (l["status"].clone(), l["reason"].clone())
-    };
+    let status = |id: u64| status_and_reason(&ledger, id);
     // Label 1 got the costly question (a model), which spent the budget; label 2 was left to
     // the budget; label 3 was proved by its cheap question, asked before either.
     assert_eq!(status(1).0, "unknown");
@@ -854,30 +859,20 @@ fn memory_questions_keep_to_their_share_until_one_proves() {
         )
         .unwrap()
     };
-    let status = |ledger: &serde_json::Value, id: u64| {
-        let l = ledger["labels"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|l| l["id"] == id)
-            .unwrap()
-            .clone();
-        (l["status"].clone(), l["reason"].clone())
-    };
     let spent = ledger_of(&[("COVPRUNE_TEST_MEMORY_QUESTION_SPENDS_SHARE", "1")]);
-    assert_eq!(status(&spent, 1).0, "unknown");
+    assert_eq!(status_and_reason(&spent, 1).0, "unknown");
     assert_eq!(
-        status(&spent, 2),
+        status_and_reason(&spent, 2),
         (
             "unknown".into(),
             "memory questions' share of the function budget spent".into()
         )
     );
-    assert_eq!(status(&spent, 3).0, "infeasible");
-    assert_eq!(status(&spent, 4).0, "infeasible");
-    assert_eq!(status(&spent, 5).0, "infeasible");
+    assert_eq!(status_and_reason(&spent, 3).0, "infeasible");
+    assert_eq!(status_and_reason(&spent, 4).0, "infeasible");
+    assert_eq!(status_and_reason(&spent, 5).0, "infeasible");
     // Without the hook, every label only memory decides is asked.
     std::fs::remove_file(dir.path().join("share.covprune.json")).unwrap();
     let whole = ledger_of(&[]);
-    assert_eq!(status(&whole, 2).0, "infeasible");
+    assert_eq!(status_and_reason(&whole, 2).0, "infeasible");
 }

@@ -755,26 +755,21 @@ fn harness_dir() -> tempfile::TempDir {
 fn harness_config() -> PruneConfig {
     // `COVPRUNE_SOUNDNESS_DEFAULT_LIMITS=1`: the CLI's default limits (2 s and 5,000,000
     // resource units per question) instead of 10 s on the wall clock.
-    let solver = if std::env::var_os("COVPRUNE_SOUNDNESS_DEFAULT_LIMITS").is_some() {
-        SolverConfig {
-            timeout_ms: 2_000,
-            rlimit: std::env::var("COVPRUNE_SOUNDNESS_RLIMIT")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(5_000_000),
-            max_memory_mb: 0,
-            incremental: true,
-        }
+    let (timeout_ms, rlimit) = if std::env::var_os("COVPRUNE_SOUNDNESS_DEFAULT_LIMITS").is_some() {
+        (
+            2_000,
+            env_u64("COVPRUNE_SOUNDNESS_RLIMIT", 5_000_000) as u32,
+        )
     } else {
-        SolverConfig {
-            timeout_ms: 10_000,
-            rlimit: 0,
-            max_memory_mb: 0,
-            incremental: true,
-        }
+        (10_000, 0)
     };
     PruneConfig {
-        solver,
+        solver: SolverConfig {
+            timeout_ms,
+            rlimit,
+            max_memory_mb: 0,
+            incremental: true,
+        },
         jobs: 1,
         steps: BTreeSet::from([1, 2, 3]),
         // `COVPRUNE_SOUNDNESS_WITNESSED=1`: subsumers must be witnessed (`--witnessed-subsumers`).
@@ -830,13 +825,6 @@ fn check_with(
     tally.labels += n_labels;
     tally_by_kind(seed, &verdicts, &covered, placed, tally);
     for v in &verdicts {
-        if let Status::Unknown { reason } = &v.status {
-            if *reason != covprune::prune::Reason::Satisfiable {
-                *tally.out_of_limits.entry(reason.to_string()).or_default() += 1;
-            }
-        }
-    }
-    for v in &verdicts {
         let is_covered = covered.contains_key(&(v.id as u32));
         match &v.status {
             Status::Duplicate { of } => {
@@ -858,6 +846,9 @@ fn check_with(
                         ));
                     }
                 }
+            }
+            Status::Unknown { reason } if *reason != covprune::prune::Reason::Satisfiable => {
+                *tally.out_of_limits.entry(reason.to_string()).or_default() += 1;
             }
             _ => {}
         }

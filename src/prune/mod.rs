@@ -1098,8 +1098,8 @@ impl Asker<'_> {
     /// Decides one question. Memory makes queries expensive, so a question that reads memory
     /// is first asked with every memory read unconstrained (cheap; unsat there is a proof),
     /// and only if that is satisfiable asked again with the byte-level memory, within the
-    /// memory questions' share of the budget ([`MemoryShare`]). Returns the verdict and, when the full question was satisfiable, the
-    /// model's values of `observe`.
+    /// memory questions' share of the budget ([`MemoryShare`]). Returns the verdict and, when
+    /// the full question was satisfiable, the model's values of `observe`.
     fn decide(&mut self, goal: T, observe: &[T]) -> (Outcome, Option<Vec<Option<u128>>>) {
         match self.decide_cheaply(goal, observe) {
             Some(answer) => answer,

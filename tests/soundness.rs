@@ -849,6 +849,9 @@ fn check_with(
             }
             Status::Unknown { reason } if *reason != covprune::prune::Reason::Satisfiable => {
                 *tally.out_of_limits.entry(reason.to_string()).or_default() += 1;
+                if std::env::var_os("COVPRUNE_SOUNDNESS_VERBOSE").is_some() {
+                    eprintln!("seed {seed}: label {} left unknown ({reason})", v.id);
+                }
             }
             _ => {}
         }
@@ -1022,6 +1025,11 @@ fn run_harness_with(
         let (text, n_labels, placed) = generate(seed);
         let path = dir.path().join(format!("{prefix}{seed}.c"));
         std::fs::write(&path, &text).unwrap();
+        // `COVPRUNE_SOUNDNESS_KEEP=DIR`: a copy of every program, to look into one by hand.
+        if let Some(keep) = std::env::var_os("COVPRUNE_SOUNDNESS_KEEP") {
+            std::fs::create_dir_all(&keep).unwrap();
+            std::fs::write(Path::new(&keep).join(format!("{prefix}{seed}.c")), &text).unwrap();
+        }
         check_with(
             dir.path(),
             seed,

@@ -884,6 +884,15 @@ struct Asker<'a> {
 /// first proof comes early and lifts the cap.
 const MEMORY_SHARE_DIVISOR: u64 = 4;
 
+/// A question with the function's memory written out byte by byte gets this many times a
+/// question's resource units (the time limit stays the backstop): the share bounds what these
+/// questions spend in all. At the default limits, the memory harness's 40 programs with their
+/// external code left 31 of 246 labels on a limit with a quarter of the units, 12 with the
+/// whole (satisfiable questions whose models take 5 to 10 million units), 4 with twice and 2
+/// with three times; on 200 programs, 13 of 1,327 with three times (2026-11-25). It costs
+/// real code time: SQLite CC 465 -> 552 s, Siemens 47 -> 54 s (`artifacts/memory-units-scale.md`).
+const MEMORY_QUESTION_UNITS_SCALE: u32 = 3;
+
 /// The share of a budget that questions with memory may spend before their first proof
 /// ([`MEMORY_SHARE_DIVISOR`]): in resource units when the budget is, else in wall time.
 struct MemoryShare {
@@ -1141,17 +1150,15 @@ impl Asker<'_> {
             goal,
             observe: &[],
             memory: Memory::Abstract,
-            share: 1,
+            units_scale: 1,
         };
         (self.backend.check(&q) == Verdict::Proved).then_some((Outcome::Infeasible, None))
     }
 
     /// The question with the function's memory written out byte by byte: asked when
     /// [`Asker::decide_cheaply`] could not decide, while the memory questions' share of the
-    /// budget lasts. It gets a question's whole limits: with a quarter of them (as before the
-    /// share bounded what these questions spend in all), 31 of the memory harness's 246 labels
-    /// ended on the limit at the default limits, against 2 with the whole (2026-11-25), and
-    /// Siemens left 13 labels per criterion undecided instead of 2, in the same time.
+    /// budget lasts. It gets [`MEMORY_QUESTION_UNITS_SCALE`] times a question's resource
+    /// units: the share bounds what these questions spend in all.
     fn decide_with_memory(&mut self, goal: T) -> Outcome {
         if self.memory.spent() {
             return Outcome::Unknown(Reason::MemoryShare);
@@ -1166,7 +1173,7 @@ impl Asker<'_> {
             goal,
             observe: &[],
             memory: Memory::Bytes,
-            share: 1,
+            units_scale: MEMORY_QUESTION_UNITS_SCALE,
         };
         let verdict = self.backend.check(&q);
         // Fault injection for the budget tests (debug builds only): this question spent the
@@ -1214,7 +1221,7 @@ impl Asker<'_> {
             goal,
             observe,
             memory,
-            share: 1,
+            units_scale: 1,
         };
         match self.backend.check(&q) {
             Verdict::Proved => (Outcome::Infeasible, None),

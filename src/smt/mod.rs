@@ -96,8 +96,9 @@ pub struct Query<'a> {
     pub goal: T,
     pub observe: &'a [T],
     pub memory: Memory,
-    /// The question gets 1/`share` of the configured limits.
-    pub share: u32,
+    /// The question gets `units_scale` times the configured resource limit (the time limit
+    /// stays as configured: it is the backstop, and the only limit without a resource limit).
+    pub units_scale: u32,
 }
 
 /// Something that answers questions.
@@ -174,9 +175,8 @@ pub struct Session {
     /// Reads translated as cases over the writes before them (see [`Session::read_byte`]),
     /// by memory and address.
     reads: HashMap<(T, T), BV>,
-    base_timeout_ms: u32,
-    /// The time limit of the next check.
-    current_timeout_ms: u32,
+    /// The time limit of each check (the backstop when there is a resource limit).
+    timeout_ms: u32,
     rlimit: u32,
     /// The resource limit of the next check.
     current_rlimit: u32,
@@ -203,7 +203,7 @@ struct AnswerKey {
     goal: T,
     context: Vec<T>,
     memory: Memory,
-    share: u32,
+    units_scale: u32,
 }
 
 /// A question that ran out of its limits with the kept facts is asked again alone only when
@@ -262,8 +262,7 @@ impl Session {
             abstract_cache: HashMap::new(),
             abstract_mode: false,
             reads: HashMap::new(),
-            base_timeout_ms: config.wall_limit_ms(),
-            current_timeout_ms: config.wall_limit_ms(),
+            timeout_ms: config.wall_limit_ms(),
             rlimit: config.rlimit,
             current_rlimit: config.rlimit,
             max_memory_mb: config.max_memory_mb,
@@ -282,7 +281,7 @@ impl Session {
     /// misspelt one silently).
     fn apply_params(&self) {
         let mut p = Params::new();
-        p.set_u32("timeout", self.current_timeout_ms.max(1));
+        p.set_u32("timeout", self.timeout_ms.max(1));
         if self.current_rlimit > 0 {
             p.set_u32("rlimit", self.current_rlimit);
         }
@@ -294,15 +293,9 @@ impl Session {
         self.alone_solver.set_params(&p);
     }
 
-    /// Gives the next checks 1/`share` of the configured limits.
-    fn set_share(&mut self, share: u32) {
-        let share = share.max(1);
-        self.current_timeout_ms = (self.base_timeout_ms / share).max(1);
-        self.current_rlimit = if self.rlimit > 0 {
-            (self.rlimit / share).max(1)
-        } else {
-            0
-        };
+    /// Gives the next checks `scale` times the configured resource limit.
+    fn set_units_scale(&mut self, scale: u32) {
+        self.current_rlimit = self.rlimit.saturating_mul(scale.max(1));
         self.apply_params();
     }
 
@@ -469,7 +462,7 @@ impl Session {
         // A watchdog interrupts a check that overruns its limit by far.
         let z3_context = z3::Context::thread_local();
         let handle = z3_context.handle();
-        let limit = watchdog_after(self.current_timeout_ms);
+        let limit = watchdog_after(self.timeout_ms);
         // The resource counter is read only when budgets are counted in it (with a resource
         // limit): reading statistics costs more than many small checks.
         let counting = self.rlimit > 0;
@@ -731,21 +724,22 @@ impl Backend for Session {
             goal: q.goal,
             context: q.context.to_vec(),
             memory: q.memory,
-            share: q.share,
+            units_scale: q.units_scale,
         };
         if let Some(v) = self.answers.get(&key) {
             self.repeated_questions += 1;
             return v.clone();
         }
-        if q.share != 1 {
-            self.set_share(q.share);
+        let scaled = q.units_scale != 1 && self.rlimit > 0;
+        if scaled {
+            self.set_units_scale(q.units_scale);
         }
         let v = match q.memory {
             Memory::Bytes => self.check_with(q.terms, q.context, q.goal, q.observe),
             Memory::Abstract => self.check_abstract(q.terms, q.context, q.goal, q.observe),
         };
-        if q.share != 1 {
-            self.set_share(1);
+        if scaled {
+            self.set_units_scale(1);
         }
         if !matches!(v, Verdict::Refuted(_)) {
             self.answers.insert(key, v.clone());
@@ -951,6 +945,43 @@ mod tests {
     }
 
     #[test]
+    fn a_question_scaled_up_gets_more_resource_units() {
+        // x * y == y * x for 16-bit x and y: a proof Z3 must work for (bit-blasting).
+        let mut t = Terms::default();
+        let x = t.var(Sort::Bv(16), "x");
+        let y = t.var(Sort::Bv(16), "y");
+        let xy = t.bin(BvOp::Mul, x, y);
+        let yx = t.bin(BvOp::Mul, y, x);
+        let same = t.eq(xy, yx);
+        let differ = t.not(same);
+        let ask = |rlimit: u32, units_scale: u32| {
+            let mut s = Session::new(&SolverConfig {
+                timeout_ms: 60_000,
+                rlimit,
+                ..SolverConfig::default()
+            });
+            let v = Backend::check(
+                &mut s,
+                &Query {
+                    terms: &t,
+                    context: &[],
+                    goal: differ,
+                    observe: &[],
+                    memory: Memory::Bytes,
+                    units_scale,
+                },
+            );
+            (v, s.work())
+        };
+        let (v, needed) = ask(u32::MAX / 4, 1);
+        assert_eq!(v, Verdict::Proved);
+        let half = u32::try_from(needed / 2).unwrap();
+        assert!(half > 0);
+        assert!(matches!(ask(half, 1).0, Verdict::Unknown(_)));
+        assert_eq!(ask(half, 3).0, Verdict::Proved);
+    }
+
+    #[test]
     fn a_question_asked_again_is_answered_without_a_check_unless_it_was_a_model() {
         let mut t = Terms::default();
         let x = t.var(Sort::Bv(8), "x");
@@ -959,7 +990,7 @@ mod tests {
         let not_ten = t.not(x_is_ten);
         let contradiction = t.and2(x_is_ten, not_ten);
         let mut s = Session::new(&SolverConfig::default());
-        let ask = |s: &mut Session, goal: T, context: &[T], share: u32| {
+        let ask = |s: &mut Session, goal: T, context: &[T], units_scale: u32| {
             Backend::check(
                 s,
                 &Query {
@@ -968,7 +999,7 @@ mod tests {
                     goal,
                     observe: &[],
                     memory: Memory::Bytes,
-                    share,
+                    units_scale,
                 },
             )
         };

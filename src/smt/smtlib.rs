@@ -184,7 +184,7 @@ mod tests {
             goal,
             observe: &[],
             memory,
-            share: 1,
+            units_scale: 1,
         }
     }
 

@@ -324,7 +324,8 @@ pub struct PruneArgs {
     /// Deterministic resource limit of each obligation (Z3 rlimit units; 0: none, the time limit
     /// decides). With it, the time limit is only a backstop (5x), so that ledgers are the same
     /// run to run and for any --jobs. Default: 5,000,000 for the default 2 s, scaled with
-    /// --timeout-ms; questions with the function's memory written out get three times it.
+    /// --timeout-ms; questions with the function's memory written out get three times it
+    /// (until one runs out).
     #[arg(long)]
     pub rlimit: Option<u32>,
     /// Worker threads (default: one per core).

@@ -885,12 +885,12 @@ struct Asker<'a> {
 const MEMORY_SHARE_DIVISOR: u64 = 4;
 
 /// A question with the function's memory written out byte by byte gets this many times a
-/// question's resource units (the time limit stays the backstop): the share bounds what these
-/// questions spend in all. At the default limits, the memory harness's 40 programs with their
-/// external code left 31 of 246 labels on a limit with a quarter of the units, 12 with the
-/// whole (satisfiable questions whose models take 5 to 10 million units), 4 with twice and 2
-/// with three times; on 200 programs, 13 of 1,327 with three times (2026-11-25). It costs
-/// real code time: SQLite CC 465 -> 552 s, Siemens 47 -> 54 s (`artifacts/memory-units-scale.md`).
+/// question's resource units (the time limit stays the backstop), until one of the function's
+/// runs out of them; the share bounds what these questions spend in all. At the default
+/// limits, the memory harness's 40 programs with their external code left 31 of 246 labels on
+/// a limit with a quarter of the units, 12 with the whole (satisfiable questions whose models
+/// take 5 to 10 million units), 4 with twice and 2 with three times; on 200 programs, 13 of
+/// 1,327 with three times (2026-11-25). Real code pays in time: `artifacts/memory-units-scale.md`.
 const MEMORY_QUESTION_UNITS_SCALE: u32 = 3;
 
 /// The share of a budget that questions with memory may spend before their first proof
@@ -902,6 +902,9 @@ struct MemoryShare {
     spent_wall: std::time::Duration,
     /// A question with memory proved something: only the budget bounds them now.
     earned: bool,
+    /// A question with memory ran out of its limits: the next ones get a question's own
+    /// resource units, not [`MEMORY_QUESTION_UNITS_SCALE`] times them.
+    ran_out: bool,
     asked: u64,
     proved: u64,
 }
@@ -917,6 +920,7 @@ impl MemoryShare {
             spent_units: 0,
             spent_wall: std::time::Duration::ZERO,
             earned: false,
+            ran_out: false,
             asked: 0,
             proved: 0,
         }
@@ -928,7 +932,18 @@ impl MemoryShare {
                 || self.cap_wall.is_some_and(|c| self.spent_wall >= c))
     }
 
-    fn record(&mut self, units: u64, wall: std::time::Duration, proved: bool) {
+    /// The resource units of the next question with memory, in questions' units.
+    fn units_scale(&self) -> u32 {
+        if self.ran_out {
+            1
+        } else {
+            MEMORY_QUESTION_UNITS_SCALE
+        }
+    }
+
+    fn record(&mut self, units: u64, wall: std::time::Duration, verdict: &Verdict) {
+        let proved = *verdict == Verdict::Proved;
+        self.ran_out |= matches!(verdict, Verdict::Unknown(_));
         self.asked += 1;
         self.spent_units = self.spent_units.saturating_add(units);
         self.spent_wall = self.spent_wall.saturating_add(wall);
@@ -1173,7 +1188,7 @@ impl Asker<'_> {
             goal,
             observe: &[],
             memory: Memory::Bytes,
-            units_scale: MEMORY_QUESTION_UNITS_SCALE,
+            units_scale: self.memory.units_scale(),
         };
         let verdict = self.backend.check(&q);
         // Fault injection for the budget tests (debug builds only): this question spent the
@@ -1182,11 +1197,8 @@ impl Asker<'_> {
         if std::env::var_os("COVPRUNE_TEST_MEMORY_QUESTION_SPENDS_BUDGET").is_some() {
             self.budget = Budget::of_wall(std::time::Duration::ZERO, self.budget.start);
         }
-        self.memory.record(
-            self.backend.work() - units_before,
-            t.elapsed(),
-            verdict == Verdict::Proved,
-        );
+        self.memory
+            .record(self.backend.work() - units_before, t.elapsed(), &verdict);
         // Fault injection for the share's test (debug builds only): this question spent the
         // memory questions' whole share.
         #[cfg(debug_assertions)]
@@ -1880,4 +1892,25 @@ fn step3(asker: &mut Asker, g: &Step3Group, model_filter: bool) -> BTreeSet<(u64
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn questions_with_memory_get_their_scaled_units_until_one_runs_out() {
+        let budget = Budget::of_wall(std::time::Duration::from_secs(8), Instant::now());
+        let mut share = MemoryShare::of(&budget);
+        let tick = std::time::Duration::from_millis(1);
+        assert_eq!(share.units_scale(), MEMORY_QUESTION_UNITS_SCALE);
+        share.record(10, tick, &Verdict::Refuted(vec![]));
+        share.record(10, tick, &Verdict::Proved);
+        assert_eq!(share.units_scale(), MEMORY_QUESTION_UNITS_SCALE);
+        share.record(10, tick, &Verdict::Unknown("canceled".into()));
+        assert_eq!(share.units_scale(), 1);
+        share.record(10, tick, &Verdict::Proved);
+        assert_eq!(share.units_scale(), 1);
+        assert_eq!((share.asked, share.proved), (4, 2));
+    }
 }

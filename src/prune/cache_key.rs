@@ -57,6 +57,11 @@ impl Prover<'_> {
                     env!("COVPRUNE_SOURCE_DIGEST"),
                     answer_key,
                     &unit,
+                    // Whose result this is: functions that call each other reach the same
+                    // functions, and would otherwise share one key (and one cache row, where
+                    // each run's result replaced the other's: gzip's `treat_file` and
+                    // `treat_dir` were proved again on every warm run).
+                    &f.name,
                 ] {
                     h.update(part.as_bytes());
                     h.update([0]);
@@ -184,6 +189,18 @@ int other(int y) { pc_label(y < 0, 2, \"CC\"); return y * 2; }
             assert_ne!(before[changed], after[changed], "{changed} reaches leaf");
         }
         assert_eq!(before["other"], after["other"], "other does not reach leaf");
+    }
+
+    #[test]
+    fn functions_that_call_each_other_have_keys_of_their_own() {
+        let keys = keys(
+            "int even(int n);
+int odd(int n) { pc_label(n > 0, 1, \"CC\"); return n == 0 ? 0 : even(n - 1); }
+int even(int n) { pc_label(n > 0, 2, \"CC\"); return n == 0 ? 1 : odd(n - 1); }
+",
+        );
+        assert_eq!(keys.len(), 2);
+        assert_ne!(keys["odd"], keys["even"]);
     }
 
     #[test]

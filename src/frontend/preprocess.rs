@@ -1,10 +1,30 @@
 //! Runs the system C preprocessor (`cc -E`, line markers kept) with the user's flags or the flags
 //! of the file's entry in a compilation database.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use sha2::{Digest, Sha256};
 
 use super::FrontendError;
+
+/// Whether preprocessed texts are kept for the rest of the process ([`keep_texts_for_this_run`]).
+static KEEPING: AtomicBool = AtomicBool::new(false);
+
+/// Preprocessed texts by everything their command read that the process can name: the
+/// compiler, its flags, its directory, the file's path and a digest of the file's bytes.
+static KEPT: Mutex<Option<HashMap<String, Vec<u8>>>> = Mutex::new(None);
+
+/// Keeps every preprocessed text for the rest of the process, so that a file preprocessed
+/// again with the same command and bytes is not handed to the compiler again. Only for runs
+/// that write no file a preprocessed one includes: `project` (it writes into its output
+/// directory alone) preprocesses each annotated file about five times.
+pub fn keep_texts_for_this_run() {
+    KEEPING.store(true, Ordering::Relaxed);
+}
 
 /// How to preprocess: the compiler and the flags that reach it.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -167,6 +187,19 @@ fn run_preprocessor(
     // keeps the calls through preprocessing without any other effect.
     flags.push("-Dpc_label=pc_label".into());
     flags.push("-Dpc_label_bindings=pc_label_bindings".into());
+    let kept_as = KEEPING.load(Ordering::Relaxed).then(|| {
+        let digest: String = Sha256::digest(&raw)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        format!("{cc}\0{flags:?}\0{cwd:?}\0{}\0{digest}", path.display())
+    });
+    if let Some(key) = &kept_as {
+        let kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(text) = kept.as_ref().and_then(|m| m.get(key)) {
+            return Ok(text.clone());
+        }
+    }
     let mut cmd = Command::new(&cc);
     cmd.arg("-E").args(&flags);
     // Line markers repeat the path as given, so keep it relative unless the compilation
@@ -191,6 +224,11 @@ fn run_preprocessor(
             path: path.to_path_buf(),
             message: format!("`{cc} -E` failed ({}):\n{}", out.status, first.join("\n")),
         });
+    }
+    if let Some(key) = kept_as {
+        let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        kept.get_or_insert_with(HashMap::new)
+            .insert(key, out.stdout.clone());
     }
     Ok(out.stdout)
 }

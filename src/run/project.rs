@@ -243,6 +243,7 @@ fn select(files: Vec<PathBuf>, root: &Path, globs: &[String]) -> Result<Vec<Path
 }
 
 pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
+    crate::frontend::preprocess::keep_texts_for_this_run();
     // A criterion misspelt would otherwise fail every file alike.
     for name in &opts.annotate.criteria {
         if covprune_encoders::Criterion::from_name(name).is_none() {

@@ -1,7 +1,7 @@
 //! Runs the system C preprocessor (`cc -E`, line markers kept) with the user's flags or the flags
 //! of the file's entry in a compilation database.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,8 +15,11 @@ use super::FrontendError;
 static KEEPING: AtomicBool = AtomicBool::new(false);
 
 /// Preprocessed texts by everything their command read that the process can name: the
-/// compiler, its flags, its directory, the file's path and a digest of the file's bytes.
-static KEPT: Mutex<Option<HashMap<String, Vec<u8>>>> = Mutex::new(None);
+/// compiler, its flags, its directory and the file's path, then the digest of the file's bytes.
+static KEPT: Mutex<BTreeMap<KeptKey, Vec<u8>>> = Mutex::new(BTreeMap::new());
+
+/// The command (compiler, flags, directory and path, joined) and the SHA-256 of the file.
+type KeptKey = (String, Vec<u8>);
 
 /// Keeps every preprocessed text for the rest of the process, so that a file preprocessed
 /// again with the same command and bytes is not handed to the compiler again. Only for runs
@@ -188,15 +191,14 @@ fn run_preprocessor(
     flags.push("-Dpc_label=pc_label".into());
     flags.push("-Dpc_label_bindings=pc_label_bindings".into());
     let kept_as = KEEPING.load(Ordering::Relaxed).then(|| {
-        let digest: String = Sha256::digest(&raw)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        format!("{cc}\0{flags:?}\0{cwd:?}\0{}\0{digest}", path.display())
+        (
+            format!("{cc}\0{flags:?}\0{cwd:?}\0{}", path.display()),
+            Sha256::digest(&raw).to_vec(),
+        )
     });
     if let Some(key) = &kept_as {
         let kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(text) = kept.as_ref().and_then(|m| m.get(key)) {
+        if let Some(text) = kept.get(key) {
             return Ok(text.clone());
         }
     }
@@ -227,8 +229,7 @@ fn run_preprocessor(
     }
     if let Some(key) = kept_as {
         let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-        kept.get_or_insert_with(HashMap::new)
-            .insert(key, out.stdout.clone());
+        kept.insert(key, out.stdout.clone());
     }
     Ok(out.stdout)
 }

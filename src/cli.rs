@@ -903,5 +903,6 @@ fn prune_options(args: PruneArgs) -> run::Result<run::prune::PruneOptions> {
         progress: !args.no_progress && !args.json,
         quiet: args.json,
         cache: args.cache,
+        imports: Default::default(),
     })
 }

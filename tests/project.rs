@@ -431,7 +431,7 @@ fn status_of(ledger: &Path, function: &str, pred: &str) -> String {
 }
 
 #[test]
-fn a_call_into_another_file_takes_that_functions_write_summary() {
+fn a_call_into_another_file_takes_that_functions_effects() {
     let dir = tempfile::tempdir().unwrap();
     let src = project_in(dir.path());
     write_database(
@@ -467,12 +467,12 @@ fn a_call_into_another_file_takes_that_functions_write_summary() {
     let cross = run("cross", &[]);
     // sign writes nothing: `last` still holds x after the call.
     assert_eq!(status_of(&cross, "remember", "last != x"), "infeasible");
-    // touch writes `last` (a global of another file): nothing is claimed.
-    assert_eq!(status_of(&cross, "forget", "last != x"), "unknown");
-    assert_eq!(status_of(&cross, "forget", "!(last != x)"), "unknown");
-    // Each file alone, as a per-file run: the call to sign may write anything.
+    // touch writes `last` (a global of another file): encoded in place, it sets it to x + 1.
+    assert_eq!(status_of(&cross, "forget", "!(last != x)"), "infeasible");
+    // Each file alone, as a per-file run: the calls may write anything.
     let alone = run("alone", &["--no-cross-file"]);
     assert_eq!(status_of(&alone, "remember", "last != x"), "unknown");
+    assert_eq!(status_of(&alone, "forget", "!(last != x)"), "unknown");
     // The claims hold on runs of the real program.
     std::fs::write(
         src.join("test/keep_app.c"),
@@ -551,4 +551,116 @@ fn the_files_of_a_project_share_one_queue_and_a_crash_costs_one_function() {
     assert!(after[1]
         .1
         .contains("the solver process died on this function"));
+}
+
+/// A file of functions other files call: small ones (encoded in place of their calls), one
+/// that keeps a `static` of its file that other functions set, and one too big to encode in
+/// place (its write summary stands for it).
+const STATE_C: &str = "static int mode;
+int counter;
+static int bump(int v) { counter = counter + 1; return v + 1; }
+int clamp10(int x) { if (x > 10) return 10; if (x < -10) return -10; return x; }
+int next(int x) { return bump(x); }
+int get_mode(void) { return mode; }
+void set_mode(int m) { mode = m; }
+";
+
+const USE_C: &str = "int clamp10(int x); int next(int x); int get_mode(void); void set_mode(int m);
+int big(int x);
+extern int counter;
+int use_clamp(int x) { int y = clamp10(x); if (y > 20) return 1; return 0; }
+int use_next(int x) { int c = counter; int y = next(x); if (counter == c) return 2; if (y == x) return 1; return 0; }
+int use_mode(void) { int m = get_mode(); if (m == 3) return 1; return 0; }
+int use_set(void) { int m; set_mode(4); m = get_mode(); if (m == 4) return 1; return 0; }
+int use_big(int x) { int c = counter; int y = big(x); if (y == c) return 1; return 0; }
+";
+
+/// A function of more than 40 blocks: encoded by its write summary, not in place.
+fn big_c() -> String {
+    let mut s = String::from("extern int counter;\nint big(int x) {\n    int r = 0;\n");
+    for i in 0..45 {
+        s.push_str(&format!("    if (x == {i}) r = r + {i};\n"));
+    }
+    s.push_str("    counter = r;\n    return r;\n}\n");
+    s
+}
+
+const USE_APP: &str =
+    "int use_clamp(int); int use_next(int); int use_mode(void); int use_set(void);
+int use_big(int); void set_mode(int);
+int main(void) {
+    int s = use_clamp(50) + use_clamp(-3) + use_next(1) + use_mode() + use_set() + use_big(7);
+    set_mode(3);
+    return s + use_mode() + use_big(0) > 100;
+}
+";
+
+#[test]
+fn small_functions_of_other_files_are_encoded_in_place_and_statics_stay_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = project_in(dir.path());
+    std::fs::write(src.join("src/state.c"), STATE_C).unwrap();
+    std::fs::write(src.join("src/use.c"), USE_C).unwrap();
+    std::fs::write(src.join("src/big.c"), big_c()).unwrap();
+    std::fs::write(src.join("test/use_app.c"), USE_APP).unwrap();
+    write_database(&src, &["src/use.c", "src/state.c", "src/big.c"]);
+    let run = |out: &str, extra: &[&str]| -> PathBuf {
+        let out = dir.path().join(out);
+        covprune()
+            .args(["project", "-p"])
+            .arg(&src)
+            .args([
+                "--criteria",
+                "CC",
+                "--jobs",
+                "1",
+                "--no-cache",
+                "--json",
+                "-o",
+            ])
+            .arg(&out)
+            .args(extra)
+            .assert()
+            .success();
+        out.join("src/use_labels.covprune.json")
+    };
+    let cross = run("cross", &[]);
+    let alone = run("alone", &["--no-cross-file"]);
+    // Return values and writes of the bodies encoded in place (and of `bump`, a static of
+    // their file that `next` calls).
+    for (function, pred) in [
+        ("use_clamp", "y > 20"),
+        ("use_next", "counter == c"),
+        ("use_next", "y == x"),
+        ("use_set", "!(m == 4)"),
+    ] {
+        assert_eq!(status_of(&cross, function, pred), "infeasible", "{pred}");
+        assert_eq!(status_of(&alone, function, pred), "unknown", "{pred} alone");
+    }
+    // `mode` is a static of state.c that set_mode, not merged here, writes: nothing is known
+    // of it when get_mode reads it.
+    assert_eq!(status_of(&cross, "use_mode", "m == 3"), "unknown");
+    assert_eq!(status_of(&cross, "use_mode", "!(m == 3)"), "unknown");
+    // big is too big to encode in place: its result is unknown, its writes summarised.
+    assert_eq!(status_of(&cross, "use_big", "y == c"), "unknown");
+    assert_eq!(status_of(&cross, "use_big", "!(y == c)"), "unknown");
+    // The other files' ledgers are those of their own runs.
+    for f in [
+        "src/state_labels.covprune.json",
+        "src/big_labels.covprune.json",
+    ] {
+        let read = |out: &str| std::fs::read_to_string(dir.path().join(out).join(f)).unwrap();
+        assert_eq!(read("cross"), read("alone"), "{f}");
+    }
+    // The claims hold on runs of the real program.
+    let report = measure_project(
+        &dir.path().join("cross"),
+        "cc -o use_app test/use_app.c src/use.c src/state.c src/big.c && ./use_app",
+        0,
+    );
+    let files = report["files"].as_array().unwrap();
+    assert_eq!(files.len(), 3);
+    for f in files {
+        assert!(f["alarms"].as_array().unwrap().is_empty(), "{f}");
+    }
 }

@@ -6,6 +6,7 @@
 
 pub mod consteval;
 pub mod display;
+pub mod import;
 pub mod types;
 pub mod visit;
 
@@ -47,16 +48,26 @@ pub struct Loc {
     pub col: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct LocalId(pub u32);
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct GlobalId(pub u32);
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct BlockId(pub u32);
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct FuncId(pub u32);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum VarRef {
     Local(LocalId),
     Global(GlobalId),
@@ -64,7 +75,9 @@ pub enum VarRef {
 
 /// Why the front end replaced something by an unconstrained value or a havoc. Each kind is
 /// counted in `covprune parse` output, so users see how much was not modelled exactly.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum FallbackKind {
     Float,
     InlineAsm,
@@ -99,7 +112,7 @@ impl FallbackKind {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum UnOp {
     Neg,
     BitNot,
@@ -107,7 +120,7 @@ pub enum UnOp {
     LogNot,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BinOp {
     Add,
     Sub,
@@ -168,7 +181,7 @@ impl BinOp {
 }
 
 /// A place in memory or a variable.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum LValue {
     Var(VarRef),
     /// `*e`, with `e` a pointer; the place has the pointee type.
@@ -179,12 +192,12 @@ pub enum LValue {
     Index(Box<LValue>, Box<Expr>),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum ExprKind {
     /// An integer constant, already wrapped to the expression's type.
     Const(i128),
     /// A floating constant (the engine treats float values as unconstrained).
-    FloatConst(f64),
+    FloatConst(#[serde(with = "float_bits")] f64),
     /// Address of the string literal `idx` in [`Program::strings`].
     Str(u32),
     /// Read of a place; for an array place this is the array value (decayed by `AddrOf`).
@@ -202,7 +215,17 @@ pub enum ExprKind {
     Fresh(FallbackKind),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// A float constant travels as its bits: JSON has no infinities or NaNs.
+mod float_bits {
+    pub fn serialize<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(v.to_bits())
+    }
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        <u64 as serde::Deserialize>::deserialize(d).map(f64::from_bits)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Expr {
     pub kind: ExprKind,
     pub ty: CType,
@@ -254,7 +277,7 @@ impl LValue {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Callee {
     /// A call of a named function (defined in the program or external).
     Direct(String),
@@ -262,7 +285,7 @@ pub enum Callee {
     Indirect(Expr),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum StmtKind {
     Assign {
         dst: LValue,
@@ -296,13 +319,13 @@ pub enum StmtKind {
     HavocMemory(FallbackKind),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Stmt {
     pub kind: StmtKind,
     pub loc: Loc,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SwitchCase {
     /// Inclusive value range (a GNU case range, or one value when `lo == hi`).
     pub lo: i128,
@@ -310,7 +333,7 @@ pub struct SwitchCase {
     pub target: BlockId,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Terminator {
     Goto(BlockId),
     Branch {
@@ -330,7 +353,7 @@ pub enum Terminator {
     Unreachable,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Block {
     pub stmts: Vec<Stmt>,
     pub term: Terminator,
@@ -339,7 +362,7 @@ pub struct Block {
     pub loop_head: bool,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Local {
     pub name: String,
     pub ty: CType,
@@ -351,13 +374,15 @@ pub struct Local {
     pub is_static: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Linkage {
     External,
     Internal,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Global {
     pub name: String,
     pub ty: CType,
@@ -370,7 +395,7 @@ pub struct Global {
     pub loc: Loc,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Function {
     pub name: String,
     pub ty: FuncType,
@@ -449,7 +474,7 @@ impl Function {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Diagnostic {
     pub loc: Loc,
     /// The function being lowered, if any.
@@ -458,7 +483,9 @@ pub struct Diagnostic {
     pub message: String,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum DiagnosticKind {
     /// A construct replaced by a sound approximation.
     Fallback(FallbackKind),
@@ -469,7 +496,7 @@ pub enum DiagnosticKind {
 }
 
 /// A declared but undefined function (external, or defined in another unit).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ExternalDecl {
     pub name: String,
     pub ty: CType,
@@ -500,6 +527,9 @@ pub struct Program {
     pub diagnostics: Vec<Diagnostic>,
     /// Where the unit's text names each declared function (read from the syntax tree).
     pub function_uses: std::collections::BTreeMap<String, FunctionUses>,
+    /// Functions of other units merged in ([`import`]): encoded in place of their calls or
+    /// summarised, never proved as the unit's own.
+    pub imported: std::collections::BTreeSet<String>,
 }
 
 /// How the text of a translation unit names one function.

@@ -3,7 +3,9 @@
 use std::fmt;
 
 /// Integer kinds with their LP64 (x86_64 Linux) widths and signedness.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum IntKind {
     Bool,
     Char,
@@ -111,7 +113,7 @@ impl IntKind {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum FloatKind {
     Float,
     Double,
@@ -129,12 +131,14 @@ impl FloatKind {
 }
 
 /// Index of a struct or union in [`crate::ir::Program::records`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct RecordId(pub u32);
 
 /// A C type. Enums are their underlying integer kind; qualifiers are dropped except where the
 /// front end needs them (volatile variables are tracked on the variable).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum CType {
     Void,
     Int(IntKind),
@@ -148,7 +152,7 @@ pub enum CType {
     Unknown,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FuncType {
     pub ret: CType,
     pub params: Vec<CType>,
@@ -207,7 +211,7 @@ impl CType {
 }
 
 /// A field of a laid-out struct or union.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Field {
     /// Empty for an anonymous member (its fields are reachable through it).
     pub name: String,
@@ -219,7 +223,7 @@ pub struct Field {
 }
 
 /// A struct or union with its System V x86_64 layout.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Record {
     pub tag: Option<String>,
     pub is_union: bool,

@@ -283,10 +283,12 @@ fn to_prove(program: &Program) -> BTreeSet<String> {
         .map(|f| f.name.as_str())
         .collect();
     let known_callers = |g: &str| cg.node(g).is_some_and(|n| n.defined && !n.address_taken);
+    // Functions merged from other files are proved in their own files.
     let callers_of = |targets: &BTreeSet<&str>| -> BTreeSet<&str> {
         program
             .functions
             .iter()
+            .filter(|f| !program.imported.contains(&f.name))
             .filter(|f| {
                 crate::cfg::callgraph::direct_callees(f)
                     .iter()

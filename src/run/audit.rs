@@ -61,6 +61,7 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
             progress: false,
             quiet: true,
             cache: None,
+            imports: Default::default(),
         })?;
     }
     let labels_path = opts

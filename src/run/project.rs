@@ -14,6 +14,7 @@ use super::prune::{pool_error, prepare, CacheUse, Execution, PruneOptions, Prune
 use crate::cache::{CacheStats, VerdictCache};
 use crate::console::print_err;
 use crate::frontend::{preprocess, PreprocessOptions};
+use crate::ir::import::{Bundle, Imports};
 use crate::prune::pool;
 use crate::prune::PruneConfig;
 use crate::report::PruneSummary;
@@ -310,8 +311,11 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
     }
     let mut loaded = Vec::new();
     for (rel, a) in annotated {
+        let unit = rel.display().to_string();
         let interface = match opts.cross_file {
-            true => super::load(&a.path, &a.preprocess).map(|l| Some(interface_of(&l.program))),
+            true => {
+                super::load(&a.path, &a.preprocess).map(|l| Some(interface_of(&l.program, &unit)))
+            }
             false => Ok(None),
         };
         match interface {
@@ -319,7 +323,9 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
             Err(e) => fail(rel.display().to_string(), e),
         }
     }
-    let exports = project_exports(loaded.iter().filter_map(|(_, _, i)| i.as_ref()));
+    let interfaces: Vec<&Interface> = loaded.iter().filter_map(|(_, _, i)| i.as_ref()).collect();
+    let exports = project_exports(interfaces.iter().copied());
+    let ambiguous = defined_twice(interfaces.iter().copied());
     // Every file's run prepared (inputs checked, cache looked up), then all proved from one
     // queue, then each file's ledger written.
     let started = std::time::Instant::now();
@@ -337,11 +343,14 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
             ));
             continue;
         }
-        let externals = interface
-            .as_ref()
-            .map(|i| externals_for(i, &exports))
-            .unwrap_or_default();
-        match prepare(&prune_options(opts, a, externals)) {
+        let (externals, imports) = match interface {
+            Some(i) => {
+                let imports = imports_for(i, &interfaces, &exports, &ambiguous);
+                (externals_for(i, &imports, &exports), imports)
+            }
+            None => Default::default(),
+        };
+        match prepare(&prune_options(opts, a, externals, imports)) {
             Ok(run) => runs.push((rel, a, run)),
             Err(e) => fail(name, e),
         }
@@ -570,14 +579,17 @@ fn annotate_one(opts: &ProjectOptions, db: &Path, file: &Path, rel: &Path) -> Re
 }
 
 /// What pruning across files keeps of a file's program: the effects of the functions it
-/// exports, and the functions it calls without defining them. The program itself is dropped
+/// exports, its small exported functions with what they call (for other files to encode in
+/// place), and the functions it calls without defining them. The program itself is dropped
 /// (the files' programs all at once would weigh on a large project's memory).
 struct Interface {
+    unit: String,
     exports: BTreeMap<String, ExternalEffects>,
+    bundle: Bundle,
     calls_outside: BTreeSet<String>,
 }
 
-fn interface_of(program: &crate::ir::Program) -> Interface {
+fn interface_of(program: &crate::ir::Program, unit: &str) -> Interface {
     let defined: BTreeSet<&str> = program
         .functions
         .iter()
@@ -585,7 +597,11 @@ fn interface_of(program: &crate::ir::Program) -> Interface {
         .chain(program.skipped.iter().map(|f| f.name.as_str()))
         .collect();
     Interface {
+        unit: unit.to_string(),
         exports: crate::vc::Summaries::new(program, &BTreeMap::new()).exported(program),
+        bundle: Bundle::of_unit(program, unit, |f| {
+            f.blocks.len() <= crate::vc::encode::MAX_INLINE_BLOCKS
+        }),
         calls_outside: program
             .functions
             .iter()
@@ -613,15 +629,67 @@ fn project_exports<'i>(
         .collect()
 }
 
-/// The exports of other files that a file calls.
+/// The functions of external linkage more than one file defines.
+fn defined_twice<'i>(interfaces: impl Iterator<Item = &'i Interface>) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut twice = BTreeSet::new();
+    for i in interfaces {
+        for name in i.exports.keys() {
+            if !seen.insert(name.clone()) {
+                twice.insert(name.clone());
+            }
+        }
+    }
+    twice
+}
+
+/// The other files' functions a file calls that it may encode in place: each file's bundle
+/// restricted to the roots the file calls (names the project defines once).
+fn imports_for(
+    interface: &Interface,
+    interfaces: &[&Interface],
+    exports: &BTreeMap<String, ExternalEffects>,
+    ambiguous: &BTreeSet<String>,
+) -> Imports {
+    let bundles = interfaces
+        .iter()
+        .filter(|other| other.unit != interface.unit)
+        .filter_map(|other| {
+            let wanted: BTreeSet<String> = interface
+                .calls_outside
+                .iter()
+                .filter(|n| other.bundle.roots.contains(*n) && exports.contains_key(*n))
+                .cloned()
+                .collect();
+            (!wanted.is_empty()).then(|| other.bundle.restricted_to(&wanted))
+        })
+        .collect::<Vec<_>>();
+    let called: BTreeSet<String> = bundles.iter().flat_map(Bundle::calls_outside).collect();
+    Imports {
+        bundles,
+        ambiguous: ambiguous.intersection(&called).cloned().collect(),
+    }
+}
+
+/// The exports of other files that a file calls, or that the functions it merges call (but
+/// those it merges: their bodies are in its program).
 fn externals_for(
     interface: &Interface,
+    imports: &Imports,
     exports: &BTreeMap<String, ExternalEffects>,
 ) -> BTreeMap<String, ExternalEffects> {
+    let merged: BTreeSet<&str> = imports
+        .bundles
+        .iter()
+        .flat_map(|b| b.roots.iter().map(String::as_str))
+        .collect();
     interface
         .calls_outside
         .iter()
-        .filter_map(|n| exports.get(n).map(|e| (n.clone(), e.clone())))
+        .cloned()
+        .chain(imports.bundles.iter().flat_map(Bundle::calls_outside))
+        .filter(|n| !merged.contains(n.as_str()))
+        .filter_map(|n| exports.get(&n).map(|e| (n, e.clone())))
         .collect()
 }
 
@@ -631,6 +699,7 @@ fn prune_options(
     opts: &ProjectOptions,
     annotated: &Annotated,
     externals: BTreeMap<String, ExternalEffects>,
+    imports: Imports,
 ) -> PruneOptions {
     let mut config = opts.config.clone();
     config.encode.externals = externals;
@@ -646,6 +715,7 @@ fn prune_options(
         progress: false,
         quiet: true,
         cache: opts.cache.clone(),
+        imports,
     }
 }
 

@@ -11,6 +11,7 @@ use super::error::{write_failed, Error, Result};
 use crate::cache::VerdictCache;
 use crate::console::print_err;
 use crate::frontend::{self, PreprocessOptions};
+use crate::ir::import::Imports;
 use crate::ir::Program;
 use crate::prune::journal::{self, Journal};
 use crate::prune::shard::{self, ShardFile};
@@ -96,6 +97,8 @@ pub struct PruneOptions {
     /// The verdict cache's directory: functions whose results it holds are not proved again,
     /// and the results proved are stored in it.
     pub cache: Option<PathBuf>,
+    /// Functions of other files merged into the program (`project`).
+    pub imports: Imports,
 }
 
 /// The result of `prune`: the whole run's, or one shard's.
@@ -170,6 +173,8 @@ struct WorkerInput {
     file: PathBuf,
     labels: Option<PathBuf>,
     preprocess: PreprocessOptions,
+    #[serde(default, skip_serializing_if = "Imports::is_empty")]
+    imports: Imports,
 }
 
 /// The inputs of a run, read and checked before anything is proved.
@@ -209,8 +214,11 @@ fn read_inputs(
     file: &Path,
     labels: Option<PathBuf>,
     preprocess: &PreprocessOptions,
+    imports: &Imports,
 ) -> Result<Inputs> {
-    let program = super::load(file, preprocess)?.program;
+    let mut program = super::load(file, preprocess)?.program;
+    // A bundle refused (a name clash) is left out: its calls stay calls of unknown code.
+    let _refused = imports.merge_into(&mut program);
     let source = read_file(file)?;
     let labels_path = labels.or_else(|| {
         let p = file.with_extension("labels");
@@ -241,12 +249,13 @@ fn read_inputs(
     })
 }
 
-/// The journal of a run (its path and fingerprint): the input's bytes and the options that
-/// change answers.
+/// The journal of a run (its path and fingerprint): the input's bytes, the options that
+/// change answers and the functions merged from other files.
 fn journal_of(
     file: &Path,
     source: &[u8],
     config: &PruneConfig,
+    imports: &Imports,
     shard: Option<(usize, usize)>,
 ) -> (PathBuf, String) {
     let shard_tag = shard.map_or_else(String::new, |(k, n)| format!(".shard-{k}-of-{n}"));
@@ -255,16 +264,32 @@ fn journal_of(
             "{}{shard_tag}.covprune.journal",
             file.with_extension("").display()
         )),
-        journal::fingerprint(source, &config.answer_key()),
+        journal::fingerprint(source, &answer_key_with(config, imports)),
     )
+}
+
+/// The options that change answers, and the functions merged from other files (none for a
+/// file pruned alone: its fingerprint is as before imports existed).
+fn answer_key_with(config: &PruneConfig, imports: &Imports) -> String {
+    let mut key = config.answer_key();
+    if !imports.is_empty() {
+        key.push('\n');
+        key.push_str(&serde_json::to_string(imports).unwrap_or_default());
+    }
+    key
 }
 
 /// The pool worker's side of a run (the process was started with `COVPRUNE_WORKER=serve`).
 pub fn serve_worker() -> Result<()> {
     pool::serve::<WorkerInput>(|input| {
-        read_inputs(&input.file, input.labels.clone(), &input.preprocess)
-            .map(|i| i.program)
-            .map_err(|e| anyhow::anyhow!("{e}"))
+        read_inputs(
+            &input.file,
+            input.labels.clone(),
+            &input.preprocess,
+            &input.imports,
+        )
+        .map(|i| i.program)
+        .map_err(|e| anyhow::anyhow!("{e}"))
     })
     .map_err(Error::BadInput)
 }
@@ -349,9 +374,20 @@ pub(crate) fn prepare(opts: &PruneOptions) -> Result<Prepared> {
         }
         n => n,
     };
-    let inputs = read_inputs(&opts.file, opts.labels.clone(), &opts.preprocess)?;
+    let inputs = read_inputs(
+        &opts.file,
+        opts.labels.clone(),
+        &opts.preprocess,
+        &opts.imports,
+    )?;
     let program = &inputs.program;
-    let (journal_path, fingerprint) = journal_of(&opts.file, &inputs.source, &config, opts.shard);
+    let (journal_path, fingerprint) = journal_of(
+        &opts.file,
+        &inputs.source,
+        &config,
+        &opts.imports,
+        opts.shard,
+    );
     let t0 = std::time::Instant::now();
     let (journal, prior) = Journal::open(&journal_path, &fingerprint, opts.resume)?;
     if opts.resume && !opts.quiet {
@@ -411,6 +447,7 @@ impl Prepared {
                 file: self.opts.file.clone(),
                 labels: self.opts.labels.clone(),
                 preprocess: self.opts.preprocess.clone(),
+                imports: self.opts.imports.clone(),
             },
             config: self.config.clone(),
             shard: self.opts.shard,
@@ -506,7 +543,12 @@ impl Prepared {
         let inputs = match inputs {
             Some(i) => i,
             None => {
-                let i = read_inputs(&opts.file, opts.labels.clone(), &opts.preprocess)?;
+                let i = read_inputs(
+                    &opts.file,
+                    opts.labels.clone(),
+                    &opts.preprocess,
+                    &opts.imports,
+                )?;
                 if ledger::source_hash(&i.source) != source_hash {
                     return Err(anyhow::anyhow!(
                         "{} changed while it was proved",
@@ -627,7 +669,12 @@ pub fn merge(opts: &MergeOptions) -> Result<PruneReport> {
     let shards = shard::read_all(&opts.shards)?;
     let file = shards[0].file.clone();
     let source_hash = shards[0].source_hash.clone();
-    let inputs = read_inputs(&file, opts.labels.clone(), &opts.preprocess)?;
+    let inputs = read_inputs(
+        &file,
+        opts.labels.clone(),
+        &opts.preprocess,
+        &Imports::default(),
+    )?;
     if ledger::source_hash(&inputs.source) != source_hash {
         return Err(
             anyhow::anyhow!("{} changed since the shards were proved", file.display()).into(),

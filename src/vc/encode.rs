@@ -207,7 +207,7 @@ struct State {
 /// Inlining limits: small, non-recursive callees are encoded in place of their call, so that
 /// their effects and return values are exact instead of fresh.
 const MAX_INLINE_DEPTH: usize = 2;
-const MAX_INLINE_BLOCKS: usize = 40;
+pub const MAX_INLINE_BLOCKS: usize = 40;
 /// Functions decided in their calling contexts ([`EncodeConfig::context_functions`]) are
 /// inlined up to this size: each copy answers questions of its own.
 const MAX_CONTEXT_INLINE_BLOCKS: usize = 120;

@@ -144,6 +144,12 @@ pub struct ProjectArgs {
     /// file defines takes that function's write summary instead of "may write anything").
     #[arg(long)]
     pub no_cross_file: bool,
+    /// Also encode the small functions (at most 40 blocks) of other files in place of their
+    /// calls, as a file's own small callees are: their return values and writes exact
+    /// instead of summarised. Costs time, and an edit of such a function proves again its
+    /// callers in every file.
+    #[arg(long, conflicts_with = "no_cross_file")]
+    pub inline_across_files: bool,
     /// Prune a label as subsumed only by a subsumer shown feasible by a witness (as `prune
     /// --witnessed-subsumers`).
     #[arg(long)]
@@ -588,6 +594,7 @@ fn project_options(args: ProjectArgs) -> run::Result<run::project::ProjectOption
             .map(run::prune::parse_shard)
             .transpose()?,
         cross_file: !args.no_cross_file,
+        inline_across_files: args.inline_across_files,
     })
 }
 

@@ -467,12 +467,15 @@ fn a_call_into_another_file_takes_that_functions_effects() {
     let cross = run("cross", &[]);
     // sign writes nothing: `last` still holds x after the call.
     assert_eq!(status_of(&cross, "remember", "last != x"), "infeasible");
-    // touch writes `last` (a global of another file): encoded in place, it sets it to x + 1.
-    assert_eq!(status_of(&cross, "forget", "!(last != x)"), "infeasible");
-    // Each file alone, as a per-file run: the calls may write anything.
+    // touch writes `last` (a global of another file): nothing is claimed.
+    assert_eq!(status_of(&cross, "forget", "last != x"), "unknown");
+    assert_eq!(status_of(&cross, "forget", "!(last != x)"), "unknown");
+    // Each file alone, as a per-file run: the call to sign may write anything.
     let alone = run("alone", &["--no-cross-file"]);
     assert_eq!(status_of(&alone, "remember", "last != x"), "unknown");
-    assert_eq!(status_of(&alone, "forget", "!(last != x)"), "unknown");
+    // touch encoded in place: it sets `last` to x + 1.
+    let inlined = run("inlined", &["--inline-across-files"]);
+    assert_eq!(status_of(&inlined, "forget", "!(last != x)"), "infeasible");
     // The claims hold on runs of the real program.
     std::fs::write(
         src.join("test/keep_app.c"),
@@ -480,17 +483,19 @@ fn a_call_into_another_file_takes_that_functions_effects() {
          int main(void) { return remember(3) + remember(-2) + forget(5) == 0 ? 1 : 0; }\n",
     )
     .unwrap();
-    let report = measure_project(
-        &dir.path().join("cross"),
-        "cc -Iinclude -DPROJECT_FLAGS=1 -o keep test/keep_app.c src/keep.c src/util/sign.c \
-         src/util/touch.c && ./keep",
-        0,
-    );
-    assert!(report["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|f| f["alarms"].as_array().unwrap().is_empty()));
+    for out in ["cross", "inlined"] {
+        let report = measure_project(
+            &dir.path().join(out),
+            "cc -Iinclude -DPROJECT_FLAGS=1 -o keep test/keep_app.c src/keep.c src/util/sign.c \
+             src/util/touch.c && ./keep",
+            0,
+        );
+        assert!(report["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["alarms"].as_array().unwrap().is_empty()));
+    }
 }
 
 /// (worker pid, journal, function) of every function the workers of a run proved.
@@ -624,8 +629,8 @@ fn small_functions_of_other_files_are_encoded_in_place_and_statics_stay_unknown(
             .success();
         out.join("src/use_labels.covprune.json")
     };
-    let cross = run("cross", &[]);
-    let alone = run("alone", &["--no-cross-file"]);
+    let cross = run("cross", &["--inline-across-files"]);
+    let alone = run("alone", &[]);
     // Return values and writes of the bodies encoded in place (and of `bump`, a static of
     // their file that `next` calls).
     for (function, pred) in [
@@ -635,7 +640,11 @@ fn small_functions_of_other_files_are_encoded_in_place_and_statics_stay_unknown(
         ("use_set", "!(m == 4)"),
     ] {
         assert_eq!(status_of(&cross, function, pred), "infeasible", "{pred}");
-        assert_eq!(status_of(&alone, function, pred), "unknown", "{pred} alone");
+        assert_eq!(
+            status_of(&alone, function, pred),
+            "unknown",
+            "{pred} summarised"
+        );
     }
     // `mode` is a static of state.c that set_mode, not merged here, writes: nothing is known
     // of it when get_mode reads it.
@@ -644,7 +653,7 @@ fn small_functions_of_other_files_are_encoded_in_place_and_statics_stay_unknown(
     // big is too big to encode in place: its result is unknown, its writes summarised.
     assert_eq!(status_of(&cross, "use_big", "y == c"), "unknown");
     assert_eq!(status_of(&cross, "use_big", "!(y == c)"), "unknown");
-    // The other files' ledgers are those of their own runs.
+    // The other files' ledgers are those of the run without functions encoded in place.
     for f in [
         "src/state_labels.covprune.json",
         "src/big_labels.covprune.json",

@@ -1,10 +1,12 @@
 //! The project benchmark: zlib and gzip from the corpus, each copied with a generated
 //! `compile_commands.json` (the flags of the corpus's SOURCE.txt), run through `covprune
 //! project` cold (empty cache), then again after a one-line edit in one function (warm: the
-//! cold run's cache), and cold on the edited project (fresh cache). Checks that the project's
-//! ledgers equal those of per-file `annotate` + `prune` runs, and that the warm ledgers are
-//! byte-identical to the cold ones of the edited project; reports each run's wall time.
-//! Writes `artifacts/project.md` and `.json`.
+//! cold run's cache), and cold on the edited project (fresh cache). Also runs it cold with
+//! each file alone (`--no-cross-file`): checks that those ledgers equal the ones of per-file
+//! `annotate` + `prune` runs, and counts the labels pruning across files gains (or loses),
+//! by default and with `--inline-across-files` (one more cold run).
+//! Checks that the warm ledgers are byte-identical to the cold ones of the edited project;
+//! reports each run's wall time. Writes `artifacts/project.md` and `.json`.
 //!
 //! With the programs' own tests (`benchmarks/fetch-test-suites.sh DIR` gets them from Debian's
 //! source packages: zlib's `test/example.c` and `test/minigzip.c`, gzip's full tree configured
@@ -86,9 +88,40 @@ struct Row {
     per_file_equal: Option<(usize, usize)>,
     /// Files whose warm ledger is byte-identical to the cold one of the edited project.
     warm_equal: (usize, usize),
+    /// The cold run against one with each file alone (`--no-cross-file`).
+    #[serde(default)]
+    cross_file: Option<CrossFile>,
     edited: String,
     #[serde(default)]
     measure: Option<MeasureRow>,
+    /// The same on the tree of the `--inline-across-files` run.
+    #[serde(default)]
+    measure_inlined: Option<MeasureRow>,
+}
+
+/// What pruning across files changed: the cold run's labels against those of a cold run with
+/// each file alone (`--no-cross-file`), whose ledgers the per-file runs are compared with.
+#[derive(Serialize, Deserialize)]
+struct CrossFile {
+    alone_s: f64,
+    /// Against the cold run (summaries of other files' writes).
+    summaries: Changes,
+    /// A cold run with `--inline-across-files`: its time and changes.
+    inlined_s: f64,
+    inlined: Changes,
+}
+
+/// Labels whose status differs from the run with each file alone.
+#[derive(Serialize, Deserialize)]
+struct Changes {
+    /// Labels unknown alone and pruned across files.
+    gained: usize,
+    /// Labels pruned alone and unknown across files (limits that ended differently).
+    lost: usize,
+    /// Labels with another pruned status.
+    changed: usize,
+    /// Some of the labels gained: `file: function: predicate (status)`.
+    examples: Vec<String>,
 }
 
 /// `covprune project measure` on the cold run's tree.
@@ -255,6 +288,7 @@ fn project(
     src: &Path,
     out: &Path,
     cache: &Path,
+    extra: &[&str],
 ) -> Result<(f64, serde_json::Value)> {
     let t = Instant::now();
     let run = std::process::Command::new(exe)
@@ -273,6 +307,7 @@ fn project(
         .arg("--cache")
         .arg(cache)
         .args(&o.prune_args)
+        .args(extra)
         .output()?;
     let wall = t.elapsed().as_secs_f64();
     if !run.status.success() {
@@ -401,7 +436,7 @@ fn one_program(o: &Opts, exe: &Path, work: &Path, p: &Program) -> Result<Row> {
         }
     }
     eprintln!("{}: cold run", p.name);
-    let (cold_s, cold) = project(exe, o, &src, &work.join("cold"), &work.join("cache"))?;
+    let (cold_s, cold) = project(exe, o, &src, &work.join("cold"), &work.join("cache"), &[])?;
     let measured = match tests {
         Some(_) => {
             eprintln!("{}: project measure ({})", p.name, p.test_command);
@@ -424,14 +459,54 @@ fn one_program(o: &Opts, exe: &Path, work: &Path, p: &Program) -> Result<Row> {
             reproved: 0,
             per_file_equal: None,
             warm_equal: (0, 0),
+            cross_file: None,
             edited: "not run (--measure-only)".into(),
             measure: measured,
+            measure_inlined: None,
         });
     }
     let cold_ledgers = ledgers(&cold)?;
+    eprintln!("{}: cold run, each file alone", p.name);
+    let (alone_s, alone) = project(
+        exe,
+        o,
+        &src,
+        &work.join("alone"),
+        &work.join("cache-alone"),
+        &["--no-cross-file"],
+    )?;
+    let alone_ledgers = ledgers(&alone)?;
+    eprintln!(
+        "{}: cold run, small functions encoded in place across files",
+        p.name
+    );
+    let (inlined_s, inlined) = project(
+        exe,
+        o,
+        &src,
+        &work.join("inlined"),
+        &work.join("cache-inlined"),
+        &["--inline-across-files"],
+    )?;
+    let measure_inlined = match tests_of(o, p) {
+        Some(_) => {
+            eprintln!(
+                "{}: project measure of the run with functions in place",
+                p.name
+            );
+            Some(measure(exe, &work.join("inlined"), p.test_command)?)
+        }
+        None => None,
+    };
+    let cross_file = CrossFile {
+        alone_s,
+        summaries: changes(&alone_ledgers, &cold_ledgers)?,
+        inlined_s,
+        inlined: changes(&alone_ledgers, &ledgers(&inlined)?)?,
+    };
     let per_file_equal = if o.per_file {
         eprintln!("{}: per-file runs", p.name);
-        Some(per_file(exe, o, &src, p, &cold_ledgers)?)
+        Some(per_file(exe, o, &src, p, &alone_ledgers)?)
     } else {
         None
     };
@@ -444,7 +519,7 @@ fn one_program(o: &Opts, exe: &Path, work: &Path, p: &Program) -> Result<Row> {
     }
     std::fs::write(&path, text.replacen(before, after, 1))?;
     eprintln!("{}: warm run after the edit", p.name);
-    let (warm_s, warm) = project(exe, o, &src, &work.join("warm"), &work.join("cache"))?;
+    let (warm_s, warm) = project(exe, o, &src, &work.join("warm"), &work.join("cache"), &[])?;
     eprintln!("{}: cold run of the edited project", p.name);
     let (cold_edited_s, cold_edited) = project(
         exe,
@@ -452,6 +527,7 @@ fn one_program(o: &Opts, exe: &Path, work: &Path, p: &Program) -> Result<Row> {
         &src,
         &work.join("cold-edited"),
         &work.join("cache-edited"),
+        &[],
     )?;
     let (warm_l, cold_l) = (ledgers(&warm)?, ledgers(&cold_edited)?);
     let same = cold_l
@@ -476,9 +552,59 @@ fn one_program(o: &Opts, exe: &Path, work: &Path, p: &Program) -> Result<Row> {
         reproved: count(&warm, "proved"),
         per_file_equal,
         warm_equal: (same, cold_l.len()),
+        cross_file: Some(cross_file),
         edited: format!("{file}: `{}` → `{}`", before.trim(), after.trim()),
         measure: measured,
+        measure_inlined,
     })
+}
+
+/// The labels whose status differs between the ledgers of a run with each file alone and
+/// those of a run across files, by label id in each file.
+fn changes(alone: &BTreeMap<String, String>, across: &BTreeMap<String, String>) -> Result<Changes> {
+    let statuses = |text: &str| -> Result<BTreeMap<u64, (String, String, String)>> {
+        let l: serde_json::Value = serde_json::from_str(text)?;
+        Ok(l["labels"]
+            .as_array()
+            .context("a ledger has labels")?
+            .iter()
+            .map(|x| {
+                let s = |k: &str| x[k].as_str().unwrap_or_default().to_string();
+                (
+                    x["id"].as_u64().unwrap_or(0),
+                    (s("function"), s("predicate"), s("status")),
+                )
+            })
+            .collect())
+    };
+    let mut c = Changes {
+        gained: 0,
+        lost: 0,
+        changed: 0,
+        examples: Vec::new(),
+    };
+    for (file, text) in across {
+        let Some(before) = alone.get(file) else {
+            continue;
+        };
+        let before = statuses(before)?;
+        for (id, (function, predicate, status)) in statuses(text)? {
+            let Some((_, _, was)) = before.get(&id) else {
+                continue;
+            };
+            match (was.as_str(), status.as_str()) {
+                (a, b) if a == b => {}
+                ("unknown", _) => {
+                    c.gained += 1;
+                    c.examples
+                        .push(format!("{file}: {function}: `{predicate}` ({status})"));
+                }
+                (_, "unknown") => c.lost += 1,
+                _ => c.changed += 1,
+            }
+        }
+    }
+    Ok(c)
 }
 
 /// `annotate` and `prune` of each file on its own, with the flags on the command line: how
@@ -532,7 +658,8 @@ fn markdown(o: &Opts, rows: &[Row]) -> String {
          `compile_commands.json` and run through `covprune project`: cold (empty cache), warm \
          after a one-line edit (the cold run's cache), and cold on the edited project (fresh \
          cache). The warm run's ledgers must be byte-identical to those of the cold run of the \
-         edited project, and the project's ledgers equal to per-file `annotate` + `prune` runs.\n\n",
+         edited project, and the ledgers of a project run with each file alone (`--no-cross-file`) \
+         equal to per-file `annotate` + `prune` runs.\n\n",
         o.criteria, o.jobs
     );
     s.push_str("| program | files | labels | functions | cold (s) | edit | warm (s) | cold, edited (s) | warm / cold | functions proved again | warm = cold ledgers | project = per-file ledgers |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -556,6 +683,45 @@ fn markdown(o: &Opts, rows: &[Row]) -> String {
                 .map_or("not checked".into(), |(a, b)| format!("{a}/{b}")),
         ));
     }
+    if rows.iter().any(|r| r.cross_file.is_some()) {
+        s.push_str(
+            "\n## Across files\n\nCold runs against a cold run with each file alone \
+             (`--no-cross-file`, whose ledgers the per-file runs are compared with): the \
+             default (other files' write summaries) and `--inline-across-files` (small \
+             functions of other files also encoded in place of their calls). Gained: labels \
+             unknown alone and pruned across files; lost: the reverse (a limit reached in a \
+             bigger encoding).\n\n\
+             | program | run | time (s) | gained | lost | other status |\n|---|---|---|---|---|---|\n",
+        );
+        for r in rows {
+            if let Some(c) = &r.cross_file {
+                s.push_str(&format!(
+                    "| {} | each file alone | {:.1} | | | |\n",
+                    r.program, c.alone_s
+                ));
+                for (run, t, ch) in [
+                    ("summaries (default)", r.cold_s, &c.summaries),
+                    ("`--inline-across-files`", c.inlined_s, &c.inlined),
+                ] {
+                    s.push_str(&format!(
+                        "| {} | {run} | {t:.1} | {} | {} | {} |\n",
+                        r.program, ch.gained, ch.lost, ch.changed
+                    ));
+                }
+            }
+        }
+        for r in rows {
+            let Some(c) = &r.cross_file else { continue };
+            for (run, ch) in [("summaries", &c.summaries), ("in place", &c.inlined)] {
+                if !ch.examples.is_empty() {
+                    s.push_str(&format!("\n{}, labels gained ({run}):\n\n", r.program));
+                    for e in &ch.examples {
+                        s.push_str(&format!("- {e}\n"));
+                    }
+                }
+            }
+        }
+    }
     if rows.iter().any(|r| r.measure.is_some()) {
         s.push_str(
             "\n## The programs' own tests through `covprune project measure`\n\n\
@@ -565,9 +731,14 @@ fn markdown(o: &Opts, rows: &[Row]) -> String {
              |---|---|---|---|---|---|---|---|---|---|---|---|\n",
         );
         for r in rows {
-            if let Some(m) = &r.measure {
+            let runs = [
+                ("", &r.measure),
+                (" (`--inline-across-files`)", &r.measure_inlined),
+            ];
+            for (run, m) in runs {
+                let Some(m) = m else { continue };
                 s.push_str(&format!(
-                    "| {} | `{}` | {} | {:.1} | {} | {} | {:.1}% | {} | {} | {:.1}% | {} | {} |\n",
+                    "| {}{run} | `{}` | {} | {:.1} | {} | {} | {:.1}% | {} | {} | {:.1}% | {} | {} |\n",
                     r.program,
                     if m.command.len() > 40 {
                         "zlib's example and minigzip"

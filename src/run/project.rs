@@ -42,6 +42,9 @@ pub struct ProjectOptions {
     /// Prune each file knowing what the other files' functions it calls may write (else
     /// each file alone, as per-file runs do).
     pub cross_file: bool,
+    /// Also encode small functions of other files in place of their calls (with
+    /// `cross_file`).
+    pub inline_across_files: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -345,7 +348,10 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
         }
         let (externals, imports) = match interface {
             Some(i) => {
-                let imports = imports_for(i, &interfaces, &exports, &ambiguous);
+                let imports = match opts.inline_across_files {
+                    true => imports_for(i, &interfaces, &exports, &ambiguous),
+                    false => Imports::default(),
+                };
                 (externals_for(i, &imports, &exports), imports)
             }
             None => Default::default(),

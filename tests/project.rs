@@ -418,6 +418,28 @@ fn project_shards_merge_into_the_ledgers_of_one_run() {
         .stdout(predicates::str::contains("failed: src/main.c"));
 }
 
+/// `covprune project` of `src` into `out` (CC, one worker, no cache) with `extra` options;
+/// returns `out`.
+fn run_uncached(src: &Path, out: &Path, extra: &[&str]) -> PathBuf {
+    covprune()
+        .args(["project", "-p"])
+        .arg(src)
+        .args([
+            "--criteria",
+            "CC",
+            "--jobs",
+            "1",
+            "--no-cache",
+            "--json",
+            "-o",
+        ])
+        .arg(out)
+        .args(extra)
+        .assert()
+        .success();
+    out.to_path_buf()
+}
+
 /// The status of the CC label on `pred` in function `function` of a ledger.
 fn status_of(ledger: &Path, function: &str, pred: &str) -> String {
     let l: Value = serde_json::from_str(&std::fs::read_to_string(ledger).unwrap()).unwrap();
@@ -444,25 +466,7 @@ fn a_call_into_another_file_takes_that_functions_effects() {
         ],
     );
     let run = |out: &str, extra: &[&str]| -> PathBuf {
-        let out = dir.path().join(out);
-        covprune()
-            .arg("project")
-            .arg("-p")
-            .arg(&src)
-            .args([
-                "--criteria",
-                "CC",
-                "--jobs",
-                "1",
-                "--no-cache",
-                "--json",
-                "-o",
-            ])
-            .arg(&out)
-            .args(extra)
-            .assert()
-            .success();
-        out.join("src/keep_labels.covprune.json")
+        run_uncached(&src, &dir.path().join(out), extra).join("src/keep_labels.covprune.json")
     };
     let cross = run("cross", &[]);
     // sign writes nothing: `last` still holds x after the call.
@@ -610,24 +614,7 @@ fn small_functions_of_other_files_are_encoded_in_place_and_statics_stay_unknown(
     std::fs::write(src.join("test/use_app.c"), USE_APP).unwrap();
     write_database(&src, &["src/use.c", "src/state.c", "src/big.c"]);
     let run = |out: &str, extra: &[&str]| -> PathBuf {
-        let out = dir.path().join(out);
-        covprune()
-            .args(["project", "-p"])
-            .arg(&src)
-            .args([
-                "--criteria",
-                "CC",
-                "--jobs",
-                "1",
-                "--no-cache",
-                "--json",
-                "-o",
-            ])
-            .arg(&out)
-            .args(extra)
-            .assert()
-            .success();
-        out.join("src/use_labels.covprune.json")
+        run_uncached(&src, &dir.path().join(out), extra).join("src/use_labels.covprune.json")
     };
     let cross = run("cross", &["--inline-across-files"]);
     let alone = run("alone", &[]);

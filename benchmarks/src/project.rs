@@ -97,6 +97,9 @@ struct Row {
     /// The same on the tree of the `--inline-across-files` run.
     #[serde(default)]
     measure_inlined: Option<MeasureRow>,
+    /// The `--prune-args` of the run (limits).
+    #[serde(default)]
+    prune_args: String,
 }
 
 /// What pruning across files changed: the cold run's labels against those of a cold run with
@@ -463,6 +466,7 @@ fn one_program(o: &Opts, exe: &Path, work: &Path, p: &Program) -> Result<Row> {
             edited: "not run (--measure-only)".into(),
             measure: measured,
             measure_inlined: None,
+            prune_args: o.prune_args.join(" "),
         });
     }
     let cold_ledgers = ledgers(&cold)?;
@@ -556,6 +560,7 @@ fn one_program(o: &Opts, exe: &Path, work: &Path, p: &Program) -> Result<Row> {
         edited: format!("{file}: `{}` → `{}`", before.trim(), after.trim()),
         measure: measured,
         measure_inlined,
+        prune_args: o.prune_args.join(" "),
     })
 }
 
@@ -662,11 +667,16 @@ fn markdown(o: &Opts, rows: &[Row]) -> String {
          equal to per-file `annotate` + `prune` runs.\n\n",
         o.criteria, o.jobs
     );
-    s.push_str("| program | files | labels | functions | cold (s) | edit | warm (s) | cold, edited (s) | warm / cold | functions proved again | warm = cold ledgers | project = per-file ledgers |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| program | limits | files | labels | functions | cold (s) | edit | warm (s) | cold, edited (s) | warm / cold | functions proved again | warm = cold ledgers | project = per-file ledgers |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for r in rows {
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {:.1} | {} | {:.1} | {:.1} | {:.1}% | {} of {} | {}/{} | {} |\n",
+            "| {} | {} | {} | {} | {} | {:.1} | {} | {:.1} | {:.1} | {:.1}% | {} of {} | {}/{} | {} |\n",
             r.program,
+            if r.prune_args.is_empty() {
+                "default"
+            } else {
+                &r.prune_args
+            },
             r.files,
             r.labels,
             r.functions,

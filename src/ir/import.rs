@@ -73,12 +73,7 @@ impl Bundle {
     /// `main`) that `small` accepts, each with what it calls in the unit when that is at most
     /// [`MAX_BUNDLE_BLOCKS`] blocks and lowered.
     pub fn of_unit(program: &Program, unit: &str, small: impl Fn(&Function) -> bool) -> Bundle {
-        let by_name: BTreeMap<&str, usize> = program
-            .functions
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.name.as_str(), i))
-            .collect();
+        let by_name = index_by_name(&program.functions);
         let skipped: BTreeSet<&str> = program.skipped.iter().map(|s| s.name.as_str()).collect();
         let mut kept = BTreeSet::new();
         let mut roots = BTreeSet::new();
@@ -157,12 +152,7 @@ impl Bundle {
     /// The bundled functions `wanted` reaches through direct calls (roots only), in the
     /// bundle's order.
     fn closure(&self, wanted: &BTreeSet<String>) -> Vec<usize> {
-        let by_name: BTreeMap<&str, usize> = self
-            .functions
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.name.as_str(), i))
-            .collect();
+        let by_name = index_by_name(&self.functions);
         let mut seen = BTreeSet::new();
         let mut todo: Vec<String> = wanted
             .iter()

@@ -542,6 +542,15 @@ pub struct FunctionUses {
     pub referenced: bool,
 }
 
+/// The index of each function of `functions` by its name.
+pub fn index_by_name(functions: &[Function]) -> std::collections::BTreeMap<&str, usize> {
+    functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.name.as_str(), i))
+        .collect()
+}
+
 impl Program {
     pub fn layout(&self) -> Layout<'_> {
         Layout {

@@ -39,12 +39,7 @@ impl Prover<'_> {
     pub fn cache_keys(&self, answer_key: &str) -> BTreeMap<String, String> {
         let program = self.program;
         let unit = unit_digest(program);
-        let by_name: BTreeMap<&str, usize> = program
-            .functions
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.name.as_str(), i))
-            .collect();
+        let by_name = crate::ir::index_by_name(&program.functions);
         program
             .functions
             .iter()

@@ -16,6 +16,7 @@ use std::path::Path;
 use std::process::Command;
 
 use covprune::frontend::{self, PreprocessOptions};
+use covprune::ir::import::{merge, Bundle};
 use covprune::prune::{run, PruneConfig, Status};
 use covprune::smt::SolverConfig;
 
@@ -548,18 +549,25 @@ void covprune_reset(void);
 static unsigned long long inputs[MAXL][1024]; /* one bit per input covering the label */
 static jmp_buf env;
 void harness_exit(int code) { (void)code; longjmp(env, 1); }
-/* Code outside the programs under test, for their memory: a pointer kept across calls. */
+/* Code outside the programs under test, for their memory: a pointer kept across calls
+   (or the same functions in a file of their own, EXT_C, with EXT_ELSEWHERE). */
+#ifndef EXT_ELSEWHERE
 static int *kept;
 void ext_keep(int *q) { kept = q; }
 void ext_poke(int *q, int v) { *q = v; }
 void ext_touch(int v) { if (kept) *kept = v; }
+#define EXT_RESET() (kept = 0)
+#else
+void ext_reset(void);
+#define EXT_RESET() ext_reset()
+#endif
 int f(unsigned char a, signed char b);
 int main(void) {
     for (int a = 0; a < 256; a++)
         for (int b = -128; b < 128; b++) {
             int input = a * 256 + (b + 128);
             covprune_reset();
-            kept = 0;
+            EXT_RESET();
             if (!setjmp(env)) f((unsigned char)a, (signed char)b);
             for (int i = 0; i < MAXL; i++)
                 if (covprune_state_of(i) & 2) inputs[i][input / 64] |= 1ULL << (input % 64);
@@ -582,12 +590,29 @@ void harness_exit(int code) __attribute__((noreturn));
 #define exit harness_exit
 "#;
 
+/// The driver's external functions in a file of their own: a project's other file, whose
+/// `static` the programs cannot name.
+const EXT_C: &str = "static int *kept;
+void ext_keep(int *q) { kept = q; }
+void ext_poke(int *q, int v) { *q = v; }
+void ext_touch(int v) { if (kept) *kept = v; }
+void ext_reset(void) { kept = 0; }
+";
+
 /// For each label some input covers, the set of covering inputs (a bitset), by running the
-/// compiled program on every input.
-fn covered_labels(dir: &Path, program: &Path, n_labels: usize) -> BTreeMap<u32, Vec<u64>> {
+/// compiled program (linked with `other`, the external functions' file, if given) on every
+/// input.
+fn covered_labels(
+    dir: &Path,
+    program: &Path,
+    other: Option<&Path>,
+    n_labels: usize,
+) -> BTreeMap<u32, Vec<u64>> {
     let exe = dir.join("prog");
     let status = Command::new("cc")
         .args(["-O0", "-w"])
+        .args(other.map(|_| "-DEXT_ELSEWHERE"))
+        .args(other)
         .arg(format!("-DMAXL={}", n_labels + 1))
         .arg("-include")
         .arg(dir.join("runtime.h"))
@@ -806,15 +831,44 @@ fn check_with(
     placed: &BTreeMap<u32, Placed>,
     tally: &mut Tally,
 ) {
+    check_program(dir, seed, path, None, n_labels, config, placed, tally)
+}
+
+/// [`check_with`], the program being pruned with the small functions of `other` (a file of
+/// the same project) encoded in place of its calls, and run linked with it.
+#[allow(clippy::too_many_arguments)]
+fn check_program(
+    dir: &Path,
+    seed: u64,
+    path: &Path,
+    other: Option<&Path>,
+    n_labels: usize,
+    config: &PruneConfig,
+    placed: &BTreeMap<u32, Placed>,
+    tally: &mut Tally,
+) {
     let text = std::fs::read_to_string(path).unwrap();
-    let covered = covered_labels(dir, path, n_labels);
-    let loaded = frontend::load(path, &PreprocessOptions::default()).unwrap();
+    let covered = covered_labels(dir, path, other, n_labels);
+    let mut program = frontend::load(path, &PreprocessOptions::default())
+        .unwrap()
+        .program;
     assert!(
-        loaded.program.skipped.is_empty(),
+        program.skipped.is_empty(),
         "seed {seed}: {:?}",
-        loaded.program.skipped
+        program.skipped
     );
-    let (verdicts, _) = run(&loaded.program, config, &|_| {});
+    if let Some(other) = other {
+        let unit = frontend::load(other, &PreprocessOptions::default())
+            .unwrap()
+            .program;
+        let bundle = Bundle::of_unit(&unit, "ext.c", |f| f.blocks.len() <= 40);
+        let wanted = ["ext_keep", "ext_poke", "ext_touch"]
+            .map(str::to_string)
+            .into();
+        merge(&mut program, &bundle, &wanted, &BTreeSet::new()).unwrap();
+        assert_eq!(program.imported.len(), 3, "seed {seed}: all three merged");
+    }
+    let (verdicts, _) = run(&program, config, &|_| {});
     let empty = vec![0u64; 1024];
     let cov = |id: u64| covered.get(&(id as u32)).unwrap_or(&empty);
     assert_eq!(
@@ -989,6 +1043,48 @@ fn exhaustive_runs_check_the_claims_on_memory_programs_with_their_externals() {
         "memx",
         |seed| with_their_externals(generate_full(seed, true, true, false)),
         0.3,
+    );
+}
+
+/// The memory harness on the open programs, their external functions in another file of
+/// their project (`EXT_C`, with a `static` they cannot name) encoded in place of their calls,
+/// as `project --inline-across-files` does: `COVPRUNE_SOUNDNESS_MEMORY` programs (default 40).
+#[test]
+fn exhaustive_runs_check_the_claims_on_memory_programs_with_their_externals_in_another_file() {
+    let first_seed = env_u64("COVPRUNE_SOUNDNESS_SEED", 1);
+    let n_programs = env_u64("COVPRUNE_SOUNDNESS_MEMORY", 40);
+    let dir = harness_dir();
+    let ext = dir.path().join("ext.c");
+    std::fs::write(&ext, EXT_C).unwrap();
+    let mut tally = Tally::default();
+    for seed in first_seed..first_seed + n_programs {
+        let (text, n_labels, placed) = generate_full(seed, true, true, false);
+        let path = dir.path().join(format!("memf{seed}.c"));
+        std::fs::write(&path, &text).unwrap();
+        check_program(
+            dir.path(),
+            seed,
+            &path,
+            Some(&ext),
+            n_labels as usize,
+            &harness_config(),
+            &placed,
+            &mut tally,
+        );
+    }
+    tally.report(
+        "memory programs with their external code in another file",
+        n_programs,
+    );
+    assert!(
+        tally.false_claims.is_empty(),
+        "{}",
+        tally.false_claims.join("\n---\n")
+    );
+    assert!(
+        tally.recall() >= 0.3,
+        "recall fell to {:.1}%",
+        100.0 * tally.recall()
     );
 }
 

@@ -648,6 +648,39 @@ fn small_functions_of_other_files_are_encoded_in_place_and_statics_stay_unknown(
         let read = |out: &str| std::fs::read_to_string(dir.path().join(out).join(f)).unwrap();
         assert_eq!(read("cross"), read("alone"), "{f}");
     }
+    // A file with a `static` of the name of a global the merged code writes gets nothing
+    // merged from that file, and says so.
+    std::fs::write(
+        src.join("src/clash.c"),
+        "static int counter; int next(int x);\n\
+         int clash(int x) { int y = next(x); if (y == x) return counter; return 0; }\n",
+    )
+    .unwrap();
+    write_database(&src, &["src/use.c", "src/state.c", "src/big.c", "src/clash.c"]);
+    let out = dir.path().join("clash");
+    let o = covprune()
+        .args(["project", "-p"])
+        .arg(&src)
+        .args(["--criteria", "CC", "--jobs", "1", "--no-cache", "--no-progress"])
+        .args(["--inline-across-files", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&o.get_output().stderr);
+    assert!(
+        stderr.contains(
+            "note: src/clash.c: the functions of src/state.c are not encoded in place: \
+             `counter` is a global of external linkage there and a `static` here"
+        ),
+        "{stderr}"
+    );
+    let clash = out.join("src/clash_labels.covprune.json");
+    assert_eq!(status_of(&clash, "clash", "y == x"), "unknown");
+    assert_eq!(
+        status_of(&out.join("src/use_labels.covprune.json"), "use_next", "y == x"),
+        "infeasible"
+    );
+    write_database(&src, &["src/use.c", "src/state.c", "src/big.c"]);
     // The claims hold on runs of the real program.
     let report = measure_project(
         &dir.path().join("cross"),

@@ -241,10 +241,21 @@ impl Imports {
 }
 
 /// Why a bundle was not merged.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refused {
     /// The program has a `static` global of the name of a merged global of external linkage.
     GlobalNameClash(String),
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::GlobalNameClash(name) => write!(
+                f,
+                "`{name}` is a global of external linkage there and a `static` here"
+            ),
+        }
+    }
 }
 
 /// Merges into `program` the functions of `bundle` that `wanted` reaches (see the module's

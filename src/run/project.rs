@@ -357,7 +357,16 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
             None => Default::default(),
         };
         match prepare(&prune_options(opts, a, externals, imports)) {
-            Ok(run) => runs.push((rel, a, run)),
+            Ok(run) => {
+                if !opts.quiet {
+                    for (unit, why) in &run.refused {
+                        print_err(&format!(
+                            "note: {name}: the functions of {unit} are not encoded in place: {why}\n"
+                        ));
+                    }
+                }
+                runs.push((rel, a, run))
+            }
             Err(e) => fail(name, e),
         }
     }

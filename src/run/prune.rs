@@ -11,7 +11,7 @@ use super::error::{write_failed, Error, Result};
 use crate::cache::VerdictCache;
 use crate::console::print_err;
 use crate::frontend::{self, PreprocessOptions};
-use crate::ir::import::Imports;
+use crate::ir::import::{Imports, Refused};
 use crate::ir::Program;
 use crate::prune::journal::{self, Journal};
 use crate::prune::shard::{self, ShardFile};
@@ -186,6 +186,8 @@ struct Inputs {
     labels_file: Option<LabelsFile>,
     /// Ids of the labels file that the compiled program lacks.
     file_only: Vec<u64>,
+    /// Other files whose functions were not merged, with why.
+    refused: Vec<(String, Refused)>,
 }
 
 /// Checks a labels file against the program: every label of the program must have its row.
@@ -218,7 +220,7 @@ fn read_inputs(
 ) -> Result<Inputs> {
     let mut program = super::load(file, preprocess)?.program;
     // A bundle refused (a name clash) is left out: its calls stay calls of unknown code.
-    let _refused = imports.merge_into(&mut program);
+    let refused = imports.merge_into(&mut program);
     let source = read_file(file)?;
     let labels_path = labels.or_else(|| {
         let p = file.with_extension("labels");
@@ -246,6 +248,7 @@ fn read_inputs(
         labels_path,
         labels_file,
         file_only,
+        refused,
     })
 }
 
@@ -349,6 +352,8 @@ pub(crate) struct Prepared {
     /// Label occurrences of the functions to prove (cached ones included).
     pub(crate) labels: u64,
     pub(crate) t0: std::time::Instant,
+    /// Other files whose functions were not merged into the program, with why.
+    pub(crate) refused: Vec<(String, Refused)>,
 }
 
 /// Reads and checks a run's inputs, opens its journal and takes from the functions to prove
@@ -410,6 +415,7 @@ pub(crate) fn prepare(opts: &PruneOptions) -> Result<Prepared> {
     Ok(Prepared {
         opts: opts.clone(),
         config,
+        refused: inputs.refused.clone(),
         source_hash: ledger::source_hash(&inputs.source),
         inputs: Some(inputs),
         journal_path,
@@ -798,6 +804,7 @@ fn finish(
         labels_path,
         mut labels_file,
         file_only,
+        ..
     } = inputs;
     let not_analysed = if file_only.is_empty() {
         BTreeMap::new()

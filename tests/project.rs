@@ -656,12 +656,22 @@ fn small_functions_of_other_files_are_encoded_in_place_and_statics_stay_unknown(
          int clash(int x) { int y = next(x); if (y == x) return counter; return 0; }\n",
     )
     .unwrap();
-    write_database(&src, &["src/use.c", "src/state.c", "src/big.c", "src/clash.c"]);
+    write_database(
+        &src,
+        &["src/use.c", "src/state.c", "src/big.c", "src/clash.c"],
+    );
     let out = dir.path().join("clash");
     let o = covprune()
         .args(["project", "-p"])
         .arg(&src)
-        .args(["--criteria", "CC", "--jobs", "1", "--no-cache", "--no-progress"])
+        .args([
+            "--criteria",
+            "CC",
+            "--jobs",
+            "1",
+            "--no-cache",
+            "--no-progress",
+        ])
         .args(["--inline-across-files", "-o"])
         .arg(&out)
         .assert()
@@ -677,7 +687,11 @@ fn small_functions_of_other_files_are_encoded_in_place_and_statics_stay_unknown(
     let clash = out.join("src/clash_labels.covprune.json");
     assert_eq!(status_of(&clash, "clash", "y == x"), "unknown");
     assert_eq!(
-        status_of(&out.join("src/use_labels.covprune.json"), "use_next", "y == x"),
+        status_of(
+            &out.join("src/use_labels.covprune.json"),
+            "use_next",
+            "y == x"
+        ),
         "infeasible"
     );
     write_database(&src, &["src/use.c", "src/state.c", "src/big.c"]);

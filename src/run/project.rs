@@ -316,9 +316,8 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
     for (rel, a) in annotated {
         let unit = rel.display().to_string();
         let interface = match opts.cross_file {
-            true => {
-                super::load(&a.path, &a.preprocess).map(|l| Some(interface_of(&l.program, &unit)))
-            }
+            true => super::load(&a.path, &a.preprocess)
+                .map(|l| Some(interface_of(&l.program, &unit, opts.inline_across_files))),
             false => Ok(None),
         };
         match interface {
@@ -348,10 +347,7 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
         }
         let (externals, imports) = match interface {
             Some(i) => {
-                let imports = match opts.inline_across_files {
-                    true => imports_for(i, &interfaces, &exports, &ambiguous),
-                    false => Imports::default(),
-                };
+                let imports = imports_for(i, &interfaces, &exports, &ambiguous);
                 (externals_for(i, &imports, &exports), imports)
             }
             None => Default::default(),
@@ -600,11 +596,12 @@ fn annotate_one(opts: &ProjectOptions, db: &Path, file: &Path, rel: &Path) -> Re
 struct Interface {
     unit: String,
     exports: BTreeMap<String, ExternalEffects>,
-    bundle: Bundle,
+    /// None unless small functions are encoded in place across files.
+    bundle: Option<Bundle>,
     calls_outside: BTreeSet<String>,
 }
 
-fn interface_of(program: &crate::ir::Program, unit: &str) -> Interface {
+fn interface_of(program: &crate::ir::Program, unit: &str, with_bundle: bool) -> Interface {
     let defined: BTreeSet<&str> = program
         .functions
         .iter()
@@ -614,8 +611,10 @@ fn interface_of(program: &crate::ir::Program, unit: &str) -> Interface {
     Interface {
         unit: unit.to_string(),
         exports: crate::vc::Summaries::new(program, &BTreeMap::new()).exported(program),
-        bundle: Bundle::of_unit(program, unit, |f| {
-            f.blocks.len() <= crate::vc::encode::MAX_INLINE_BLOCKS
+        bundle: with_bundle.then(|| {
+            Bundle::of_unit(program, unit, |f| {
+                f.blocks.len() <= crate::vc::encode::MAX_INLINE_BLOCKS
+            })
         }),
         calls_outside: program
             .functions
@@ -670,13 +669,14 @@ fn imports_for(
         .iter()
         .filter(|other| other.unit != interface.unit)
         .filter_map(|other| {
+            let bundle = other.bundle.as_ref()?;
             let wanted: BTreeSet<String> = interface
                 .calls_outside
                 .iter()
-                .filter(|n| other.bundle.roots.contains(*n) && exports.contains_key(*n))
+                .filter(|n| bundle.roots.contains(*n) && exports.contains_key(*n))
                 .cloned()
                 .collect();
-            (!wanted.is_empty()).then(|| other.bundle.restricted_to(&wanted))
+            (!wanted.is_empty()).then(|| bundle.restricted_to(&wanted))
         })
         .collect::<Vec<_>>();
     let called: BTreeSet<String> = bundles.iter().flat_map(Bundle::calls_outside).collect();

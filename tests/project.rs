@@ -418,25 +418,22 @@ fn project_shards_merge_into_the_ledgers_of_one_run() {
         .stdout(predicates::str::contains("failed: src/main.c"));
 }
 
-/// `covprune project` of `src` into `out` (CC, one worker, no cache) with `extra` options;
-/// returns `out`.
-fn run_uncached(src: &Path, out: &Path, extra: &[&str]) -> PathBuf {
+/// `covprune project` of `src` into `out` (CC, one worker, no cache) with `extra` options,
+/// run to success.
+fn project_uncached(src: &Path, out: &Path, extra: &[&str]) -> assert_cmd::assert::Assert {
     covprune()
         .args(["project", "-p"])
         .arg(src)
-        .args([
-            "--criteria",
-            "CC",
-            "--jobs",
-            "1",
-            "--no-cache",
-            "--json",
-            "-o",
-        ])
+        .args(["--criteria", "CC", "--jobs", "1", "--no-cache", "-o"])
         .arg(out)
         .args(extra)
         .assert()
-        .success();
+        .success()
+}
+
+/// [`project_uncached`] with `--json`; returns `out`.
+fn run_uncached(src: &Path, out: &Path, extra: &[&str]) -> PathBuf {
+    project_uncached(src, out, &[extra, &["--json"]].concat());
     out.to_path_buf()
 }
 
@@ -661,21 +658,7 @@ fn small_functions_of_other_files_are_encoded_in_place_and_statics_stay_unknown(
         &["src/use.c", "src/state.c", "src/big.c", "src/clash.c"],
     );
     let out = dir.path().join("clash");
-    let o = covprune()
-        .args(["project", "-p"])
-        .arg(&src)
-        .args([
-            "--criteria",
-            "CC",
-            "--jobs",
-            "1",
-            "--no-cache",
-            "--no-progress",
-        ])
-        .args(["--inline-across-files", "-o"])
-        .arg(&out)
-        .assert()
-        .success();
+    let o = project_uncached(&src, &out, &["--no-progress", "--inline-across-files"]);
     let stderr = String::from_utf8_lossy(&o.get_output().stderr);
     assert!(
         stderr.contains(

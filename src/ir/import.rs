@@ -81,35 +81,21 @@ impl Bundle {
             if f.linkage != Linkage::External || f.name == "main" || !small(f) {
                 continue;
             }
-            let mut seen = BTreeSet::new();
-            let mut todo = vec![f.name.as_str()];
-            let mut blocks = 0;
-            let mut lowered = true;
-            while let Some(n) = todo.pop() {
-                if skipped.contains(n) {
-                    lowered = false;
-                    break;
-                }
-                let Some(&i) = by_name.get(n) else { continue };
-                if !seen.insert(i) {
-                    continue;
-                }
-                let g = &program.functions[i];
-                blocks += g.blocks.len();
-                for r in referenced_functions(g) {
-                    if skipped.contains(r.as_str()) {
-                        lowered = false;
-                    }
-                }
-                todo.extend(
-                    crate::cfg::callgraph::direct_callees(g)
-                        .into_iter()
-                        .filter_map(|c| by_name.get_key_value(c.as_str()).map(|(k, _)| *k)),
-                );
-            }
+            let reached = reach(&program.functions, &by_name, [f.name.clone()]);
+            let blocks: usize = reached
+                .iter()
+                .map(|&i| program.functions[i].blocks.len())
+                .sum();
+            // A callee both lowered and skipped is named by its caller's references.
+            let lowered = !skipped.contains(f.name.as_str())
+                && reached.iter().all(|&i| {
+                    referenced_functions(&program.functions[i])
+                        .iter()
+                        .all(|r| !skipped.contains(r.as_str()))
+                });
             if lowered && blocks <= MAX_BUNDLE_BLOCKS {
                 roots.insert(f.name.clone());
-                kept.extend(seen);
+                kept.extend(reached);
             }
         }
         let functions: Vec<Function> = kept
@@ -131,12 +117,7 @@ impl Bundle {
                 .collect(),
             strings: program.strings.clone(),
             externals: program.externals.clone(),
-            diagnostics: program
-                .diagnostics
-                .iter()
-                .filter(|d| d.function.as_deref().is_some_and(|n| names.contains(n)))
-                .cloned()
-                .collect(),
+            diagnostics: diagnostics_of(&program.diagnostics, &names),
             functions,
             roots,
             statics: program
@@ -152,21 +133,10 @@ impl Bundle {
     /// The bundled functions `wanted` reaches through direct calls (roots only), in the
     /// bundle's order.
     fn closure(&self, wanted: &BTreeSet<String>) -> Vec<usize> {
-        let by_name = index_by_name(&self.functions);
-        let mut seen = BTreeSet::new();
-        let mut todo: Vec<String> = wanted
-            .iter()
-            .filter(|n| self.roots.contains(*n))
-            .cloned()
-            .collect();
-        while let Some(n) = todo.pop() {
-            if let Some(&i) = by_name.get(n.as_str()) {
-                if seen.insert(i) {
-                    todo.extend(crate::cfg::callgraph::direct_callees(&self.functions[i]));
-                }
-            }
-        }
-        seen.into_iter().collect()
+        let roots = wanted.iter().filter(|n| self.roots.contains(*n)).cloned();
+        reach(&self.functions, &index_by_name(&self.functions), roots)
+            .into_iter()
+            .collect()
     }
 
     /// The part of the bundle that `wanted` (names of roots) needs.
@@ -175,12 +145,7 @@ impl Bundle {
         let functions: Vec<Function> = keep.iter().map(|&i| self.functions[i].clone()).collect();
         let names: BTreeSet<&str> = functions.iter().map(|f| f.name.as_str()).collect();
         Bundle {
-            diagnostics: self
-                .diagnostics
-                .iter()
-                .filter(|d| d.function.as_deref().is_some_and(|n| names.contains(n)))
-                .cloned()
-                .collect(),
+            diagnostics: diagnostics_of(&self.diagnostics, &names),
             roots: self
                 .roots
                 .iter()
@@ -201,6 +166,34 @@ impl Bundle {
             .filter(|n| !names.contains(n.as_str()) && !self.statics.contains(n))
             .collect()
     }
+}
+
+/// The indices of the functions of `functions` (indexed by `by_name`) that `roots` reach
+/// through direct calls, the roots included; calls of functions not there are not followed.
+fn reach(
+    functions: &[Function],
+    by_name: &BTreeMap<&str, usize>,
+    roots: impl IntoIterator<Item = String>,
+) -> BTreeSet<usize> {
+    let mut seen = BTreeSet::new();
+    let mut todo: Vec<String> = roots.into_iter().collect();
+    while let Some(n) = todo.pop() {
+        if let Some(&i) = by_name.get(n.as_str()) {
+            if seen.insert(i) {
+                todo.extend(crate::cfg::callgraph::direct_callees(&functions[i]));
+            }
+        }
+    }
+    seen
+}
+
+/// The diagnostics of the functions named in `names`.
+fn diagnostics_of(diagnostics: &[Diagnostic], names: &BTreeSet<&str>) -> Vec<Diagnostic> {
+    diagnostics
+        .iter()
+        .filter(|d| d.function.as_deref().is_some_and(|n| names.contains(n)))
+        .cloned()
+        .collect()
 }
 
 fn without_labels(f: &Function) -> Function {
@@ -339,14 +332,13 @@ pub fn merge(
             }
         }
     }
-    let remap = Remap {
+    let mut remap = Remap {
         files: program.files.len() as u32,
         records: program.records.len() as u32,
         globals: BTreeMap::new(),
         strings: BTreeMap::new(),
         names,
     };
-    let mut remap = remap;
     let globals_before = program.globals.len();
     for &g in &globals_used {
         let gl = &bundle.globals[g as usize];

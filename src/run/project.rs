@@ -326,8 +326,8 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
         }
     }
     let interfaces: Vec<&Interface> = loaded.iter().filter_map(|(_, _, i)| i.as_ref()).collect();
-    let exports = project_exports(interfaces.iter().copied());
     let ambiguous = defined_twice(interfaces.iter().copied());
+    let exports = project_exports(interfaces.iter().copied(), &ambiguous);
     // Every file's run prepared (inputs checked, cache looked up), then all proved from one
     // queue, then each file's ledger written.
     let started = std::time::Instant::now();
@@ -626,20 +626,15 @@ fn interface_of(program: &crate::ir::Program, unit: &str, with_bundle: bool) -> 
 }
 
 /// The effects of every function of external linkage the files define, by name; a name two
-/// files define is left out (which of them a call reaches depends on the link).
+/// files define (`ambiguous`) is left out (which of them a call reaches depends on the link).
 fn project_exports<'i>(
     interfaces: impl Iterator<Item = &'i Interface>,
+    ambiguous: &BTreeSet<String>,
 ) -> BTreeMap<String, ExternalEffects> {
-    let mut seen: BTreeMap<String, Option<ExternalEffects>> = BTreeMap::new();
-    for i in interfaces {
-        for (name, effects) in &i.exports {
-            seen.entry(name.clone())
-                .and_modify(|e| *e = None)
-                .or_insert(Some(effects.clone()));
-        }
-    }
-    seen.into_iter()
-        .filter_map(|(n, e)| e.map(|e| (n, e)))
+    interfaces
+        .flat_map(|i| &i.exports)
+        .filter(|(name, _)| !ambiguous.contains(*name))
+        .map(|(name, effects)| (name.clone(), effects.clone()))
         .collect()
 }
 

@@ -4,7 +4,8 @@
 #   1.1.31), OpenSSL 1.1.1w's aes_core.c, pem_lib.c, bn_exp.c, err.c (crate openssl-src
 #   111.28.2, configured for linux-x86_64), gzip 1.12 (Debian source package gzip 1.12-1).
 # Each program gets the layout `cargo run -p covprune-benchmarks -- all` reads: its .c
-# files, and preprocessed/*.i made with the flags its build uses.
+# files, the headers they include from the build tree (generated ones too), and
+# preprocessed/*.i made with the flags its build uses.
 #
 # usage: benchmarks/fetch-corpus.sh [OUT]     (default: benchmarks/corpus)
 # needs: cargo, gcc, make, perl, tar, xz, apt-get (Debian); about 5 minutes on 2 cores.
@@ -24,6 +25,18 @@ preprocess() {
   mkdir -p "$outdir"
   # shellcheck disable=SC2086
   (cd "$dir" && gcc -E $flags "$file" -o "$outdir/$(basename "${file%.c}").i")
+}
+
+# Copies the headers FILE.c includes from inside DIR (gcc -MM with FLAGS) to DST, same paths.
+stage_headers() {
+  local dir=$1 dst=$2 flags=$3 file=$4 dep
+  # shellcheck disable=SC2086
+  for dep in $(cd "$dir" && gcc -MM $flags "$file" | sed -e 's/^[^:]*://' -e 's/\\$//'); do
+    case $dep in
+      /*|"$file") ;;
+      *) mkdir -p "$dst/$(dirname "$dep")" && cp "$dir/$dep" "$dst/$dep" ;;
+    esac
+  done
 }
 
 say "downloading crates (cargo vendor)"
@@ -71,6 +84,7 @@ flags='-I. -Iinclude -DOPENSSL_USE_NODELETE -DL_ENDIAN -DOPENSSL_PIC -DOPENSSLDI
 for f in crypto/aes/aes_core.c crypto/pem/pem_lib.c crypto/bn/bn_exp.c crypto/err/err.c; do
   mkdir -p "$dst/$(dirname "$f")"
   cp "$build/$f" "$dst/$f"
+  stage_headers "$build" "$dst" "$flags" "$f"
   preprocess "$build" "$dst/preprocessed" "$flags" "$f"
 done
 cp "$build/LICENSE" "$dst/"
@@ -93,6 +107,7 @@ rm -rf "$dst" && mkdir -p "$dst"
 # The program's files for x86-64 (dfltcc.c is for IBM Z only).
 for f in bits.c deflate.c gzip.c inflate.c trees.c unlzh.c unlzw.c unpack.c unzip.c util.c zip.c; do
   cp "$build/$f" "$dst/"
+  stage_headers "$build" "$dst" "-DHAVE_CONFIG_H -I. -Ilib" "$f"
   preprocess "$build" "$dst/preprocessed" "-DHAVE_CONFIG_H -I. -Ilib" "$f"
 done
 cp "$build/COPYING" "$dst/"

@@ -13,8 +13,12 @@ use covprune::annotate::{annotate, Annotated};
 use covprune::frontend::preprocess::PreprocessOptions;
 use covprune_encoders::{Criterion, Limits};
 
-const LTEST: &str = "../shared/reference/ltest-samples";
-const CORPUS: &str = "../shared/corpus/realworld";
+/// The project's own LAnnotate sample (`sample.c`) beside LAnnotate's outputs for it, kept as
+/// expected data: `sample_<C>.c`, `.labels` and `.hyperlabels` were written by LAnnotate 0.2
+/// (`kidq330/lannot` at 3c103d7) on Frama-C 25.0 (Manganese, Debian 12's `frama-c-base`) with
+/// `frama-c -load-module top/LAnnotate.cmxs -lannot-share share -lannot=<C> sample.c`, and for
+/// `sample_WM_ROR_COR` with `-lannot=WM -lannot-mutators=-ABS,-AOR`.
+const LTEST: &str = "tests/fixtures/lannotate";
 
 /// Annotates a file as the CLI does: lowered first, so that expressions are typed.
 fn annotate_file(path: &Path, criteria: &[Criterion], limits: &Limits) -> Annotated {
@@ -32,8 +36,8 @@ fn rows(path: &Path) -> usize {
 }
 
 /// LAnnotate's `__retres < 0` labels on functions that return only non-negative literals
-/// (`tri` in the sample), which covprune does not write.
-const TRI_RETRES: usize = 1;
+/// (`days` in the sample), which covprune does not write.
+const LITERAL_RETRES: usize = 1;
 
 /// The criteria LAnnotate's samples show, with the sample's file suffix.
 const SAMPLED: &[(Criterion, &str)] = &[
@@ -56,9 +60,9 @@ fn label_counts_equal_lannotates_on_the_ltest_sample() {
         let ours = annotate_file(&sample, &[*c], &Limits::default());
         let mut theirs = rows(&Path::new(LTEST).join(format!("sample_{suffix}.labels")));
         if *c == Criterion::Wm {
-            // `tri` returns only the literals 1 to 4: LAnnotate's `__retres < 0` there is
+            // `days` returns only the literals 0 to 31: LAnnotate's `__retres < 0` there is
             // false by construction, and covprune writes no returned-value label for it.
-            theirs -= TRI_RETRES;
+            theirs -= LITERAL_RETRES;
         }
         assert_eq!(ours.labels.len(), theirs, "{} label count", c.name());
     }
@@ -136,11 +140,12 @@ fn origin_lines(labels: &str) -> BTreeMap<u64, usize> {
         .collect()
 }
 
-const VARS: &[&str] = &["a", "b", "c", "t", "i", "n", "s", "x"];
+/// The sample's variables.
+const VARS: &[&str] = &["year", "month", "leap", "n", "k", "acc", "j"];
 
 /// Truth tables of predicates over the sample's variables, each on a grid of the variables it
-/// shares with the others of its group: one string per predicate, `0`, `1`, or `T` where
-/// evaluating it traps (SIGFPE).
+/// shares with the others of its group (each from -2 to 3 and around every integer literal of
+/// the group): one string per predicate, `0`, `1`, or `T` where evaluating it traps (SIGFPE).
 fn truth_tables(groups: &[Vec<String>]) -> Vec<Vec<String>> {
     let dir = tempfile::tempdir().unwrap();
     let mut c = String::from(
@@ -155,28 +160,50 @@ fn truth_tables(groups: &[Vec<String>]) -> Vec<Vec<String>> {
     let mut k = 0;
     let mut body = String::from("int main(void) {\n  signal(SIGFPE, on_fpe);\n");
     for g in groups {
+        let words = |p: &String| {
+            p.split(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_')
+                .map(String::from)
+                .collect::<Vec<_>>()
+        };
         let used: Vec<&str> = VARS
             .iter()
             .copied()
-            .filter(|v| {
-                g.iter().any(|p| {
-                    p.split(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_')
-                        .any(|w| w == *v)
-                })
-            })
+            .filter(|v| g.iter().any(|p| words(p).iter().any(|w| w == v)))
             .collect();
+        let mut domain: std::collections::BTreeSet<i64> = (-2..=3).collect();
+        for lit in g
+            .iter()
+            .flat_map(words)
+            .filter_map(|w| w.parse::<i64>().ok())
+        {
+            domain.extend([lit - 1, lit, lit + 1]);
+        }
+        let domain = domain
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
         for p in g {
             c.push_str(&format!(
                 "static int p{k}({params}) {{ return ({p}) != 0; }}\n"
             ));
-            body.push_str("  { volatile int a=0,b=0,c=0,t=0,i=0,n=0,s=0,x=0;\n");
+            body.push_str(&format!(
+                "  {{ static const int dom[] = {{{domain}}}; volatile int {};\n",
+                VARS.iter()
+                    .map(|v| format!("{v}=0"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ));
             let mut close = String::new();
-            for v in &used {
-                body.push_str(&format!("  for ({v} = -2; {v} <= 3; {v}++) {{\n"));
+            for (d, v) in used.iter().enumerate() {
+                body.push_str(&format!(
+                    "  for (unsigned i{d} = 0; i{d} < sizeof dom / sizeof dom[0]; i{d}++) {{ {v} = dom[i{d}];\n"
+                ));
                 close.push('}');
             }
             body.push_str(&format!(
-                "  if (sigsetjmp(jb, 1) == 0) putchar('0' + p{k}(a,b,c,t,i,n,s,x)); else putchar('T');\n{close}\n  putchar('\\n'); }}\n"
+                "  if (sigsetjmp(jb, 1) == 0) putchar('0' + p{k}({})); else putchar('T');\n{close}\n  putchar('\\n'); }}\n",
+                VARS.join(",")
             ));
             k += 1;
         }
@@ -253,7 +280,7 @@ fn predicates_are_equivalent_to_lannotates() {
             .filter(|(_, p)| p.contains("__retres"))
             .count();
         if theirs_retres > 0 {
-            theirs_retres -= TRI_RETRES;
+            theirs_retres -= LITERAL_RETRES;
         }
         assert_eq!(
             returns.len(),
@@ -328,8 +355,9 @@ fn several_criteria_share_one_id_space() {
     let ids: Vec<u64> = a.labels.iter().map(|l| l.id).collect();
     let expected: Vec<u64> = (1..=ids.len() as u64).collect();
     assert_eq!(ids, expected);
-    assert_eq!(a.counts()["CC"], 24);
-    assert_eq!(a.counts()["DC"], 18);
+    // LAnnotate's counts for the two criteria on the sample.
+    assert_eq!(a.counts()["CC"], 30);
+    assert_eq!(a.counts()["DC"], 16);
 }
 
 #[test]
@@ -489,17 +517,55 @@ fn criteria_are_listed() {
 /// It includes no header, so that it can go before a project's own `config.h`.
 const RECORDER: &str = "extern int covprune_hit(int, int);\n#define pc_label(c, id, tag) covprune_hit(!!(c), (int)(id))\n#define pc_label_bindings(c, id, tag, ...) pc_label(c, id, tag)\n";
 
+/// The real-world corpus: `$COVPRUNE_CORPUS` when set, else a copy fetched once from package
+/// registries by `benchmarks/fetch-corpus.sh` into a cache under `target/` and reused. Fails,
+/// saying how to get the corpus, when neither can be had.
+fn corpus() -> std::path::PathBuf {
+    const NEEDED: &[&str] = &[
+        "zlib-1.3.2/adler32.c",
+        "gzip-1.12/util.c",
+        "gzip-1.12/lib/config.h",
+        "openssl-1.1.1w/crypto/aes/aes_core.c",
+    ];
+    let has_all = |dir: &Path| NEEDED.iter().all(|f| dir.join(f).is_file());
+    if let Some(dir) = std::env::var_os("COVPRUNE_CORPUS") {
+        let dir = std::path::PathBuf::from(dir);
+        assert!(
+            has_all(&dir),
+            "COVPRUNE_CORPUS={} lacks one of {NEEDED:?}; make it with `benchmarks/fetch-corpus.sh DIR`",
+            dir.display()
+        );
+        return dir;
+    }
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("corpus");
+    let done = cache.join(".complete");
+    if !done.is_file() || !has_all(&cache) {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benchmarks/fetch-corpus.sh");
+        eprintln!(
+            "fetching the corpus into {} (about 5 minutes, once)",
+            cache.display()
+        );
+        let status = Command::new("bash").arg(&script).arg(&cache).status();
+        assert!(
+            matches!(status, Ok(s) if s.success()),
+            "could not fetch the corpus with {} ({status:?}): it needs cargo, gcc, make, perl and \
+             apt-get with access to crates.io and Debian's mirror; or set COVPRUNE_CORPUS to a \
+             directory made by that script",
+            script.display()
+        );
+        std::fs::write(&done, "").unwrap();
+    }
+    cache
+}
+
 /// Files of the corpus annotated with every criterion: each annotated file compiles with
 /// `cc -c -std=gnu89 -w` (plain and with a recording `pc_label`), and the ids of the `.labels`
 /// file are exactly those written in the C file. zlib's `adler32.c`, annotated, is linked with
 /// a driver and runs with the same output as the original.
 #[test]
 fn annotated_corpus_files_compile_and_run() {
-    let corpus = Path::new(CORPUS);
-    if !corpus.exists() {
-        eprintln!("skipped: {CORPUS} is absent");
-        return;
-    }
+    let corpus = corpus();
+    let corpus = corpus.as_path();
     let all: Vec<String> = Criterion::ALL
         .iter()
         .map(|c| c.name().to_string())

@@ -290,7 +290,8 @@ fn prune_json_summary() {
 #[test]
 fn prune_reads_lannotate_output_and_updates_its_labels_file() {
     let dir = tempfile::tempdir().unwrap();
-    let src = Path::new("../shared/reference/ltest-samples");
+    // LAnnotate's WM output for the project's sample (see tests/annotate.rs).
+    let src = Path::new("tests/fixtures/lannotate");
     for name in ["sample_WM.c", "sample_WM.labels"] {
         std::fs::copy(src.join(name), dir.path().join(name)).unwrap();
     }

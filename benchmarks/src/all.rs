@@ -444,6 +444,8 @@ pub(crate) fn make_row(
         "timeout_ms": m.timeout_ms,
         "function_budget_s": m.function_budget_s,
         "steps": m.steps,
+        "commit": crate::commit(),
+        "date": crate::today(),
     });
     Ok((row, infeasible))
 }
@@ -762,6 +764,103 @@ fn pct(a: u64, b: u64) -> String {
     }
 }
 
+/// Where the rows were measured: the commits and dates they record.
+fn provenance(rows: &[Value], primary: u64) -> String {
+    let mut at: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r["jobs"] == primary) {
+        let commit = r["commit"].as_str().unwrap_or("unrecorded").to_string();
+        let date = r["date"].as_str().unwrap_or("unrecorded").to_string();
+        *at.entry((commit, date)).or_default() += 1;
+    }
+    let parts: Vec<String> = at
+        .iter()
+        .map(|((c, d), n)| format!("commit `{c}` on {d} ({n} rows)"))
+        .collect();
+    format!("Measured at {}.", parts.join("; "))
+}
+
+/// Marks around the summary table, which the README copies (a test compares them).
+pub(crate) const SUMMARY_BEGIN: &str = "<!-- results summary: begin -->";
+pub(crate) const SUMMARY_END: &str = "<!-- results summary: end -->";
+
+/// One row per program and criterion: labels, what was pruned and how, time, the paper's
+/// figures and WP's step 1 where it ran.
+fn summary_table(
+    rows: &[Value],
+    programs: &[String],
+    paper: &BTreeMap<(String, String), (u64, u64, u64)>,
+    primary: u64,
+) -> String {
+    let mut t = format!("{SUMMARY_BEGIN}\n| program | criterion | labels (compiled) | pruned | infeasible / duplicate / subsumed | time (s) | paper: labels, pruned, time (s) | WP step 1: proved (covprune's) |\n|---|---|---|---|---|---|---|---|\n");
+    for program in programs {
+        for c in CRITERIA {
+            let mine: Vec<&Value> = rows
+                .iter()
+                .filter(|r| r["program"] == *program && r["criterion"] == c && r["jobs"] == primary)
+                .collect();
+            let n = |k: &str| mine.iter().map(|r| r[k].as_u64().unwrap_or(0)).sum::<u64>();
+            let paper_cell = paper
+                .get(&(program.clone(), c.to_string()))
+                .map(|(l, p, s)| format!("{l}, {p}, {s}"))
+                .unwrap_or_else(|| "-".into());
+            if mine.is_empty() {
+                t.push_str(&format!(
+                    "| {program} | {c} | not run | | | | {paper_cell} | |\n"
+                ));
+                continue;
+            }
+            let steps: BTreeSet<&str> = mine
+                .iter()
+                .map(|r| r["steps"].as_str().unwrap_or(FULL_STEPS))
+                .collect();
+            let crit = if steps.iter().all(|s| *s == FULL_STEPS) {
+                c.to_string()
+            } else {
+                format!(
+                    "{c} (steps {})",
+                    steps.into_iter().collect::<Vec<_>>().join(" / ")
+                )
+            };
+            let (labels, compiled) = (n("labels"), n("compiled"));
+            let labels_cell = if labels == compiled {
+                labels.to_string()
+            } else {
+                format!("{labels} ({compiled})")
+            };
+            let wall: f64 = mine
+                .iter()
+                .map(|r| r["wall_s"].as_f64().unwrap_or(0.0))
+                .sum();
+            let peers: Vec<&&Value> = mine
+                .iter()
+                .filter(|r| r["peer"].is_object() && r["peer"]["error"].is_null())
+                .collect();
+            let wp = if peers.is_empty() {
+                String::new()
+            } else {
+                let p = |k: &str| {
+                    peers
+                        .iter()
+                        .map(|r| r["peer"][k].as_u64().unwrap_or(0))
+                        .sum::<u64>()
+                };
+                format!("{} ({})", p("proved"), p("covprune_proved"))
+            };
+            t.push_str(&format!(
+                "| {program} | {crit} | {labels_cell} | {} ({}) | {} / {} / {} | {wall:.0} | {paper_cell} | {wp} |\n",
+                n("pruned"),
+                pct(n("pruned"), compiled),
+                n("s1_infeasible"),
+                n("s2_duplicate") + n("s3_duplicate"),
+                n("s3_subsumed"),
+            ));
+        }
+    }
+    t.push_str(SUMMARY_END);
+    t.push('\n');
+    t
+}
+
 /// results.csv, RESULTS.md and scaling.svg from every row on disk.
 fn report(o: &Options, all_inputs: &[Input]) -> Result<()> {
     let mut rows: Vec<Value> = Vec::new();
@@ -821,10 +920,12 @@ fn report(o: &Options, all_inputs: &[Input]) -> Result<()> {
     };
     let paper = paper(&o.corpus);
     let mut md = format!(
-        "# covprune on the corpus, beside the LClean paper\n\nRegenerate: `cargo build --release && cargo run --release -p covprune-benchmarks -- all [--with-peers]` (resumes: rows already in `artifacts/results/rows/` are kept; `--force` redoes them). {}; each label question {} ms at most, each function {} s (`prune --timeout-ms --function-budget-s`), `--jobs {primary}`. Per-file rows: [results.csv](results.csv).\n\nThe paper's figures (LClean, ICSE 2018, Figures 6 and 11, from `paper_fig11.csv`) are for its versions of the programs (OpenSSL 1.0.2 files, gzip, SQLite 3.8) on 20 cores with Frama-C/LTest's annotator; ours are OpenSSL 1.1.1w's same four files, gzip 1.12, SQLite 3.17.0 on 2 cores with covprune's annotator, so label counts differ. \"compiled\" counts labels in code the compiler sees (not in inactive `#if` branches); percentages are of those.\n\n## Pruned labels per program and criterion\n\n| program | files | LoC | criterion | labels | compiled | s1 infeasible | s2 dup | s3 dup | s3 subsumed | pruned | pruned % | time (s) | peak RSS (MB) | paper: labels | paper: pruned | paper: time (s, 20 cores) | pruned / paper |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "# covprune on the corpus, beside the LClean paper\n\nRegenerate: `cargo build --release && cargo run --release -p covprune-benchmarks -- all [--with-peers]` (resumes: rows already in `artifacts/results/rows/` are kept; `--force` redoes them). {}; each label question {} ms at most, each function {} s (`prune --timeout-ms --function-budget-s`), `--jobs {primary}`. Per-file rows: [results.csv](results.csv).\n\nThe paper's figures (LClean, ICSE 2018, Figures 6 and 11, from `paper_fig11.csv`) are for its versions of the programs (OpenSSL 1.0.2 files, gzip, SQLite 3.8) on 20 cores with Frama-C/LTest's annotator; ours are OpenSSL 1.1.1w's same four files, gzip 1.12, SQLite 3.17.0 on 2 cores with covprune's annotator, so label counts differ. \"compiled\" counts labels in code the compiler sees (not in inactive `#if` branches); percentages are of those.\n\n{}\n\n## Summary\n\nThe README's results table is this one, copied.\n\n{}\n## Pruned labels per program and criterion\n\n| program | files | LoC | criterion | labels | compiled | s1 infeasible | s2 dup | s3 dup | s3 subsumed | pruned | pruned % | time (s) | peak RSS (MB) | paper: labels | paper: pruned | paper: time (s, 20 cores) | pruned / paper |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
         crate::machine_note(),
         o.timeout_ms,
         o.function_budget_s,
+        provenance(&rows, primary),
+        summary_table(&rows, &programs, &paper, primary),
     );
     let mut missing = Vec::new();
     for program in &programs {
@@ -892,7 +993,7 @@ fn report(o: &Options, all_inputs: &[Input]) -> Result<()> {
             .iter()
             .find_map(|r| r["peer"]["tool"].as_str())
             .unwrap_or("");
-        md.push_str(&format!("The same step-1 obligations (`covprune export-acsl --step 1`: `/*@ check covprune_lID: !(p); */` at each label: a `check`, never assumed by later goals) given to {tool}; a label counts as proved when all its goals are valid. WP assumes no signed overflow and separate pointer parameters, and havocs every variable at unannotated loops, so its \"proved\" is not covprune's (see `../shared/reference/FRAMAC.md`); the two columns of agreement show where they differ.\n\n| program | criterion | files | obligations | proved by covprune | proved by WP | both | covprune only | WP only | covprune time (s) | WP time (s) | WP time / covprune time |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n"));
+        md.push_str(&format!("The same step-1 obligations (`covprune export-acsl --step 1`: `/*@ check covprune_lID: !(p); */` at each label: a `check`, never assumed by later goals) given to {tool}; a label counts as proved when all its goals are valid. WP assumes no signed overflow and separate pointer parameters, and havocs every variable at unannotated loops, so its \"proved\" is not covprune's; the two columns of agreement show where they differ.\n\n| program | criterion | files | obligations | proved by covprune | proved by WP | both | covprune only | WP only | covprune time (s) | WP time (s) | WP time / covprune time |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n"));
         let mut groups: BTreeMap<(String, String), Vec<&Value>> = BTreeMap::new();
         for r in &peer_rows {
             groups

@@ -735,6 +735,50 @@ pub(crate) fn proc_status_kb(pid: u32, field: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// The project's commit (`git rev-parse --short=12 HEAD`, `-dirty` when sources differ from
+/// it), or `unknown` outside a checkout.
+pub(crate) fn commit() -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .current_dir(&root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let Some(head) = git(&["rev-parse", "--short=12", "HEAD"]) else {
+        return "unknown".into();
+    };
+    let dirty = git(&[
+        "status",
+        "--porcelain",
+        "--",
+        "src",
+        "encoders",
+        "Cargo.toml",
+        "Cargo.lock",
+    ])
+    .is_some_and(|s| !s.is_empty());
+    if dirty {
+        format!("{head}-dirty")
+    } else {
+        head
+    }
+}
+
+/// Today's date (UTC), `YYYY-MM-DD`.
+pub(crate) fn today() -> String {
+    std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%d"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".into())
+}
+
 pub(crate) fn machine_note() -> String {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     format!("{cores} cores, {}", std::env::consts::ARCH)

@@ -4,8 +4,8 @@
 //! Labels: the two GACC labels of each atom, written `pc_label_bindings(pred, id, "CACC", H, 1,
 //! "pa"|"pb", D)` so that each records the decision's value; one hyperlabel per atom,
 //! `<lI.lJ|;pa!=pb;>`: both labels covered, with different decision values.
-//! Reference: LAnnotate `gen_labels_cacc_for` (`../shared/reference/LTEST.md`, section 3;
-//! observed in `ltest-samples/sample_CACC.c`).
+//! Reference: LAnnotate `gen_labels_cacc_for` (LAnnotate 0.2's output in
+//! `tests/fixtures/lannotate/sample_CACC.c`).
 
 use crate::gacc::active_pairs;
 use crate::{Binding, Decision, HyperSpec, LabelSpec};

@@ -5,7 +5,7 @@
 //! `(g) && (c)` and `(g) && !(c)`, g being its short-circuit prefix.
 //! Example: `if (a <= 0 || b <= 0)` gives `pc_label(a <= 0, 1, "CC"); pc_label(!(a <= 0), 2, "CC");
 //! pc_label(b <= 0, 3, "CC"); pc_label(!(b <= 0), 4, "CC");`.
-//! Reference: LAnnotate `gen_labels_ncc` with n = 1 (`../shared/reference/LTEST.md`, section 3).
+//! Reference: LAnnotate `gen_labels_ncc` with n = 1.
 
 use crate::{Decision, LabelSpec};
 

@@ -2,7 +2,7 @@
 //!
 //! Labels: two per decision, `D` and `!(D)`, placed before the decision is evaluated.
 //! Example: `if (a && b)` gives `pc_label((a) && (b), 1, "DC"); pc_label(!((a) && (b)), 2, "DC");`.
-//! Reference: LAnnotate `gen_labels_dc` (`../shared/reference/LTEST.md`, section 3).
+//! Reference: LAnnotate `gen_labels_dc`.
 
 use crate::{not, Decision, LabelSpec};
 

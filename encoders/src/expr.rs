@@ -184,14 +184,19 @@ impl Expr {
         Expr::Bin(op, Box::new(l), Box::new(r))
     }
 
-    /// Evaluating it could trap in some state: it dereferences, indexes, divides, shifts, or
-    /// is opaque text.
+    /// Evaluating it could trap in some state: it dereferences, indexes, divides by anything
+    /// but a positive integer literal, shifts, or is opaque text.
     pub fn may_trap(&self) -> bool {
         match self {
             Expr::Bin(op, l, r) => {
-                matches!(op, BinOp::Div | BinOp::Mod | BinOp::Shl | BinOp::Shr)
-                    || l.may_trap()
-                    || r.may_trap()
+                let by_literal =
+                    matches!(&**r, Expr::Const { text, .. } if is_positive_int_literal(text));
+                let op_traps = match op {
+                    BinOp::Div | BinOp::Mod => !by_literal,
+                    BinOp::Shl | BinOp::Shr => true,
+                    _ => false,
+                };
+                op_traps || l.may_trap() || r.may_trap()
             }
             Expr::Un(_, e) | Expr::Wrap { e, .. } => e.may_trap(),
             Expr::Lval { text, inner, .. } => {
@@ -410,9 +415,39 @@ pub fn guarded(guards: &[String], p: &str) -> String {
     }
 }
 
+/// An integer literal of C (decimal, octal or hexadecimal, any suffix) whose value is not 0:
+/// dividing by it cannot trap, since a literal is never negative.
+pub fn is_positive_int_literal(text: &str) -> bool {
+    let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
+    let (body, radix) = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(hex) => (hex, 16),
+        None => (digits, 10),
+    };
+    !body.is_empty() && body.chars().all(|c| c.is_digit(radix)) && body.chars().any(|c| c != '0')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dividing_by_a_positive_literal_cannot_trap() {
+        for t in ["4", "100u", "0x10", "07", "1UL"] {
+            assert!(is_positive_int_literal(t), "{t}");
+        }
+        for t in ["0", "0x0", "00", "0u", "1.5", "x", "", "0x"] {
+            assert!(!is_positive_int_literal(t), "{t}");
+        }
+        let by = |op, r: &str| Expr::bin(op, Expr::lval("x", Ty::Int), Expr::int(r));
+        assert!(!by(BinOp::Mod, "100").may_trap());
+        assert!(!by(BinOp::Div, "4").may_trap());
+        assert!(by(BinOp::Div, "0").may_trap());
+        assert!(by(BinOp::Div, "y").may_trap());
+        assert!(by(BinOp::Shl, "1").may_trap());
+    }
 
     #[test]
     fn text_parenthesises_nested_operators() {

@@ -4,7 +4,7 @@
 //! Labels: `pc_label(1, id, "FCC");` before each statement that calls a function defined in the
 //! file (a call under `&&`, `||` or `?:`, which may not run when its statement does, gets none);
 //! the annotator writes the hyperlabel `<l3+l7|; ;>` per pair.
-//! Reference: LAnnotate `l_function.ml` `compute_hl` (`../shared/reference/LTEST.md`, section 3).
+//! Reference: LAnnotate `l_function.ml` `compute_hl`.
 
 use crate::LabelSpec;
 

@@ -4,7 +4,7 @@
 //! Labels: two per atom `c`, `c && D[c:=1] xor D[c:=0]` and `!c && D[c:=1] xor D[c:=0]`, the
 //! cofactors simplified by constant folding as LAnnotate does, so that `(a || b) || c` gives
 //! `(a) && (!((b) || (c)))`. A one-atom decision gives the CC labels.
-//! Reference: LAnnotate `gen_labels_gacc_for` (`../shared/reference/LTEST.md`, section 3);
+//! Reference: LAnnotate `gen_labels_gacc_for`;
 //! Ammann and Offutt, "Introduction to Software Testing", active clause coverage.
 
 use crate::{determines, Bool, Decision, LabelSpec};

@@ -4,8 +4,8 @@
 //! Labels: four per atom `c`: `c && inactive && D`, `c && inactive && !D`, `!c && inactive &&
 //! D`, `!c && inactive && !D`, where inactive is `D[c:=1] <=> D[c:=0]`. LAnnotate builds both
 //! cofactors with `c := 1` (`gen_labels_gicc_for`), which makes inactive always true; covprune
-//! uses the definition (see `../shared/reference/LTEST.md`, section 3). Labels whose predicate
-//! folds to false are written as `0` (they are infeasible by construction).
+//! uses the definition. Labels whose predicate folds to false are written as `0` (they are
+//! infeasible by construction).
 //! Reference: Ammann and Offutt, "Introduction to Software Testing", inactive clause coverage.
 
 use crate::{determines, Bool, Decision, LabelSpec};

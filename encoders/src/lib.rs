@@ -43,7 +43,7 @@ mod stmt;
 mod wm;
 mod wms;
 
-pub use expr::{BinOp, Expr, Ty, UnOp};
+pub use expr::{is_positive_int_literal, BinOp, Expr, Ty, UnOp};
 pub use mutation::Mutator;
 
 /// A boolean condition as written in the program: atoms are C expressions kept as text.

@@ -6,7 +6,7 @@
 //! floating-point side get none. With unsigned operands the difference wraps, which still
 //! selects exactly the boundary.
 //! Example: `if (x < 10)` gives `pc_label((x < 10) && ((x) - (10) == -1), 1, "LIMIT");`.
-//! Reference: LAnnotate `mk_limit` (`../shared/reference/LTEST.md`, section 3), with δ = 0.
+//! Reference: LAnnotate `mk_limit`, with δ = 0.
 
 use crate::expr::{BinOp, Ty};
 use crate::{Decision, LabelSpec};

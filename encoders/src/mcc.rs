@@ -5,7 +5,7 @@
 //! right-nested, positive first (LAnnotate's order). Decisions with more than
 //! `Limits::mcc_max_atoms` atoms get none (the count would explode).
 //! Example: `if (a && b)` gives `a && (b)`, `a && (!(b))`, `!(a) && (b)`, `!(a) && (!(b))`.
-//! Reference: LAnnotate `gen_labels_ncc` with n = 0 (`../shared/reference/LTEST.md`, section 3).
+//! Reference: LAnnotate `gen_labels_ncc` with n = 0.
 
 use crate::{Decision, LabelSpec, Limits};
 

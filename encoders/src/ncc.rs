@@ -6,7 +6,7 @@
 //! one atom NCC is CC). C(k, n)·2^n labels for k ≥ n atoms.
 //! Example (n = 2): `if (a || b || c)` gives `(a) && (b)`, `(a) && !(b)`, `!(a) && (b)`,
 //! `!(a) && !(b)`, then the same for (a, c) and (b, c): 12 labels.
-//! Reference: LAnnotate `gen_labels_ncc` (`../shared/reference/LTEST.md`, section 3).
+//! Reference: LAnnotate `gen_labels_ncc`.
 
 use crate::{combinations, Decision, LabelSpec, Limits};
 

@@ -7,8 +7,7 @@
 //! function are left out (they are not in scope at every statement).
 //! Example: predicates `x > 0`, `y == 0` give 4 labels per statement, `(x > 0) && ((y == 0))`
 //! and so on.
-//! Reference: Ball, "A theory of predicate-complete test coverage and generation", FMCO 2004
-//! (`../shared/papers/002_…`).
+//! Reference: Ball, "A theory of predicate-complete test coverage and generation", FMCO 2004.
 
 use crate::{combinations, LabelSpec, Limits};
 

@@ -5,8 +5,8 @@
 //! "cA1", atom1, ...)` (the true one) and `"cB1", atom1, ...` (the false one), binding the
 //! values of the n other atoms; one hyperlabel per atom, `<lI.lJ|;cA1 == cB1 && cA2 ==
 //! cB2;>` (`<lI.lJ|; ;>` for a one-atom decision).
-//! Reference: LAnnotate (`../shared/reference/LTEST.md`, section 3; observed in
-//! `ltest-samples/sample_RACC.c`).
+//! Reference: LAnnotate (LAnnotate 0.2's output in
+//! `tests/fixtures/lannotate/sample_RACC.c`).
 
 use crate::gacc::active_pairs;
 use crate::{Binding, Decision, HyperSpec, LabelSpec};

@@ -6,8 +6,8 @@
 //! `case` and `default`.
 //! Example: `if (x) y = 1;` becomes `if (x) { pc_label(1, 1, "STMT"); y = 1; } else {
 //! pc_label(1, 2, "STMT"); }`.
-//! Reference: LAnnotate `l_statement.ml` (`../shared/reference/LTEST.md`, section 3; observed in
-//! `ltest-samples/sample_STMT.c`).
+//! Reference: LAnnotate `l_statement.ml` (LAnnotate 0.2's output in
+//! `tests/fixtures/lannotate/sample_STMT.c`).
 
 use crate::LabelSpec;
 

@@ -25,7 +25,7 @@
 //! statement reads (`bump() + counter`), side effects inside expressions (`a[i++] = c`,
 //! `x = y = 0`, `--x < 0`), the values of calls in conditions (hoisted as truth values
 //! there), `?:` beside calls, and function-like macros (`isspace(c)`, `Abs(x)`) seen as calls.
-//! Reference: LAnnotate `l_wm.ml` `traitExp` (`../shared/reference/LTEST.md`, "WM").
+//! Reference: LAnnotate `l_wm.ml` `traitExp`.
 
 use crate::expr::Expr;
 use crate::mutation::{self, Flavor, Mutator};

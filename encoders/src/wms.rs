@@ -10,7 +10,7 @@
 //! Example: `type = type + 1` gives, among others, `(type + (1 + 1)) != (type + 1)` (CRP),
 //! `(type) != (type + 1)` and `(1) != (type + 1)` (ODL), `(-type) != (type)` (UOI): the
 //! paper's Figure 1 labels l11–l14 up to writing.
-//! Reference: the LClean paper (`../shared/papers/001_…`), section 6; A. J. Offutt et al., "An
+//! Reference: the LClean paper (ICSE 2018), section 6; A. J. Offutt et al., "An
 //! experimental determination of sufficient mutant operators", TOSEM 1996.
 
 use crate::expr::Expr;

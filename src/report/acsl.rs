@@ -13,7 +13,7 @@ pub struct AcslOptions {
     pub step: u8,
     /// `check` (default): proved on its own and never assumed afterwards, like covprune's
     /// obligations. `assert` is also a hypothesis for every later goal in WP, so one
-    /// unproved assertion can make the next ones "proved" (see `../shared/reference`).
+    /// unproved assertion can make the next ones "proved".
     pub assert: bool,
     /// Keep `# LINE "FILE"` markers; by default they are blanked so that the verifier's line
     /// numbers are the exported file's own.

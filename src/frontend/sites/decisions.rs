@@ -506,7 +506,8 @@ pub fn has_effects(node: Node) -> bool {
 }
 
 /// Evaluating `node` in any state cannot trap: it reads variables and constants only, with
-/// operators that are defined everywhere (no `*p`, `p->f`, `a[i]`, call, `/`, `%`, shift).
+/// operators that are defined everywhere (no `*p`, `p->f`, `a[i]`, call, shift, and no `/` or
+/// `%` but by a positive integer literal).
 fn cannot_trap(node: Node, text: &[u8], pure: &[String]) -> bool {
     if node.kind() == "call_expression" && is_pure_macro_use(node, text, pure) {
         let args = node.child_by_field_name("arguments");
@@ -525,8 +526,18 @@ fn cannot_trap(node: Node, text: &[u8], pure: &[String]) -> bool {
             }
         }
         "subscript_expression" | "call_expression" | "compound_statement" => return false,
-        "binary_expression" if matches!(operator(node, text).as_str(), "/" | "%" | "<<" | ">>") => {
+        "binary_expression" if matches!(operator(node, text).as_str(), "<<" | ">>") => {
             return false
+        }
+        "binary_expression" if matches!(operator(node, text).as_str(), "/" | "%") => {
+            let by_literal = node.child_by_field_name("right").is_some_and(|r| {
+                r.kind() == "number_literal"
+                    && r.utf8_text(text)
+                        .is_ok_and(covprune_encoders::is_positive_int_literal)
+            });
+            if !by_literal {
+                return false;
+            }
         }
         _ => {}
     }

@@ -1,8 +1,8 @@
-//! The memory benchmark (issue 17): how many labels the prover decides, and how fast, on the
+//! The memory benchmark: how many labels the prover decides, and how fast, on the
 //! paper's label sets of memory-heavy code. Two sets: the Siemens programs annotated by covprune
 //! for CC, MCC, GACC and WM (the same CC/MCC/GACC sets as LAnnotate's, hence the paper's), and
 //! LAnnotate's labels for the paper's four OpenSSL files
-//! (`../shared/reference/lannotate-openssl/`). Each file is pruned from a fresh labels file;
+//! (a tarball of LAnnotate 0.2's output on them, in `$COVPRUNE_LANNOTATE_OPENSSL`). Each file is pruned from a fresh labels file;
 //! per set and criterion it prints labels, pruned (by step), unknown by reason, questions asked
 //! and questions answered per second, and the wall time.
 //!
@@ -279,9 +279,10 @@ fn siemens_units(exe: &Path, dir: &Path, criteria: &[String], work: &Path) -> Re
 }
 
 fn openssl_units(criteria: &[String], work: &Path) -> Result<Vec<Unit>> {
-    let root =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference/lannotate-openssl");
-    let tarball = root.join("lannotate-openssl-1.1.1w.tar.gz");
+    let Some(root) = std::env::var_os("COVPRUNE_LANNOTATE_OPENSSL") else {
+        bail!("--openssl needs COVPRUNE_LANNOTATE_OPENSSL: a directory holding lannotate-openssl-1.1.1w.tar.gz, LAnnotate 0.2's labels for the four OpenSSL files");
+    };
+    let tarball = Path::new(&root).join("lannotate-openssl-1.1.1w.tar.gz");
     let dest = work.join("openssl");
     std::fs::create_dir_all(&dest)?;
     let st = Command::new("tar")

@@ -20,8 +20,8 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 /// (program, folder, source file, LAnnotate 0.2 labels for CC, MCC, GACC, WM with its four
-/// groups). LAnnotate's figures: measured with LAnnotate 0.2 on Frama-C 25 (issue 15 and
-/// `../shared/reference/LTEST.md` §6a); CC, MCC and GACC equal the paper's (Figure 11).
+/// groups). LAnnotate's figures: measured with LAnnotate 0.2 on Frama-C 25; CC, MCC and GACC
+/// equal the paper's (Figure 11).
 const PROGRAMS: &[(&str, &str, &str, [usize; 4])] = &[
     ("tcas", "tcas", "tcas.c", [56, 64, 56, 116]),
     ("schedule", "schedule", "schedule.c", [58, 58, 58, 151]),

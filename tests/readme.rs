@@ -1,0 +1,129 @@
+//! The README is a map: short, its code map names every source file, its results table is the
+//! summary of `artifacts/RESULTS.md`, and the product's text carries no work log.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn readme() -> String {
+    std::fs::read_to_string(root().join("README.md")).unwrap()
+}
+
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            files_under(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn the_readme_is_short_and_its_table_rows_are_short() {
+    let text = readme();
+    let lines = text.lines().count();
+    assert!(lines <= 400, "README.md has {lines} lines (at most 400)");
+    for (i, l) in text.lines().enumerate() {
+        if l.starts_with('|') {
+            assert!(
+                l.chars().count() <= 300,
+                "README.md line {}: a table row of {} characters (at most 300)",
+                i + 1,
+                l.chars().count()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_code_map_names_every_source_file() {
+    let text = readme();
+    let mut files = Vec::new();
+    files_under(&root().join("src"), &mut files);
+    let mut missing: Vec<String> = files
+        .iter()
+        .map(|p| {
+            p.strip_prefix(root())
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
+        .filter(|p| !text.contains(&format!("`{p}`")))
+        .collect();
+    missing.sort();
+    assert!(
+        missing.is_empty(),
+        "README.md's code map leaves out {missing:?}"
+    );
+}
+
+/// The lines between the summary marks of a markdown text.
+fn summary(text: &str, what: &str) -> Vec<String> {
+    const BEGIN: &str = "<!-- results summary: begin -->";
+    const END: &str = "<!-- results summary: end -->";
+    let lines: Vec<&str> = text.lines().collect();
+    let b = lines
+        .iter()
+        .position(|l| l.trim() == BEGIN)
+        .unwrap_or_else(|| panic!("{what} has no `{BEGIN}` line"));
+    let e = lines
+        .iter()
+        .position(|l| l.trim() == END)
+        .unwrap_or_else(|| panic!("{what} has no `{END}` line"));
+    assert!(b < e, "{what}: the summary's marks are out of order");
+    lines[b + 1..e].iter().map(|l| l.to_string()).collect()
+}
+
+#[test]
+fn the_readme_results_table_is_the_results_summary() {
+    let results = std::fs::read_to_string(root().join("artifacts/RESULTS.md")).unwrap();
+    let theirs = summary(&results, "artifacts/RESULTS.md");
+    assert!(theirs.len() > 2, "RESULTS.md's summary has no rows");
+    assert_eq!(
+        summary(&readme(), "README.md"),
+        theirs,
+        "README.md's results table differs from artifacts/RESULTS.md's summary: copy it"
+    );
+}
+
+/// "issue" followed by a space and a digit: a work-log reference.
+fn issue_references(text: &str) -> Vec<String> {
+    let lower = text.to_lowercase();
+    let word = "issue ";
+    lower
+        .match_indices(word)
+        .filter(|(at, _)| {
+            lower[at + word.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit())
+        })
+        .map(|(at, _)| text[at..(at + 20).min(text.len())].to_string())
+        .collect()
+}
+
+#[test]
+fn product_text_names_no_issue_numbers() {
+    let mut files = vec![root().join("README.md")];
+    for dir in ["docs", "src", "tests", "encoders/src", "benchmarks/src"] {
+        files_under(&root().join(dir), &mut files);
+    }
+    let mut found = Vec::new();
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        for r in issue_references(&text) {
+            found.push(format!(
+                "{}: {r}",
+                f.strip_prefix(root()).unwrap().display()
+            ));
+        }
+    }
+    assert!(found.is_empty(), "issue numbers in product text: {found:?}");
+    assert_eq!(issue_references(&format!("see Issue {} here", 12)).len(), 1);
+}

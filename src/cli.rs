@@ -121,8 +121,8 @@ pub struct ProjectArgs {
     /// WM, WM-S: mutation operator groups, e.g. `AOR,ROR`, or `-ABS,-AOR` to remove groups.
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     pub mutators: Vec<String>,
-    /// Time limit of each proof obligation, in milliseconds.
-    #[arg(long, default_value_t = run::prune::DEFAULT_TIMEOUT_MS)]
+    /// Time limit of each proof obligation, in milliseconds (at least 1).
+    #[arg(long, default_value_t = run::prune::DEFAULT_TIMEOUT_MS, value_parser = clap::value_parser!(u32).range(1..))]
     pub timeout_ms: u32,
     /// Deterministic resource limit of each obligation (see `prune --help`).
     #[arg(long)]
@@ -130,7 +130,7 @@ pub struct ProjectArgs {
     /// Worker processes (default: one per core).
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
-    /// Budget per function in seconds (0: none).
+    /// Budget per function in seconds (0: no budget).
     #[arg(long, default_value_t = run::prune::DEFAULT_FUNCTION_BUDGET_S)]
     pub function_budget_s: u64,
     /// The verdict cache's directory (default: $COVPRUNE_CACHE_DIR, else
@@ -207,8 +207,8 @@ pub struct ProjectMeasureArgs {
     /// The compiler `$CC` names; wrappers also stand for cc, gcc and clang on PATH.
     #[arg(long, value_name = "CC")]
     pub cc: Option<String>,
-    /// Time limit of each command, in seconds.
-    #[arg(long, default_value_t = 3600)]
+    /// Time limit of each command, in seconds (at least 1).
+    #[arg(long, default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..))]
     pub test_timeout_s: u64,
     /// Build in this (new or empty) directory and keep it.
     #[arg(long, value_name = "DIR")]
@@ -295,6 +295,9 @@ pub struct AnnotateArgs {
     /// WM, WM-S: mutation operator groups, e.g. `AOR,ROR`, or `-ABS,-AOR` to remove groups.
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     pub mutators: Vec<String>,
+    /// Replace the output's labels file even when it records measured coverage.
+    #[arg(long)]
+    pub force: bool,
     /// Print per-criterion label counts as JSON.
     #[arg(long)]
     pub json: bool,
@@ -324,8 +327,8 @@ pub struct PruneArgs {
     /// that no pruned label is left with only infeasible subsumers; fewer labels are pruned.
     #[arg(long)]
     pub witnessed_subsumers: bool,
-    /// Time limit of each proof obligation, in milliseconds.
-    #[arg(long, default_value_t = run::prune::DEFAULT_TIMEOUT_MS)]
+    /// Time limit of each proof obligation, in milliseconds (at least 1).
+    #[arg(long, default_value_t = run::prune::DEFAULT_TIMEOUT_MS, value_parser = clap::value_parser!(u32).range(1..))]
     pub timeout_ms: u32,
     /// Deterministic resource limit of each obligation (Z3 rlimit units; 0: none, the time limit
     /// decides). With it, the time limit is only a backstop (5x), so that ledgers are the same
@@ -433,12 +436,16 @@ pub struct MeasureArgs {
     /// The original program (default: the one the build record beside FILE names).
     #[arg(long, value_name = "FILE")]
     pub original: Option<PathBuf>,
-    /// A test running longer than this is stopped and reported.
-    #[arg(long, default_value_t = 10_000)]
+    /// A test running longer than this (in milliseconds, at least 1) is stopped and reported.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub test_timeout_ms: u64,
     /// Write a Mutation Testing Elements report of the WM labels to this file.
     #[arg(long)]
     pub elements: Option<PathBuf>,
+    /// Exit with code 1 when the cleaned coverage is below this: `PCT` for all labels, or
+    /// `CRIT=PCT` per criterion, comma-separated (e.g. `CC=90,MCC=75`).
+    #[arg(long, value_name = "SPEC")]
+    pub fail_under: Option<String>,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -581,6 +588,8 @@ fn project_options(args: ProjectArgs) -> run::Result<run::project::ProjectOption
             pct_max_predicates: 4,
             mutators: args.mutators,
             preprocess,
+            // `project` annotates its own output tree again on every run.
+            force: true,
         },
         out_dir: args.out_dir.expect("clap requires -o"),
         config,
@@ -610,6 +619,7 @@ pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
 
 /// Runs the command line (or, in a pool worker, the worker's side); returns the exit code.
 pub fn run(args: Vec<String>) -> ExitCode {
+    let json = args.iter().skip(1).any(|a| a == "--json");
     let outcome = if run::prune::is_worker() {
         run::prune::serve_worker().map(|()| Exit::Success)
     } else {
@@ -617,11 +627,13 @@ pub fn run(args: Vec<String>) -> ExitCode {
             Ok(cli) => execute(cli.command),
             Err(e) => {
                 let _ = e.print();
-                return ExitCode::from(if e.use_stderr() {
-                    Exit::BadInput.code()
-                } else {
-                    0
-                });
+                if !e.use_stderr() {
+                    return ExitCode::from(0);
+                }
+                if json {
+                    print_json_error(&e.kind().to_string(), Exit::BadInput);
+                }
+                return ExitCode::from(Exit::BadInput.code());
             }
         }
     };
@@ -631,9 +643,21 @@ pub fn run(args: Vec<String>) -> ExitCode {
             if !e.is_reported() {
                 print_err(&format!("covprune: error: {e}"));
             }
+            if json && !crate::console::printed_out() {
+                print_json_error(&e.to_string(), e.exit());
+            }
             ExitCode::from(e.exit().code())
         }
     }
+}
+
+/// Under `--json`, a failure is a JSON document on stdout too: `{"error": ..., "exit": N}`.
+fn print_json_error(message: &str, exit: Exit) {
+    let v = serde_json::json!({"error": message, "exit": exit.code()});
+    print_out(&format!(
+        "{}\n",
+        serde_json::to_string_pretty(&v).expect("serialises")
+    ));
 }
 
 /// Prints a report as pretty JSON or as its text.
@@ -774,6 +798,10 @@ fn execute(command: Command) -> run::Result<Exit> {
             }
             link.extend(args.libs.iter().map(|l| format!("-l{l}")));
             let preprocess = args.cc.options_for(&args.file)?;
+            let fail_under = match &args.fail_under {
+                Some(spec) => run::measure::parse_fail_under(spec)?,
+                None => Vec::new(),
+            };
             let report = run::measure::measure(&run::measure::MeasureOptions {
                 file: args.file,
                 tests: args.tests,
@@ -798,12 +826,17 @@ fn execute(command: Command) -> run::Result<Exit> {
                     run::measure::BehaviourCheck::Auto
                 },
                 original: args.original,
+                fail_under,
+                progress: !args.json,
             })?;
             show(&report, args.json, run::measure::MeasureReport::to_text);
             if let Some(error) = report.error() {
                 print_err(&report.difference_text());
                 print_err(&report.alarm_text());
                 return Err(error);
+            }
+            if !report.below_threshold.is_empty() {
+                return Ok(Exit::Findings);
             }
         }
         Command::Audit(args) => {
@@ -832,6 +865,7 @@ fn execute(command: Command) -> run::Result<Exit> {
                 pct_max_predicates: args.pct_max_predicates,
                 mutators: args.mutators,
                 preprocess: args.cc.to_options(),
+                force: args.force,
             })?;
             show(&report, args.json, run::annotate::AnnotateReport::to_text);
         }

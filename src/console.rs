@@ -1,8 +1,18 @@
 //! Everything printed to the terminal goes through here (stdout for results, stderr for errors).
 
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether anything was printed on stdout (a report printed before a failure holds its
+/// details, so a JSON error document is not printed after it).
+static PRINTED: AtomicBool = AtomicBool::new(false);
+
+pub fn printed_out() -> bool {
+    PRINTED.load(Ordering::Relaxed)
+}
 
 pub fn print_out(text: &str) {
+    PRINTED.store(true, Ordering::Relaxed);
     let mut out = std::io::stdout().lock();
     // A closed pipe (`covprune ... | head`) is not an error worth reporting.
     let _ = out.write_all(text.as_bytes());
@@ -25,6 +35,11 @@ pub struct Progress {
 
 impl Progress {
     pub fn new(total: u64, what: &str, enabled: bool) -> Progress {
+        Progress::counting(total, what, "labels", enabled)
+    }
+
+    /// A bar that counts `unit` (labels, tests).
+    pub fn counting(total: u64, what: &str, unit: &str, enabled: bool) -> Progress {
         if !enabled || total == 0 {
             return Progress { bar: None };
         }
@@ -32,9 +47,9 @@ impl Progress {
             Some(total),
             indicatif::ProgressDrawTarget::stderr(),
         );
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{prefix} [{bar:30}] {pos}/{len} labels, {per_sec}, eta {eta}",
-        ) {
+        if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
+            "{{prefix}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{per_sec}}, eta {{eta}}"
+        )) {
             bar.set_style(style.progress_chars("=> "));
         }
         bar.set_prefix(what.to_string());

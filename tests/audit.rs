@@ -175,7 +175,40 @@ fn the_html_report_renders_in_headless_chromium() {
     }
     let dir = tempfile::tempdir().unwrap();
     let html = dir.path().join("report.html");
-    audited(dir.path(), &["--html", html.to_str().unwrap()]);
+    // Pruned and measured first, so that the page shows coverage.
+    let file = common::annotate_cc_mcc_wm("benchmarks/programs/tritype.c", dir.path());
+    covprune()
+        .arg("prune")
+        .arg(&file)
+        .args(["--no-progress", "--jobs", "1"])
+        .assert()
+        .success();
+    covprune()
+        .arg("measure")
+        .arg(&file)
+        .args(["--tests", "benchmarks/programs/tritype.tests"])
+        .assert()
+        .success();
+    let again = dir.path().join("again.html");
+    for out in [&html, &again] {
+        covprune()
+            .arg("audit")
+            .arg(&file)
+            .arg("--html")
+            .arg(out)
+            .assert()
+            .success();
+    }
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(
+        page,
+        std::fs::read_to_string(&again).unwrap(),
+        "two runs write the same page"
+    );
+    assert!(
+        !page.contains("</span>\n<span class=\"lab"),
+        "label lines follow each other without blank lines"
+    );
     let url = format!("file://{}", html.display());
     let profile = dir.path().join("profile");
     let dom = chromium()
@@ -199,6 +232,23 @@ fn the_html_report_renders_in_headless_chromium() {
         "statuses are shown"
     );
     assert!(dom.contains("<svg"), "the graph is drawn");
+    assert!(
+        dom.contains("<table id=\"coverage\">") && dom.contains("cleaned"),
+        "the page holds the coverage table"
+    );
+    assert!(
+        dom.contains("marker-end=\"url(#") && dom.contains("endarrow\""),
+        "edges end in arrowheads"
+    );
+    assert!(
+        !dom.contains("context-stroke"),
+        "arrowheads are filled with a colour every browser draws"
+    );
+    assert!(
+        dom.split("<tspan").skip(1).any(|t| t.contains("): ")),
+        "nodes show their predicates after their names"
+    );
+    assert!(dom.contains("covered by"), "labels show their coverage");
     // Readable: one collapsible graph per function, each drawing of a connected part at most a
     // couple of screens tall (the whole file's graph was 10,000 px tall).
     assert!(dom.contains("<details"), "graphs are collapsible");
@@ -229,4 +279,19 @@ fn the_html_report_renders_in_headless_chromium() {
         png.starts_with(b"\x89PNG") && png.len() > 10_000,
         "a screenshot of the page"
     );
+}
+
+#[test]
+fn the_html_report_is_the_same_bytes_run_after_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages: Vec<String> = (0..3)
+        .map(|k| {
+            let html = dir.path().join(format!("report{k}.html"));
+            audited(dir.path(), &["--html", html.to_str().unwrap()]);
+            std::fs::read_to_string(&html).unwrap()
+        })
+        .collect();
+    assert!(pages[0].contains("<svg"), "the page draws graphs");
+    assert_eq!(pages[0], pages[1]);
+    assert_eq!(pages[0], pages[2]);
 }

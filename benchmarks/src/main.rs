@@ -472,7 +472,7 @@ fn measure_gzip(args: &Args) -> Result<()> {
     }
     let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
     let mut md = format!(
-        "# gzip 1.12: deflate.c annotated (CC, WM), the other files as they are\n\n`cargo run --release -p covprune-benchmarks -- measure-gzip` ({}); prune {prune_s:.0} s.\n{} tests, {} crashed, {} timed out; {} ledger claims checked, **{} soundness alarms**.\n\n| criterion | labels | covered | raw | polluting | kept | kept covered | cleaned | upper bound |\n|---|---|---|---|---|---|---|---|---|\n",
+        "# gzip 1.12: deflate.c annotated (CC, WM), the other files as they are\n\n`cargo run --release -p covprune-benchmarks -- measure-gzip` ({}); prune {prune_s:.0} s.\n{} tests, {} crashed, {} timed out; {} ledger claims checked, **{} soundness alarms**.\n\n| criterion | labels | covered | raw | pruned | kept | kept covered | cleaned | upper bound |\n|---|---|---|---|---|---|---|---|---|\n",
         machine_note(),
         v["tests"], v["crashed"].as_array().map_or(0, Vec::len), v["timed_out"].as_array().map_or(0, Vec::len),
         v["claims_checked"], v["alarms"].as_array().map_or(0, Vec::len)
@@ -485,7 +485,7 @@ fn measure_gzip(args: &Args) -> Result<()> {
             c["labels"],
             c["covered"],
             pct(&c["raw_percent"]),
-            c["polluting"],
+            c["pruned"],
             c["kept"],
             c["kept_covered"],
             pct(&c["cleaned_percent"]),

@@ -13,41 +13,8 @@ pub use crate::report::ledger::LedgerLabel as Row;
 
 use crate::prune::Status;
 
-/// Pollution counts of a set of labels (the paper's Figure 6 columns).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Counts {
-    pub name: String,
-    pub labels: usize,
-    pub infeasible: usize,
-    pub duplicate_step2: usize,
-    pub duplicate_step3: usize,
-    pub subsumed: usize,
-    pub pruned: usize,
-    pub pruned_percent: f64,
-}
-
-impl Counts {
-    fn add(&mut self, r: &Row) {
-        self.labels += 1;
-        match (r.status.name(), r.step) {
-            ("infeasible", _) => self.infeasible += 1,
-            ("duplicate", Some(2)) => self.duplicate_step2 += 1,
-            ("duplicate", _) => self.duplicate_step3 += 1,
-            ("subsumed", _) => self.subsumed += 1,
-            _ => return,
-        }
-        self.pruned += 1;
-    }
-
-    fn finish(mut self) -> Counts {
-        self.pruned_percent = if self.labels == 0 {
-            0.0
-        } else {
-            (1000.0 * self.pruned as f64 / self.labels as f64).round() / 10.0
-        };
-        self
-    }
-}
+/// Pollution counts of a set of labels (the paper's Figure 6 columns), defined once.
+pub use crate::report::counts::Counts;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DuplicateClass {
@@ -76,25 +43,27 @@ pub struct Audit {
     /// Labels kept after pruning: covering them covers every objective of all the criteria.
     pub sufficient: BTreeMap<String, usize>,
     pub sufficient_total: usize,
+    /// Functions the prover did not analyse: their labels stay unknown.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<crate::report::SkippedFunction>,
+    /// Functions whose budget ran out, with the labels each left unknown.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub over_budget: Vec<crate::report::OverBudget>,
 }
 
 const TOP: usize = 10;
 
 pub fn audit(rows: &[Row]) -> Audit {
-    let mut per_crit: BTreeMap<String, Counts> = BTreeMap::new();
+    use crate::report::counts::{self, Fact};
+    let facts: Vec<Fact> = rows
+        .iter()
+        .map(|r| Fact::of_status(r.id, &r.tag, &r.status, r.step))
+        .collect();
+    let criteria = counts::per_criterion(&facts);
+    let classes = counts::classify(&facts);
+    let (skipped, over_budget) = crate::report::ledger::undecided_functions(rows);
     let mut per_fn: BTreeMap<String, Counts> = BTreeMap::new();
-    let mut all = Counts {
-        name: "all".into(),
-        ..Counts::default()
-    };
     for r in rows {
-        per_crit
-            .entry(r.criterion().to_string())
-            .or_insert_with(|| Counts {
-                name: r.criterion().to_string(),
-                ..Counts::default()
-            })
-            .add(r);
         let fname = if r.function.is_empty() {
             "(not compiled)".to_string()
         } else {
@@ -102,16 +71,10 @@ pub fn audit(rows: &[Row]) -> Audit {
         };
         per_fn
             .entry(fname.clone())
-            .or_insert_with(|| Counts {
-                name: fname,
-                ..Counts::default()
-            })
-            .add(r);
-        all.add(r);
+            .or_insert_with(|| Counts::named(&fname))
+            .add(classes[&r.id]);
     }
-    let mut criteria: Vec<Counts> = per_crit.into_values().map(Counts::finish).collect();
-    criteria.push(all.finish());
-    let mut functions: Vec<Counts> = per_fn.into_values().map(Counts::finish).collect();
+    let mut functions: Vec<Counts> = per_fn.into_values().collect();
     functions.sort_by(|a, b| b.pruned.cmp(&a.pruned).then(a.name.cmp(&b.name)));
 
     let mut classes: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
@@ -193,18 +156,28 @@ pub fn audit(rows: &[Row]) -> Audit {
         matrix,
         sufficient,
         sufficient_total,
+        skipped,
+        over_budget,
     }
 }
 
 fn counts_table(rows: &[Counts], first: &str) -> String {
     let mut out = format!(
-        "{first:<24} {:>7} {:>10} {:>8} {:>8} {:>8} {:>7} {:>7}\n",
-        "labels", "infeasible", "dup(s2)", "dup(s3)", "subsumed", "pruned", "%"
+        "{first:<24} {:>7} {:>10} {:>8} {:>8} {:>8} {:>7} {:>7} {:>8} {:>8}\n",
+        "labels",
+        "infeasible",
+        "dup(s2)",
+        "dup(s3)",
+        "subsumed",
+        "pruned",
+        "%",
+        "+across",
+        "unknown"
     );
     for c in rows {
         let _ = writeln!(
             out,
-            "{:<24} {:>7} {:>10} {:>8} {:>8} {:>8} {:>7} {:>6.1}%",
+            "{:<24} {:>7} {:>10} {:>8} {:>8} {:>8} {:>7} {:>6.1}% {:>8} {:>8}",
             c.name,
             c.labels,
             c.infeasible,
@@ -212,7 +185,9 @@ fn counts_table(rows: &[Counts], first: &str) -> String {
             c.duplicate_step3,
             c.subsumed,
             c.pruned,
-            c.pruned_percent
+            c.pruned_percent,
+            c.across,
+            c.unknown
         );
     }
     out
@@ -221,6 +196,10 @@ fn counts_table(rows: &[Counts], first: &str) -> String {
 impl Audit {
     pub fn to_text(&self) -> String {
         let mut out = counts_table(&self.criteria, "criterion");
+        out.push_str(&crate::report::ledger::undecided_text(
+            &self.skipped,
+            &self.over_budget,
+        ));
         out.push('\n');
         out.push_str(&counts_table(
             &self.functions[..self.functions.len().min(TOP)],
@@ -280,10 +259,11 @@ fn dot_escape(s: &str) -> String {
 /// ones orange. `clusters` puts each function's labels in a cluster (co-reached groups never
 /// span functions, except for a called-once callee, drawn in its own).
 pub fn dot(rows: &[Row], clusters: bool) -> String {
-    dot_with(rows, clusters, true)
+    dot_with(rows, clusters, "\\n")
 }
 
-fn dot_with(rows: &[Row], clusters: bool, predicates: bool) -> String {
+/// The DOT text; each node's predicate follows its name after `predicate_sep`.
+fn dot_with(rows: &[Row], clusters: bool, predicate_sep: &str) -> String {
     let mut members: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
     for r in rows {
         if let Some(of) = r.of() {
@@ -334,14 +314,11 @@ fn dot_with(rows: &[Row], clusters: bool, predicates: bool) -> String {
                 "subsumed" => ", color=orange",
                 _ => "",
             };
-            let predicate = if predicates {
-                format!(
-                    "\\n{}",
-                    dot_escape(&r.predicate.chars().take(40).collect::<String>())
-                )
-            } else {
-                String::new()
-            };
+            let mut short: String = r.predicate.chars().take(40).collect();
+            if r.predicate.chars().count() > 40 {
+                short.push('…');
+            }
+            let predicate = format!("{predicate_sep}{}", dot_escape(&short));
             let _ = writeln!(
                 out,
                 "{indent}l{} [label=\"{} ({}){predicate}\"{style}];",
@@ -427,7 +404,12 @@ pub fn svgs(rows: &[Row]) -> Vec<(String, usize, String)> {
         let related = parts.values().map(Vec::len).sum::<usize>();
         let drawings: Vec<String> = parts
             .values()
-            .filter_map(|part| svg(part).ok().filter(|s| !s.is_empty()))
+            .enumerate()
+            .filter_map(|(k, part)| {
+                svg_named(part, &format!("{}-{k}", out.len()))
+                    .ok()
+                    .filter(|s| !s.is_empty())
+            })
             .collect();
         if !drawings.is_empty() {
             out.push((f.to_string(), related, drawings.concat()));
@@ -438,10 +420,46 @@ pub fn svgs(rows: &[Row]) -> Vec<(String, usize, String)> {
 
 /// The DOT graph drawn as SVG (layout-rs; it draws no clusters, so the flat graph is used).
 pub fn svg(rows: &[Row]) -> Result<String, String> {
+    svg_named(rows, "g")
+}
+
+/// The SVG of one drawing, its ids prefixed with `name` so that several drawings can share a
+/// page; arrowheads filled with the edges' colour, style rules sorted (the same bytes on
+/// every run).
+fn svg_named(rows: &[Row], name: &str) -> Result<String, String> {
+    let raw = svg_raw(rows)?;
+    let mut out = String::with_capacity(raw.len());
+    let mut style: Vec<&str> = Vec::new();
+    let mut in_style = false;
+    for line in raw.split_inclusive('\n') {
+        if line.starts_with("</style>") {
+            style.sort_unstable();
+            style.iter().for_each(|l| out.push_str(l));
+            style.clear();
+            in_style = false;
+        } else if in_style {
+            style.push(line);
+            continue;
+        } else if line.ends_with("<style>\n") {
+            in_style = true;
+        }
+        out.push_str(line);
+    }
+    Ok(out
+        .replace("fill=\"context-stroke\"", "fill=\"#000000\"")
+        .replace("id=\"startarrow\"", &format!("id=\"{name}-startarrow\""))
+        .replace("id=\"endarrow\"", &format!("id=\"{name}-endarrow\""))
+        .replace("url(#startarrow)", &format!("url(#{name}-startarrow)"))
+        .replace("url(#endarrow)", &format!("url(#{name}-endarrow)"))
+        .replace("id=\"arrow", &format!("id=\"{name}-arrow"))
+        .replace("href=\"#arrow", &format!("href=\"#{name}-arrow")))
+}
+
+fn svg_raw(rows: &[Row]) -> Result<String, String> {
     use layout::backends::svg::SVGWriter;
     use layout::gv::{DotParser, GraphBuilder};
-    // Short node labels: layout-rs draws one line per node.
-    let text = dot_with(rows, false, false);
+    // One line per node (layout-rs draws one): the name, then the predicate.
+    let text = dot_with(rows, false, ": ");
     let mut parser = DotParser::new(&text);
     let graph = parser.process()?;
     let mut builder = GraphBuilder::new();
@@ -484,6 +502,14 @@ pub fn status_words(r: &Row) -> String {
 
 /// A self-contained HTML report: the summary tables, the matrix, the graph, and the source
 /// with each label at its line with its status.
+/// What a `measure` run recorded, for the HTML report.
+pub struct HtmlCoverage<'a> {
+    pub table: &'a [crate::measure::Coverage],
+    pub covered: &'a BTreeSet<u64>,
+    /// The tests that covered each label.
+    pub drivers: &'a BTreeMap<u64, String>,
+}
+
 pub fn html(
     title: &str,
     a: &Audit,
@@ -491,17 +517,18 @@ pub fn html(
     source: &str,
     line_of: &BTreeMap<u64, usize>,
     graphs: &[(String, usize, String)],
+    coverage: Option<HtmlCoverage>,
 ) -> String {
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>covprune audit: {t}</title>\n<style>\nbody{{font-family:sans-serif;margin:1.5em}} table{{border-collapse:collapse;margin:.5em 0}} td,th{{border:1px solid #ccc;padding:2px 6px;text-align:right}} th:first-child,td:first-child{{text-align:left}}\npre.src{{font-size:12px;line-height:1.35}} .ln{{color:#999;display:inline-block;width:4em}} .lab{{display:block;margin-left:4em;font-size:11px}}\n.infeasible{{color:#b00}} .duplicate{{color:#a60}} .subsumed{{color:#a60}} .unknown{{color:#060}}
 .graph{{max-height:640px;overflow:auto;border:1px solid #ccc;display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}} summary{{cursor:pointer;margin:.3em 0}}\n</style></head><body>\n<h1>covprune audit: {t}</h1>\n",
         t = html_escape(title)
     );
-    out.push_str("<h2>Per criterion</h2>\n<table><tr><th>criterion</th><th>labels</th><th>infeasible</th><th>dup (step 2)</th><th>dup (step 3)</th><th>subsumed</th><th>pruned</th><th>%</th></tr>\n");
+    out.push_str("<h2>Per criterion</h2>\n<table><tr><th>criterion</th><th>labels</th><th>infeasible</th><th>dup (step 2)</th><th>dup (step 3)</th><th>subsumed</th><th>pruned</th><th>%</th><th>+across</th><th>unknown</th></tr>\n");
     for c in &a.criteria {
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{}</td><td>{}</td></tr>",
             html_escape(&c.name),
             c.labels,
             c.infeasible,
@@ -509,10 +536,34 @@ pub fn html(
             c.duplicate_step3,
             c.subsumed,
             c.pruned,
-            c.pruned_percent
+            c.pruned_percent,
+            c.across,
+            c.unknown
         );
     }
     out.push_str("</table>\n");
+    if let Some(c) = &coverage {
+        out.push_str("<h2>Coverage</h2>\n<p>Measured by <code>covprune measure</code>. kept = labels - pruned + pending; cleaned = kept covered / kept; bound = covered / labels not infeasible.</p>\n<table id=\"coverage\"><tr><th>criterion</th><th>labels</th><th>covered</th><th>raw</th><th>pruned</th><th>pending</th><th>+across</th><th>kept</th><th>kept covered</th><th>cleaned</th><th>bound</th></tr>\n");
+        let pct = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}%"));
+        for r in c.table {
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                html_escape(&r.criterion),
+                r.labels,
+                r.covered,
+                pct(r.raw()),
+                r.pruned,
+                r.pending,
+                r.across,
+                r.kept,
+                r.kept_covered,
+                pct(r.cleaned()),
+                pct(r.upper_bound())
+            );
+        }
+        out.push_str("</table>\n");
+    }
     if !a.criteria_order.is_empty() {
         out.push_str("<h2>Criterion × criterion</h2><p>Labels of the row's criterion that are duplicates of, or subsumed by, a label of the column's.</p>\n<table><tr><th></th>");
         for c in &a.criteria_order {
@@ -549,15 +600,25 @@ pub fn html(
     for (i, line) in source.lines().enumerate() {
         let n = i + 1;
         let _ = writeln!(out, "<span class=\"ln\">{n}</span>{}", html_escape(line));
+        // Label lines are blocks: no newline after them, so no blank line either.
         for r in at_line.get(&n).into_iter().flatten() {
-            let _ = writeln!(
+            let cov = match &coverage {
+                Some(c) if c.covered.contains(&r.id) => format!(
+                    "; covered by {}",
+                    c.drivers.get(&r.id).map_or("", String::as_str)
+                ),
+                Some(_) => "; not covered".to_string(),
+                None => String::new(),
+            };
+            let _ = write!(
                 out,
-                "<span class=\"lab {}\">l{} {}: {} — {}</span>",
+                "<span class=\"lab {}\">l{} {}: {} — {}{}</span>",
                 html_escape(r.status.name()),
                 r.id,
                 html_escape(&r.tag),
                 html_escape(&r.predicate),
-                html_escape(&status_words(r))
+                html_escape(&status_words(r)),
+                html_escape(&cov)
             );
         }
     }

@@ -140,6 +140,18 @@ struct Execution {
     stderr: Vec<u8>,
 }
 
+/// Where and how a suite runs.
+pub struct SuitePlace<'a> {
+    /// The scratch directory of the builds and records.
+    pub work: &'a Path,
+    /// Where the tests run.
+    pub cwd: &'a Path,
+    /// A test running longer is killed.
+    pub timeout: Duration,
+    /// Counts the tests as they end.
+    pub progress: &'a crate::console::Progress,
+}
+
 /// Builds the program (and each driver) with the recording runtime in `work`, and, when
 /// `original` is given, the original program as it is; runs every test (in parallel, each
 /// with its own record) in `cwd`, killing those that run over `timeout`, and compares the
@@ -148,17 +160,26 @@ pub fn run_tests(
     annotated: &Path,
     tests: &[TestSpec],
     build: &BuildOptions,
-    timeout: Duration,
-    work: &Path,
-    cwd: &Path,
+    place: &SuitePlace,
     original: Option<&Path>,
 ) -> Result<SuiteRuns, MeasureError> {
+    let SuitePlace {
+        work,
+        cwd,
+        timeout,
+        progress,
+    } = *place;
     let programs = build_programs(annotated, tests, build, work, original)?;
     let results = tests
         .par_iter()
         .enumerate()
-        .map(|(k, t)| run_one(k, t, &programs, timeout, work, cwd))
+        .map(|(k, t)| {
+            let r = run_one(k, t, &programs, timeout, work, cwd);
+            progress.inc(1);
+            r
+        })
         .collect::<Result<Vec<_>, std::io::Error>>()?;
+    progress.finish();
     let mut out = SuiteRuns {
         compared: programs.original.is_some(),
         ..SuiteRuns::default()
@@ -558,24 +579,25 @@ pub fn alarms(claims: &BTreeMap<u64, Claim>, runs: &[TestRun]) -> Vec<Alarm> {
     out
 }
 
-/// Coverage of one criterion.
+/// Coverage of one criterion, with the counts of [`crate::report::counts`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Coverage {
     pub criterion: String,
     pub labels: usize,
     pub covered: usize,
-    /// Infeasible, duplicate (not the representative) or subsumed.
-    pub polluting: usize,
+    /// Infeasible, duplicate or subsumed within the criterion: what `prune` counts.
+    pub pruned: usize,
     pub infeasible: usize,
-    /// Kept here though duplicate or subsumed through labels of other criteria (`prune`'s
-    /// `+across`): redundant only when those labels are objectives too.
-    pub across: usize,
-    /// Labels kept after pruning, and those of them covered.
-    pub kept: usize,
-    pub kept_covered: usize,
-    /// Subsumed labels that no test covers, nor any of their subsumers: kept (uncovered) in
-    /// the cleaned ratio, since a subsumer the suite never covers may be infeasible.
+    /// Pruned as subsumed, but no test covers the label nor any of its subsumers: kept
+    /// (uncovered) in the cleaned ratio, since a subsumer no test covers may be infeasible.
     pub pending: usize,
+    /// Kept though duplicate or subsumed through labels of other criteria: redundant only
+    /// when those labels are objectives too.
+    pub across: usize,
+    /// The objectives left: labels - pruned + pending.
+    pub kept: usize,
+    /// Kept labels some test covers.
+    pub kept_covered: usize,
 }
 
 impl Coverage {
@@ -594,12 +616,12 @@ impl Coverage {
     pub fn add(&mut self, other: &Coverage) {
         self.labels += other.labels;
         self.covered += other.covered;
-        self.polluting += other.polluting;
+        self.pruned += other.pruned;
         self.infeasible += other.infeasible;
+        self.pending += other.pending;
         self.across += other.across;
         self.kept += other.kept;
         self.kept_covered += other.kept_covered;
-        self.pending += other.pending;
     }
     /// covered / labels not proven infeasible, in %: what the pruning says is reachable.
     pub fn upper_bound(&self) -> Option<f64> {
@@ -607,104 +629,50 @@ impl Coverage {
     }
 }
 
-/// The labels polluting within their own criterion (a tag's first word): infeasible, or
-/// duplicate or subsumed through labels of the same criterion. A duplicate class keeps one
-/// label per criterion, its lowest id when the class representative belongs to another
-/// criterion; a label subsumed only by labels of other criteria is still an objective of its
-/// own. `prune` and `measure` both count "pruned"/"polluting" this way.
-pub fn polluting_within_criteria(
-    labels: &[(u64, String)],
-    claims: &BTreeMap<u64, Claim>,
-) -> BTreeSet<u64> {
-    let crit_of: BTreeMap<u64, &str> = labels
-        .iter()
-        .map(|(id, tag)| (*id, tag.split_whitespace().next().unwrap_or("")))
-        .collect();
-    let mut kept_in_class: BTreeMap<(&str, u64), u64> = BTreeMap::new();
-    for (id, claim) in claims {
-        if let (Claim::Duplicate(of), Some(c)) = (claim, crit_of.get(id)) {
-            if crit_of.get(of) != Some(c) {
-                let e = kept_in_class.entry((c, *of)).or_insert(*id);
-                *e = (*e).min(*id);
-            }
-        }
-    }
-    labels
-        .iter()
-        .filter(|(id, _)| {
-            let c = crit_of[id];
-            match claims.get(id) {
-                None => false,
-                Some(Claim::Infeasible) => true,
-                Some(Claim::Duplicate(of)) => {
-                    crit_of.get(of) == Some(&c) || kept_in_class.get(&(c, *of)) != Some(id)
-                }
-                Some(Claim::Subsumed(by)) => by.iter().any(|b| crit_of.get(b) == Some(&c)),
-            }
-        })
-        .map(|(id, _)| *id)
-        .collect()
-}
-
-/// Per criterion (a tag's first word) and overall (`all`, last). Within a criterion, only
-/// relations to labels of the same criterion count (a CC label subsumed by an MCC label is
-/// still a CC objective); a duplicate class keeps one label per criterion, its lowest id when
-/// the class representative belongs to another criterion. The `all` row uses every claim.
+/// Per criterion (a tag's first word, sorted) and overall (`all`, last), with the classes of
+/// [`crate::report::counts`]: within a criterion only relations to labels of the same
+/// criterion prune (a CC label subsumed by an MCC label is still a CC objective); in `all`
+/// every relation does. A pruned label that is pending stays an objective.
 pub fn coverage(
     labels: &[(u64, String)],
     claims: &BTreeMap<u64, Claim>,
     covered: &BTreeSet<u64>,
 ) -> Vec<Coverage> {
-    let crit_of: BTreeMap<u64, String> = labels
+    use crate::report::counts::{self, Class, Fact};
+    let facts: Vec<Fact> = labels
         .iter()
-        .map(|(id, tag)| (*id, tag.split_whitespace().next().unwrap_or("").to_string()))
+        .map(|(id, tag)| Fact::of_claim(*id, tag, claims.get(id)))
         .collect();
-    let is_pending = |id: u64| pending_subsumed(id, claims, covered).is_some();
-    let within = polluting_within_criteria(labels, claims);
-    let polluting_within = |id: u64| !is_pending(id) && within.contains(&id);
+    let within = counts::classify(&facts);
+    let together = counts::classify_together(&facts);
     let mut per: BTreeMap<String, Coverage> = BTreeMap::new();
     let mut all = Coverage {
         criterion: "all".into(),
         ..Coverage::default()
     };
-    let add = |c: &mut Coverage, polluting: bool, infeasible: bool, is_cov: bool, pending: bool| {
+    let add = |c: &mut Coverage, class: Class, is_cov: bool, pending: bool| {
         c.labels += 1;
-        c.pending += usize::from(pending);
         c.covered += usize::from(is_cov);
-        c.infeasible += usize::from(infeasible);
-        if polluting {
-            c.polluting += 1;
-        } else {
+        c.infeasible += usize::from(class == Class::Infeasible);
+        c.across += usize::from(class == Class::Across);
+        c.pruned += usize::from(class.pruned());
+        let pending = pending && class == Class::Subsumed;
+        c.pending += usize::from(pending);
+        if !class.pruned() || pending {
             c.kept += 1;
             c.kept_covered += usize::from(is_cov);
         }
     };
-    for (id, _) in labels {
-        let crit = crit_of[id].clone();
+    for (id, tag) in labels {
+        let crit = counts::criterion_of(tag).to_string();
         let is_cov = covered.contains(id);
-        let infeasible = claims.get(id) == Some(&Claim::Infeasible);
+        let pending = pending_subsumed(*id, claims, covered).is_some();
         let c = per.entry(crit.clone()).or_insert_with(|| Coverage {
-            criterion: crit.clone(),
+            criterion: crit,
             ..Coverage::default()
         });
-        let pending = is_pending(*id);
-        let subsumed_within = matches!(claims.get(id), Some(Claim::Subsumed(by))
-            if by.iter().any(|b| crit_of.get(b) == Some(&crit)));
-        add(
-            c,
-            polluting_within(*id),
-            infeasible,
-            is_cov,
-            pending && subsumed_within,
-        );
-        c.across += usize::from(claims.contains_key(id) && !within.contains(id));
-        add(
-            &mut all,
-            claims.contains_key(id) && !pending,
-            infeasible,
-            is_cov,
-            pending,
-        );
+        add(c, within[id], is_cov, pending);
+        add(&mut all, together[id], is_cov, pending);
     }
     let mut out: Vec<Coverage> = per.into_values().collect();
     out.push(all);
@@ -729,52 +697,77 @@ pub fn pending_subsumed<'c>(
     }
 }
 
-/// The coverage table as text.
+/// The coverage table as text; columns named as in the README's glossary.
 pub fn coverage_text(rows: &[Coverage]) -> String {
     let pct = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}%"));
-    let mut out = format!(
-        "{:<9} {:>7} {:>8} {:>7} {:>10} {:>8} {:>6} {:>8} {:>8} {:>8}\n",
+    let line = |cells: [&str; 11]| {
+        format!(
+            "{:<9} {:>7} {:>8} {:>7} {:>7} {:>8} {:>8} {:>6} {:>13} {:>8} {:>7}\n",
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            cells[5],
+            cells[6],
+            cells[7],
+            cells[8],
+            cells[9],
+            cells[10]
+        )
+    };
+    let mut out = line([
         "criterion",
         "labels",
         "covered",
         "raw",
-        "polluting",
+        "pruned",
+        "pending",
         "+across",
         "kept",
-        "covered",
+        "kept covered",
         "cleaned",
-        "bound"
-    );
+        "bound",
+    ]);
     for r in rows {
-        out.push_str(&format!(
-            "{:<9} {:>7} {:>8} {:>7} {:>10} {:>8} {:>6} {:>8} {:>8} {:>8}\n",
-            r.criterion,
-            r.labels,
-            r.covered,
-            pct(r.raw()),
-            r.polluting,
-            r.across,
-            r.kept,
-            r.kept_covered,
-            pct(r.cleaned()),
-            pct(r.upper_bound())
-        ));
+        out.push_str(&line([
+            &r.criterion,
+            &r.labels.to_string(),
+            &r.covered.to_string(),
+            &pct(r.raw()),
+            &r.pruned.to_string(),
+            &r.pending.to_string(),
+            &r.across.to_string(),
+            &r.kept.to_string(),
+            &r.kept_covered.to_string(),
+            &pct(r.cleaned()),
+            &pct(r.upper_bound()),
+        ]));
     }
-    if rows.iter().any(|r| r.across > 0) {
-        out.push_str("polluting: within the label's own criterion (what `prune` counts as pruned); +across: kept, though duplicate or subsumed through labels of other criteria\n");
-    }
+    out.push_str("kept = labels - pruned + pending; cleaned = kept covered / kept; bound = covered / labels not infeasible\n");
     out
 }
 
-/// A Mutation Testing Elements report (schema version 1) of the WM labels: a covered label is
-/// a killed mutant, a reached one survived, an unreached one has no coverage, and a pruned one
-/// is ignored with the reason.
+/// A Mutation Testing Elements report (schema version 1) of the WM and WM-S labels: a covered
+/// label is a killed mutant, a reached one survived, an unreached one has no coverage, and a
+/// pruned one (within its criterion, not pending) is ignored with the reason. Its mutation
+/// score, killed / (killed + survived + no coverage), is then the kept labels covered over the
+/// kept labels of those criteria: `measure`'s cleaned coverage of WM and WM-S together.
 pub fn elements_report(
     labels: &[(u64, String, String)],
     claims: &BTreeMap<u64, Claim>,
     runs: &[TestRun],
     sources: &BTreeMap<String, String>,
 ) -> serde_json::Value {
+    let facts: Vec<crate::report::counts::Fact> = labels
+        .iter()
+        .map(|(id, tag, _)| crate::report::counts::Fact::of_claim(*id, tag, claims.get(id)))
+        .collect();
+    let classes = crate::report::counts::classify(&facts);
+    let covered: BTreeSet<u64> = runs
+        .iter()
+        .flat_map(|r| r.covered.iter().copied())
+        .collect();
     let mut files: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
     for (id, tag, origin) in labels {
         let mut words = tag.split_whitespace();
@@ -792,7 +785,10 @@ pub fn elements_report(
             .map(|r| r.name.as_str())
             .collect();
         let reached = runs.iter().any(|r| r.reached.contains(id));
-        let (status, reason) = match claims.get(id) {
+        // Ignored: pruned within the criterion and not pending, so that the score is the
+        // cleaned coverage of the mutants kept.
+        let ignored = classes[id].pruned() && pending_subsumed(*id, claims, &covered).is_none();
+        let (status, reason) = match claims.get(id).filter(|_| ignored) {
             Some(Claim::Infeasible) => (
                 "Ignored",
                 Some("equivalent mutant (proved infeasible)".to_string()),
@@ -902,8 +898,9 @@ mod tests {
         ]);
         let c = coverage(&labels, &claims, &BTreeSet::new());
         let cc = c.iter().find(|r| r.criterion == "CC").unwrap();
-        assert_eq!((cc.kept, cc.polluting), (2, 1)); // 2 and 3 kept, 4 a duplicate of 3
-                                                     // Overall, 2 is pending: no test covers it or its subsumer 1, so it stays an objective.
+        // 2 and 3 kept, 4 a duplicate of 3; 2 and 3 are redundant only through MCC.
+        assert_eq!((cc.kept, cc.pruned, cc.across), (2, 1, 2));
+        // Overall, 2 is pending: no test covers it or its subsumer 1, so it stays an objective.
         let all = c.last().unwrap();
         assert_eq!((all.kept, all.pending), (2, 1));
         // Once a test covers 1, 2 is settled (covered through 1) and leaves the ratio.

@@ -238,6 +238,65 @@ pub fn base_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
+/// The functions whose labels a ledger leaves unknown for a reason of the function's own: not
+/// analysed (with why), and over their budget (with how many labels), each sorted by name.
+pub fn undecided_functions(
+    labels: &[LedgerLabel],
+) -> (
+    Vec<crate::report::SkippedFunction>,
+    Vec<crate::report::OverBudget>,
+) {
+    use crate::prune::Reason;
+    use std::collections::BTreeMap;
+    let mut skipped: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut over: BTreeMap<&str, usize> = BTreeMap::new();
+    for l in labels {
+        match l.status.reason() {
+            Some(Reason::NotAnalysed { function, why }) => {
+                skipped.insert(function, why);
+            }
+            Some(Reason::FunctionBudget) => *over.entry(l.function.as_str()).or_default() += 1,
+            _ => {}
+        }
+    }
+    (
+        skipped
+            .into_iter()
+            .map(|(f, why)| crate::report::SkippedFunction {
+                function: f.to_string(),
+                why: why.to_string(),
+            })
+            .collect(),
+        over.into_iter()
+            .map(|(f, n)| crate::report::OverBudget {
+                function: f.to_string(),
+                labels: n,
+            })
+            .collect(),
+    )
+}
+
+/// Lines naming those functions, for text reports.
+pub fn undecided_text(
+    skipped: &[crate::report::SkippedFunction],
+    over_budget: &[crate::report::OverBudget],
+) -> String {
+    let mut out = String::new();
+    for f in skipped {
+        out.push_str(&format!(
+            "function {} not analysed ({}): its labels stay unknown\n",
+            f.function, f.why
+        ));
+    }
+    for f in over_budget {
+        out.push_str(&format!(
+            "function {} over its budget: {} label(s) left unknown\n",
+            f.function, f.labels
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

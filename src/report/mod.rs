@@ -2,6 +2,7 @@
 
 pub mod acsl;
 pub mod build;
+pub mod counts;
 pub mod labels;
 pub mod ledger;
 
@@ -144,19 +145,19 @@ pub fn diagnostics_text(program: &Program) -> String {
     out
 }
 
-/// The `prune` summary: the paper's Figure 6 row, overall and per criterion tag.
+/// The `prune` summary: the paper's Figure 6 row, overall and per criterion (the counts of
+/// [`counts`]).
 #[derive(Debug, Default, Serialize)]
 pub struct PruneSummary {
+    /// Over all criteria together: every relation counts.
     pub labels: usize,
     pub infeasible: usize,
     pub duplicate_step2: usize,
     pub duplicate_step3: usize,
     pub subsumed: usize,
     pub unknown: usize,
-    /// Every label with a claim (infeasible, duplicate or subsumed by any label).
+    /// infeasible + duplicate_step2 + duplicate_step3 + subsumed.
     pub pruned: usize,
-    /// Of those, pruned within their own criterion (see [`TagRow::pruned_within`]).
-    pub pruned_within: usize,
     pub seconds_step1: f64,
     pub seconds_step2: f64,
     pub seconds_step3: f64,
@@ -165,10 +166,14 @@ pub struct PruneSummary {
     pub step3_refuted_by_models: u64,
     pub step3_by_transitivity: u64,
     pub total_ms: u128,
-    pub per_tag: BTreeMap<String, TagRow>,
+    /// One row per criterion, then `all` when there are several.
+    pub criteria: Vec<counts::Counts>,
     /// Functions whose budget ran out, with the labels each left unknown for it, by name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub over_budget: Vec<OverBudget>,
+    /// Functions the prover could not analyse, with why: their labels stay unknown.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedFunction>,
 }
 
 /// A function whose budget (`--function-budget-s`) ran out before its labels were decided.
@@ -179,37 +184,11 @@ pub struct OverBudget {
     pub labels: usize,
 }
 
-#[derive(Debug, Default, Serialize)]
-pub struct TagRow {
-    pub labels: usize,
-    pub infeasible: usize,
-    pub duplicate_step2: usize,
-    pub duplicate_step3: usize,
-    pub subsumed: usize,
-    /// Pruned within the criterion: infeasible, or duplicate or subsumed through labels of
-    /// the same criterion (what `measure` calls polluting).
-    pub pruned_within: usize,
-    /// Duplicate or subsumed only through labels of other criteria: redundant when those are
-    /// kept too, still objectives of this criterion alone.
-    pub pruned_across: usize,
-}
-
-impl TagRow {
-    fn pruned(&self) -> usize {
-        self.infeasible + self.duplicate_step2 + self.duplicate_step3 + self.subsumed
-    }
-
-    fn add(&mut self, v: &crate::prune::LabelVerdict) {
-        use crate::prune::Status;
-        self.labels += 1;
-        match (&v.status, v.step) {
-            (Status::Infeasible, _) => self.infeasible += 1,
-            (Status::Duplicate { .. }, Some(2)) => self.duplicate_step2 += 1,
-            (Status::Duplicate { .. }, _) => self.duplicate_step3 += 1,
-            (Status::Subsumed { .. }, _) => self.subsumed += 1,
-            (Status::Unknown { .. }, _) => {}
-        }
-    }
+/// A function not analysed (a syntax error, a construct the front end does not lower).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct SkippedFunction {
+    pub function: String,
+    pub why: String,
 }
 
 impl PruneSummary {
@@ -218,29 +197,27 @@ impl PruneSummary {
         stats: &crate::prune::RunStats,
         total_ms: u128,
     ) -> PruneSummary {
-        let mut all = TagRow::default();
-        let mut per_tag: BTreeMap<String, TagRow> = BTreeMap::new();
-        let labels: Vec<(u64, String)> = verdicts.iter().map(|v| (v.id, v.tag.clone())).collect();
-        let claims = crate::measure::claims_of_statuses(verdicts.iter().map(|v| (v.id, &v.status)));
-        let within = crate::measure::polluting_within_criteria(&labels, &claims);
+        let facts: Vec<counts::Fact> = verdicts
+            .iter()
+            .map(|v| counts::Fact::of_status(v.id, &v.tag, &v.status, v.step))
+            .collect();
+        let criteria = counts::per_criterion(&facts);
+        let mut all = counts::Counts::named("all");
+        let together = counts::classify_together(&facts);
+        for f in &facts {
+            all.add(together[&f.id]);
+        }
         let mut over_budget: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut skipped: BTreeMap<&str, String> = BTreeMap::new();
         for v in verdicts {
-            if matches!(
-                v.status.reason(),
-                Some(crate::prune::Reason::FunctionBudget)
-            ) {
-                *over_budget.entry(v.function.as_str()).or_default() += 1;
-            }
-            all.add(v);
-            let tag = v.tag.split(' ').next().unwrap_or("").to_string();
-            let row = per_tag.entry(tag).or_default();
-            row.add(v);
-            if within.contains(&v.id) {
-                row.pruned_within += 1;
-                all.pruned_within += 1;
-            } else if claims.contains_key(&v.id) {
-                row.pruned_across += 1;
-                all.pruned_across += 1;
+            match v.status.reason() {
+                Some(crate::prune::Reason::FunctionBudget) => {
+                    *over_budget.entry(v.function.as_str()).or_default() += 1;
+                }
+                Some(crate::prune::Reason::NotAnalysed { function, why }) => {
+                    skipped.insert(function.as_str(), why.clone());
+                }
+                _ => {}
             }
         }
         PruneSummary {
@@ -249,9 +226,8 @@ impl PruneSummary {
             duplicate_step2: all.duplicate_step2,
             duplicate_step3: all.duplicate_step3,
             subsumed: all.subsumed,
-            unknown: all.labels - all.pruned(),
-            pruned: all.pruned(),
-            pruned_within: all.pruned_within,
+            unknown: all.unknown,
+            pruned: all.pruned,
             seconds_step1: stats.step1.ms as f64 / 1000.0,
             seconds_step2: stats.step2.ms as f64 / 1000.0,
             seconds_step3: stats.step3.ms as f64 / 1000.0,
@@ -263,12 +239,19 @@ impl PruneSummary {
             step3_refuted_by_models: stats.refuted_by_models,
             step3_by_transitivity: stats.by_transitivity,
             total_ms,
-            per_tag,
+            criteria,
             over_budget: over_budget
                 .into_iter()
                 .map(|(function, labels)| OverBudget {
                     function: function.to_string(),
                     labels,
+                })
+                .collect(),
+            skipped: skipped
+                .into_iter()
+                .map(|(function, why)| SkippedFunction {
+                    function: function.to_string(),
+                    why,
                 })
                 .collect(),
         }
@@ -277,6 +260,8 @@ impl PruneSummary {
     /// The summary of several runs (the files of a project): every count and time summed.
     pub fn total<'a>(runs: impl IntoIterator<Item = &'a PruneSummary>) -> PruneSummary {
         let mut t = PruneSummary::default();
+        let mut rows: BTreeMap<String, counts::Counts> = BTreeMap::new();
+        let mut all = counts::Counts::named("all");
         for r in runs {
             t.labels += r.labels;
             t.infeasible += r.infeasible;
@@ -285,7 +270,6 @@ impl PruneSummary {
             t.subsumed += r.subsumed;
             t.unknown += r.unknown;
             t.pruned += r.pruned;
-            t.pruned_within += r.pruned_within;
             t.seconds_step1 += r.seconds_step1;
             t.seconds_step2 += r.seconds_step2;
             t.seconds_step3 += r.seconds_step3;
@@ -295,73 +279,40 @@ impl PruneSummary {
             t.step3_refuted_by_models += r.step3_refuted_by_models;
             t.step3_by_transitivity += r.step3_by_transitivity;
             t.total_ms += r.total_ms;
-            for (tag, row) in &r.per_tag {
-                let sum = t.per_tag.entry(tag.clone()).or_default();
-                sum.labels += row.labels;
-                sum.infeasible += row.infeasible;
-                sum.duplicate_step2 += row.duplicate_step2;
-                sum.duplicate_step3 += row.duplicate_step3;
-                sum.subsumed += row.subsumed;
-                sum.pruned_within += row.pruned_within;
-                sum.pruned_across += row.pruned_across;
+            for row in r.criteria.iter().filter(|c| c.name != "all") {
+                rows.entry(row.name.clone())
+                    .or_insert_with(|| counts::Counts::named(&row.name))
+                    .sum(row);
             }
+            all.sum(&counts::Counts {
+                labels: r.labels,
+                infeasible: r.infeasible,
+                duplicate_step2: r.duplicate_step2,
+                duplicate_step3: r.duplicate_step3,
+                subsumed: r.subsumed,
+                unknown: r.unknown,
+                pruned: r.pruned,
+                ..counts::Counts::named("all")
+            });
+            t.over_budget.extend(r.over_budget.iter().cloned());
+            t.skipped.extend(r.skipped.iter().cloned());
+        }
+        let several = rows.len() > 1;
+        t.criteria = rows.into_values().collect();
+        if several {
+            t.criteria.push(all);
         }
         t
     }
 
-    /// One row per criterion, as in the paper's Figure 6 (step times are summed over workers).
+    /// One row per criterion, as in the paper's Figure 6 (step times are summed over workers),
+    /// then the functions left undecided.
     pub fn to_text(&self) -> String {
-        let mut out = format!(
-            "{:<9} {:>7} {:>10} {:>8} {:>8} {:>8} {:>12} {:>8}\n",
-            "criterion",
-            "labels",
-            "infeasible",
-            "dup(s2)",
-            "dup(s3)",
-            "subsumed",
-            "pruned",
-            "+across"
-        );
-        let row = |name: &str, r: &TagRow| {
-            let pct = if r.labels == 0 {
-                0.0
-            } else {
-                100.0 * r.pruned_within as f64 / r.labels as f64
-            };
-            format!(
-                "{:<9} {:>7} {:>10} {:>8} {:>8} {:>8} {:>6} {:>4.0}% {:>8}\n",
-                name,
-                r.labels,
-                r.infeasible,
-                r.duplicate_step2,
-                r.duplicate_step3,
-                r.subsumed,
-                r.pruned_within,
-                pct,
-                r.pruned_across
-            )
-        };
-        for (tag, r) in &self.per_tag {
-            out.push_str(&row(tag, r));
+        let mut out = counts::counts_text(&self.criteria);
+        if self.criteria.iter().any(|c| c.across > 0) {
+            out.push_str("pruned: infeasible, duplicate or subsumed within the criterion; +across: redundant only through labels of other criteria (kept)\n");
         }
-        if self.per_tag.len() > 1 {
-            let all = TagRow {
-                labels: self.labels,
-                infeasible: self.infeasible,
-                duplicate_step2: self.duplicate_step2,
-                duplicate_step3: self.duplicate_step3,
-                subsumed: self.subsumed,
-                // Across all criteria, every relation is within the set.
-                pruned_within: self.pruned,
-                pruned_across: 0,
-            };
-            out.push_str(&row("all", &all));
-        }
-        if self.pruned > self.pruned_within {
-            out.push_str(
-                "pruned: polluting within the label's own criterion (what `measure` counts); +across: duplicate or subsumed only through labels of other criteria\n",
-            );
-        }
+        out.push_str(&ledger::undecided_text(&self.skipped, &self.over_budget));
         out.push_str(&format!(
             "time: step 1 {:.1} s, step 2 {:.1} s, step 3 {:.1} s; {} ms wall\n",
             self.seconds_step1, self.seconds_step2, self.seconds_step3, self.total_ms

@@ -23,6 +23,8 @@ pub struct AnnotateOptions {
     /// WM, WM-S operator groups, e.g. `AOR`, `-ABS`.
     pub mutators: Vec<String>,
     pub preprocess: PreprocessOptions,
+    /// Replace a labels file that holds measured coverage.
+    pub force: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -113,6 +115,9 @@ pub fn annotate(opts: &AnnotateOptions) -> Result<AnnotateReport> {
     let c_path = dir.join(format!("{stem}_labels.c"));
     let l_path = dir.join(format!("{stem}_labels.labels"));
     let origin = super::file_name(file);
+    if !opts.force {
+        refuse_measured(&l_path)?;
+    }
     // Atomically: the shards of one project run may annotate the same files side by side.
     crate::report::labels::write_atomic(&c_path, &annotated.text)
         .map_err(|e| write_failed(&c_path, e))?;
@@ -143,4 +148,28 @@ pub fn annotate(opts: &AnnotateOptions) -> Result<AnnotateReport> {
         hyperlabels: annotated.hyperlabels.len(),
         per_tag: annotated.counts(),
     })
+}
+
+/// Fails when `path` is a labels file whose rows record measured coverage (covered labels, or
+/// the tests that covered them): annotating again would lose it.
+fn refuse_measured(path: &std::path::Path) -> Result<()> {
+    if !path.exists() {
+        return Ok(());
+    }
+    let Ok(existing) = crate::report::labels::read(path) else {
+        return Ok(());
+    };
+    let measured = existing
+        .rows
+        .iter()
+        .filter(|r| r.status == "covered" || !r.drivers.trim().is_empty())
+        .count();
+    if measured > 0 {
+        return Err(anyhow::anyhow!(
+            "{} records measured coverage ({measured} covered label(s)): annotating again would replace it; write elsewhere with -o DIR, or pass --force",
+            path.display()
+        )
+        .into());
+    }
+    Ok(())
 }

@@ -31,11 +31,21 @@ pub struct AuditReport {
     /// Actionable findings (the SARIF results: dead code, constant conditions, equivalent
     /// mutants).
     pub findings: usize,
+    /// Coverage per criterion, when the labels file holds a `measure` run's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Vec<super::measure::CoverageRow>>,
 }
 
 impl AuditReport {
     pub fn to_text(&self) -> String {
-        format!("{}\n{}", self.file, self.audit.to_text())
+        let mut out = format!("{}\n{}", self.file, self.audit.to_text());
+        if let Some(rows) = &self.coverage {
+            let table: Vec<crate::measure::Coverage> =
+                rows.iter().map(|r| r.counts.clone()).collect();
+            out.push_str("\ncoverage measured by `measure` (from the labels file):\n");
+            out.push_str(&crate::measure::coverage_text(&table));
+        }
+        out
     }
 }
 
@@ -112,6 +122,32 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
             &(serde_json::to_string_pretty(&sarif).map_err(Error::internal)? + "\n"),
         )?;
     }
+    // Coverage, when a `measure` run recorded it in the labels file.
+    let measured = labels_file.as_ref().filter(|lf| {
+        lf.rows
+            .iter()
+            .any(|r| r.status == "covered" || !r.drivers.trim().is_empty())
+    });
+    let coverage = measured.map(|lf| {
+        let list: Vec<(u64, String)> = lf.rows.iter().map(|r| (r.id, r.tag.clone())).collect();
+        let covered: std::collections::BTreeSet<u64> = lf
+            .rows
+            .iter()
+            .filter(|r| r.status == "covered")
+            .map(|r| r.id)
+            .collect();
+        let claims = crate::measure::claims_from_ledger(&ledger);
+        let drivers: BTreeMap<u64, String> = lf
+            .rows
+            .iter()
+            .map(|r| (r.id, r.drivers.trim().to_string()))
+            .collect();
+        (
+            crate::measure::coverage(&list, &claims, &covered),
+            covered,
+            drivers,
+        )
+    });
     let title = super::file_name(&opts.file);
     if let Some(p) = &opts.html {
         // The original source when it is at hand, else the annotated file.
@@ -141,12 +177,28 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
         let graphs = crate::audit::svgs(rows);
         write(
             p,
-            &crate::audit::html(&title, &report, rows, &source, &line_of, &graphs),
+            &crate::audit::html(
+                &title,
+                &report,
+                rows,
+                &source,
+                &line_of,
+                &graphs,
+                coverage
+                    .as_ref()
+                    .map(|(table, covered, drivers)| crate::audit::HtmlCoverage {
+                        table,
+                        covered,
+                        drivers,
+                    }),
+            ),
         )?;
     }
     Ok(AuditReport {
         file: title,
         audit: report,
         findings,
+        coverage: coverage
+            .map(|(table, _, _)| table.iter().map(super::measure::CoverageRow::of).collect()),
     })
 }

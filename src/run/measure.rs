@@ -37,6 +37,35 @@ pub struct MeasureOptions {
     pub check_behaviour: BehaviourCheck,
     /// The original program (default: the one the build record beside the file names).
     pub original: Option<PathBuf>,
+    /// Cleaned coverage thresholds, in %: per criterion, or for all labels (`None`).
+    pub fail_under: Vec<(Option<String>, f64)>,
+    /// Draw a progress bar of the tests run (on a terminal only).
+    pub progress: bool,
+}
+
+/// Reads `--fail-under`: `PCT` (all labels) or `CRIT=PCT`, comma-separated.
+pub fn parse_fail_under(spec: &str) -> Result<Vec<(Option<String>, f64)>> {
+    spec.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|part| {
+            let (crit, pct) = match part.split_once('=') {
+                Some((c, p)) => (Some(c.trim().to_string()), p.trim()),
+                None => (None, part),
+            };
+            let v: f64 = pct
+                .trim_end_matches('%')
+                .parse()
+                .ok()
+                .filter(|v: &f64| (0.0..=100.0).contains(v))
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "--fail-under: `{part}` is not a percentage from 0 to 100 (PCT or CRIT=PCT)"
+                    )
+                })?;
+            Ok((crit, v))
+        })
+        .collect()
 }
 
 /// Whether the original program is run beside the annotated one.
@@ -48,6 +77,9 @@ pub enum BehaviourCheck {
     On,
     Off,
 }
+
+/// At most this many uncovered objectives are listed in the text report.
+const UNCOVERED_SHOWN: usize = 50;
 
 /// Above this many tests, the behaviour check (which doubles the runs) is asked for, not made.
 pub const AUTO_CHECK_MAX_TESTS: usize = 10_000;
@@ -61,9 +93,21 @@ pub struct MeasureReport {
     pub crashed: Vec<String>,
     pub timed_out: Vec<String>,
     pub claims_checked: usize,
+    /// The time limit of each test, in milliseconds.
+    pub test_timeout_ms: u64,
     pub coverage: Vec<CoverageRow>,
     /// Subsumed labels whose subsumers no test covers, with those subsumers, by id.
     pub pending: Vec<PendingLabel>,
+    /// The objectives left (kept labels) that no test covers, by id.
+    pub uncovered: Vec<Uncovered>,
+    /// The `--fail-under` thresholds the cleaned coverage is below.
+    pub below_threshold: Vec<BelowThreshold>,
+    /// Functions the ledger's run did not analyse: their labels stay unknown.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<crate::report::SkippedFunction>,
+    /// Functions whose budget ran out in the ledger's run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub over_budget: Vec<crate::report::OverBudget>,
     pub alarms: Vec<Alarm>,
     /// The annotated program run beside the original, when it was.
     pub behaviour: Option<BehaviourReport>,
@@ -100,6 +144,26 @@ pub struct DifferenceRow {
     pub difference: Difference,
     /// Where the label it crashed in is: the annotated file's line, and the original's.
     pub label_line: Option<String>,
+}
+
+/// A kept label no test covers: what is left to test.
+#[derive(Debug, Serialize)]
+pub struct Uncovered {
+    pub label: u64,
+    pub tag: String,
+    /// `FILE:LINE` of the original program (from the labels file), when known.
+    pub origin: String,
+    /// `FILE:LINE:COLUMN` of the label in the annotated file.
+    pub at: String,
+    pub predicate: String,
+}
+
+/// A criterion whose cleaned coverage is below its `--fail-under` threshold.
+#[derive(Debug, Serialize)]
+pub struct BelowThreshold {
+    pub criterion: String,
+    pub cleaned_percent: f64,
+    pub threshold_percent: f64,
 }
 
 /// A pruned label still waiting for a test: subsumed, but neither it nor any subsumer covered.
@@ -140,6 +204,7 @@ impl MeasureReport {
             self.claims_checked
         );
         out.push_str(&measure::coverage_text(&self.table));
+        out.push_str(&ledger::undecided_text(&self.skipped, &self.over_budget));
         if !self.pending.is_empty() {
             out.push_str(&format!(
                 "{} subsumed label(s) pending (kept in the cleaned ratio: no test covers them or their subsumers):\n",
@@ -154,8 +219,37 @@ impl MeasureReport {
                 ));
             }
         }
-        for name in self.crashed.iter().chain(&self.timed_out) {
-            out.push_str(&format!("test {name} did not end normally\n"));
+        if !self.uncovered.is_empty() {
+            out.push_str(&format!(
+                "{} kept objective(s) no test covers:\n",
+                self.uncovered.len()
+            ));
+            for u in self.uncovered.iter().take(UNCOVERED_SHOWN) {
+                let origin = if u.origin.is_empty() {
+                    String::new()
+                } else {
+                    format!("{} ", u.origin)
+                };
+                out.push_str(&format!(
+                    "  l{} {} {origin}({}): {}\n",
+                    u.label, u.tag, u.at, u.predicate
+                ));
+            }
+            if self.uncovered.len() > UNCOVERED_SHOWN {
+                out.push_str(&format!(
+                    "  ... and {} more (--json lists them all)\n",
+                    self.uncovered.len() - UNCOVERED_SHOWN
+                ));
+            }
+        }
+        for name in &self.crashed {
+            out.push_str(&format!("test {name} crashed\n"));
+        }
+        for name in &self.timed_out {
+            out.push_str(&format!(
+                "test {name} timed out after {} ms (--test-timeout-ms)\n",
+                self.test_timeout_ms
+            ));
         }
         for n in &self.not_run {
             out.push_str(&format!("test {} not run: {}\n", n.test, n.why));
@@ -181,6 +275,12 @@ impl MeasureReport {
         }
         if let Some(w) = &self.wrote {
             out.push_str(&format!("wrote {w}\n"));
+        }
+        for b in &self.below_threshold {
+            out.push_str(&format!(
+                "{}: cleaned coverage {:.1}% is below --fail-under {}%\n",
+                b.criterion, b.cleaned_percent, b.threshold_percent
+            ));
         }
         out
     }
@@ -306,15 +406,46 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
     } else {
         labels_of_program(&loaded.program)
     };
+    for (crit, _) in &opts.fail_under {
+        if let Some(c) = crit {
+            if !labels_file
+                .rows
+                .iter()
+                .any(|r| crate::report::counts::criterion_of(&r.tag) == c)
+            {
+                return Err(anyhow::anyhow!(
+                    "--fail-under {c}: {} has no labels of that criterion",
+                    opts.file.display()
+                )
+                .into());
+            }
+        }
+    }
+    if labels_file.rows.is_empty() {
+        return Err(anyhow::anyhow!(
+            "{} has no labels: measure an annotated file (`covprune annotate {} --criteria ... -o DIR`)",
+            opts.file.display(),
+            opts.file.display()
+        )
+        .into());
+    }
+    // What this run writes, checked before the suite runs.
+    super::check_writable(&labels_path)?;
+    if let Some(path) = &opts.elements {
+        super::check_writable(path)?;
+    }
     let ledger_path = opts.ledger.clone().or_else(|| {
         let p = super::prune::ledger_path_of(&opts.file);
         p.exists().then_some(p)
     });
-    let claims = match &ledger_path {
+    let (claims, (skipped, over_budget)) = match &ledger_path {
         Some(p) => {
             let ids: Vec<u64> = labels_file.rows.iter().map(|r| r.id).collect();
             let ledger = ledger::read_bound(p, &opts.file, labels_exist.then_some(&ids[..]))?;
-            measure::claims_from_ledger(&ledger)
+            (
+                measure::claims_from_ledger(&ledger),
+                ledger::undecided_functions(&ledger.labels),
+            )
         }
         None => Default::default(),
     };
@@ -383,13 +514,18 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         link,
     };
     let work = tempfile::tempdir().map_err(Error::internal)?;
+    let bar =
+        crate::console::Progress::counting(tests.len() as u64, "testing", "tests", opts.progress);
     let suite = measure::run_tests(
         &opts.file,
         &tests,
         &build,
-        std::time::Duration::from_millis(opts.test_timeout_ms),
-        work.path(),
-        &cwd,
+        &measure::SuitePlace {
+            work: work.path(),
+            cwd: &cwd,
+            timeout: std::time::Duration::from_millis(opts.test_timeout_ms),
+            progress: &bar,
+        },
         compare_with.as_deref(),
     )
     .map_err(anyhow::Error::from)?;
@@ -424,6 +560,9 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         .collect();
     let table = measure::coverage(&label_list, &claims, &covered);
     let pending = pending_labels(&label_list, &claims, &covered);
+    let uncovered =
+        uncovered_objectives(&loaded.program, &labels_file, &claims, &covered, &opts.file);
+    let below_threshold = below(&table, &opts.fail_under)?;
     let alarms = measure::alarms(&claims, &runs);
     mark_covered(&mut labels_file, &runs);
     let wrote = if alarms.is_empty() && !changed {
@@ -457,14 +596,89 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         crashed: names(&|o| matches!(o, RunOutcome::Crashed(_))),
         timed_out: names(&|o| *o == RunOutcome::TimedOut),
         claims_checked: claims.len(),
+        test_timeout_ms: opts.test_timeout_ms,
         coverage: table.iter().map(CoverageRow::of).collect(),
         pending,
+        uncovered,
+        below_threshold,
+        skipped,
+        over_budget,
         alarms,
         behaviour,
         behaviour_unchecked,
         wrote,
         table,
     })
+}
+
+/// The kept labels (see [`crate::report::counts`]; pending ones included) no run covers.
+fn uncovered_objectives(
+    program: &crate::ir::Program,
+    labels_file: &LabelsFile,
+    claims: &BTreeMap<u64, measure::Claim>,
+    covered: &BTreeSet<u64>,
+    file: &Path,
+) -> Vec<Uncovered> {
+    use crate::report::counts::{classify, Class, Fact};
+    let facts: Vec<Fact> = labels_file
+        .rows
+        .iter()
+        .map(|r| Fact::of_claim(r.id, &r.tag, claims.get(&r.id)))
+        .collect();
+    let classes = classify(&facts);
+    let name = super::file_name(file);
+    let mut at: BTreeMap<u64, (String, String)> = BTreeMap::new();
+    for f in &program.functions {
+        for (_, s) in f.labels() {
+            if let crate::ir::StmtKind::Label { id, text, .. } = &s.kind {
+                at.entry(*id).or_insert_with(|| {
+                    (format!("{name}:{}:{}", s.loc.line, s.loc.col), text.clone())
+                });
+            }
+        }
+    }
+    labels_file
+        .rows
+        .iter()
+        .filter(|r| !covered.contains(&r.id))
+        .filter(|r| {
+            let class = classes[&r.id];
+            !class.pruned()
+                || (class == Class::Subsumed
+                    && measure::pending_subsumed(r.id, claims, covered).is_some())
+        })
+        .map(|r| {
+            let (loc, predicate) = at.get(&r.id).cloned().unwrap_or_default();
+            Uncovered {
+                label: r.id,
+                tag: r.tag.clone(),
+                origin: r.origin_loc.clone(),
+                at: loc,
+                predicate,
+            }
+        })
+        .collect()
+}
+
+/// The thresholds the cleaned coverage is below; a threshold for a criterion the program has
+/// no labels of is bad input.
+fn below(table: &[Coverage], thresholds: &[(Option<String>, f64)]) -> Result<Vec<BelowThreshold>> {
+    let mut out = Vec::new();
+    for (crit, min) in thresholds {
+        let name = crit.as_deref().unwrap_or("all");
+        let row = table.iter().find(|r| r.criterion == name).ok_or_else(|| {
+            anyhow::anyhow!("--fail-under {name}: the program has no labels of that criterion")
+        })?;
+        let cleaned = row.cleaned().unwrap_or(100.0);
+        if cleaned < *min {
+            out.push(BelowThreshold {
+                criterion: name.to_string(),
+                cleaned_percent: (cleaned * 10.0).round() / 10.0,
+                threshold_percent: *min,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// The subsumed labels that neither the runs nor any of their subsumers covered.

@@ -48,3 +48,17 @@ pub fn dir_of(file: &Path) -> PathBuf {
         .filter(|p| !p.as_os_str().is_empty())
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
+
+/// Fails unless `path` can be written (replaced atomically through a file beside it), so that
+/// a command refuses before its long work rather than losing it. Writes nothing that stays.
+pub fn check_writable(path: &Path) -> Result<()> {
+    let dir = dir_of(path);
+    tempfile::NamedTempFile::new_in(&dir).map_err(|e| error::write_failed(path, e))?;
+    if path.exists() {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| error::write_failed(path, e))?;
+    }
+    Ok(())
+}

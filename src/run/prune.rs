@@ -386,6 +386,16 @@ pub(crate) fn prepare(opts: &PruneOptions) -> Result<Prepared> {
         &opts.imports,
     )?;
     let program = &inputs.program;
+    // What the run writes at its end, checked before it proves anything.
+    if opts.shard.is_none() {
+        super::check_writable(&ledger_path_of(&opts.file))?;
+        super::check_writable(
+            &inputs
+                .labels_path
+                .clone()
+                .unwrap_or_else(|| opts.file.with_extension("labels")),
+        )?;
+    }
     let (journal_path, fingerprint) = journal_of(
         &opts.file,
         &inputs.source,
@@ -400,6 +410,12 @@ pub(crate) fn prepare(opts: &PruneOptions) -> Result<Prepared> {
             "resuming: {} step-1 answers and {} functions from {}\n",
             prior.step1.len(),
             prior.done.len(),
+            journal_path.display()
+        ));
+    }
+    if opts.progress && !opts.quiet {
+        print_err(&format!(
+            "journal: {} (if this run is interrupted, the same command with --resume continues it)\n",
             journal_path.display()
         ));
     }

@@ -176,13 +176,7 @@ fn the_html_report_renders_in_headless_chromium() {
     let dir = tempfile::tempdir().unwrap();
     let html = dir.path().join("report.html");
     // Pruned and measured first, so that the page shows coverage.
-    let file = common::annotate_cc_mcc_wm("benchmarks/programs/tritype.c", dir.path());
-    covprune()
-        .arg("prune")
-        .arg(&file)
-        .args(["--no-progress", "--jobs", "1"])
-        .assert()
-        .success();
+    let file = common::pruned_cc_mcc_wm("benchmarks/programs/tritype.c", dir.path());
     covprune()
         .arg("measure")
         .arg(&file)

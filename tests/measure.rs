@@ -10,14 +10,7 @@ use common::covprune;
 
 /// tritype.c annotated (CC, MCC, WM) and pruned in `dir`: the annotated file.
 fn pruned_tritype(dir: &Path) -> PathBuf {
-    let file = common::annotate_cc_mcc_wm("benchmarks/programs/tritype.c", dir);
-    covprune()
-        .arg("prune")
-        .arg(&file)
-        .args(["--no-progress", "--jobs", "1"])
-        .assert()
-        .success();
-    file
+    common::pruned_cc_mcc_wm("benchmarks/programs/tritype.c", dir)
 }
 
 #[test]

@@ -12,14 +12,7 @@ use common::covprune;
 const TESTS: &str = "benchmarks/programs/tritype.tests";
 
 fn pruned(dir: &Path) -> std::path::PathBuf {
-    let file = common::annotate_cc_mcc_wm("benchmarks/programs/tritype.c", dir);
-    covprune()
-        .arg("prune")
-        .arg(&file)
-        .args(["--no-progress", "--jobs", "1"])
-        .assert()
-        .success();
-    file
+    common::pruned_cc_mcc_wm("benchmarks/programs/tritype.c", dir)
 }
 
 #[test]

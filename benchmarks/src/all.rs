@@ -789,6 +789,7 @@ fn summary_table(
     rows: &[Value],
     programs: &[String],
     paper: &BTreeMap<(String, String), (u64, u64, u64)>,
+    o: &Options,
     primary: u64,
 ) -> String {
     let mut t = format!("{SUMMARY_BEGIN}\n| program | criterion | labels (compiled) | pruned | infeasible / duplicate / subsumed | time (s) | paper: labels, pruned, time (s) | WP step 1: proved (covprune's) |\n|---|---|---|---|---|---|---|---|\n");
@@ -798,7 +799,6 @@ fn summary_table(
                 .iter()
                 .filter(|r| r["program"] == *program && r["criterion"] == c && r["jobs"] == primary)
                 .collect();
-            let n = |k: &str| mine.iter().map(|r| r[k].as_u64().unwrap_or(0)).sum::<u64>();
             let paper_cell = paper
                 .get(&(program.clone(), c.to_string()))
                 .map(|(l, p, s)| format!("{l}, {p}, {s}"))
@@ -809,28 +809,21 @@ fn summary_table(
                 ));
                 continue;
             }
-            let steps: BTreeSet<&str> = mine
-                .iter()
-                .map(|r| r["steps"].as_str().unwrap_or(FULL_STEPS))
-                .collect();
-            let crit = if steps.iter().all(|s| *s == FULL_STEPS) {
+            let mut sum = Sum::default();
+            for r in &mine {
+                sum.add(r, o);
+            }
+            let crit = if sum.other_settings.is_empty() {
                 c.to_string()
             } else {
-                format!(
-                    "{c} (steps {})",
-                    steps.into_iter().collect::<Vec<_>>().join(" / ")
-                )
+                let other: Vec<String> = sum.other_settings.iter().cloned().collect();
+                format!("{c} ({})", other.join("; "))
             };
-            let (labels, compiled) = (n("labels"), n("compiled"));
-            let labels_cell = if labels == compiled {
-                labels.to_string()
+            let labels_cell = if sum.labels == sum.compiled {
+                sum.labels.to_string()
             } else {
-                format!("{labels} ({compiled})")
+                format!("{} ({})", sum.labels, sum.compiled)
             };
-            let wall: f64 = mine
-                .iter()
-                .map(|r| r["wall_s"].as_f64().unwrap_or(0.0))
-                .sum();
             let peers: Vec<&&Value> = mine
                 .iter()
                 .filter(|r| r["peer"].is_object() && r["peer"]["error"].is_null())
@@ -847,12 +840,13 @@ fn summary_table(
                 format!("{} ({})", p("proved"), p("covprune_proved"))
             };
             t.push_str(&format!(
-                "| {program} | {crit} | {labels_cell} | {} ({}) | {} / {} / {} | {wall:.0} | {paper_cell} | {wp} |\n",
-                n("pruned"),
-                pct(n("pruned"), compiled),
-                n("s1_infeasible"),
-                n("s2_duplicate") + n("s3_duplicate"),
-                n("s3_subsumed"),
+                "| {program} | {crit} | {labels_cell} | {} ({}) | {} / {} / {} | {:.0} | {paper_cell} | {wp} |\n",
+                sum.pruned,
+                pct(sum.pruned, sum.compiled),
+                sum.s1,
+                sum.s2 + sum.s3d,
+                sum.s3s,
+                sum.wall,
             ));
         }
     }
@@ -925,7 +919,7 @@ fn report(o: &Options, all_inputs: &[Input]) -> Result<()> {
         o.timeout_ms,
         o.function_budget_s,
         provenance(&rows, primary),
-        summary_table(&rows, &programs, &paper, primary),
+        summary_table(&rows, &programs, &paper, o, primary),
     );
     let mut missing = Vec::new();
     for program in &programs {

@@ -61,7 +61,9 @@ pub fn audit(rows: &[Row]) -> Audit {
         .collect();
     let criteria = counts::per_criterion(&facts);
     let classes = counts::classify(&facts);
-    let (skipped, over_budget) = crate::report::ledger::undecided_functions(rows);
+    let (skipped, over_budget) = crate::report::ledger::undecided_functions(
+        rows.iter().map(|r| (r.function.as_str(), &r.status)),
+    );
     let mut per_fn: BTreeMap<String, Counts> = BTreeMap::new();
     for r in rows {
         let fname = if r.function.is_empty() {
@@ -161,49 +163,18 @@ pub fn audit(rows: &[Row]) -> Audit {
     }
 }
 
-fn counts_table(rows: &[Counts], first: &str) -> String {
-    let mut out = format!(
-        "{first:<24} {:>7} {:>10} {:>8} {:>8} {:>8} {:>7} {:>7} {:>8} {:>8}\n",
-        "labels",
-        "infeasible",
-        "dup(s2)",
-        "dup(s3)",
-        "subsumed",
-        "pruned",
-        "%",
-        "+across",
-        "unknown"
-    );
-    for c in rows {
-        let _ = writeln!(
-            out,
-            "{:<24} {:>7} {:>10} {:>8} {:>8} {:>8} {:>7} {:>6.1}% {:>8} {:>8}",
-            c.name,
-            c.labels,
-            c.infeasible,
-            c.duplicate_step2,
-            c.duplicate_step3,
-            c.subsumed,
-            c.pruned,
-            c.pruned_percent,
-            c.across,
-            c.unknown
-        );
-    }
-    out
-}
-
 impl Audit {
     pub fn to_text(&self) -> String {
-        let mut out = counts_table(&self.criteria, "criterion");
+        let mut out = crate::report::counts::counts_text(&self.criteria, "criterion", 24);
         out.push_str(&crate::report::ledger::undecided_text(
             &self.skipped,
             &self.over_budget,
         ));
         out.push('\n');
-        out.push_str(&counts_table(
+        out.push_str(&crate::report::counts::counts_text(
             &self.functions[..self.functions.len().min(TOP)],
             "function (most pruned)",
+            24,
         ));
         if !self.criteria_order.is_empty() {
             out.push_str("\nlabels of the row's criterion duplicate of / subsumed by a label of the column's:\n");

@@ -656,9 +656,8 @@ pub fn coverage(
         c.infeasible += usize::from(class == Class::Infeasible);
         c.across += usize::from(class == Class::Across);
         c.pruned += usize::from(class.pruned());
-        let pending = pending && class == Class::Subsumed;
-        c.pending += usize::from(pending);
-        if !class.pruned() || pending {
+        c.pending += usize::from(pending && class == Class::Subsumed);
+        if stays(class, pending) {
             c.kept += 1;
             c.kept_covered += usize::from(is_cov);
         }
@@ -677,6 +676,31 @@ pub fn coverage(
     let mut out: Vec<Coverage> = per.into_values().collect();
     out.push(all);
     out
+}
+
+/// Whether a label of `class` stays an objective: not pruned within its criterion, or pruned
+/// as subsumed but `pending` (see [`pending_subsumed`]).
+fn stays(class: crate::report::counts::Class, pending: bool) -> bool {
+    !class.pruned() || (pending && class == crate::report::counts::Class::Subsumed)
+}
+
+/// The labels (id, tag) that stay objectives of their own criteria once the runs covered
+/// `covered`: the kept labels of [`coverage`]'s rows.
+pub fn objectives<'a>(
+    labels: impl IntoIterator<Item = (u64, &'a str)>,
+    claims: &'a BTreeMap<u64, Claim>,
+    covered: &BTreeSet<u64>,
+) -> BTreeSet<u64> {
+    use crate::report::counts::{classify, Fact};
+    let facts: Vec<Fact> = labels
+        .into_iter()
+        .map(|(id, tag)| Fact::of_claim(id, tag, claims.get(&id)))
+        .collect();
+    classify(&facts)
+        .into_iter()
+        .filter(|(id, class)| stays(*class, pending_subsumed(*id, claims, covered).is_some()))
+        .map(|(id, _)| id)
+        .collect()
 }
 
 /// A subsumed label that neither the suite nor any of its subsumers' covering tests reach:
@@ -759,15 +783,15 @@ pub fn elements_report(
     runs: &[TestRun],
     sources: &BTreeMap<String, String>,
 ) -> serde_json::Value {
-    let facts: Vec<crate::report::counts::Fact> = labels
-        .iter()
-        .map(|(id, tag, _)| crate::report::counts::Fact::of_claim(*id, tag, claims.get(id)))
-        .collect();
-    let classes = crate::report::counts::classify(&facts);
     let covered: BTreeSet<u64> = runs
         .iter()
         .flat_map(|r| r.covered.iter().copied())
         .collect();
+    let kept = objectives(
+        labels.iter().map(|(id, tag, _)| (*id, tag.as_str())),
+        claims,
+        &covered,
+    );
     let mut files: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
     for (id, tag, origin) in labels {
         let mut words = tag.split_whitespace();
@@ -785,10 +809,9 @@ pub fn elements_report(
             .map(|r| r.name.as_str())
             .collect();
         let reached = runs.iter().any(|r| r.reached.contains(id));
-        // Ignored: pruned within the criterion and not pending, so that the score is the
-        // cleaned coverage of the mutants kept.
-        let ignored = classes[id].pruned() && pending_subsumed(*id, claims, &covered).is_none();
-        let (status, reason) = match claims.get(id).filter(|_| ignored) {
+        // Ignored: no objective any more, so that the score is the cleaned coverage of the
+        // mutants kept.
+        let (status, reason) = match claims.get(id).filter(|_| !kept.contains(id)) {
             Some(Claim::Infeasible) => (
                 "Ignored",
                 Some("equivalent mutant (proved infeasible)".to_string()),

@@ -232,32 +232,38 @@ impl Counts {
     }
 }
 
+/// The `all` row: every criterion taken as one set.
+pub fn together(facts: &[Fact]) -> Counts {
+    let mut all = Counts::named("all");
+    for class in classify_together(facts).into_values() {
+        all.add(class);
+    }
+    all
+}
+
 /// One row per criterion (sorted by name), then `all` when there are several criteria.
 pub fn per_criterion(facts: &[Fact]) -> Vec<Counts> {
     let classes = classify(facts);
-    let together = classify_together(facts);
     let mut per: BTreeMap<&str, Counts> = BTreeMap::new();
-    let mut all = Counts::named("all");
     for f in facts {
         let c = criterion_of(f.tag);
         per.entry(c)
             .or_insert_with(|| Counts::named(c))
             .add(classes[&f.id]);
-        all.add(together[&f.id]);
     }
     let several = per.len() > 1;
     let mut out: Vec<Counts> = per.into_values().collect();
     if several {
-        out.push(all);
+        out.push(together(facts));
     }
     out
 }
 
-/// The text table of counts: one line per row, columns named as in the README's glossary.
-pub fn counts_text(rows: &[Counts]) -> String {
+/// The text table of counts: one line per row, columns named as in the README's glossary;
+/// the first column is headed `first` and `width` characters wide.
+pub fn counts_text(rows: &[Counts], first: &str, width: usize) -> String {
     let mut out = format!(
-        "{:<9} {:>7} {:>10} {:>8} {:>8} {:>8} {:>7} {:>6} {:>8} {:>8}\n",
-        "criterion",
+        "{first:<width$} {:>7} {:>10} {:>8} {:>8} {:>8} {:>7} {:>6} {:>8} {:>8}\n",
         "labels",
         "infeasible",
         "dup(s2)",
@@ -270,7 +276,7 @@ pub fn counts_text(rows: &[Counts]) -> String {
     );
     for r in rows {
         out.push_str(&format!(
-            "{:<9} {:>7} {:>10} {:>8} {:>8} {:>8} {:>7} {:>5.1}% {:>8} {:>8}\n",
+            "{:<width$} {:>7} {:>10} {:>8} {:>8} {:>8} {:>7} {:>5.1}% {:>8} {:>8}\n",
             r.name,
             r.labels,
             r.infeasible,

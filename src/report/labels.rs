@@ -21,6 +21,11 @@ pub struct LabelRow {
 }
 
 impl LabelRow {
+    /// Whether a `measure` run recorded coverage in this row (covered, or covering tests).
+    pub fn is_measured(&self) -> bool {
+        self.status == "covered" || !self.drivers.trim().is_empty()
+    }
+
     /// A row covprune writes for a label the file did not list.
     pub fn unknown(id: u64, tag: &str, origin_loc: &str) -> LabelRow {
         LabelRow {

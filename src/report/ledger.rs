@@ -238,10 +238,11 @@ pub fn base_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// The functions whose labels a ledger leaves unknown for a reason of the function's own: not
-/// analysed (with why), and over their budget (with how many labels), each sorted by name.
-pub fn undecided_functions(
-    labels: &[LedgerLabel],
+/// The functions whose labels are left unknown for a reason of the function's own, from each
+/// label's (function, status): not analysed (with why), and over their budget (with how many
+/// labels), each sorted by name.
+pub fn undecided_functions<'a>(
+    labels: impl IntoIterator<Item = (&'a str, &'a Status)>,
 ) -> (
     Vec<crate::report::SkippedFunction>,
     Vec<crate::report::OverBudget>,
@@ -250,12 +251,12 @@ pub fn undecided_functions(
     use std::collections::BTreeMap;
     let mut skipped: BTreeMap<&str, &str> = BTreeMap::new();
     let mut over: BTreeMap<&str, usize> = BTreeMap::new();
-    for l in labels {
-        match l.status.reason() {
+    for (function, status) in labels {
+        match status.reason() {
             Some(Reason::NotAnalysed { function, why }) => {
                 skipped.insert(function, why);
             }
-            Some(Reason::FunctionBudget) => *over.entry(l.function.as_str()).or_default() += 1,
+            Some(Reason::FunctionBudget) => *over.entry(function).or_default() += 1,
             _ => {}
         }
     }

@@ -202,24 +202,9 @@ impl PruneSummary {
             .map(|v| counts::Fact::of_status(v.id, &v.tag, &v.status, v.step))
             .collect();
         let criteria = counts::per_criterion(&facts);
-        let mut all = counts::Counts::named("all");
-        let together = counts::classify_together(&facts);
-        for f in &facts {
-            all.add(together[&f.id]);
-        }
-        let mut over_budget: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut skipped: BTreeMap<&str, String> = BTreeMap::new();
-        for v in verdicts {
-            match v.status.reason() {
-                Some(crate::prune::Reason::FunctionBudget) => {
-                    *over_budget.entry(v.function.as_str()).or_default() += 1;
-                }
-                Some(crate::prune::Reason::NotAnalysed { function, why }) => {
-                    skipped.insert(function.as_str(), why.clone());
-                }
-                _ => {}
-            }
-        }
+        let all = counts::together(&facts);
+        let (skipped, over_budget) =
+            ledger::undecided_functions(verdicts.iter().map(|v| (v.function.as_str(), &v.status)));
         PruneSummary {
             labels: all.labels,
             infeasible: all.infeasible,
@@ -240,20 +225,8 @@ impl PruneSummary {
             step3_by_transitivity: stats.by_transitivity,
             total_ms,
             criteria,
-            over_budget: over_budget
-                .into_iter()
-                .map(|(function, labels)| OverBudget {
-                    function: function.to_string(),
-                    labels,
-                })
-                .collect(),
-            skipped: skipped
-                .into_iter()
-                .map(|(function, why)| SkippedFunction {
-                    function: function.to_string(),
-                    why,
-                })
-                .collect(),
+            over_budget,
+            skipped,
         }
     }
 
@@ -308,7 +281,7 @@ impl PruneSummary {
     /// One row per criterion, as in the paper's Figure 6 (step times are summed over workers),
     /// then the functions left undecided.
     pub fn to_text(&self) -> String {
-        let mut out = counts::counts_text(&self.criteria);
+        let mut out = counts::counts_text(&self.criteria, "criterion", 9);
         if self.criteria.iter().any(|c| c.across > 0) {
             out.push_str("pruned: infeasible, duplicate or subsumed within the criterion; +across: redundant only through labels of other criteria (kept)\n");
         }

@@ -159,11 +159,7 @@ fn refuse_measured(path: &std::path::Path) -> Result<()> {
     let Ok(existing) = crate::report::labels::read(path) else {
         return Ok(());
     };
-    let measured = existing
-        .rows
-        .iter()
-        .filter(|r| r.status == "covered" || !r.drivers.trim().is_empty())
-        .count();
+    let measured = existing.rows.iter().filter(|r| r.is_measured()).count();
     if measured > 0 {
         return Err(anyhow::anyhow!(
             "{} records measured coverage ({measured} covered label(s)): annotating again would replace it; write elsewhere with -o DIR, or pass --force",

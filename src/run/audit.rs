@@ -123,11 +123,9 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
         )?;
     }
     // Coverage, when a `measure` run recorded it in the labels file.
-    let measured = labels_file.as_ref().filter(|lf| {
-        lf.rows
-            .iter()
-            .any(|r| r.status == "covered" || !r.drivers.trim().is_empty())
-    });
+    let measured = labels_file
+        .as_ref()
+        .filter(|lf| lf.rows.iter().any(|r| r.is_measured()));
     let coverage = measured.map(|lf| {
         let list: Vec<(u64, String)> = lf.rows.iter().map(|r| (r.id, r.tag.clone())).collect();
         let covered: std::collections::BTreeSet<u64> = lf

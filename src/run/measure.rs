@@ -444,7 +444,12 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
             let ledger = ledger::read_bound(p, &opts.file, labels_exist.then_some(&ids[..]))?;
             (
                 measure::claims_from_ledger(&ledger),
-                ledger::undecided_functions(&ledger.labels),
+                ledger::undecided_functions(
+                    ledger
+                        .labels
+                        .iter()
+                        .map(|l| (l.function.as_str(), &l.status)),
+                ),
             )
         }
         None => Default::default(),
@@ -619,13 +624,11 @@ fn uncovered_objectives(
     covered: &BTreeSet<u64>,
     file: &Path,
 ) -> Vec<Uncovered> {
-    use crate::report::counts::{classify, Class, Fact};
-    let facts: Vec<Fact> = labels_file
-        .rows
-        .iter()
-        .map(|r| Fact::of_claim(r.id, &r.tag, claims.get(&r.id)))
-        .collect();
-    let classes = classify(&facts);
+    let kept = measure::objectives(
+        labels_file.rows.iter().map(|r| (r.id, r.tag.as_str())),
+        claims,
+        covered,
+    );
     let name = super::file_name(file);
     let mut at: BTreeMap<u64, (String, String)> = BTreeMap::new();
     for f in &program.functions {
@@ -640,13 +643,7 @@ fn uncovered_objectives(
     labels_file
         .rows
         .iter()
-        .filter(|r| !covered.contains(&r.id))
-        .filter(|r| {
-            let class = classes[&r.id];
-            !class.pruned()
-                || (class == Class::Subsumed
-                    && measure::pending_subsumed(r.id, claims, covered).is_some())
-        })
+        .filter(|r| kept.contains(&r.id) && !covered.contains(&r.id))
         .map(|r| {
             let (loc, predicate) = at.get(&r.id).cloned().unwrap_or_default();
             Uncovered {

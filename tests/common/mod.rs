@@ -26,3 +26,16 @@ pub fn annotate(example: &str, criteria: &str, dir: &Path) -> PathBuf {
 pub fn annotate_cc_mcc_wm(example: &str, dir: &Path) -> PathBuf {
     annotate(example, "CC,MCC,WM", dir)
 }
+
+/// Annotates `example` with CC, MCC and WM into `dir` and prunes it (one worker); returns the
+/// annotated file.
+pub fn pruned_cc_mcc_wm(example: &str, dir: &Path) -> PathBuf {
+    let file = annotate_cc_mcc_wm(example, dir);
+    covprune()
+        .arg("prune")
+        .arg(&file)
+        .args(["--no-progress", "--jobs", "1"])
+        .assert()
+        .success();
+    file
+}

@@ -5,12 +5,14 @@
 //! value or a havoc with a diagnostic, and a function it cannot lower at all is skipped and
 //! listed in [`Program::skipped`].
 
+mod literals;
 mod lower;
 mod noreturn;
 pub mod oldc;
 pub mod preprocess;
 pub mod sites;
 pub mod source;
+mod syntax;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

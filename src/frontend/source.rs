@@ -123,8 +123,20 @@ pub fn prepare(raw: &[u8], main_file: &str) -> PreparedSource {
     }
 }
 
+/// Whether a line is a line marker: `# 12 "file" flags` as `cc -E` writes them, or `#line 12`.
+pub fn is_line_marker(line: &[u8]) -> bool {
+    let trimmed = line.trim_ascii_start();
+    trimmed.first() == Some(&b'#') && {
+        let rest = trimmed[1..].trim_ascii_start();
+        rest.first().is_some_and(u8::is_ascii_digit) || rest.starts_with(b"line ")
+    }
+}
+
 /// `# 12 "file" flags` or `#line 12 "file"`: the line number of the next line and the file.
 fn parse_marker(line: &[u8]) -> Option<(u32, Option<String>)> {
+    if !is_line_marker(line) {
+        return None;
+    }
     let s = std::str::from_utf8(line).ok()?.trim_start();
     let rest = s.strip_prefix('#')?.trim_start();
     let rest = rest.strip_prefix("line").unwrap_or(rest).trim_start();

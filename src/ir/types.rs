@@ -341,6 +341,64 @@ pub fn usual_arithmetic(a: IntKind, b: IntKind) -> IntKind {
     }
 }
 
+/// The rank of a real floating kind (C11 6.3.1.8): `float` < `double` < `long double`.
+pub fn float_rank(kind: FloatKind) -> u8 {
+    match kind {
+        FloatKind::Float => 1,
+        FloatKind::Double => 2,
+        FloatKind::LongDouble => 3,
+    }
+}
+
+/// The type both operands convert to when at least one is floating (C11 6.3.1.8): the floating
+/// kind of higher rank (an integer operand takes the other's); `double` when neither is.
+pub fn float_common(a: &CType, b: &CType) -> CType {
+    let rank = |t: &CType| match t {
+        CType::Float(k) => float_rank(*k),
+        _ => 0,
+    };
+    let (ra, rb) = (rank(a), rank(b));
+    match (a, b) {
+        (CType::Float(x), _) if ra >= rb => CType::Float(*x),
+        (_, CType::Float(y)) => CType::Float(*y),
+        _ => CType::Float(FloatKind::Double),
+    }
+}
+
+/// The common type of two arithmetic operands (C11 6.3.1.8); None when either is not
+/// arithmetic.
+pub fn arithmetic_common(a: &CType, b: &CType) -> Option<CType> {
+    match (a, b) {
+        (CType::Int(x), CType::Int(y)) => Some(CType::Int(usual_arithmetic(*x, *y))),
+        (x, y) if x.is_arithmetic() && y.is_arithmetic() => Some(float_common(x, y)),
+        _ => None,
+    }
+}
+
+/// The type of `c ? a : b` (C11 6.5.15).
+pub fn conditional_type(a: &CType, b: &CType) -> CType {
+    if let Some(t) = arithmetic_common(a, b) {
+        return t;
+    }
+    match (a, b) {
+        (CType::Pointer(p), CType::Pointer(q)) => {
+            if **p == CType::Void || **q == CType::Void {
+                CType::ptr_to(CType::Void)
+            } else {
+                a.clone()
+            }
+        }
+        (CType::Pointer(_), CType::Int(_)) => a.clone(),
+        (CType::Int(_), CType::Pointer(_)) => b.clone(),
+        (CType::Array(e, _), _) | (_, CType::Array(e, _)) => CType::Pointer(e.clone()),
+        (CType::Function(_), _) => CType::ptr_to(a.clone()),
+        (_, CType::Function(_)) => CType::ptr_to(b.clone()),
+        (x, y) if x == y => x.clone(),
+        (CType::Void, _) | (_, CType::Void) => CType::Void,
+        _ => CType::Unknown,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -380,5 +438,27 @@ mod tests {
         assert_eq!(IntKind::Long.bits(), 64);
         assert_eq!(IntKind::Int.bits(), 32);
         assert!(IntKind::Char.is_signed());
+    }
+
+    #[test]
+    fn floating_operands_take_the_higher_rank() {
+        let f = CType::Float(FloatKind::Float);
+        let d = CType::Float(FloatKind::Double);
+        let ld = CType::Float(FloatKind::LongDouble);
+        let i = CType::Int(IntKind::Long);
+        assert_eq!(arithmetic_common(&f, &d), Some(d.clone()));
+        assert_eq!(arithmetic_common(&ld, &d), Some(ld.clone()));
+        assert_eq!(arithmetic_common(&i, &f), Some(f.clone()));
+        assert_eq!(arithmetic_common(&f, &i), Some(f.clone()));
+        assert_eq!(
+            arithmetic_common(&CType::Int(IntKind::UChar), &CType::Int(IntKind::Short)),
+            Some(CType::Int(IntKind::Int))
+        );
+        assert_eq!(arithmetic_common(&CType::ptr_to(CType::Void), &i), None);
+        assert_eq!(conditional_type(&i, &d), d);
+        assert_eq!(
+            conditional_type(&CType::ptr_to(CType::Void), &CType::ptr_to(i.clone())),
+            CType::ptr_to(CType::Void)
+        );
     }
 }

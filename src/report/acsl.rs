@@ -6,6 +6,7 @@
 //! reports repeat, so that answers map back to labels.
 
 use crate::frontend::sites::{label_calls, LabelCall};
+use crate::frontend::source::is_line_marker;
 
 #[derive(Clone, Debug)]
 pub struct AcslOptions {
@@ -108,11 +109,7 @@ fn parse_id(id: &str) -> Option<u64> {
 fn blank_line_markers(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for l in text.split_inclusive('\n') {
-        let t = l.trim_start();
-        let rest = t.strip_prefix('#').map(str::trim_start);
-        let marker = rest
-            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()) || r.starts_with("line "));
-        if marker {
+        if is_line_marker(l.as_bytes()) {
             if l.ends_with('\n') {
                 out.push('\n');
             }

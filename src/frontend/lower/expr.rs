@@ -4,8 +4,10 @@
 use tree_sitter::Node;
 
 use super::{Lowerer, Symbol};
+use crate::frontend::literals::{decode_literal, parse_number, Number};
+use crate::frontend::syntax::has_effects;
 use crate::ir::consteval;
-use crate::ir::types::{promote, usual_arithmetic};
+use crate::ir::types::{conditional_type, float_common, promote, usual_arithmetic};
 use crate::ir::*;
 
 /// GCC builtins without effects on memory: their value is unconstrained (not modelled).
@@ -850,7 +852,7 @@ impl<'s> Lowerer<'s> {
                 e.kind,
                 ExprKind::FuncAddr(_) | ExprKind::Str(_) | ExprKind::AddrOf(_)
             )
-            || !has_side_effects(later)
+            || !has_effects(later)
             || self.fs.is_none()
             || e.ty.is_aggregate()
             || e.ty == CType::Void
@@ -1373,7 +1375,7 @@ impl<'s> Lowerer<'s> {
         for (i, a) in arg_nodes.iter().enumerate() {
             let e = self.expr(*a);
             let e = match arg_nodes.get(i + 1..) {
-                Some(rest) if rest.iter().any(|n| has_side_effects(*n)) => {
+                Some(rest) if rest.iter().any(|n| has_effects(*n)) => {
                     let later = rest[0];
                     self.spill_if_later_effects(e, later)
                 }
@@ -1627,26 +1629,6 @@ impl<'s> Lowerer<'s> {
     }
 }
 
-/// True when evaluating the expression may have a side effect (assignment, increment, call,
-/// statement expression, inline assembly).
-pub(super) fn has_side_effects(node: Node) -> bool {
-    match node.kind() {
-        "assignment_expression"
-        | "update_expression"
-        | "call_expression"
-        | "gnu_asm_expression"
-        | "compound_statement" => true,
-        "sizeof_expression" | "alignof_expression" | "offsetof_expression" => false,
-        "identifier" | "number_literal" | "string_literal" | "char_literal" | "true" | "false"
-        | "null" | "field_identifier" => false,
-        _ => {
-            let mut c = node.walk();
-            let r = node.named_children(&mut c).any(has_side_effects);
-            r
-        }
-    }
-}
-
 fn binop_of(op: &str) -> Option<BinOp> {
     Some(match op {
         "+" => BinOp::Add,
@@ -1671,44 +1653,6 @@ fn binop_of(op: &str) -> Option<BinOp> {
     })
 }
 
-fn float_common(a: &CType, b: &CType) -> CType {
-    let rank = |t: &CType| match t {
-        CType::Float(FloatKind::LongDouble) => 3,
-        CType::Float(FloatKind::Double) => 2,
-        CType::Float(FloatKind::Float) => 1,
-        _ => 0,
-    };
-    let r = rank(a).max(rank(b));
-    CType::Float(match r {
-        3 => FloatKind::LongDouble,
-        1 => FloatKind::Float,
-        _ => FloatKind::Double,
-    })
-}
-
-/// The type of `c ? a : b` (C11 6.5.15).
-fn conditional_type(a: &CType, b: &CType) -> CType {
-    match (a, b) {
-        (CType::Int(x), CType::Int(y)) => CType::Int(usual_arithmetic(*x, *y)),
-        (x, y) if x.is_arithmetic() && y.is_arithmetic() => float_common(x, y),
-        (CType::Pointer(p), CType::Pointer(q)) => {
-            if **p == CType::Void || **q == CType::Void {
-                CType::ptr_to(CType::Void)
-            } else {
-                a.clone()
-            }
-        }
-        (CType::Pointer(_), CType::Int(_)) => a.clone(),
-        (CType::Int(_), CType::Pointer(_)) => b.clone(),
-        (CType::Array(e, _), _) | (_, CType::Array(e, _)) => CType::Pointer(e.clone()),
-        (CType::Function(_), _) => CType::ptr_to(a.clone()),
-        (_, CType::Function(_)) => CType::ptr_to(b.clone()),
-        (x, y) if x == y => x.clone(),
-        (CType::Void, _) | (_, CType::Void) => CType::Void,
-        _ => CType::Unknown,
-    }
-}
-
 /// Folds an operation on constants into a constant.
 pub(super) fn fold(e: Expr) -> Expr {
     match &e.kind {
@@ -1719,162 +1663,5 @@ pub(super) fn fold(e: Expr) -> Expr {
             }
         }
         _ => e,
-    }
-}
-
-pub(super) enum Number {
-    Int(i128, IntKind),
-    Float(f64, FloatKind),
-}
-
-/// Reads a C number literal with its type (C11 6.4.4.1, LP64).
-pub(super) fn parse_number(text: &str) -> Option<Number> {
-    let lower = text.to_ascii_lowercase();
-    let is_hex = lower.starts_with("0x");
-    let is_float = if is_hex {
-        lower.contains('.') || lower.contains('p')
-    } else {
-        lower.contains('.') || lower.contains('e')
-    };
-    if is_float {
-        let body = lower.trim_end_matches(['f', 'l']);
-        let kind = if lower.ends_with('f') {
-            FloatKind::Float
-        } else if lower.ends_with('l') {
-            FloatKind::LongDouble
-        } else {
-            FloatKind::Double
-        };
-        let v = if is_hex {
-            0.0
-        } else {
-            body.parse::<f64>().unwrap_or(0.0)
-        };
-        return Some(Number::Float(v, kind));
-    }
-    let digits_end = lower.find(['u', 'l']).unwrap_or(lower.len());
-    let (digits, suffix) = lower.split_at(digits_end);
-    let (radix, body) = if let Some(h) = digits.strip_prefix("0x") {
-        (16, h)
-    } else if let Some(b) = digits.strip_prefix("0b") {
-        (2, b)
-    } else if digits.len() > 1 && digits.starts_with('0') {
-        (8, &digits[1..])
-    } else {
-        (10, digits)
-    };
-    let value = u128::from_str_radix(body, radix).ok()?;
-    let unsigned = suffix.contains('u');
-    let longs = suffix.matches('l').count();
-    let decimal = radix == 10;
-    let candidates: &[IntKind] = match (unsigned, longs, decimal) {
-        (false, 0, true) => &[IntKind::Int, IntKind::Long],
-        (false, 0, false) => &[IntKind::Int, IntKind::UInt, IntKind::Long, IntKind::ULong],
-        (true, 0, _) => &[IntKind::UInt, IntKind::ULong],
-        (false, 1, true) => &[IntKind::Long],
-        (false, 1, false) => &[IntKind::Long, IntKind::ULong],
-        (true, 1, _) => &[IntKind::ULong],
-        (false, _, true) => &[IntKind::LongLong],
-        (false, _, false) => &[IntKind::LongLong, IntKind::ULongLong],
-        (true, _, _) => &[IntKind::ULongLong],
-    };
-    for k in candidates {
-        let max: u128 = if k.is_signed() {
-            (1u128 << (k.bits() - 1)) - 1
-        } else {
-            (1u128 << k.bits()) - 1
-        };
-        if value <= max {
-            return Some(Number::Int(value as i128, *k));
-        }
-    }
-    // Too large for its candidates: GCC gives it an unsigned type.
-    (value <= u128::from(u64::MAX)).then_some(Number::Int(value as i128, IntKind::ULong))
-}
-
-/// The bytes of a string or character literal, escapes decoded (prefix and quotes removed).
-pub(super) fn decode_literal(text: &[u8]) -> Vec<u8> {
-    let start = text
-        .iter()
-        .position(|b| !matches!(b, b'L' | b'u' | b'U' | b'8'))
-        .unwrap_or(text.len());
-    let t = &text[start..];
-    let bytes: &[u8] = if t.len() >= 2 {
-        &t[1..t.len() - 1]
-    } else {
-        &[]
-    };
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'\\' || i + 1 >= bytes.len() {
-            out.push(bytes[i]);
-            i += 1;
-            continue;
-        }
-        i += 1;
-        let c = bytes[i];
-        i += 1;
-        match c {
-            b'n' => out.push(b'\n'),
-            b't' => out.push(b'\t'),
-            b'r' => out.push(b'\r'),
-            b'a' => out.push(7),
-            b'b' => out.push(8),
-            b'f' => out.push(12),
-            b'v' => out.push(11),
-            b'e' | b'E' => out.push(27),
-            b'x' => {
-                let start = i;
-                while i < bytes.len() && bytes[i].is_ascii_hexdigit() {
-                    i += 1;
-                }
-                let digits = std::str::from_utf8(&bytes[start..i]).unwrap_or("0");
-                let v = u32::from_str_radix(digits, 16).unwrap_or(0);
-                out.push(v as u8);
-            }
-            b'0'..=b'7' => {
-                let start = i - 1;
-                while i < bytes.len() && i - start < 3 && (b'0'..=b'7').contains(&bytes[i]) {
-                    i += 1;
-                }
-                let digits = std::str::from_utf8(&bytes[start..i]).unwrap_or("0");
-                let v = u32::from_str_radix(digits, 8).unwrap_or(0);
-                out.push(v as u8);
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn int(text: &str) -> (i128, IntKind) {
-        match parse_number(text) {
-            Some(Number::Int(v, k)) => (v, k),
-            _ => panic!("{text} is not an integer literal"),
-        }
-    }
-
-    #[test]
-    fn integer_literal_types_follow_c11() {
-        assert_eq!(int("1"), (1, IntKind::Int));
-        assert_eq!(int("2147483648"), (2_147_483_648, IntKind::Long));
-        assert_eq!(int("0xFFFFFFFF"), (4_294_967_295, IntKind::UInt));
-        assert_eq!(int("10u"), (10, IntKind::UInt));
-        assert_eq!(int("10UL"), (10, IntKind::ULong));
-        assert_eq!(int("017"), (15, IntKind::Int));
-        assert_eq!(int("0"), (0, IntKind::Int));
-        assert_eq!(int("1LL"), (1, IntKind::LongLong));
-    }
-
-    #[test]
-    fn escapes_decode() {
-        assert_eq!(decode_literal(br#""a\n\x41\101\0""#), b"a\nAA\0".to_vec());
-        assert_eq!(decode_literal(br"'\''"), b"'".to_vec());
-        assert_eq!(decode_literal(b"\"caf\xe9\""), b"caf\xe9".to_vec());
     }
 }

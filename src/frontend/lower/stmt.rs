@@ -3,8 +3,8 @@
 
 use tree_sitter::Node;
 
-use super::expr::has_side_effects;
 use super::{Lowerer, SwitchState, Symbol};
+use crate::frontend::syntax::has_effects;
 use crate::ir::*;
 
 impl<'s> Lowerer<'s> {
@@ -503,12 +503,12 @@ impl<'s> Lowerer<'s> {
         let tag = args
             .get(2)
             .map(|t| {
-                let bytes = super::expr::decode_literal(&self.text[t.byte_range()]);
+                let bytes = crate::frontend::literals::decode_literal(&self.text[t.byte_range()]);
                 String::from_utf8_lossy(&bytes).into_owned()
             })
             .unwrap_or_default();
         let text = one_line(self.node_text(*pred_node));
-        let pred = if has_side_effects(*pred_node) {
+        let pred = if has_effects(*pred_node) {
             self.fallback(
                 *pred_node,
                 FallbackKind::ImpurePredicate,

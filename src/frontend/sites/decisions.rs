@@ -23,8 +23,8 @@ use tree_sitter::Node;
 
 use covprune_encoders::Cond;
 
-use super::typing;
 use crate::frontend::preprocess::ConditionalMacro;
+use crate::frontend::syntax::{self, callee, has_effects, has_effects_beyond, is_pure_macro_use};
 
 /// One decision to label: its condition, the guard of each atom (see
 /// `covprune_encoders::Decision::atom_guards`) and the condition under which the program
@@ -129,10 +129,10 @@ impl Tree {
         }
         Tree::Atom {
             range: (node.start_byte(), node.end_byte()),
-            text: typing::flat(node, text),
+            text: syntax::flat(node, text),
             effects: has_effects_beyond(node, text, pure),
             safe: cannot_trap(node, text, pure),
-            divisors: typing::division_guards(node, text),
+            divisors: syntax::division_guards(node, text),
         }
     }
 
@@ -243,45 +243,6 @@ pub fn macro_is_pure(m: &ConditionalMacro) -> bool {
         i += 1;
     }
     true
-}
-
-/// [`has_effects`], except that uses of the `pure` macros with arguments free of effects
-/// have none.
-pub(super) fn has_effects_beyond(node: Node, text: &[u8], pure: &[String]) -> bool {
-    if node.kind() == "call_expression" && is_pure_macro_use(node, text, pure) {
-        let mut c = node.walk();
-        let args: Vec<Node> = node
-            .child_by_field_name("arguments")
-            .map(|a| a.named_children(&mut c).collect())
-            .unwrap_or_default();
-        return args.into_iter().any(|a| has_effects_beyond(a, text, pure));
-    }
-    match node.kind() {
-        "assignment_expression"
-        | "update_expression"
-        | "call_expression"
-        | "compound_statement"
-        | "gnu_asm_expression" => true,
-        "sizeof_expression" => false,
-        _ => {
-            let mut c = node.walk();
-            let r = node
-                .named_children(&mut c)
-                .any(|n| has_effects_beyond(n, text, pure));
-            r
-        }
-    }
-}
-
-fn is_pure_macro_use(node: Node, text: &[u8], pure: &[String]) -> bool {
-    !pure.is_empty() && callee(node, text).is_some_and(|name| pure.iter().any(|p| p == name))
-}
-
-/// The name a call expression calls directly (`f` in `f(x)`), if any.
-pub(super) fn callee<'t>(call: Node, text: &'t [u8]) -> Option<&'t str> {
-    call.child_by_field_name("function")
-        .filter(|f| f.kind() == "identifier")
-        .and_then(|f| f.utf8_text(text).ok())
 }
 
 impl Temps {
@@ -485,7 +446,7 @@ fn evaluation(tree: &Tree, name: &dyn Fn(&Tree) -> String, src: &[u8]) -> String
 
 /// `(c)` → `c`, repeatedly.
 pub fn peel(mut node: Node) -> Node {
-    while let Some(inner) = typing::sole_operand(node) {
+    while let Some(inner) = syntax::sole_operand(node) {
         node = inner;
     }
     node
@@ -496,13 +457,6 @@ fn operator(node: Node, text: &[u8]) -> String {
         .and_then(|o| o.utf8_text(text).ok())
         .unwrap_or("")
         .to_string()
-}
-
-/// Assignments, increments, calls, GNU statement expressions and asm: evaluating the
-/// expression a second time (in a label) could change the program.
-pub fn has_effects(node: Node) -> bool {
-    // With no pure macro, the text is never read.
-    has_effects_beyond(node, &[], &[])
 }
 
 /// Evaluating `node` in any state cannot trap: it reads variables and constants only, with
@@ -628,7 +582,7 @@ fn evaluated_first(
                     if has_effects(cond) {
                         return None;
                     }
-                    let c = typing::flat(cond, text);
+                    let c = syntax::flat(cond, text);
                     guards.push(if is("consequence") {
                         c
                     } else {
@@ -644,7 +598,7 @@ fn evaluated_first(
                         return None;
                     }
                     if logical {
-                        let l = typing::flat(parent.child_by_field_name("left")?, text);
+                        let l = syntax::flat(parent.child_by_field_name("left")?, text);
                         guards.push(if op == "&&" { l } else { format!("!({l})") });
                     }
                 } else if !logical && !field_pure("right") {

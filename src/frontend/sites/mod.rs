@@ -13,8 +13,8 @@ use tree_sitter::Node;
 
 use covprune_encoders::Expr;
 
+use crate::frontend::syntax::{self, has_effects};
 use crate::ir::Program;
-use decisions::has_effects;
 pub use decisions::{Hoist, Plan, PlannedDecision};
 pub use typing::TypeEnv;
 
@@ -243,12 +243,7 @@ fn blank_line_markers(text: &[u8]) -> Option<Vec<u8>> {
             .position(|b| *b == b'\n')
             .map_or(text.len(), |p| start + p);
         let line = &text[start..end];
-        let trimmed = line.trim_ascii_start();
-        let is_marker = trimmed.first() == Some(&b'#') && {
-            let rest = trimmed[1..].trim_ascii_start();
-            rest.first().is_some_and(u8::is_ascii_digit) || rest.starts_with(b"line ")
-        };
-        if is_marker {
+        if crate::frontend::source::is_line_marker(line) {
             let o = out.get_or_insert_with(|| text.to_vec());
             o[start..end].fill(b' ');
         }
@@ -693,7 +688,7 @@ fn statement(
                 if !has_effects(e) && e.kind() != "comma_expression" {
                     let (value, t) = env.build(e, text);
                     site.exprs.push(env.as_returned(value, &t));
-                    site.return_value = Some(typing::flat(e, text));
+                    site.return_value = Some(syntax::flat(e, text));
                 }
             }
         }
@@ -1021,13 +1016,13 @@ fn update_steps(u: Node, text: &[u8], env: &TypeEnv) -> Vec<Expr> {
             _ => None,
         };
         match target.filter(|t| t.kind() == "identifier") {
-            Some(t) => written.push(typing::flat(t, text)),
+            Some(t) => written.push(syntax::flat(t, text)),
             None => return Vec::new(),
         }
     }
     let mut out = Vec::new();
     for (i, p) in parts.iter().enumerate() {
-        let reads_other = identifiers(&typing::flat(*p, text))
+        let reads_other = identifiers(&syntax::flat(*p, text))
             .any(|w| written.iter().enumerate().any(|(j, n)| j != i && n == w));
         if reads_other {
             return Vec::new();
@@ -1055,7 +1050,7 @@ impl CallValues<'_> {
         !self
             .calls
             .iter()
-            .any(|c| shown.contains(&typing::flat(*c, text)))
+            .any(|c| shown.contains(&syntax::flat(*c, text)))
     }
 }
 
@@ -1079,7 +1074,7 @@ fn call_values<'t>(
     for c in &calls {
         // Only calls of functions the program declares: `(T)(x)` with a typedef `T` the
         // parser does not know reads as a call, and a call through a pointer may be one too.
-        let name = decisions::callee(*c, text).filter(|n| env.return_type(n).is_some())?;
+        let name = syntax::callee(*c, text).filter(|n| env.return_type(n).is_some())?;
         if name.contains("setjmp") || name.starts_with("__builtin_va") {
             return None;
         }
@@ -1091,7 +1086,7 @@ fn call_values<'t>(
             }
             reads_of(args, text, env, &mut e);
             for n in inner {
-                e.absorb(&sites.effects.call(decisions::callee(n, text)));
+                e.absorb(&sites.effects.call(syntax::callee(n, text)));
             }
         }
         call_effects.push(e);
@@ -1111,7 +1106,7 @@ fn call_values<'t>(
         hoist
             .decls
             .push_str(&format!("__auto_type {name} = {call_text}; "));
-        let ret = decisions::callee(*c, text)
+        let ret = syntax::callee(*c, text)
             .and_then(|n| env.return_type(n))
             .unwrap_or(crate::ir::CType::Unknown);
         hoist
@@ -1311,7 +1306,7 @@ fn constant_names(root: Node, text: &[u8], seen: &[(String, String)]) -> typing:
         match n.kind() {
             "enumerator" => {
                 if let Some(name) = n.child_by_field_name("name") {
-                    names.insert(typing::flat(name, text), covprune_encoders::Ty::Int);
+                    names.insert(syntax::flat(name, text), covprune_encoders::Ty::Int);
                 }
             }
             "preproc_def" => {
@@ -1319,7 +1314,7 @@ fn constant_names(root: Node, text: &[u8], seen: &[(String, String)]) -> typing:
                     n.child_by_field_name("name"),
                     n.child_by_field_name("value"),
                 ) {
-                    macros.push((typing::flat(name, text), typing::flat(value, text)));
+                    macros.push((syntax::flat(name, text), syntax::flat(value, text)));
                 }
                 continue;
             }
@@ -1434,11 +1429,8 @@ fn plan_statement(
                 .collect();
             // Only one initialiser may have effects, and it must come first, so that labels
             // placed around the declaration see what the program sees.
-            let effects = values
-                .iter()
-                .filter(|v| decisions::has_effects(**v))
-                .count();
-            if effects > 1 || (effects == 1 && !decisions::has_effects(values[0])) {
+            let effects = values.iter().filter(|v| syntax::has_effects(**v)).count();
+            if effects > 1 || (effects == 1 && !syntax::has_effects(values[0])) {
                 if values.iter().any(|v| has_conditional(*v, text)) {
                     sites
                         .skipped
@@ -1539,7 +1531,7 @@ fn has_conditional(node: Node, _text: &[u8]) -> bool {
 
 /// `(c)` → `c`.
 fn peel(node: Node) -> Node {
-    typing::sole_operand(node).unwrap_or(node)
+    syntax::sole_operand(node).unwrap_or(node)
 }
 
 /// The expression an assignment or increment computes, as mutation sees it: `x = e` gives
@@ -1629,7 +1621,7 @@ fn calls_in(
         "sizeof_expression" => return,
         "call_expression" if !conditional => {
             if let Some(f) = node.child_by_field_name("function") {
-                let name = typing::flat(f, text);
+                let name = syntax::flat(f, text);
                 if f.kind() == "identifier" && names.contains(&name) {
                     out.push(name);
                 }
@@ -1680,7 +1672,7 @@ fn decision(
     let inner = peel(cond_node);
     // Uses of pure macros (`Abs(x)`) read as their expansion; real effects are hoisted into
     // temporaries instead (see `decisions`).
-    if decisions::has_effects_beyond(inner, text, &sites.temps.pure_macros) {
+    if syntax::has_effects_beyond(inner, text, &sites.temps.pure_macros) {
         return None;
     }
     if inner.kind() == "comma_expression" || inner.kind() == "compound_statement" {

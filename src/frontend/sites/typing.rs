@@ -6,6 +6,8 @@ use tree_sitter::Node;
 
 use covprune_encoders::{BinOp, Expr, Ty, UnOp};
 
+use crate::frontend::literals::{parse_number, Number};
+use crate::frontend::syntax::{division_guards, flat, sole_operand};
 use crate::ir::{CType, FloatKind, Function, Program};
 
 /// Type knowledge for one function of a program (or none at all).
@@ -106,31 +108,6 @@ pub fn class(t: &CType) -> Ty {
     }
 }
 
-/// The expression inside `( e )`, comments aside (`(a /* why */)`); None for a statement
-/// expression or anything else.
-pub fn sole_operand(node: Node) -> Option<Node> {
-    if node.kind() != "parenthesized_expression" {
-        return None;
-    }
-    let mut c = node.walk();
-    let mut inner = node
-        .named_children(&mut c)
-        .filter(|n| n.kind() != "comment");
-    match (inner.next(), inner.next()) {
-        (Some(e), None) if e.kind() != "compound_statement" => Some(e),
-        _ => None,
-    }
-}
-
-/// The node's text on one line.
-pub fn flat(node: Node, text: &[u8]) -> String {
-    node.utf8_text(text)
-        .unwrap_or("0")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 impl TypeEnv<'_> {
     /// The type of a variable named `name` in this function: its locals (when all of that
     /// name agree), else a global.
@@ -192,7 +169,7 @@ impl TypeEnv<'_> {
     /// A use of a pure conditional macro with arguments free of effects, built from its
     /// expansion (parenthesised as the preprocessor leaves it).
     fn macro_use(&self, node: Node, text: &[u8]) -> Option<(Expr, CType)> {
-        let name = super::decisions::callee(node, text)?;
+        let name = super::syntax::callee(node, text)?;
         let m = self.constants.pure_macros.iter().find(|m| m.name == name)?;
         let args = node.child_by_field_name("arguments")?;
         let mut c = args.walk();
@@ -200,7 +177,7 @@ impl TypeEnv<'_> {
             .named_children(&mut c)
             .filter(|a| a.kind() != "comment")
             .collect();
-        if args.len() != m.params.len() || args.iter().any(|a| super::decisions::has_effects(*a)) {
+        if args.len() != m.params.len() || args.iter().any(|a| super::syntax::has_effects(*a)) {
             return None;
         }
         let expansion = super::decisions::Expansion::of(m, &args, text)?;
@@ -534,7 +511,7 @@ impl TypeEnv<'_> {
                         }
                         _ => (l, r, None),
                     },
-                    _ => match common_type(&lt, &rt) {
+                    _ => match crate::ir::types::arithmetic_common(&lt, &rt) {
                         Some(c) => {
                             let result = if op.is_relational() {
                                 CType::INT
@@ -591,29 +568,10 @@ impl TypeEnv<'_> {
     }
 }
 
-/// The type both operands of an arithmetic operator are converted to (C11 6.3.1.8), when
-/// both are arithmetic and known.
-fn common_type(a: &CType, b: &CType) -> Option<CType> {
-    use crate::ir::types::usual_arithmetic;
-    let rank = |k: &FloatKind| match k {
-        FloatKind::Float => 0,
-        FloatKind::Double => 1,
-        FloatKind::LongDouble => 2,
-    };
-    Some(match (a, b) {
-        (CType::Int(x), CType::Int(y)) => CType::Int(usual_arithmetic(*x, *y)),
-        (CType::Float(x), CType::Float(y)) => {
-            CType::Float(if rank(x) >= rank(y) { *x } else { *y })
-        }
-        (CType::Float(x), CType::Int(_)) | (CType::Int(_), CType::Float(x)) => CType::Float(*x),
-        _ => return None,
-    })
-}
-
 /// `l op= r` as CIL writes it: `l = l op r`, with the operands converted to their common type
 /// and the result to `l`'s.
 pub fn operated(op: BinOp, l: Expr, lt: &CType, r: Expr, rt: &CType) -> Expr {
-    match common_type(lt, rt) {
+    match crate::ir::types::arithmetic_common(lt, rt) {
         Some(c) => {
             let e = Expr::bin(op, converted(l, lt, &c), converted(r, rt, &c));
             converted(e, &c, lt)
@@ -658,76 +616,18 @@ fn cast_class(ty: &str) -> Ty {
     }
 }
 
-/// `(d) != 0` for each division or remainder in the subtree whose divisor is not a non-zero
-/// literal (`sizeof` operands are not evaluated, so they are skipped).
-pub fn division_guards(node: Node, text: &[u8]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![node];
-    while let Some(n) = stack.pop() {
-        if n.kind() == "sizeof_expression" {
-            continue;
-        }
-        if n.kind() == "binary_expression" {
-            let op = n
-                .child_by_field_name("operator")
-                .and_then(|o| o.utf8_text(text).ok());
-            if let (Some("/" | "%"), Some(r)) = (op, n.child_by_field_name("right")) {
-                let literal_nonzero = r.kind() == "number_literal"
-                    && flat(r, text)
-                        .trim_start_matches(['0', 'x', 'X'])
-                        .chars()
-                        .any(|c| c.is_ascii_digit() && c != '0');
-                if !literal_nonzero {
-                    let g = format!("({}) != 0", flat(r, text));
-                    if !out.contains(&g) {
-                        out.push(g);
-                    }
-                }
-            }
-        }
-        let mut c = n.walk();
-        let kids: Vec<Node> = n.named_children(&mut c).collect();
-        stack.extend(kids.into_iter().rev());
-    }
-    // Found outer first; an inner divisor must be checked before an outer one that contains it.
-    out.reverse();
-    out
-}
-
-/// A number literal without sign: its class and C type (decimal, hex, float; suffixes).
+/// A number literal without sign: its class and C type (C11 6.4.4, as the lowering reads it).
 fn literal(t: &str) -> (Expr, CType) {
-    let t = t.to_string();
-    let lower = t.to_ascii_lowercase();
-    let is_float = !lower.starts_with("0x") && (lower.contains('.') || lower.contains('e'))
-        || lower.starts_with("0x") && lower.contains('p');
-    if is_float {
-        (
-            Expr::Const {
-                text: t,
-                ty: Ty::Float,
-            },
-            CType::Float(FloatKind::Double),
-        )
-    } else {
-        // The literal's type from its suffix (a large decimal may be wider still;
-        // only the suffix is read).
-        use crate::ir::IntKind;
-        let unsigned = lower.contains('u');
-        let longs = lower.matches('l').count();
-        let kind = match (unsigned, longs) {
-            (false, 0) => IntKind::Int,
-            (true, 0) => IntKind::UInt,
-            (false, 1) => IntKind::Long,
-            (true, 1) => IntKind::ULong,
-            (false, _) => IntKind::LongLong,
-            (true, _) => IntKind::ULongLong,
-        };
-        (
-            Expr::Const {
-                text: t,
-                ty: Ty::Int,
-            },
-            CType::Int(kind),
-        )
-    }
+    let (ty, ctype) = match parse_number(t) {
+        Some(Number::Int(_, kind)) => (Ty::Int, CType::Int(kind)),
+        Some(Number::Float(_, kind)) => (Ty::Float, CType::Float(kind)),
+        None => (Ty::Unknown, CType::Unknown),
+    };
+    (
+        Expr::Const {
+            text: t.to_string(),
+            ty,
+        },
+        ctype,
+    )
 }

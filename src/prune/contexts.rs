@@ -18,7 +18,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::{step3, Asker, Budget, Outcome, Prover, Reason, RunStats, Step3Group};
+use super::asker::{Asker, Budget, MemoryShare, BUDGET_BACKSTOP};
+use super::step1::group_observation;
+use super::steps23::{step3, Step3Group};
+use super::{Outcome, Prover, Reason, RunStats};
 use crate::cfg::callgraph::{direct_callees, CallGraph};
 use crate::ir::{Callee, Function, Program, StmtKind};
 use crate::smt::{Backend, Session};
@@ -279,7 +282,7 @@ pub(super) fn prove_copies(
         facts: &vc.facts,
         exactness: &vc.exactness,
         index: FactIndex::new(&vc.facts),
-        memory: super::MemoryShare::of(&budget),
+        memory: MemoryShare::of(&budget),
         budget,
         stats: RunStats::default(),
     };
@@ -455,7 +458,7 @@ fn own_budget(asker: &Asker, per_ms: u64, ms: u64) -> Budget {
         Budget {
             start,
             wall: Some(std::time::Duration::from_millis(
-                ms * u64::from(super::BUDGET_BACKSTOP),
+                ms * u64::from(BUDGET_BACKSTOP),
             )),
             units: Some(asker.backend.work() + ms * per_ms),
         }
@@ -774,7 +777,7 @@ fn decide_copy(
             }
             continue;
         }
-        let (observe, group_models) = super::group_observation(
+        let (observe, group_models) = group_observation(
             l.id,
             groups,
             &group_of,

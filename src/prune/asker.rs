@@ -1,0 +1,417 @@
+//! The asker: one function's questions to the solver, with its encoding, its budget (time or
+//! resource units) and the share of it that questions with memory may spend.
+
+use std::time::Instant;
+
+use super::{Outcome, PruneConfig, Reason, RunStats};
+use crate::smt::{Backend, Memory, Query, Verdict};
+use crate::vc::cone::{needed_facts, FactIndex, MemoryReads};
+use crate::vc::encode::{Fact, LabelVc};
+use crate::vc::term::{Terms, T};
+
+/// What one function's questions share: the encoding's terms and facts, the solver, the
+/// function's budget and its counters.
+pub(super) struct Asker<'a> {
+    pub(super) backend: Box<dyn Backend>,
+    pub(super) terms: Terms,
+    pub(super) facts: &'a [Fact],
+    pub(super) exactness: &'a crate::vc::encode::Exactness,
+    pub(super) index: FactIndex,
+    pub(super) budget: Budget,
+    /// What the questions with memory may spend before one of them proves something.
+    pub(super) memory: MemoryShare,
+    pub(super) stats: RunStats,
+}
+
+/// The questions with the function's memory written out byte by byte may spend this share of
+/// the budget (a quarter) until one of them proves something; after that, the whole budget.
+/// On memory-heavy code they rarely prove and often run out of their limits: on four
+/// fortieths of SQLite, 2,777 such questions took 70% of the time and proved nothing, while
+/// the cheap questions the budget then left unasked found 130 more implications
+/// (2026-11-25). Where memory questions do prove (Siemens, OpenSSL, the memory harness), the
+/// first proof comes early and lifts the cap.
+pub(super) const MEMORY_SHARE_DIVISOR: u64 = 4;
+
+/// A question with the function's memory written out byte by byte gets this many times a
+/// question's resource units (the time limit stays the backstop), until one of the function's
+/// runs out of them; the share bounds what these questions spend in all. At the default
+/// limits, the memory harness's 40 programs with their external code left 31 of 246 labels on
+/// a limit with a quarter of the units, 12 with the whole (satisfiable questions whose models
+/// take 5 to 10 million units), 4 with twice and 2 with three times; on 200 programs, 13 of
+/// 1,327 with three times (2026-11-25). Real code pays in time: `artifacts/memory-units-scale.md`.
+pub(super) const MEMORY_QUESTION_UNITS_SCALE: u32 = 3;
+
+/// The share of a budget that questions with memory may spend before their first proof
+/// ([`MEMORY_SHARE_DIVISOR`]): in resource units when the budget is, else in wall time.
+pub(super) struct MemoryShare {
+    pub(super) cap_units: Option<u64>,
+    pub(super) cap_wall: Option<std::time::Duration>,
+    pub(super) spent_units: u64,
+    pub(super) spent_wall: std::time::Duration,
+    /// A question with memory proved something: only the budget bounds them now.
+    pub(super) earned: bool,
+    /// A question with memory ran out of its limits: the next ones get a question's own
+    /// resource units, not [`MEMORY_QUESTION_UNITS_SCALE`] times them.
+    pub(super) ran_out: bool,
+    pub(super) asked: u64,
+    pub(super) proved: u64,
+}
+
+impl MemoryShare {
+    pub(super) fn of(budget: &Budget) -> MemoryShare {
+        MemoryShare {
+            cap_units: budget.units.map(|u| u / MEMORY_SHARE_DIVISOR),
+            cap_wall: match budget.units {
+                Some(_) => None,
+                None => budget.wall.map(|w| w / MEMORY_SHARE_DIVISOR as u32),
+            },
+            spent_units: 0,
+            spent_wall: std::time::Duration::ZERO,
+            earned: false,
+            ran_out: false,
+            asked: 0,
+            proved: 0,
+        }
+    }
+
+    pub(super) fn spent(&self) -> bool {
+        !self.earned
+            && (self.cap_units.is_some_and(|c| self.spent_units >= c)
+                || self.cap_wall.is_some_and(|c| self.spent_wall >= c))
+    }
+
+    /// The resource units of the next question with memory, in questions' units.
+    pub(super) fn units_scale(&self) -> u32 {
+        if self.ran_out {
+            1
+        } else {
+            MEMORY_QUESTION_UNITS_SCALE
+        }
+    }
+
+    pub(super) fn record(&mut self, units: u64, wall: std::time::Duration, verdict: &Verdict) {
+        let proved = *verdict == Verdict::Proved;
+        self.ran_out |= matches!(verdict, Verdict::Unknown(_));
+        self.asked += 1;
+        self.spent_units = self.spent_units.saturating_add(units);
+        self.spent_wall = self.spent_wall.saturating_add(wall);
+        if proved {
+            self.proved += 1;
+            self.earned = true;
+        }
+    }
+}
+
+/// A function's budget: deterministic (resource units of the solver) when questions have a
+/// resource limit, with the wall clock as a backstop; the wall clock alone otherwise.
+pub(super) struct Budget {
+    pub(super) start: Instant,
+    pub(super) wall: Option<std::time::Duration>,
+    pub(super) units: Option<u64>,
+}
+
+/// With a deterministic budget, the wall-clock backstop is this many times the nominal one.
+pub(super) const BUDGET_BACKSTOP: u32 = 3;
+
+impl Budget {
+    /// A deterministic budget of `units`, with the wall-clock backstop.
+    pub(super) fn of_units(units: u64, per_ms: u64, start: Instant) -> Budget {
+        let nominal = std::time::Duration::from_millis(units / per_ms.max(1));
+        Budget {
+            start,
+            wall: Some(nominal * BUDGET_BACKSTOP),
+            units: Some(units),
+        }
+    }
+
+    /// A wall-clock budget.
+    pub(super) fn of_wall(wall: std::time::Duration, start: Instant) -> Budget {
+        Budget {
+            start,
+            wall: Some(wall),
+            units: None,
+        }
+    }
+
+    pub(super) fn new(config: &PruneConfig, start: Instant) -> Budget {
+        let s = config.function_budget_s;
+        if s == 0 {
+            return Budget {
+                start,
+                wall: None,
+                units: None,
+            };
+        }
+        let per_ms = config.solver.units_per_ms();
+        if per_ms > 0 {
+            Budget::of_units(s * 1000 * per_ms, per_ms, start)
+        } else {
+            Budget::of_wall(std::time::Duration::from_secs(s), start)
+        }
+    }
+}
+
+impl Asker<'_> {
+    /// Step 1 on one label: is `reach ∧ pred` unsatisfiable? With the label's co-reached group
+    /// (`observe`: the members' predicates, `models`: that group's models so far), a model
+    /// found is kept, as the members' values, for step 3; on a model, the values of `inputs`
+    /// are returned too.
+    pub(super) fn ask_step1_observing(
+        &mut self,
+        l: &LabelVc,
+        observe: &[T],
+        models: Option<&mut Vec<Vec<Option<u128>>>>,
+        inputs: &[T],
+    ) -> (Outcome, Option<Vec<Option<u128>>>) {
+        let goal = self.terms.and2(l.reach, l.pred);
+        self.stats.step1.queries += 1;
+        let all: Vec<T> = observe.iter().chain(inputs).copied().collect();
+        let (o, model) = self.decide(goal, &all);
+        let Some(mut m) = model.filter(|m| m.len() == all.len()) else {
+            return (o, None);
+        };
+        let input_values = m.split_off(observe.len());
+        if let Some(models) = models {
+            if !observe.is_empty() {
+                models.push(m);
+            }
+        }
+        (o, (!inputs.is_empty()).then_some(input_values))
+    }
+
+    /// [`Asker::ask_step1_observing`] with the label's cheap question only ([`Asker::decide_cheaply`]);
+    /// `None` when only its question with memory can decide.
+    pub(super) fn ask_step1_cheaply(
+        &mut self,
+        l: &LabelVc,
+        observe: &[T],
+        models: Option<&mut Vec<Vec<Option<u128>>>>,
+    ) -> Option<Outcome> {
+        let goal = self.terms.and2(l.reach, l.pred);
+        self.stats.step1.queries += 1;
+        let (o, model) = self.decide_cheaply(goal, observe)?;
+        if let (Some(m), Some(models)) = (model.filter(|m| m.len() == observe.len()), models) {
+            if !observe.is_empty() {
+                models.push(m);
+            }
+        }
+        Some(o)
+    }
+
+    /// Step 1's question with the function's memory ([`Asker::decide_with_memory`]).
+    pub(super) fn ask_step1_with_memory(&mut self, l: &LabelVc) -> Outcome {
+        let goal = self.terms.and2(l.reach, l.pred);
+        self.decide_with_memory(goal)
+    }
+
+    /// Step 2 on one label: is it always true when reached (`reach ∧ ¬pred` unsatisfiable)?
+    pub(super) fn ask_always_true(&mut self, l: &LabelVc) -> bool {
+        let np = self.terms.not(l.pred);
+        let goal = self.terms.and2(l.reach, np);
+        self.stats.step2.queries += 1;
+        matches!(self.decide(goal, &[]).0, Outcome::Infeasible)
+    }
+
+    /// Is label `l` covered whatever the encoding's unknowns are, once `inputs` (the root's
+    /// parameters, which its callers choose freely) take `values` (from a model of the
+    /// label)? That is, is `reach ∧ pred` false unsatisfiable with them fixed? The encoding
+    /// over-approximates every run, so the real run from those inputs is one of the runs that
+    /// all cover the label: a witness that the label is feasible, as far as the root's entry
+    /// is. A "no" proves nothing.
+    pub(super) fn witnessed(&mut self, l: &LabelVc, inputs: &[T], values: &[Option<u128>]) -> bool {
+        let goal = self.terms.and2(l.reach, l.pred);
+        let mut fixed = Vec::with_capacity(inputs.len());
+        for (&x, v) in inputs.iter().zip(values) {
+            // An input the model leaves out is not fixed: certain for all its values.
+            if let Some(v) = v {
+                let w = self.terms.width(x);
+                let c = self.terms.bv(w, *v);
+                fixed.push(self.terms.eq(x, c));
+            }
+        }
+        let uncovered = self.terms.not(goal);
+        fixed.push(uncovered);
+        let question = self.terms.and(&fixed);
+        self.stats.step1.queries += 1;
+        matches!(self.decide(question, &[]).0, Outcome::Infeasible)
+    }
+
+    /// Asks for a model of `l` with the values of `inputs`, then whether it is a run
+    /// ([`Asker::exact`], when `entry_free`) or those values witness it
+    /// ([`Asker::witnessed`]).
+    pub(super) fn witness(&mut self, l: &LabelVc, inputs: &[T], entry_free: bool) -> bool {
+        match self.ask_step1_observing(l, &[], None, inputs) {
+            (Outcome::Unknown(Reason::Satisfiable), values) => {
+                (entry_free && self.exact(l))
+                    || values.is_some_and(|v| self.witnessed(l, inputs, &v))
+            }
+            _ => false,
+        }
+    }
+
+    /// Is a model of `l` (reached, predicate true) a run that covers it? So when `l`'s
+    /// reachability and predicate depend on the entry state alone, with no over-approximation
+    /// on the way ([`crate::vc::encode::Exactness`]), and callers may choose any entry state
+    /// (the encoded function's callers are not all known; it is then as feasible as step 1
+    /// takes its entry to be: arguments, memory and globals arbitrary).
+    pub(super) fn exact(&mut self, l: &LabelVc) -> bool {
+        let goal = self.terms.and2(l.reach, l.pred);
+        self.exactness.exact(&self.terms, goal)
+    }
+
+    pub(super) fn over_budget(&self) -> bool {
+        self.budget.units.is_some_and(|u| self.backend.work() > u)
+            || self
+                .budget
+                .wall
+                .is_some_and(|w| self.budget.start.elapsed() > w)
+    }
+
+    /// Decides one question. Memory makes queries expensive, so a question that reads memory
+    /// is first asked with every memory read unconstrained (cheap; unsat there is a proof),
+    /// and only if that is satisfiable asked again with the byte-level memory, within the
+    /// memory questions' share of the budget ([`MemoryShare`]). Returns the verdict and, when
+    /// the full question was satisfiable, the model's values of `observe`.
+    pub(super) fn decide(
+        &mut self,
+        goal: T,
+        observe: &[T],
+    ) -> (Outcome, Option<Vec<Option<u128>>>) {
+        match self.decide_cheaply(goal, observe) {
+            Some(answer) => answer,
+            None => (self.decide_with_memory(goal), None),
+        }
+    }
+
+    /// The cheap part of [`Asker::decide`]: the question itself when its memory reads are
+    /// exact as unconstrained bytes, else the question with every read unconstrained, which
+    /// decides only when it proves. `None`: only [`Asker::decide_with_memory`] can tell.
+    pub(super) fn decide_cheaply(
+        &mut self,
+        goal: T,
+        observe: &[T],
+    ) -> Option<(Outcome, Option<Vec<Option<u128>>>)> {
+        let facts = self.facts;
+        let facts_of =
+            |ids: Vec<usize>| -> Vec<T> { ids.into_iter().map(|i| facts[i].fact).collect() };
+        // Reads of initial memory at constant addresses (globals, fields of objects with a
+        // memory of their own) lose nothing when read as unconstrained bytes: one question.
+        // Models are read only from questions that hold the facts of the observed terms too:
+        // otherwise their values would be arbitrary, and rule out pairs that step 3 needs.
+        if !observe.is_empty() {
+            let mut roots = vec![goal];
+            roots.extend_from_slice(observe);
+            let (ids, reads) = needed_facts(&self.terms, facts, &self.index, &roots, true);
+            if reads != MemoryReads::Other {
+                return Some(self.ask_once(goal, &facts_of(ids), reads, observe));
+            }
+        }
+        let (ids, reads) = needed_facts(&self.terms, facts, &self.index, &[goal], true);
+        if reads != MemoryReads::Other {
+            return Some(self.ask_once(goal, &facts_of(ids), reads, &[]));
+        }
+        let light = facts_of(ids);
+        let q = Query {
+            terms: &self.terms,
+            context: &light,
+            goal,
+            observe: &[],
+            memory: Memory::Abstract,
+            units_scale: 1,
+        };
+        (self.backend.check(&q) == Verdict::Proved).then_some((Outcome::Infeasible, None))
+    }
+
+    /// The question with the function's memory written out byte by byte: asked when
+    /// [`Asker::decide_cheaply`] could not decide, while the memory questions' share of the
+    /// budget lasts. It gets [`MEMORY_QUESTION_UNITS_SCALE`] times a question's resource
+    /// units: the share bounds what these questions spend in all.
+    pub(super) fn decide_with_memory(&mut self, goal: T) -> Outcome {
+        if self.memory.spent() {
+            return Outcome::Unknown(Reason::MemoryShare);
+        }
+        let (units_before, t) = (self.backend.work(), Instant::now());
+        let facts = self.facts;
+        let (ids, _) = needed_facts(&self.terms, facts, &self.index, &[goal], false);
+        let full: Vec<T> = ids.into_iter().map(|i| facts[i].fact).collect();
+        let q = Query {
+            terms: &self.terms,
+            context: &full,
+            goal,
+            observe: &[],
+            memory: Memory::Bytes,
+            units_scale: self.memory.units_scale(),
+        };
+        let verdict = self.backend.check(&q);
+        // Fault injection for the budget tests (debug builds only): this question spent the
+        // function's whole budget, as a hard one can.
+        #[cfg(debug_assertions)]
+        if std::env::var_os("COVPRUNE_TEST_MEMORY_QUESTION_SPENDS_BUDGET").is_some() {
+            self.budget = Budget::of_wall(std::time::Duration::ZERO, self.budget.start);
+        }
+        self.memory
+            .record(self.backend.work() - units_before, t.elapsed(), &verdict);
+        // Fault injection for the share's test (debug builds only): this question spent the
+        // memory questions' whole share.
+        #[cfg(debug_assertions)]
+        if std::env::var_os("COVPRUNE_TEST_MEMORY_QUESTION_SPENDS_SHARE").is_some() {
+            self.memory.spent_units = self.memory.cap_units.unwrap_or(u64::MAX);
+            self.memory.spent_wall = self.memory.cap_wall.unwrap_or(std::time::Duration::MAX);
+        }
+        match verdict {
+            Verdict::Proved => Outcome::Infeasible,
+            Verdict::Refuted(_) => Outcome::Unknown(Reason::Satisfiable),
+            Verdict::Unknown(r) => Outcome::Unknown(Reason::from_solver(&r)),
+        }
+    }
+
+    /// One question whose memory reads, if any, are exact as unconstrained bytes; on a model,
+    /// the values of `observe`.
+    pub(super) fn ask_once(
+        &mut self,
+        goal: T,
+        context: &[T],
+        reads: MemoryReads,
+        observe: &[T],
+    ) -> (Outcome, Option<Vec<Option<u128>>>) {
+        let memory = if reads == MemoryReads::None {
+            Memory::Bytes
+        } else {
+            Memory::Abstract
+        };
+        let q = Query {
+            terms: &self.terms,
+            context,
+            goal,
+            observe,
+            memory,
+            units_scale: 1,
+        };
+        match self.backend.check(&q) {
+            Verdict::Proved => (Outcome::Infeasible, None),
+            Verdict::Refuted(v) => (Outcome::Unknown(Reason::Satisfiable), Some(v)),
+            Verdict::Unknown(r) => (Outcome::Unknown(Reason::from_solver(&r)), None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn questions_with_memory_get_their_scaled_units_until_one_runs_out() {
+        let budget = Budget::of_wall(std::time::Duration::from_secs(8), Instant::now());
+        let mut share = MemoryShare::of(&budget);
+        let tick = std::time::Duration::from_millis(1);
+        assert_eq!(share.units_scale(), MEMORY_QUESTION_UNITS_SCALE);
+        share.record(10, tick, &Verdict::Refuted(vec![]));
+        share.record(10, tick, &Verdict::Proved);
+        assert_eq!(share.units_scale(), MEMORY_QUESTION_UNITS_SCALE);
+        share.record(10, tick, &Verdict::Unknown("canceled".into()));
+        assert_eq!(share.units_scale(), 1);
+        share.record(10, tick, &Verdict::Proved);
+        assert_eq!(share.units_scale(), 1);
+        assert_eq!((share.asked, share.proved), (4, 2));
+    }
+}

@@ -1,0 +1,87 @@
+//! The prune configuration: what a run asks and with which limits, one default for every
+//! caller.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::smt::SolverConfig;
+use crate::vc::encode::EncodeConfig;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PruneConfig {
+    pub solver: SolverConfig,
+    pub encode: EncodeConfig,
+    /// Worker threads (0: one per core).
+    pub jobs: usize,
+    /// Wall-clock budget per function, in seconds (0: none); labels left when it runs out
+    /// stay unknown.
+    pub function_budget_s: u64,
+    /// Report each function as it finishes (name, labels, infeasible, time) on stderr.
+    pub trace: bool,
+    /// Which steps run (step 1 always runs: later steps need its results).
+    pub steps: BTreeSet<u8>,
+    /// Step 3: use solver models to refute pairs before asking (on by default).
+    pub model_filter: bool,
+    /// Write every question as an SMT-LIB 2 file in this directory.
+    #[serde(default)]
+    pub dump_smt: Option<std::path::PathBuf>,
+    /// Decide the labels of functions whose callers are all known in every calling context
+    /// too ([`contexts`]).
+    #[serde(default = "default_true")]
+    pub contexts: bool,
+    /// Prune a label as subsumed only by a subsumer shown feasible: a witness, a run from an
+    /// entry whose callers are unknown that covers it whatever the encoding's unknowns are
+    /// ([`keep_partners_feasible`]). Off by default: few labels after loops or calls can be
+    /// witnessed.
+    #[serde(default)]
+    pub witnessed_subsumers: bool,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+impl Default for PruneConfig {
+    fn default() -> Self {
+        PruneConfig {
+            solver: SolverConfig::default(),
+            encode: EncodeConfig::default(),
+            jobs: 0,
+            function_budget_s: 0,
+            trace: false,
+            steps: BTreeSet::from([1]),
+            model_filter: true,
+            dump_smt: None,
+            contexts: true,
+            witnessed_subsumers: false,
+        }
+    }
+}
+
+impl PruneConfig {
+    /// The options that change answers (not `jobs`, not `trace`), as text: what a journal's
+    /// fingerprint covers besides the input.
+    pub fn answer_key(&self) -> String {
+        #[derive(Serialize)]
+        struct Key<'a> {
+            solver: &'a SolverConfig,
+            encode: &'a EncodeConfig,
+            function_budget_s: u64,
+            steps: &'a BTreeSet<u8>,
+            model_filter: bool,
+            contexts: bool,
+            witnessed_subsumers: bool,
+        }
+        serde_json::to_string(&Key {
+            solver: &self.solver,
+            encode: &self.encode,
+            function_budget_s: self.function_budget_s,
+            steps: &self.steps,
+            model_filter: self.model_filter,
+            contexts: self.contexts,
+            witnessed_subsumers: self.witnessed_subsumers,
+        })
+        .expect("the configuration serialises")
+    }
+}

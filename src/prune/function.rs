@@ -1,0 +1,467 @@
+//! One function's proof: encode it, ask step 1 for every label, steps 2 and 3 group by
+//! group, then the labels of its inlined copies in their calling contexts.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::time::Instant;
+
+use super::asker::{Asker, Budget, MemoryShare};
+use super::{
+    contexts, groups, FunctionResult, Hooks, Occurrence, Outcome, Progress, Prover, PruneConfig,
+    Reason, RunStats, ANCHOR_BASE,
+};
+use crate::ir::{BlockId, Callee, Function, Loc, Program, StmtKind};
+use crate::smt::{Backend, Session};
+use crate::vc::cone::FactIndex;
+use crate::vc::encode::{encode, encode_until, LabelVc};
+use crate::vc::Summaries;
+
+/// Location, tag and text of each label of a function (its first statement, for an id written
+/// more than once).
+pub(super) fn label_stmts(f: &Function) -> BTreeMap<u64, (Loc, String, String)> {
+    let mut out = BTreeMap::new();
+    for s in f.blocks.iter().flat_map(|b| &b.stmts) {
+        if let StmtKind::Label { id, tag, text, .. } = &s.kind {
+            out.entry(*id)
+                .or_insert_with(|| (s.loc, tag.clone(), text.clone()));
+        }
+    }
+    out
+}
+
+/// The models seen so far of one co-reached group, each as the values of its members'
+/// predicates.
+pub(super) type GroupModels = Vec<Vec<Option<u128>>>;
+
+/// What steps 1 to 3 of one function share: its labels (its own, then those of its
+/// called-once callees in their context here), their statements and co-reached groups.
+pub(super) struct FunctionLabels<'a> {
+    pub(super) function: &'a Function,
+    /// The function's own label occurrences, in encoding order.
+    pub(super) own: &'a [LabelVc],
+    /// Its own, then the labels of inlined called-once callees.
+    pub(super) all: &'a [LabelVc],
+    /// The first encoding of each label, by id (a map: functions may hold thousands).
+    by_id: HashMap<u64, &'a LabelVc>,
+    /// Location, tag and text of each label ([`label_stmts`]).
+    pub(super) stmts: BTreeMap<u64, (Loc, String, String)>,
+    pub(super) groups: Vec<Vec<u64>>,
+    /// The group of each grouped label.
+    pub(super) group_of: BTreeMap<u64, usize>,
+}
+
+impl<'a> FunctionLabels<'a> {
+    fn new(
+        function: &'a Function,
+        own: &'a [LabelVc],
+        all: &'a [LabelVc],
+        groups: Vec<Vec<u64>>,
+    ) -> Self {
+        let mut by_id: HashMap<u64, &LabelVc> = HashMap::with_capacity(all.len());
+        for l in all {
+            by_id.entry(l.id).or_insert(l);
+        }
+        let group_of = groups
+            .iter()
+            .enumerate()
+            .flat_map(|(gi, g)| g.iter().map(move |id| (*id, gi)))
+            .collect();
+        FunctionLabels {
+            function,
+            own,
+            all,
+            by_id,
+            stmts: label_stmts(function),
+            groups,
+            group_of,
+        }
+    }
+
+    /// The first encoding of label `id`.
+    pub(super) fn label(&self, id: u64) -> Option<&'a LabelVc> {
+        self.by_id.get(&id).copied()
+    }
+
+    /// A label of a called-once callee, encoded in its context here.
+    pub(super) fn is_context(&self, id: u64) -> bool {
+        !self.own.iter().any(|l| l.id == id)
+    }
+}
+
+/// The label statements of `f`, each once per block, in block order.
+pub(super) fn unencoded_labels(f: &Function) -> Vec<(u64, BlockId)> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for (b, blk) in f.blocks.iter().enumerate() {
+        for s in &blk.stmts {
+            if let StmtKind::Label { id, .. } = &s.kind {
+                if seen.insert((*id, b)) {
+                    out.push((*id, BlockId(b as u32)));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A function whose encoding outlasted its budget: every label unknown, nothing asked.
+pub(super) fn unencoded_function(f: &Function, config: &PruneConfig) -> FunctionResult {
+    unasked_function(f, config, Outcome::Unknown(Reason::FunctionBudget))
+}
+
+/// A function no run enters ([`unreached::never_entered`]): every label infeasible, nothing
+/// asked.
+pub(super) fn unentered_function(f: &Function, config: &PruneConfig) -> FunctionResult {
+    unasked_function(f, config, Outcome::Infeasible)
+}
+
+/// Every label of `f` with the same outcome, nothing asked.
+pub(super) fn unasked_function(
+    f: &Function,
+    config: &PruneConfig,
+    outcome: Outcome,
+) -> FunctionResult {
+    let stmts = label_stmts(f);
+    let occurrences = unencoded_labels(f)
+        .into_iter()
+        .map(|(id, block)| {
+            let (loc, tag, text) = stmts.get(&id).cloned().unwrap_or_default();
+            Occurrence {
+                id,
+                function: f.name.clone(),
+                block: block.0,
+                loc,
+                tag,
+                text,
+                outcome: outcome.clone(),
+                time_ms: 0,
+            }
+        })
+        .collect();
+    unasked_result(f, occurrences, config)
+}
+
+/// The result of a function whose step-1 outcomes are all that is known of it (nothing
+/// grouped, related or decided in context).
+pub(super) fn unasked_result(
+    f: &Function,
+    occurrences: Vec<Occurrence>,
+    config: &PruneConfig,
+) -> FunctionResult {
+    FunctionResult {
+        function: f.name.clone(),
+        occurrences,
+        context_infeasible: BTreeSet::new(),
+        groups: Vec::new(),
+        copies: Vec::new(),
+        run_implications: BTreeMap::new(),
+        run_infeasible: BTreeSet::new(),
+        call_sites: BTreeMap::new(),
+        witnessed: config.witnessed_subsumers.then(BTreeSet::new),
+        stats: RunStats::default(),
+    }
+}
+
+/// A function the process died on: its step-1 answers from the journal are kept, and the rest
+/// stays unknown without asking the solver again.
+pub(super) fn crashed_function(
+    program: &Program,
+    f: &Function,
+    sums: &Summaries,
+    config: &PruneConfig,
+    hooks: &Hooks,
+) -> FunctionResult {
+    let vc = encode(program, f, sums, &config.encode);
+    let stmts = label_stmts(f);
+    let occurrences = vc
+        .labels
+        .iter()
+        .enumerate()
+        .map(|(k, l)| {
+            let (loc, tag, text) = stmts.get(&l.id).cloned().unwrap_or_default();
+            Occurrence {
+                id: l.id,
+                function: f.name.clone(),
+                block: l.block.0,
+                loc,
+                tag,
+                text,
+                outcome: hooks
+                    .prior
+                    .and_then(|p| p.step1.get(&(f.name.clone(), k)).cloned())
+                    .unwrap_or(Outcome::Unknown(Reason::SolverDied)),
+                time_ms: 0,
+            }
+        })
+        .collect();
+    unasked_result(f, occurrences, config)
+}
+
+/// Proves the labels of function `f` (its own, and those of called-once callees in the
+/// `context` of their call here), in a solver context of its own.
+pub(super) fn prove_function(
+    prover: &Prover,
+    f: &Function,
+    context: &[(String, Vec<u64>)],
+    progress: Progress,
+    hooks: &Hooks,
+) -> FunctionResult {
+    crate::smt::in_fresh_context(|| prove_function_here(prover, f, context, progress, hooks))
+}
+
+pub(super) fn prove_function_here(
+    prover: &Prover,
+    f: &Function,
+    context: &[(String, Vec<u64>)],
+    progress: Progress,
+    hooks: &Hooks,
+) -> FunctionResult {
+    let (program, config, cg) = (prover.program, &prover.config, &prover.cg);
+    let t0 = Instant::now();
+    // The budget bounds the encoding too: one that outlasts it is given up, unasked.
+    let deadline = (config.function_budget_s > 0)
+        .then(|| t0 + std::time::Duration::from_secs(config.function_budget_s));
+    let Some(vc) = encode_until(program, f, &prover.sums, &config.encode, deadline) else {
+        if config.trace {
+            eprintln!(
+                "covprune: {}: encoding given up after {} ms, over the function's budget",
+                f.name,
+                t0.elapsed().as_millis()
+            );
+        }
+        let r = unencoded_function(f, config);
+        progress(r.occurrences.len() as u64);
+        return r;
+    };
+    let session = Session::new(&config.solver);
+    let backend: Box<dyn Backend> = match &config.dump_smt {
+        Some(dir) => Box::new(crate::smt::Dumping::new(session, dir.clone(), &f.name)),
+        None => Box::new(session),
+    };
+    let encode_ms = t0.elapsed().as_millis();
+    if config.trace {
+        eprintln!(
+            "covprune: {}: encoded {} blocks, {} terms, {} labels in {} ms",
+            f.name,
+            f.blocks.len(),
+            vc.terms.len(),
+            vc.labels.len(),
+            encode_ms
+        );
+        eprintln!(
+            "covprune: {}: memories of their own: {}; shared memory: {}",
+            f.name,
+            if vc.own_objects.is_empty() {
+                "none".to_string()
+            } else {
+                vc.own_objects.join(", ")
+            },
+            if vc.shared_objects.is_empty() {
+                "none".to_string()
+            } else {
+                vc.shared_objects.join(", ")
+            }
+        );
+    }
+    let budget = Budget::new(config, t0);
+    let mut asker = Asker {
+        backend,
+        terms: vc.terms,
+        facts: &vc.facts,
+        exactness: &vc.exactness,
+        index: FactIndex::new(&vc.facts),
+        memory: MemoryShare::of(&budget),
+        budget,
+        stats: RunStats::default(),
+    };
+    let groups = co_reached_groups(prover, f, context, &vc.context_labels);
+    let all_labels: Vec<LabelVc> = vc
+        .labels
+        .iter()
+        .chain(&vc.context_labels)
+        .cloned()
+        .collect();
+    let labels = FunctionLabels::new(f, &vc.labels, &all_labels, groups);
+    // Models seen so far, per group: each a vector of predicate values of the members.
+    let mut models: Vec<GroupModels> = vec![Vec::new(); labels.groups.len()];
+    let t1 = Instant::now();
+    let (mut occurrences, infeasible) = super::step1::ask(
+        &mut asker,
+        &labels,
+        &mut models,
+        hooks,
+        progress,
+        config.model_filter,
+        encode_ms,
+    );
+    asker.stats.step1.ms = t1.elapsed().as_millis();
+    // What each part of the function's work spent of its budget, for `-v`.
+    let units_step1 = asker.backend.work();
+    let t23 = Instant::now();
+    let (context_infeasible, results) =
+        super::steps23::ask(&mut asker, &labels, &models, config, &infeasible);
+    let units_steps23 = asker.backend.work() - units_step1;
+    let ms_steps23 = t23.elapsed().as_millis();
+    // Subsumers witnessed here, once the function's own questions are asked (a witness only
+    // lets a label stand as a partner; it proves nothing polluting).
+    let witnessed = config.witnessed_subsumers.then(|| {
+        let callers_known =
+            contexts::callers_all_known(program, cg, &f.name, config.encode.entry_main);
+        if callers_known {
+            // Its callers choose its arguments: only its copies in their contexts witness.
+            return BTreeSet::new();
+        }
+        let subsumers: BTreeSet<u64> = results
+            .iter()
+            .flat_map(|g| g.implications.iter().map(|(a, _)| *a))
+            .collect();
+        let per_ms = config.solver.units_per_ms();
+        asker.budget = contexts::witness_budget(&asker, per_ms);
+        subsumers
+            .into_iter()
+            .filter(|id| {
+                let Some(l) = labels.label(*id) else {
+                    return false;
+                };
+                !asker.over_budget() && asker.witness(l, &vc.inputs, true)
+            })
+            .collect()
+    });
+    // The labels of inlined copies, in their calling contexts: in an encoding of their own,
+    // so that this function's own questions are asked the same with or without contexts.
+    // Own labels left satisfiable are asked again there when it inlines more calls: it can
+    // only add proofs.
+    let t_copies = Instant::now();
+    let recheck: BTreeSet<u64> = occurrences
+        .iter()
+        .filter(|o| o.outcome == Outcome::Unknown(Reason::Satisfiable))
+        .map(|o| o.id)
+        .collect();
+    let (decided, copied) =
+        contexts::prove_copies(prover, f, &recheck, &vc.opaque_calls, &mut asker.stats);
+    for o in occurrences.iter_mut() {
+        if decided.own_infeasible.contains(&o.id) {
+            o.outcome = Outcome::Infeasible;
+        }
+    }
+    let ms_copies = t_copies.elapsed().as_millis();
+    let mut relevant: BTreeSet<&str> = BTreeSet::from([f.name.as_str()]);
+    for (path, function) in &copied {
+        relevant.insert(function.as_str());
+        relevant.extend(path.iter().map(|s| s.caller.as_str()));
+    }
+    let call_sites = relevant
+        .into_iter()
+        .filter_map(|n| prover.sites.get(n).map(|s| (n.to_string(), s.clone())))
+        .collect();
+    if config.trace {
+        let st = &asker.stats;
+        eprintln!(
+            "covprune: {}: done in {} ms (encoding {} ms, step 1 {} ms and {} units, steps 2-3 {} ms and {} units, calling contexts {} ms); questions {}/{}/{} ({} answered by earlier models, {} asked before); questions with memory {} ({} proved, {} units{}); solver work {} units{}{}",
+            f.name,
+            t0.elapsed().as_millis(),
+            encode_ms,
+            st.step1.ms,
+            units_step1,
+            ms_steps23,
+            units_steps23,
+            ms_copies,
+            st.step1.queries,
+            st.step2.queries,
+            st.step3.queries,
+            asker.backend.reused_models(),
+            asker.backend.repeated_questions(),
+            asker.memory.asked,
+            asker.memory.proved,
+            asker.memory.spent_units,
+            if asker.memory.spent() {
+                ", their share spent"
+            } else {
+                ""
+            },
+            asker.backend.work(),
+            match &witnessed {
+                Some(w) => format!("; {} subsumers witnessed", w.len()),
+                None => String::new(),
+            },
+            if asker.over_budget() {
+                " (budget exhausted)"
+            } else {
+                ""
+            }
+        );
+    }
+    FunctionResult {
+        function: f.name.clone(),
+        occurrences,
+        context_infeasible,
+        groups: results,
+        copies: decided.copies,
+        run_implications: decided.run_level,
+        run_infeasible: decided.run_infeasible,
+        call_sites,
+        witnessed,
+        stats: asker.stats,
+    }
+}
+
+/// The co-reached groups of `f`'s single-occurrence labels (with steps 2 or 3; the model
+/// filter of step 1 needs them already); the call of each called-once callee stands for the
+/// callee's entry labels, encoded inline there.
+fn co_reached_groups(
+    prover: &Prover,
+    f: &Function,
+    context: &[(String, Vec<u64>)],
+    inlined: &[LabelVc],
+) -> Vec<Vec<u64>> {
+    // Co-reached groups of single-occurrence labels (needed by the model filter already).
+    let (config, cg) = (&prover.config, &prover.cg);
+    let single = |id: u64| prover.occurrences.get(&id) == Some(&1);
+    let want_groups = config.steps.contains(&2) || config.steps.contains(&3);
+    if want_groups {
+        let may_stop = |c: &Callee| match c {
+            Callee::Direct(n) => cg.may_not_return(n),
+            Callee::Indirect(_) => true,
+        };
+        // The call of each called-once callee is an anchor: the callee's entry labels, encoded
+        // inline there, take its place in the group.
+        let mut anchors = Vec::new();
+        for (b, blk) in f.blocks.iter().enumerate() {
+            for (i, s) in blk.stmts.iter().enumerate() {
+                if let StmtKind::Call {
+                    callee: Callee::Direct(name),
+                    ..
+                } = &s.kind
+                {
+                    if let Some(k) = context.iter().position(|(g, _)| g == name) {
+                        anchors.push(groups::Point {
+                            id: ANCHOR_BASE + k as u64,
+                            block: crate::ir::BlockId(b as u32),
+                            index: i,
+                        });
+                    }
+                }
+            }
+        }
+        let in_inline_copy = |id: &u64| inlined.iter().any(|l| l.id == *id);
+        groups::co_reached_with(f, &may_stop, &anchors)
+            .into_iter()
+            .map(|g| {
+                g.into_iter()
+                    .flat_map(|p| match p.id.checked_sub(ANCHOR_BASE) {
+                        Some(k) => context[k as usize]
+                            .1
+                            .iter()
+                            .copied()
+                            .filter(in_inline_copy)
+                            .collect::<Vec<_>>(),
+                        None => vec![p.id],
+                    })
+                    .filter(|id| single(*id))
+                    .collect::<Vec<_>>()
+            })
+            .filter(|g: &Vec<u64>| g.len() >= 2 || config.steps.contains(&2))
+            .collect()
+    } else {
+        Vec::new()
+    }
+}

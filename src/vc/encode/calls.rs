@@ -1,0 +1,177 @@
+//! Calls in the encoding: small callees inlined in place of their call (each activation an
+//! instance of its own), the others opaque, with what they may write havocked.
+
+use super::*;
+
+impl<'a> Enc<'a> {
+    /// The callee to inline at a direct call, if it is small, lowered and not recursive here.
+    pub(super) fn inlinable(&self, name: &str) -> Option<&'a Function> {
+        let callee = *self.functions.get(name)?;
+        let size: usize = callee.blocks.iter().map(|b| b.stmts.len() + 1).sum();
+        let max_blocks = if self.context_functions.contains(name) {
+            MAX_CONTEXT_INLINE_BLOCKS
+        } else {
+            MAX_INLINE_BLOCKS
+        };
+        let ok = self.inline_stack.len() <= MAX_INLINE_DEPTH
+            && self.pts.may_inline(name)
+            && !self.inline_stack.contains(&name)
+            && callee.blocks.len() <= max_blocks
+            && size <= self.inline_budget;
+        ok.then_some(callee)
+    }
+
+    /// Encodes `callee` in place of a call: returns the path condition after the call (false
+    /// if it never returns) and sets `dst` to its returned value.
+    pub(super) fn inline_call(
+        &mut self,
+        callee: &'a Function,
+        args: &[Expr],
+        dst: Option<&LValue>,
+        st: &mut State,
+        pc: T,
+    ) -> T {
+        let size: usize = callee.blocks.iter().map(|b| b.stmts.len() + 1).sum();
+        self.inline_budget = self.inline_budget.saturating_sub(size);
+        let arg_values: Vec<(T, CType)> = args
+            .iter()
+            .map(|a| (self.eval(a, st), a.ty.clone()))
+            .collect();
+        // Switch to the callee's frame.
+        let in_memory = memory_locals(callee);
+        let own_memory = own_memory_locals(callee, &in_memory, self.alias_blind);
+        let saved = (
+            self.f,
+            std::mem::replace(&mut self.in_memory, in_memory),
+            self.instance,
+            self.record_labels,
+            self.cur_block,
+            std::mem::replace(&mut self.own_memory, own_memory),
+            (self.cur_stmt, self.in_called_once_copy, self.copy),
+            (self.cur_once, self.outer_once),
+        );
+        self.outer_once = self.cur_once;
+        self.call_path.push(CallSite {
+            caller: self.f.name.clone(),
+            block: self.cur_block.0,
+            stmt: self.cur_stmt,
+        });
+        self.f = callee;
+        self.instance = self.n_instances;
+        self.n_instances += 1;
+        self.instance_fns.push(callee);
+        self.in_called_once_copy =
+            self.instance_is_root(saved.2) && self.context_callees.contains(&callee.name);
+        self.copy = self.context_functions.contains(&callee.name).then(|| {
+            self.copies.push(InlinedCopy {
+                path: self.call_path.clone(),
+                function: callee.name.clone(),
+                labels: Vec::new(),
+            });
+            self.copies.len() - 1
+        });
+        self.record_labels = self.in_called_once_copy || self.copy.is_some();
+        self.inline_stack.push(callee.name.as_str());
+        let mut init = self.initial_state(st.mem, st.own.clone());
+        for (k, pid) in callee.params.iter().enumerate() {
+            let pty = callee.local(*pid).ty.clone();
+            let value = match arg_values.get(k) {
+                Some((v, aty)) => self.convert(*v, aty, &pty),
+                None => self.fresh_of(&pty, "missing_arg"),
+            };
+            let lv = LValue::Var(VarRef::Local(*pid));
+            self.write(&lv, &pty, value, &mut init);
+        }
+        let returns = self.encode_body(init, pc);
+        let callee_instance = self.instance;
+        let ret_ty = callee.ty.ret.clone();
+        self.inline_stack.pop();
+        self.f = saved.0;
+        self.in_memory = saved.1;
+        self.instance = saved.2;
+        self.record_labels = saved.3;
+        self.cur_block = saved.4;
+        self.own_memory = saved.5;
+        (self.cur_stmt, self.in_called_once_copy, self.copy) = saved.6;
+        (self.cur_once, self.outer_once) = saved.7;
+        self.call_path.pop();
+        if returns.is_empty() {
+            return self.t.fls();
+        }
+        let w = width_of(&ret_ty);
+        // The callee's own locals die with its activation.
+        let mut returns = returns;
+        for (_, s, _) in &mut returns {
+            s.own
+                .retain(|o, _| !matches!(o, MemObj::Local(i, _) if *i == callee_instance));
+        }
+        let values: Vec<(T, T)> = returns
+            .iter()
+            .map(|(c, _, v)| {
+                let v = match v {
+                    Some(v) => self.t.resize(*v, w, is_signed(&ret_ty)),
+                    None => self.fresh(w, "no_return_value"),
+                };
+                (*c, v)
+            })
+            .collect();
+        let (after, value) = if values.len() == 1 {
+            values[0]
+        } else {
+            let conds: Vec<T> = values.iter().map(|x| x.0).collect();
+            let after = self.reached_by(&conds, "returned");
+            (after, self.join(&values, Sort::Bv(w), "ret"))
+        };
+        let ins: Vec<(T, &State)> = returns.iter().map(|(c, s, _)| (*c, s)).collect();
+        let (mem, own) = self.join_memories(&ins, "mem_ret");
+        st.mem = mem;
+        st.own = own;
+        if let Some(d) = dst {
+            let dty = self.lvalue_type(d);
+            if dty.is_aggregate() || ret_ty.is_aggregate() {
+                self.havoc_object(d, &dty, st);
+            } else {
+                let v = self.convert(value, &ret_ty, &dty);
+                self.write(d, &dty, v, st);
+            }
+        }
+        after
+    }
+
+    /// The globals with a memory of their own in `w` get fresh memories.
+    pub(super) fn havoc_globals(&mut self, w: &GlobalWrites, st: &mut State) {
+        let gs: Vec<GlobalId> = self
+            .named_globals
+            .iter()
+            .copied()
+            .filter(|g| w.contains(*g))
+            .collect();
+        for g in gs {
+            let m = self.t.var(Sort::Mem, "own_call");
+            st.own.insert(MemObj::Global(g), m);
+        }
+    }
+
+    pub(super) fn callee_writes_memory(&self, callee: &Callee) -> bool {
+        match callee {
+            Callee::Direct(n) => self.sums.writes_memory(n),
+            Callee::Indirect(_) => true,
+        }
+    }
+
+    /// The memories a call not encoded in place may write: the shared one, and regions. Both
+    /// the program's summary and the region analysis bound it; each is sound alone.
+    pub(super) fn call_writes(&mut self, callee: &Callee, args: &[Expr]) -> Writes {
+        if !self.callee_writes_memory(callee) {
+            return Writes::default();
+        }
+        self.pts.call_writes(&self.f.name, callee, args)
+    }
+
+    pub(super) fn callee_global_writes(&self, callee: &Callee) -> GlobalWrites {
+        match callee {
+            Callee::Direct(n) => self.sums.global_writes(n),
+            Callee::Indirect(_) => GlobalWrites::All,
+        }
+    }
+}

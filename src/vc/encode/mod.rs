@@ -1,0 +1,828 @@
+//! Encodes one IR function as a formula: loop-cut CFG, passive SSA, a reachability condition per
+//! block, byte-addressed memory, and, for every label, its reach condition and predicate.
+//!
+//! Soundness rules, each applied where the code meets it:
+//! - Loops: at the head of every loop, everything the loop may write gets a fresh value; back
+//!   edges end the path. An irreducible loop (entered other than through its head) havocs
+//!   everything at its heads. Small loops, and loops with a small constant bound on their trip
+//!   count, first have their first iterations encoded exactly as copies of their body
+//!   ([`crate::cfg::unroll`]); the loop itself, havocked at its head, follows them and stands
+//!   for every later iteration. A label occurs once per copy and is covered when any
+//!   occurrence is ([`merge_occurrences`]).
+//! - Memory: non-address-taken scalar locals are SSA values. Objects reached by name only
+//!   ([`super::regions`]: locals whose address is never taken, and globals under the rules
+//!   there) each live in a byte-addressed memory of their own, at offset 0, so that writes to
+//!   other objects never appear in their reads, and reads at constant offsets fold to the value
+//!   written. Every other object (address-taken locals and globals, string literals, what
+//!   pointers reach) lives in one shared byte-addressed memory at a symbolic, non-null, aligned
+//!   base address, disjoint from the other objects of the function. Pointer parameters and
+//!   initial memory are unconstrained.
+//! - Calls: a callee that may write memory (program function by summary, unknown external,
+//!   indirect call) makes the shared memory fresh, and the memories of the globals it may
+//!   write by name ([`super::regions::GlobalWrites`]); the result is a fresh value.
+//! - Division by zero, out-of-range shifts, floating point and fallbacks give fresh values.
+
+mod calls;
+mod eval;
+mod loops;
+mod memory;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use super::pointsto::{PointsTo, Writes};
+use super::regions::{GlobalWrites, Regions};
+use super::term::{BvOp, CmpOp, Sort, Terms, T};
+use super::Summaries;
+use crate::cfg::unroll::{self, Peeled};
+use crate::ir::*;
+
+/// Largest object copied or initialised byte by byte; beyond it, memory is havocked instead.
+const MAX_BYTEWISE: u64 = 256;
+/// Largest zero-initialised object written byte by byte.
+const MAX_ZERO_INIT: u64 = 1024;
+/// Above this many memory objects, pairwise disjointness is asserted for the first ones only.
+const MAX_DISJOINT_OBJECTS: usize = 300;
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct EncodeConfig {
+    /// Whole-program view: `main` starts with initialised globals.
+    pub entry_main: bool,
+    /// Encode small callees in place of their calls.
+    pub inline: bool,
+    /// Functions called from exactly one place: when the function being encoded inlines one of
+    /// them directly, the labels of the inlined copy are recorded too (in context).
+    pub context_callees: BTreeSet<String>,
+    /// Functions whose every caller is known: the labels of each of their inlined copies are
+    /// recorded with the calls that lead there ([`FunctionVc::copies`]), to be decided in
+    /// that calling context.
+    #[serde(default)]
+    pub context_functions: BTreeSet<String>,
+    /// Deliberately unsound, for tests only: every object gets a memory of its own, as if no
+    /// pointer could reach it. The soundness harness must catch the false claims it makes.
+    #[serde(default)]
+    pub alias_blind: bool,
+    /// Deliberately unsound, for tests only: the region analysis forgets that unknown code may
+    /// keep the pointers it is given. The soundness harness must catch the false claims it makes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub escape_blind: bool,
+    /// Effects of functions defined in other files of the project, by name (`project`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub externals: BTreeMap<String, super::ExternalEffects>,
+}
+
+impl Default for EncodeConfig {
+    fn default() -> Self {
+        EncodeConfig {
+            entry_main: false,
+            inline: true,
+            context_callees: BTreeSet::new(),
+            context_functions: BTreeSet::new(),
+            alias_blind: false,
+            escape_blind: false,
+            externals: BTreeMap::new(),
+        }
+    }
+}
+
+/// The encoding of one label: reached at a state where `reach` holds; covered if also `pred`.
+#[derive(Clone, Debug)]
+pub struct LabelVc {
+    pub id: u64,
+    pub block: BlockId,
+    pub reach: T,
+    pub pred: T,
+}
+
+/// A call on the way from the encoded function down to an inlined copy: the calling function,
+/// and the block and statement index of the call in it.
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub struct CallSite {
+    pub caller: String,
+    pub block: u32,
+    pub stmt: u32,
+}
+
+/// The labels of one inlined copy of a function, encoded in the context of the calls that
+/// lead to it (`path[0]` is a call in the encoded function).
+#[derive(Clone, Debug)]
+pub struct InlinedCopy {
+    pub path: Vec<CallSite>,
+    pub function: String,
+    pub labels: Vec<LabelVc>,
+}
+
+/// A background fact and the symbols it is about: it is needed by a question only when its
+/// symbols occur in that question's cone of influence (any of them, or all for `needs_all`).
+#[derive(Clone, Debug)]
+pub struct Fact {
+    pub about: Vec<T>,
+    pub needs_all: bool,
+    pub fact: T,
+}
+
+/// A function encoded once, to be asked many questions.
+pub struct FunctionVc {
+    pub terms: Terms,
+    /// Background facts (object layout, passive SSA definitions).
+    pub facts: Vec<Fact>,
+    pub labels: Vec<LabelVc>,
+    /// Labels of called-once callees, encoded in their inlined copy in this function.
+    pub context_labels: Vec<LabelVc>,
+    /// Labels of every inlined copy of a function of [`EncodeConfig::context_functions`].
+    pub copies: Vec<InlinedCopy>,
+    /// The objects the encoding touched, by memory: each with a memory of its own, and those
+    /// in the shared memory (names as `function.local`, `global`, `"string"`; sorted), for `-v`.
+    pub own_objects: Vec<String>,
+    pub shared_objects: Vec<String>,
+    /// The values of the root function's parameters at its entry, in order (a parameter
+    /// living in memory has none): what a caller chooses, for witnesses of coverage.
+    pub inputs: Vec<T>,
+    /// Functions some encoded direct call of which was not inlined (too big, past the
+    /// inlining budget, too deep, recursive): their executions there are not in the encoding.
+    pub opaque_calls: BTreeSet<String>,
+    /// Which symbols stand for the entry state and which for over-approximations.
+    pub exactness: Exactness,
+}
+
+/// The encoding's symbols sorted by what they stand for, so that a model can be told to be a
+/// real run. A symbol is either part of the encoded function's entry state (parameters and
+/// other locals at entry, the initial memories, objects' and functions' addresses), defined
+/// by facts from other terms (φ, reached), or an over-approximation: everything else (a havoc
+/// at a loop cut or a call, a call's result, a fresh value for what is not modelled). A model
+/// of a term none of whose symbols is an over-approximation is a run from its entry state:
+/// every step on the way is encoded exactly.
+#[derive(Default)]
+pub struct Exactness {
+    entry: HashSet<T>,
+    defined: HashMap<T, Vec<T>>,
+}
+
+impl Exactness {
+    /// Does `root` depend on the entry state only (through terms and the facts that define
+    /// its φ symbols), with no over-approximating symbol on the way?
+    pub fn exact(&self, terms: &Terms, root: T) -> bool {
+        let mut seen: HashSet<T> = HashSet::new();
+        let mut todo = vec![root];
+        while let Some(t) = todo.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            match terms.node(t) {
+                super::term::Node::Var { .. } => {
+                    if self.entry.contains(&t) {
+                        continue;
+                    }
+                    match self.defined.get(&t) {
+                        Some(facts) => todo.extend(facts.iter().copied()),
+                        None => return false,
+                    }
+                }
+                node => node.push_operands(&mut todo),
+            }
+        }
+        true
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum MemObj {
+    /// A local of one activation: the root function is instance 0, each inlined call gets its
+    /// own.
+    Local(u32, LocalId),
+    Global(GlobalId),
+    Str(u32),
+    /// The memory of a region of [`super::pointsto`]: a class of address-taken locals and
+    /// string literals that only the encoding's own pointers reach (never an object).
+    Region(u32),
+}
+
+#[derive(Clone)]
+struct State {
+    /// SSA value of each local (`None` for locals living in memory).
+    vars: Vec<Option<T>>,
+    /// The shared memory.
+    mem: T,
+    /// Memories of the objects reached by name only that this path has written (the others
+    /// hold their initial memory, [`Enc::own_initial`]).
+    own: BTreeMap<MemObj, T>,
+}
+
+/// Inlining limits: small, non-recursive callees are encoded in place of their call, so that
+/// their effects and return values are exact instead of fresh.
+const MAX_INLINE_DEPTH: usize = 2;
+pub const MAX_INLINE_BLOCKS: usize = 40;
+/// Functions decided in their calling contexts ([`EncodeConfig::context_functions`]) are
+/// inlined up to this size: each copy answers questions of its own.
+const MAX_CONTEXT_INLINE_BLOCKS: usize = 120;
+const INLINE_BUDGET_STMTS: usize = 1500;
+
+struct Enc<'a> {
+    prog: &'a Program,
+    /// The function whose body is being encoded: the root, or a callee inlined at a call.
+    f: &'a Function,
+    in_memory: Vec<bool>,
+    /// Locals of `f` with a memory of their own (in memory, and reached by name only).
+    own_memory: Vec<bool>,
+    alias_blind: bool,
+    /// Globals reached by name only in this encoding.
+    named_globals: BTreeSet<GlobalId>,
+    /// Every object a statement wrote in a memory of its own: with the keys of `own_init` (those
+    /// read), the objects `-v` lists. Havocs at loop heads and calls do not count.
+    own_seen: BTreeSet<MemObj>,
+    /// The function of each activation (the root is 0).
+    instance_fns: Vec<&'a Function>,
+    /// The initial memory of each object with a memory of its own.
+    own_init: HashMap<MemObj, T>,
+    /// Activation of `f`: 0 for the root, a new number for each inlined call.
+    instance: u32,
+    sums: &'a Summaries,
+    functions: HashMap<&'a str, &'a Function>,
+    inline_stack: Vec<&'a str>,
+    inline_budget: usize,
+    /// Functions some encoded direct call of which was not inlined.
+    opaque_calls: BTreeSet<String>,
+    exactness: Exactness,
+    n_instances: u32,
+    /// Labels are recorded in the root function's own body, and in called-once callees
+    /// inlined directly into it (into `context_labels`).
+    record_labels: bool,
+    context_callees: &'a BTreeSet<String>,
+    context_labels: Vec<LabelVc>,
+    /// The current activation is a called-once callee inlined directly into the root.
+    in_called_once_copy: bool,
+    context_functions: &'a BTreeSet<String>,
+    /// The calls from the root down to the current activation.
+    call_path: Vec<CallSite>,
+    /// The copy (index into `copies`) the current activation's labels go to, if recorded.
+    copy: Option<usize>,
+    copies: Vec<InlinedCopy>,
+    /// The statement being encoded, within `cur_block` (calls record it).
+    cur_stmt: u32,
+    t: Terms,
+    facts: Vec<Fact>,
+    bases: HashMap<MemObj, T>,
+    objects: Vec<(T, u64, u64)>,
+    func_addrs: HashMap<String, T>,
+    labels: Vec<LabelVc>,
+    /// The block being encoded (labels record it).
+    cur_block: BlockId,
+    /// The block being encoded runs at most once per run of the root: it is on no cycle of
+    /// its function, and every call on the way down to the current activation is too (see
+    /// [`Enc::declare_uninitialised`]).
+    cur_once: bool,
+    /// Every call on the way down to the current activation runs at most once per run of the
+    /// root.
+    outer_once: bool,
+    /// The root's parameters at entry ([`FunctionVc::inputs`]).
+    inputs: Vec<T>,
+    /// Which regions address-taken locals, string literals and dereferences are in.
+    pts: PointsTo,
+    /// When to give the encoding up ([`encode_until`]), and whether it was.
+    deadline: Option<std::time::Instant>,
+    out_of_time: bool,
+}
+
+/// The locals of `f` with a memory of their own: in memory and reached by name only.
+fn own_memory_locals(f: &Function, in_memory: &[bool], alias_blind: bool) -> Vec<bool> {
+    let named = if alias_blind {
+        vec![true; f.locals.len()]
+    } else {
+        Regions::named_only_locals(f)
+    };
+    in_memory.iter().zip(named).map(|(m, n)| *m && n).collect()
+}
+
+fn memory_locals(f: &Function) -> Vec<bool> {
+    f.locals
+        .iter()
+        .map(|l| l.address_taken || l.ty.is_aggregate() || matches!(l.ty, CType::Unknown))
+        .collect()
+}
+
+pub fn encode(prog: &Program, f: &Function, sums: &Summaries, config: &EncodeConfig) -> FunctionVc {
+    encode_until(prog, f, sums, config, None).expect("an encoding without a deadline ends")
+}
+
+/// [`encode`], given up when `deadline` passes (checked after the points-to analysis and at
+/// every block encoded): `None` then, and no part of the encoding is returned. A partial one
+/// would be unsound to ask: the labels of the blocks it did not reach would read as
+/// unreachable.
+pub fn encode_until(
+    prog: &Program,
+    f: &Function,
+    sums: &Summaries,
+    config: &EncodeConfig,
+    deadline: Option<std::time::Instant>,
+) -> Option<FunctionVc> {
+    let in_memory = memory_locals(f);
+    let named_globals = (0..prog.globals.len() as u32)
+        .map(GlobalId)
+        .filter(|g| {
+            config.alias_blind
+                || sums
+                    .regions
+                    .global_is_named_only(prog, *g, &f.name, config.entry_main)
+        })
+        .collect();
+    let own_memory = own_memory_locals(f, &in_memory, config.alias_blind);
+    let pts = if config.alias_blind {
+        PointsTo::inactive()
+    } else {
+        let elsewhere = config.externals.keys().cloned().collect();
+        PointsTo::of(prog, &sums.pointers, f, &elsewhere, config.escape_blind)
+    };
+    if deadline.is_some_and(|d| std::time::Instant::now() > d) {
+        return None;
+    }
+    let mut e = Enc {
+        prog,
+        f,
+        in_memory,
+        own_memory,
+        alias_blind: config.alias_blind,
+        named_globals,
+        own_init: HashMap::new(),
+        own_seen: BTreeSet::new(),
+        instance_fns: vec![f],
+        instance: 0,
+        sums,
+        functions: prog
+            .functions
+            .iter()
+            .map(|g| (g.name.as_str(), g))
+            .collect(),
+        inline_stack: vec![f.name.as_str()],
+        inline_budget: if config.inline {
+            INLINE_BUDGET_STMTS
+        } else {
+            0
+        },
+        opaque_calls: BTreeSet::new(),
+        exactness: Exactness::default(),
+        n_instances: 1,
+        record_labels: true,
+        context_callees: &config.context_callees,
+        context_labels: Vec::new(),
+        in_called_once_copy: false,
+        context_functions: &config.context_functions,
+        call_path: Vec::new(),
+        copy: None,
+        copies: Vec::new(),
+        cur_stmt: 0,
+        t: Terms::default(),
+        facts: Vec::new(),
+        bases: HashMap::new(),
+        objects: Vec::new(),
+        func_addrs: HashMap::new(),
+        labels: Vec::new(),
+        cur_block: f.entry,
+        cur_once: true,
+        outer_once: true,
+        inputs: Vec::new(),
+        pts,
+        deadline,
+        out_of_time: false,
+    };
+    e.run(config);
+    if e.out_of_time {
+        return None;
+    }
+    e.layout_constraints();
+    // The objects of each region, by name; the others with a base are in the shared memory.
+    let mut members: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    let mut shared = Vec::new();
+    for &o in e.bases.keys() {
+        match e.region_of_object(o) {
+            Some(r) => members.entry(r).or_default().push(e.object_name(o)),
+            None => shared.push(o),
+        }
+    }
+    let name_all = |objs: Vec<MemObj>| -> Vec<String> {
+        let mut v: Vec<String> = objs
+            .into_iter()
+            .map(|o| match o {
+                MemObj::Region(r) => {
+                    let mut names = members.get(&r).cloned().unwrap_or_default();
+                    names.sort();
+                    names.dedup();
+                    format!("[{}]", names.join(" "))
+                }
+                _ => e.object_name(o),
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let own_objects = name_all(e.own_init.keys().chain(&e.own_seen).copied().collect());
+    let shared_objects = name_all(shared);
+    // A label in a peeled loop, or in a callee inlined there, occurs once per copy.
+    let labels = merge_occurrences(&mut e.t, e.labels);
+    let context_labels = merge_occurrences(&mut e.t, e.context_labels);
+    let copies = merge_copies(&mut e.t, e.copies);
+    Some(FunctionVc {
+        terms: e.t,
+        facts: e.facts,
+        labels,
+        context_labels,
+        copies,
+        own_objects,
+        shared_objects,
+        inputs: e.inputs,
+        opaque_calls: e.opaque_calls,
+        exactness: e.exactness,
+    })
+}
+
+/// One occurrence per label (and block), in first-occurrence order: a label encoded several
+/// times (in the peeled copies of a loop, or in several inlined copies of a callee at one call
+/// site) is reached when any occurrence is, and covered when any occurrence is reached with its
+/// predicate true. So its questions are about whole runs: infeasible when no occurrence can be
+/// covered; always true when a run that reaches it covers it; and one label implies another
+/// when every run covering the first covers the second, which is what coverage means.
+fn merge_occurrences(t: &mut Terms, labels: Vec<LabelVc>) -> Vec<LabelVc> {
+    group_in_order(labels, |l| (l.id, l.block))
+        .into_iter()
+        .map(|((id, block), mut occs)| {
+            if occs.len() == 1 {
+                return occs.pop().expect("one occurrence");
+            }
+            let reaches: Vec<T> = occs.iter().map(|l| l.reach).collect();
+            let covered: Vec<T> = occs.iter().map(|l| t.and2(l.reach, l.pred)).collect();
+            LabelVc {
+                id,
+                block,
+                reach: t.or(&reaches),
+                pred: t.or(&covered),
+            }
+        })
+        .collect()
+}
+
+/// One copy per call path: a call in a peeled loop is inlined once per copy of the loop, and
+/// the copies of one call site are one calling context (their labels merged as in
+/// [`merge_occurrences`]).
+fn merge_copies(t: &mut Terms, copies: Vec<InlinedCopy>) -> Vec<InlinedCopy> {
+    group_in_order(copies, |c| c.path.clone())
+        .into_iter()
+        .map(|(_, same_path)| {
+            let mut rest = same_path.into_iter();
+            let mut copy = rest.next().expect("a group has a copy");
+            copy.labels.extend(rest.flat_map(|c| c.labels));
+            copy.labels = merge_occurrences(t, std::mem::take(&mut copy.labels));
+            copy
+        })
+        .collect()
+}
+
+/// `items` grouped by `key`, the groups in the order their keys first occur.
+fn group_in_order<K: Eq + std::hash::Hash + Clone, V>(
+    items: Vec<V>,
+    key: impl Fn(&V) -> K,
+) -> Vec<(K, Vec<V>)> {
+    let mut groups: Vec<(K, Vec<V>)> = Vec::new();
+    let mut at: HashMap<K, usize> = HashMap::new();
+    for item in items {
+        let k = key(&item);
+        match at.get(&k) {
+            Some(&g) => groups[g].1.push(item),
+            None => {
+                at.insert(k.clone(), groups.len());
+                groups.push((k, vec![item]));
+            }
+        }
+    }
+    groups
+}
+
+/// Width in bits of a scalar value of type `ty` (pointers are 64-bit).
+pub fn width_of(ty: &CType) -> u32 {
+    match ty {
+        CType::Int(k) => k.bits(),
+        CType::Float(f) => f.size() as u32 * 8,
+        CType::Void => 8,
+        _ => 64,
+    }
+}
+
+fn is_signed(ty: &CType) -> bool {
+    matches!(ty, CType::Int(k) if k.is_signed())
+}
+
+impl<'a> Enc<'a> {
+    fn fact(&mut self, about: &[T], fact: T) {
+        self.facts.push(Fact {
+            about: about.to_vec(),
+            needs_all: false,
+            fact,
+        });
+    }
+
+    fn fresh(&mut self, width: u32, hint: &str) -> T {
+        self.t.var(Sort::Bv(width), hint)
+    }
+
+    fn fresh_of(&mut self, ty: &CType, hint: &str) -> T {
+        let w = width_of(ty);
+        self.fresh(w, hint)
+    }
+
+    fn local_width(&self, id: LocalId) -> u32 {
+        width_of(&self.f.local(id).ty)
+    }
+
+    fn base(&mut self, obj: MemObj) -> T {
+        if let Some(&b) = self.bases.get(&obj) {
+            return b;
+        }
+        let (ty, hint) = match obj {
+            MemObj::Local(_, l) => (
+                Some(self.f.local(l).ty.clone()),
+                self.f.local(l).name.clone(),
+            ),
+            MemObj::Global(g) => {
+                let g = &self.prog.globals[g.0 as usize];
+                (Some(g.ty.clone()), g.name.clone())
+            }
+            MemObj::Str(i) => (None, format!("str{i}")),
+            MemObj::Region(r) => (None, format!("region{r}")),
+        };
+        let layout = self.prog.layout();
+        let (size, align) = match (&ty, obj) {
+            (_, MemObj::Str(i)) => (self.prog.strings[i as usize].len() as u64, 1),
+            (Some(ty), _) => (
+                layout.size_of(ty).unwrap_or(1).max(1),
+                layout.align_of(ty).unwrap_or(1).max(1),
+            ),
+            (None, _) => (1, 1),
+        };
+        let b = self.t.var(Sort::Bv(64), &format!("&{hint}"));
+        // String literals may share storage (equal ones, or one the tail of another).
+        if !matches!(obj, MemObj::Str(_) | MemObj::Region(_)) {
+            self.t.register_object(b, size);
+        }
+        self.exactness.entry.insert(b);
+        self.objects.push((b, size, align));
+        self.bases.insert(obj, b);
+        b
+    }
+
+    /// Objects are non-null, do not wrap around, are aligned and do not overlap.
+    fn layout_constraints(&mut self) {
+        let objects = self.objects.clone();
+        for &(b, size, align) in &objects {
+            let zero = self.t.bv(64, 0);
+            let is_null = self.t.eq(b, zero);
+            let non_null = self.t.not(is_null);
+            let limit = self.t.bv(64, u128::from(u64::MAX - size));
+            let no_wrap = self.t.cmp(CmpOp::Ule, b, limit);
+            self.fact(&[b], non_null);
+            self.fact(&[b], no_wrap);
+            if align > 1 && align.is_power_of_two() {
+                let m = self.t.bv(64, u128::from(align - 1));
+                let low = self.t.bin(BvOp::And, b, m);
+                let aligned = self.t.eq(low, zero);
+                self.fact(&[b], aligned);
+            }
+        }
+        let n = objects.len().min(MAX_DISJOINT_OBJECTS);
+        for i in 0..n {
+            for j in i + 1..n {
+                let (bi, si, _) = objects[i];
+                let (bj, sj, _) = objects[j];
+                let si_t = self.t.bv(64, u128::from(si));
+                let sj_t = self.t.bv(64, u128::from(sj));
+                let end_i = self.t.bin(BvOp::Add, bi, si_t);
+                let end_j = self.t.bin(BvOp::Add, bj, sj_t);
+                let before = self.t.cmp(CmpOp::Ule, end_i, bj);
+                let after = self.t.cmp(CmpOp::Ule, end_j, bi);
+                let disjoint = self.t.or2(before, after);
+                self.facts.push(Fact {
+                    about: vec![bi, bj],
+                    needs_all: true,
+                    fact: disjoint,
+                });
+            }
+        }
+    }
+
+    // ----- the function -------------------------------------------------------------------
+
+    fn run(&mut self, config: &EncodeConfig) {
+        let f = self.f;
+        let mem0 = self.t.var(Sort::Mem, "mem0");
+        self.exactness.entry.insert(mem0);
+        let mut init = self.initial_state(mem0, BTreeMap::new());
+        self.inputs = f
+            .params
+            .iter()
+            .filter_map(|p| init.vars[p.0 as usize])
+            .collect();
+        let tru = self.t.tru();
+        if config.entry_main && f.name == "main" {
+            for g in &self.prog.globals {
+                for s in &g.init {
+                    self.stmt(s, &mut init, tru);
+                }
+            }
+        }
+        let _returns = self.encode_body(init, tru);
+    }
+
+    /// The state at entry of the current frame: parameters and other SSA locals fresh.
+    fn initial_state(&mut self, mem: T, own: BTreeMap<MemObj, T>) -> State {
+        let f = self.f;
+        let mut st = State {
+            vars: Vec::with_capacity(f.locals.len()),
+            mem,
+            own,
+        };
+        for (i, l) in f.locals.iter().enumerate() {
+            if self.in_memory[i] {
+                st.vars.push(None);
+            } else {
+                let v = self.fresh_of(&l.ty, &l.name);
+                self.exactness.entry.insert(v);
+                st.vars.push(Some(v));
+            }
+        }
+        st
+    }
+
+    /// Encodes the current frame's body from `init` under path condition `entry_pc`; returns
+    /// the (path condition, state, returned value) of every `return` reached.
+    fn encode_body(&mut self, init: State, entry_pc: T) -> Vec<(T, State, Option<T>)> {
+        let f = self.f;
+        let forest = crate::cfg::loops::LoopForest::of(f);
+        let havoc_sets = self.loop_havoc_sets(&forest);
+        let peeled = Peeled::new(f, &forest, &self.peel_counts(&forest));
+        let mut returns = Vec::new();
+        let mut init = Some(init);
+        // Outgoing edges of encoded nodes: target node -> [(condition, state)].
+        let mut incoming: HashMap<usize, Vec<(T, State)>> = HashMap::new();
+        let mut visited: HashSet<BlockId> = HashSet::new();
+        for &n in &peeled.order {
+            if self.past_deadline() {
+                // The whole encoding is dropped (see `encode_until`).
+                self.out_of_time = true;
+                break;
+            }
+            let b = peeled.block(n);
+            self.cur_block = b;
+            let (mut pc, mut st) = if n == peeled.entry() {
+                match init.take() {
+                    Some(st) => (entry_pc, st),
+                    None => continue,
+                }
+            } else {
+                match incoming.remove(&n) {
+                    Some(ins) => self.merge(b, ins),
+                    None => continue,
+                }
+            };
+            visited.insert(b);
+            self.cur_once = self.outer_once
+                && forest.heads_containing(b).is_empty()
+                && !forest.in_irreducible(b);
+            // The exact copies of a peeled loop's first iterations keep their state; the loop
+            // itself (its tail) stands for every later iteration and forgets what it writes.
+            let havoc = havoc_sets.get(&b).filter(|_| !peeled.is_exact_head(n));
+            if let Some(set) = havoc {
+                for &r in &set.regions {
+                    let m = self.t.var(Sort::Mem, "region_loop");
+                    st.own.insert(MemObj::Region(r), m);
+                }
+                for &l in &set.locals {
+                    let w = self.local_width(l);
+                    let at_entry = st.vars[l.0 as usize];
+                    let fresh = self.fresh(w, "loop");
+                    // A counter only stepped one way by the loop stays on that side of its
+                    // value at entry (see `counter_step`).
+                    if let (Some(&sign), Some(entry)) = (set.monotone.get(&l), at_entry) {
+                        let (lo, hi) = if sign > 0 {
+                            (entry, fresh)
+                        } else {
+                            (fresh, entry)
+                        };
+                        let bound = self.t.cmp(CmpOp::Sle, lo, hi);
+                        self.fact(&[fresh], bound);
+                    }
+                    st.vars[l.0 as usize] = Some(fresh);
+                }
+                if set.memory {
+                    st.mem = self.t.var(Sort::Mem, "mem_loop");
+                }
+                for &l in &set.own_locals {
+                    let m = self.t.var(Sort::Mem, "own_loop");
+                    st.own.insert(MemObj::Local(self.instance, l), m);
+                }
+                self.havoc_globals(&set.globals, &mut st);
+            }
+            let blk = f.block(b);
+            for (i, s) in blk.stmts.iter().enumerate() {
+                self.cur_stmt = i as u32;
+                pc = self.stmt(s, &mut st, pc);
+            }
+            if let Terminator::Return(v) = &blk.term {
+                let value = v.as_ref().map(|e| self.eval(e, &mut st));
+                returns.push((pc, st.clone(), value));
+            }
+            for (target, cond) in self.edges(&blk.term, &st, pc) {
+                // Retreating edges are cut, but in the exact copies of a peeled loop.
+                if let Some(m) = peeled.step(n, target) {
+                    incoming.entry(m).or_default().push((cond, st.clone()));
+                }
+            }
+        }
+        if self.record_labels {
+            // Labels in blocks never reached from the entry are unreachable.
+            for (i, blk) in f.blocks.iter().enumerate() {
+                let b = BlockId(i as u32);
+                if visited.contains(&b) {
+                    continue;
+                }
+                for s in &blk.stmts {
+                    if let StmtKind::Label { id, .. } = &s.kind {
+                        let fls = self.t.fls();
+                        self.push_label(LabelVc {
+                            id: *id,
+                            block: b,
+                            reach: fls,
+                            pred: fls,
+                        });
+                    }
+                }
+            }
+        }
+        returns
+    }
+
+    /// A readable name of a memory object.
+    fn object_name(&self, o: MemObj) -> String {
+        match o {
+            MemObj::Local(i, l) => {
+                let f = self.instance_fns[i as usize];
+                format!("{}.{}", f.name, f.local(l).name)
+            }
+            MemObj::Global(g) => self.prog.globals[g.0 as usize].name.clone(),
+            MemObj::Str(i) => format!("string {i}"),
+            MemObj::Region(r) => format!("region {r}"),
+        }
+    }
+
+    /// The region an object with a base lives in, if not the shared memory.
+    fn region_of_object(&self, o: MemObj) -> Option<u32> {
+        match o {
+            MemObj::Local(i, l) => self
+                .pts
+                .region_of_local(&self.instance_fns[i as usize].name, l),
+            MemObj::Str(i) => self.pts.region_of_string(i),
+            MemObj::Global(_) | MemObj::Region(_) => None,
+        }
+    }
+
+    /// The activation `instance` is the root function's own.
+    fn instance_is_root(&self, instance: u32) -> bool {
+        instance == 0
+    }
+
+    /// Records a label: the root's own, or one of an inlined copy (of a called-once callee
+    /// inlined directly, and of a function decided in its calling contexts).
+    fn push_label(&mut self, l: LabelVc) {
+        if self.instance_is_root(self.instance) {
+            self.labels.push(l);
+            return;
+        }
+        if let Some(k) = self.copy {
+            self.copies[k].labels.push(l.clone());
+        }
+        if self.in_called_once_copy {
+            self.context_labels.push(l);
+        }
+    }
+
+    /// The locals of the current frame with a memory of their own.
+    fn frame_own_locals(&self) -> impl Iterator<Item = LocalId> + '_ {
+        self.own_memory
+            .iter()
+            .enumerate()
+            .filter(|(_, own)| **own)
+            .map(|(i, _)| LocalId(i as u32))
+    }
+
+    // ----- statements ---------------------------------------------------------------------
+
+    fn past_deadline(&self) -> bool {
+        // Tests slow the encoder down to reach a deadline with a small function (debug builds).
+        #[cfg(debug_assertions)]
+        if let Some(ms) = std::env::var("COVPRUNE_TEST_ENCODE_BLOCK_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
+        self.out_of_time || self.deadline.is_some_and(|d| std::time::Instant::now() > d)
+    }
+}

@@ -1,0 +1,314 @@
+//! The source as text: what the parser cannot take blanked out (line markers, computed
+//! gotos), positions mapped back to the original, statement starts and identifiers found in
+//! bytes, and the `pc_label` calls of an annotated file.
+
+use super::*;
+
+/// The text as the parser can take it, every byte at its place: line markers blanked (see
+/// [`blank_line_markers`]) and GNU computed gotos (`goto *tab[op];`), which do not parse,
+/// read as `(0), *tab[op];`, an expression statement, which is all the annotator needs to
+/// place labels around them (the prover lowers the real text).
+pub(super) fn parseable(text: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    use std::borrow::Cow;
+    let blanked = blank_line_markers(text);
+    match without_computed_gotos(blanked.as_deref().unwrap_or(text)) {
+        Some(rewritten) => Cow::Owned(rewritten),
+        None => blanked.map_or(Cow::Borrowed(text), Cow::Owned),
+    }
+}
+
+/// `goto *e;` rewritten as `(0), *e;` (same length); None when there is none.
+pub(super) fn without_computed_gotos(text: &[u8]) -> Option<Vec<u8>> {
+    let mut out: Option<Vec<u8>> = None;
+    let mut i = 0;
+    while let Some(p) = text[i..].windows(4).position(|w| w == b"goto") {
+        let at = i + p;
+        i = at + 4;
+        let word_start = at == 0 || !(text[at - 1].is_ascii_alphanumeric() || text[at - 1] == b'_');
+        let mut j = at + 4;
+        while j < text.len() && text[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        if word_start && text.get(j) == Some(&b'*') {
+            out.get_or_insert_with(|| text.to_vec())[at..at + 4].copy_from_slice(b"(0),");
+        }
+    }
+    out
+}
+
+/// The text with every line marker (`# 12 "file.c" 3`, as `cc -E` writes them) turned into
+/// spaces, newlines kept; None when there is none.
+pub(super) fn blank_line_markers(text: &[u8]) -> Option<Vec<u8>> {
+    let mut out: Option<Vec<u8>> = None;
+    let mut start = 0;
+    while start < text.len() {
+        let end = text[start..]
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(text.len(), |p| start + p);
+        let line = &text[start..end];
+        if crate::frontend::source::is_line_marker(line) {
+            let o = out.get_or_insert_with(|| text.to_vec());
+            o[start..end].fill(b' ');
+        }
+        start = end + 1;
+    }
+    out
+}
+
+/// Maps every byte position of `sites` from the rewritten text back to the original one.
+pub(super) fn remap(sites: &mut Sites, edits: &[crate::frontend::oldc::Edit], text: &[u8]) {
+    let map = |p: usize| -> usize {
+        let mut delta: isize = 0;
+        for e in edits {
+            if e.new_end <= p {
+                delta += (e.new_end - e.new_start) as isize - (e.orig_end - e.orig_start) as isize;
+            } else if e.new_start < p {
+                return e.orig_start;
+            } else {
+                break;
+            }
+        }
+        (p as isize - delta) as usize
+    };
+    let pair = |r: &mut (usize, usize)| *r = (map(r.0), map(r.1));
+    // Lines, from the original text.
+    let mut line_starts = vec![0];
+    line_starts.extend(
+        text.iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .map(|(i, _)| i + 1),
+    );
+    let line_of = |p: usize| line_starts.partition_point(|&s| s <= p);
+    let moved: std::collections::BTreeMap<usize, usize> = sites
+        .statements
+        .iter()
+        .map(|s| (s.line, line_of(map(s.range.0))))
+        .collect();
+    for f in &mut sites.functions {
+        f.body_start = map(f.body_start);
+        f.line = line_of(map(f.start));
+        f.start = map(f.start);
+    }
+    for (line, _) in &mut sites.skipped {
+        *line = moved.get(line).copied().unwrap_or(*line);
+    }
+    for s in &mut sites.statements {
+        pair(&mut s.range);
+        s.line = line_of(s.range.0);
+        for b in [&mut s.consequence, &mut s.alternative, &mut s.body]
+            .into_iter()
+            .flatten()
+        {
+            pair(&mut b.range);
+        }
+        if let Some(c) = &mut s.colon {
+            *c = map(*c);
+        }
+        if let Some(h) = &mut s.plan.hoist {
+            pair(&mut h.range);
+        }
+        if let Some(v) = &mut s.values {
+            for (r, _) in &mut v.calls {
+                pair(r);
+            }
+        }
+        if let Some(r) = &mut s.cond_range {
+            pair(r);
+        }
+        for r in &mut s.continues {
+            pair(r);
+        }
+    }
+}
+
+/// The C identifiers of an expression text.
+pub(super) fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| {
+            w.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        })
+}
+
+/// `&name` somewhere in `body` (not `&&name`).
+pub(super) fn address_taken(body: &[u8], name: &str) -> bool {
+    let n = name.as_bytes();
+    let mut i = 0;
+    while let Some(p) = body[i..].iter().position(|b| *b == b'&') {
+        let at = i + p;
+        i = at + 1;
+        if body.get(at + 1) == Some(&b'&') {
+            i = at + 2;
+            continue;
+        }
+        if at > 0 && body[at - 1] == b'&' {
+            continue;
+        }
+        let mut j = at + 1;
+        while j < body.len() && (body[j].is_ascii_whitespace() || body[j] == b'(') {
+            j += 1;
+        }
+        let end = j + n.len();
+        if body[j..].starts_with(n)
+            && !body
+                .get(end)
+                .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// What precedes `pos` (skipping blanks, comments and directive lines) ends a statement, a
+/// label or a statement head (`{`, `}`, `;`, `:`, `)`, `else`, `do`): tree-sitter did not
+/// take part of an expression split by `#if` regions for a statement.
+pub(super) fn starts_a_statement(text: &[u8], pos: usize) -> bool {
+    let mut end = pos;
+    loop {
+        let before = &text[..end];
+        let line_start = before
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |p| p + 1);
+        let line = before[line_start..].trim_ascii();
+        if line.first() == Some(&b'#') {
+            if line_start == 0 {
+                return true;
+            }
+            end = line_start - 1;
+            continue;
+        }
+        let trimmed = before.trim_ascii_end();
+        if trimmed.is_empty() {
+            return true;
+        }
+        if trimmed.ends_with(b"*/") {
+            match trimmed.windows(2).rposition(|w| w == b"/*") {
+                Some(p) => {
+                    end = p;
+                    continue;
+                }
+                None => return false,
+            }
+        }
+        if trimmed.len() < before.len() && trimmed.len() < line_start {
+            // The previous non-blank text is on an earlier line: look at that line whole.
+            end = trimmed.len();
+            let ls = text[..end]
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |p| p + 1);
+            if text[ls..end].trim_ascii().first() == Some(&b'#') {
+                end = ls.saturating_sub(1);
+                if ls == 0 {
+                    return true;
+                }
+                continue;
+            }
+        }
+        let last = *trimmed.last().unwrap_or(&b';');
+        return matches!(last, b';' | b'{' | b'}' | b':' | b')')
+            || trimmed.ends_with(b"else")
+            || trimmed.ends_with(b"do");
+    }
+}
+
+/// The first word after `pos`, skipping whitespace, comments and preprocessor directive lines.
+pub(super) fn next_word_after(text: &[u8], mut pos: usize) -> Vec<u8> {
+    loop {
+        while pos < text.len() && text[pos].is_ascii_whitespace() {
+            pos += 1;
+        }
+        if text[pos..].starts_with(b"#") {
+            while pos < text.len() && text[pos] != b'\n' {
+                pos += 1;
+            }
+            continue;
+        }
+        if text[pos..].starts_with(b"/*") {
+            match text[pos + 2..].windows(2).position(|w| w == b"*/") {
+                Some(p) => pos += p + 4,
+                None => return Vec::new(),
+            }
+            continue;
+        }
+        if text[pos..].starts_with(b"//") {
+            while pos < text.len() && text[pos] != b'\n' {
+                pos += 1;
+            }
+            continue;
+        }
+        break;
+    }
+    text[pos..]
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .copied()
+        .collect()
+}
+
+/// A `pc_label(pred, id, "TAG", ...);` statement as written in an annotated file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabelCall {
+    /// Byte range of the whole statement, `;` included.
+    pub range: (usize, usize),
+    /// The predicate's text, as written.
+    pub predicate: String,
+    /// The id's text, as written (a constant in LTest's files).
+    pub id: String,
+    pub tag: String,
+}
+
+/// The `pc_label` and `pc_label_bindings` statements of an annotated file, in text order;
+/// the stub `#define pc_label(...)` of LTest-style headers is a directive, not a statement.
+pub fn label_calls(text: &[u8]) -> Vec<LabelCall> {
+    // As for sites: same positions, without what the parser cannot take.
+    let parseable = parseable(text);
+    let text: &[u8] = &parseable;
+    let Some(tree) = parse(text) else {
+        return Vec::new();
+    };
+    let slice = |n: tree_sitter::Node| String::from_utf8_lossy(&text[n.byte_range()]).into_owned();
+    let mut out = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "expression_statement" {
+            let call = node
+                .named_child(0)
+                .filter(|c| c.kind() == "call_expression");
+            let callee = call.and_then(|c| c.child_by_field_name("function"));
+            if let (Some(call), Some(callee)) = (call, callee) {
+                let name = slice(callee);
+                if name == "pc_label" || name == "pc_label_bindings" {
+                    let args: Vec<tree_sitter::Node> = call
+                        .child_by_field_name("arguments")
+                        .map(|a| {
+                            let mut c = a.walk();
+                            a.named_children(&mut c)
+                                .filter(|n| n.kind() != "comment")
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    if let (Some(p), Some(id)) = (args.first(), args.get(1)) {
+                        let tag = args.get(2).map(|t| slice(*t)).unwrap_or_default();
+                        out.push(LabelCall {
+                            range: (node.start_byte(), node.end_byte()),
+                            predicate: slice(*p),
+                            id: slice(*id),
+                            tag: tag.trim_matches('"').to_string(),
+                        });
+                    }
+                    continue;
+                }
+            }
+        }
+        let mut c = node.walk();
+        stack.extend(node.named_children(&mut c));
+    }
+    out.sort_by_key(|l| l.range.0);
+    out
+}

@@ -374,7 +374,8 @@ pub struct PruneArgs {
     /// Record each label's solver time in the ledger (which then differs run to run).
     #[arg(long)]
     pub timings: bool,
-    /// Write every solver question as an SMT-LIB 2 file in DIR (FUNCTION.NNNNN.smt2, with
+    /// Write every solver question as an SMT-LIB 2 file in DIR (FUNCTION.NNNNN.smt2, and
+    /// FUNCTION-contexts.NNNNN.smt2 for its callees' labels in their calling contexts, with
     /// covprune's answer in a comment), to replay with any solver.
     #[arg(long, value_name = "DIR")]
     pub dump_smt: Option<PathBuf>,

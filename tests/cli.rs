@@ -554,6 +554,61 @@ fn dumped_questions_replay_with_the_same_answers() {
     assert!(sat > 0 && unsat > 0, "sat {sat}, unsat {unsat}");
 }
 
+/// The questions about a static callee's labels in its calling contexts go through the same
+/// backend: `--dump-smt` writes them too (as `CALLER-contexts.NNNNN.smt2`), and they replay.
+#[test]
+fn calling_context_questions_are_dumped_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("ctx.c");
+    std::fs::write(
+        &src,
+        "static int g(int x) { if (x > 5) return 1; return 0; }\nint f(int a) { return g(3) + g(a); }\n",
+    )
+    .unwrap();
+    covprune()
+        .args(["annotate", "--criteria", "CC"])
+        .arg(&src)
+        .assert()
+        .success();
+    let dump = dir.path().join("smt");
+    covprune()
+        .arg("prune")
+        .arg(dir.path().join("ctx_labels.c"))
+        .arg("--dump-smt")
+        .arg(&dump)
+        .args(["--no-progress", "--jobs", "1"])
+        .assert()
+        .success();
+    let contexts: Vec<_> = std::fs::read_dir(&dump)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains("f-contexts."))
+        .collect();
+    assert!(!contexts.is_empty(), "no calling-context question dumped");
+    for f in &contexts {
+        let text = std::fs::read_to_string(f).unwrap();
+        let answer = text
+            .lines()
+            .next()
+            .and_then(|l| l.rsplit_once("answer: "))
+            .unwrap()
+            .1;
+        if answer.starts_with("unknown") {
+            continue;
+        }
+        let out = std::process::Command::new("z3")
+            .arg(f)
+            .output()
+            .expect("the z3 binary");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            answer,
+            "{}",
+            f.display()
+        );
+    }
+}
+
 /// `-v` names, per function, the objects with a memory of their own and those in the shared
 /// memory; the write through a pointer does not reach the former, so both labels are proved.
 #[test]

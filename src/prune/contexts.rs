@@ -24,7 +24,6 @@ use super::steps23::{step3, Step3Group};
 use super::{Outcome, Prover, Reason, RunStats};
 use crate::cfg::callgraph::{direct_callees, CallGraph};
 use crate::ir::{Callee, Function, Program, StmtKind};
-use crate::smt::{Backend, Session};
 use crate::vc::cone::FactIndex;
 use crate::vc::encode::{encode_until, CallSite, InlinedCopy, LabelVc};
 use crate::vc::term::T;
@@ -274,7 +273,12 @@ pub(super) fn prove_copies(
     if vc.copies.is_empty() {
         return (nothing(), copied);
     }
-    let backend: Box<dyn Backend> = Box::new(Session::new(&config.solver));
+    // Its own file names: these questions are asked of another encoding of `f`.
+    let backend = crate::smt::backend(
+        &config.solver,
+        config.dump_smt.as_deref(),
+        &format!("{}-contexts", f.name),
+    );
     let budget = copy_budget(&prover.config, start);
     let mut asker = Asker {
         backend,

@@ -10,7 +10,6 @@ use super::{
     Reason, RunStats, ANCHOR_BASE,
 };
 use crate::ir::{BlockId, Callee, Function, Loc, Program, StmtKind};
-use crate::smt::{Backend, Session};
 use crate::vc::cone::FactIndex;
 use crate::vc::encode::{encode, encode_until, LabelVc};
 use crate::vc::Summaries;
@@ -232,11 +231,7 @@ pub(super) fn prove_function_here(
         progress(r.occurrences.len() as u64);
         return r;
     };
-    let session = Session::new(&config.solver);
-    let backend: Box<dyn Backend> = match &config.dump_smt {
-        Some(dir) => Box::new(crate::smt::Dumping::new(session, dir.clone(), &f.name)),
-        None => Box::new(session),
-    };
+    let backend = crate::smt::backend(&config.solver, config.dump_smt.as_deref(), &f.name);
     let encode_ms = t0.elapsed().as_millis();
     if config.trace {
         eprintln!(

@@ -12,10 +12,13 @@
 //! function's proof a context of its own, so that what other functions asked before (in this
 //! process or worker) changes nothing.
 
+mod dumping;
 pub mod smtlib;
 
+pub use dumping::Dumping;
+
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::Path;
 
 use z3::ast::{Array, Ast, Bool, Dynamic, BV};
 use z3::{Params, SatResult, Solver, Sort as ZSort};
@@ -116,6 +119,16 @@ pub trait Backend {
     }
     /// Whether the next questions may be answered by an earlier model (on by default).
     fn set_model_reuse(&mut self, _on: bool) {}
+}
+
+/// The backend every question of one encoding goes through: a solver session, and with
+/// `dump` the SMT-LIB file of each question written to that directory under `name`.
+pub fn backend(config: &SolverConfig, dump: Option<&Path>, name: &str) -> Box<dyn Backend> {
+    let session = Session::new(config);
+    match dump {
+        Some(dir) => Box::new(Dumping::new(session, dir.to_path_buf(), name)),
+        None => Box::new(session),
+    }
 }
 
 /// Runs `f` with a Z3 context of its own on this thread.
@@ -761,70 +774,6 @@ impl Backend for Session {
 
     fn set_model_reuse(&mut self, on: bool) {
         self.reuse_models = on;
-    }
-}
-
-/// A backend that also writes every question it is asked, with the answer, as an SMT-LIB 2
-/// file `DIR/PREFIX.NNNNN.smt2`.
-pub struct Dumping<B> {
-    inner: B,
-    dir: PathBuf,
-    prefix: String,
-    asked: usize,
-}
-
-impl<B: Backend> Dumping<B> {
-    pub fn new(inner: B, dir: PathBuf, prefix: &str) -> Dumping<B> {
-        let prefix = prefix
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '-'
-                }
-            })
-            .collect();
-        Dumping {
-            inner,
-            dir,
-            prefix,
-            asked: 0,
-        }
-    }
-}
-
-impl<B: Backend> Backend for Dumping<B> {
-    fn check(&mut self, q: &Query) -> Verdict {
-        let verdict = self.inner.check(q);
-        self.asked += 1;
-        let answer = match &verdict {
-            Verdict::Proved => "unsat".to_string(),
-            Verdict::Refuted(_) => "sat".to_string(),
-            Verdict::Unknown(r) => format!("unknown ({r})"),
-        };
-        let path = self
-            .dir
-            .join(format!("{}.{:05}.smt2", self.prefix, self.asked));
-        // A dump that cannot be written costs the dump, not the answer.
-        let _ = std::fs::write(path, smtlib::query(q, &answer));
-        verdict
-    }
-
-    fn work(&self) -> u64 {
-        self.inner.work()
-    }
-
-    fn reused_models(&self) -> u64 {
-        self.inner.reused_models()
-    }
-
-    fn repeated_questions(&self) -> u64 {
-        self.inner.repeated_questions()
-    }
-
-    fn set_model_reuse(&mut self, on: bool) {
-        self.inner.set_model_reuse(on);
     }
 }
 

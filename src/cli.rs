@@ -555,7 +555,7 @@ fn project_options(args: ProjectArgs) -> run::Result<run::project::ProjectOption
         .compile_commands
         .or(args.build_dir)
         .expect("clap requires -p or --compile-commands");
-    let mut config = run::prune::default_config();
+    let mut config = run::prune::Config::default();
     config.solver = run::prune::SolverConfig {
         timeout_ms: args.timeout_ms,
         rlimit: args
@@ -908,7 +908,7 @@ fn prune_options(args: PruneArgs) -> run::Result<run::prune::PruneOptions> {
             Err(_) => run::prune::Execution::InProcess,
         }
     };
-    let mut config = run::prune::default_config();
+    let mut config = run::prune::Config::default();
     config.solver = run::prune::SolverConfig {
         timeout_ms: args.timeout_ms,
         rlimit: args

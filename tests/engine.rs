@@ -218,7 +218,7 @@ fn called_once_functions_are_related_in_their_callers_context() {
     assert!(matches!(status(201), Status::Unknown { .. }));
     assert!(matches!(status(1), Status::Unknown { .. }));
     // Without steps 2 and 3, nothing is related.
-    let (only1, _) = covprune::prune::run(&loaded.program, &PruneConfig::default(), &|_| {});
+    let only1 = step1(&loaded.program, &PruneConfig::default());
     assert!(only1
         .iter()
         .all(|v| !matches!(v.status, Status::Subsumed { .. })));

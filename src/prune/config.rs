@@ -8,6 +8,12 @@ use serde::{Deserialize, Serialize};
 use crate::smt::SolverConfig;
 use crate::vc::encode::EncodeConfig;
 
+/// The budget of each function, in seconds.
+pub const DEFAULT_FUNCTION_BUDGET_S: u64 = 120;
+
+/// What a run asks and with which limits. Its default is what `prune` does without options
+/// (steps 1 to 3, the default time and resource limits, a budget per function); `audit`,
+/// `project` and the engine's tests start from it too.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PruneConfig {
     pub solver: SolverConfig,
@@ -48,9 +54,9 @@ impl Default for PruneConfig {
             solver: SolverConfig::default(),
             encode: EncodeConfig::default(),
             jobs: 0,
-            function_budget_s: 0,
+            function_budget_s: DEFAULT_FUNCTION_BUDGET_S,
             trace: false,
-            steps: BTreeSet::from([1]),
+            steps: BTreeSet::from([1, 2, 3]),
             model_filter: true,
             dump_smt: None,
             contexts: true,

@@ -13,7 +13,7 @@
 
 mod asker;
 pub mod cache_key;
-mod config;
+pub mod config;
 pub mod contexts;
 mod function;
 pub mod groups;

@@ -63,7 +63,7 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
             file: opts.file.clone(),
             labels: None,
             preprocess: opts.preprocess.clone(),
-            config: super::prune::default_config(),
+            config: super::prune::Config::default(),
             resume: false,
             shard: None,
             timings: false,

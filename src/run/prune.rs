@@ -25,45 +25,8 @@ pub use crate::prune::shard::parse as parse_shard;
 pub use crate::prune::PruneConfig as Config;
 pub use crate::smt::SolverConfig;
 
-/// The time limit of each question, in milliseconds (a backstop when `rlimit` is set).
-pub const DEFAULT_TIMEOUT_MS: u32 = 2000;
-/// The deterministic resource limit of each question (0: none), calibrated to about
-/// [`DEFAULT_TIMEOUT_MS`] of work on zlib's questions on the development machine: Z3 4.8.12
-/// counted 1,600 to 9,700 units per millisecond there (2,100 to 5,100 averaged over a
-/// function), so that 5,000,000 units take 1 to 3 s. The function budget converts at this
-/// limit per nominal time limit (2,500 units per millisecond). See the README.
-pub const DEFAULT_RLIMIT: u32 = 5_000_000;
-/// The resource limit that stands for a time limit: [`DEFAULT_RLIMIT`] scaled from
-/// [`DEFAULT_TIMEOUT_MS`] (so that `--timeout-ms 300` alone keeps questions short).
-pub fn rlimit_for(timeout_ms: u32) -> u32 {
-    let scaled = u64::from(DEFAULT_RLIMIT) * u64::from(timeout_ms) / u64::from(DEFAULT_TIMEOUT_MS);
-    u32::try_from(scaled.max(1)).unwrap_or(u32::MAX)
-}
-
-/// The budget of each function, in seconds.
-pub const DEFAULT_FUNCTION_BUDGET_S: u64 = 120;
-
-/// The prover's configuration with every option at its default (what `prune` does without
-/// options, and what `audit` prunes with).
-pub fn default_config() -> PruneConfig {
-    PruneConfig {
-        solver: crate::smt::SolverConfig {
-            timeout_ms: DEFAULT_TIMEOUT_MS,
-            rlimit: DEFAULT_RLIMIT,
-            max_memory_mb: 0,
-            incremental: true,
-        },
-        encode: crate::vc::encode::EncodeConfig::default(),
-        jobs: 0,
-        function_budget_s: DEFAULT_FUNCTION_BUDGET_S,
-        trace: false,
-        steps: BTreeSet::from([1, 2, 3]),
-        model_filter: true,
-        dump_smt: None,
-        contexts: true,
-        witnessed_subsumers: false,
-    }
-}
+pub use crate::prune::config::DEFAULT_FUNCTION_BUDGET_S;
+pub use crate::smt::{rlimit_for, DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS};
 
 /// Where the prover runs.
 #[derive(Clone, Debug)]

@@ -1,6 +1,7 @@
 //! Annotation tests: label counts against LAnnotate's on the LTest sample, snapshots of the
 //! annotated output, and annotated files that still compile and run.
 
+use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 
@@ -541,7 +542,9 @@ fn corpus() -> std::path::PathBuf {
     let done = cache.join(".complete");
     if !done.is_file() || !has_all(&cache) {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benchmarks/fetch-corpus.sh");
-        eprintln!(
+        // The test says why it waits.
+        let _ = writeln!(
+            std::io::stderr(),
             "fetching the corpus into {} (about 5 minutes, once)",
             cache.display()
         );

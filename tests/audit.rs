@@ -1,6 +1,7 @@
 //! `covprune audit` on the shipped example: JSON and DOT snapshots, the HTML page in headless
 //! Chromium, and SARIF validated against the SARIF 2.1.0 JSON schema.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -170,7 +171,7 @@ fn the_html_report_renders_in_headless_chromium() {
             std::env::var_os("COVPRUNE_NO_BROWSER").is_some(),
             "chromium is not installed (Debian package `chromium`; .ci/run installs it): install it, or set COVPRUNE_NO_BROWSER=1 to skip this test"
         );
-        eprintln!("skipped: COVPRUNE_NO_BROWSER is set");
+        let _ = writeln!(std::io::stderr(), "skipped: COVPRUNE_NO_BROWSER is set");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
+use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 
@@ -714,7 +715,7 @@ impl Tally {
 
     fn report(&self, what: &str, n_programs: u64) {
         for (kind, k) in &self.by_kind {
-            eprintln!(
+            let _ = writeln!(std::io::stderr(),
                 "  {:<20} {:>6} labels; infeasible {:>5}, proved {:>5} ({}); redundant {:>5}, pruned {:>5} ({})",
                 kind.name(),
                 k.labels,
@@ -728,17 +729,18 @@ impl Tally {
         }
         if std::env::var_os("COVPRUNE_SOUNDNESS_VERBOSE").is_some() {
             for o in &self.orphans {
-                eprintln!("  {o}");
+                let _ = writeln!(std::io::stderr(), "  {o}");
             }
         }
         if !self.by_kind.is_empty() {
-            eprintln!(
+            let _ =
+                writeln!(std::io::stderr(),
                 "  redundant recall {:.1}%; {} feasible labels pruned without a feasible partner",
                 100.0 * self.redundant_recall(),
                 self.orphans.len()
             );
         }
-        eprintln!(
+        let _ = writeln!(std::io::stderr(),
             "soundness harness ({what}): {n_programs} programs, {} labels ({} left unknown by a limit), {} truly infeasible, {} proved infeasible (recall {:.1}%), {} duplicate and {} subsumed claims, {} false claims",
             self.labels,
             if self.out_of_limits.is_empty() {
@@ -904,7 +906,11 @@ fn check_program(
             Status::Unknown { reason } if *reason != covprune::prune::Reason::Satisfiable => {
                 *tally.out_of_limits.entry(reason.to_string()).or_default() += 1;
                 if std::env::var_os("COVPRUNE_SOUNDNESS_VERBOSE").is_some() {
-                    eprintln!("seed {seed}: label {} left unknown ({reason})", v.id);
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "seed {seed}: label {} left unknown ({reason})",
+                        v.id
+                    );
                 }
             }
             _ => {}
@@ -914,9 +920,11 @@ fn check_program(
             if v.status != Status::Infeasible
                 && std::env::var_os("COVPRUNE_SOUNDNESS_VERBOSE").is_some()
             {
-                eprintln!(
+                let _ = writeln!(
+                    std::io::stderr(),
                     "seed {seed}: missed label {} ({:?})\n{text}",
-                    v.id, v.status
+                    v.id,
+                    v.status
                 );
             }
         }
@@ -983,9 +991,12 @@ fn tally_by_kind(
             if matches!(v.status, Status::Duplicate { .. } | Status::Subsumed { .. }) {
                 k.found_redundant += 1;
             } else if std::env::var_os("COVPRUNE_SOUNDNESS_VERBOSE").is_some() {
-                eprintln!(
+                let _ = writeln!(
+                    std::io::stderr(),
                     "seed {seed}: missed redundant label {} ({:?}, {:?})",
-                    v.id, here.kind, v.status
+                    v.id,
+                    here.kind,
+                    v.status
                 );
             }
         }
@@ -1217,7 +1228,12 @@ fn the_memory_harness_catches_a_region_analysis_blind_to_escapes() {
     let mut config = harness_config();
     config.encode.escape_blind = true;
     match first_seed_with_a_false_claim(&config, "esc", |text| text.contains("ext_keep(q)")) {
-        Some(seed) => eprintln!("escape-blind fault caught at seed {seed}"),
+        Some(seed) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "escape-blind fault caught at seed {seed}"
+            );
+        }
         None => panic!(
             "no false claim found with an escape-blind region analysis in 120 memory programs"
         ),
@@ -1303,5 +1319,5 @@ fn exhaustive_runs_check_the_claims_on_annotated_criteria() {
 fn print_context_program() {
     let seed = env_u64("COVPRUNE_SOUNDNESS_SEED", 1);
     let (text, n, placed) = generate_full(seed, true, false, true);
-    eprintln!("{text}\n{n} labels\n{placed:?}");
+    let _ = writeln!(std::io::stderr(), "{text}\n{n} labels\n{placed:?}");
 }

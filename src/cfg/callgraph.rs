@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use petgraph::graph::{DiGraph, NodeIndex};
 
-use crate::ir::{visit, Callee, Expr, ExprKind, Function, Linkage, Program, StmtKind, Terminator};
+pub use crate::ir::direct_callees;
+use crate::ir::{visit, Callee, Expr, ExprKind, Linkage, Program, StmtKind, Terminator};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FuncNode {
@@ -210,21 +211,6 @@ fn func_addrs(item: visit::Item, out: &mut BTreeSet<String>) {
     {
         out.insert(n.clone());
     }
-}
-
-/// The functions `f` calls directly.
-pub fn direct_callees(f: &Function) -> BTreeSet<String> {
-    f.blocks
-        .iter()
-        .flat_map(|b| &b.stmts)
-        .filter_map(|s| match &s.kind {
-            StmtKind::Call {
-                callee: Callee::Direct(n),
-                ..
-            } => Some(n.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Closes a per-function fact over direct calls: `own` holds each function's own value and the

@@ -55,7 +55,7 @@ pub struct Bundle {
 
 /// Function names an expression, statement or body refers to: direct calls and addresses.
 fn referenced_functions(f: &Function) -> BTreeSet<String> {
-    let mut names = crate::cfg::callgraph::direct_callees(f);
+    let mut names = super::direct_callees(f);
     visit::function(f, &mut |item| {
         if let visit::Item::Expr(Expr {
             kind: ExprKind::FuncAddr(n),
@@ -162,7 +162,7 @@ impl Bundle {
         let names: BTreeSet<&str> = self.functions.iter().map(|f| f.name.as_str()).collect();
         self.functions
             .iter()
-            .flat_map(crate::cfg::callgraph::direct_callees)
+            .flat_map(super::direct_callees)
             .filter(|n| !names.contains(n.as_str()) && !self.statics.contains(n))
             .collect()
     }
@@ -180,7 +180,7 @@ fn reach(
     while let Some(n) = todo.pop() {
         if let Some(&i) = by_name.get(n.as_str()) {
             if seen.insert(i) {
-                todo.extend(crate::cfg::callgraph::direct_callees(&functions[i]));
+                todo.extend(super::direct_callees(&functions[i]));
             }
         }
     }
@@ -591,7 +591,7 @@ int other(void) { return 0; }
         let peek = a.function("peek").unwrap();
         assert_eq!(peek.linkage, Linkage::External);
         assert_eq!(peek.labels().count(), 0, "labels stay in their own unit");
-        let callees = crate::cfg::callgraph::direct_callees(peek);
+        let callees = super::direct_callees(peek);
         assert_eq!(callees, names(["h@b.c", "helper@b.c"]));
         assert!(a.externals.iter().all(|e| e.name != "peek"));
     }
@@ -610,7 +610,7 @@ int a(int x) { return root(x) + shared(x); }",
             "a.c",
         );
         merge(&mut a, &bundle, &names(["root"]), &names(["twice"])).unwrap();
-        let callees = crate::cfg::callgraph::direct_callees(a.function("root").unwrap());
+        let callees = super::direct_callees(a.function("root").unwrap());
         assert_eq!(callees, names(["shared@?", "twice@?"]));
     }
 

@@ -578,3 +578,18 @@ impl Program {
             })
     }
 }
+
+/// The functions `f` calls directly.
+pub fn direct_callees(f: &Function) -> std::collections::BTreeSet<String> {
+    f.blocks
+        .iter()
+        .flat_map(|b| &b.stmts)
+        .filter_map(|s| match &s.kind {
+            StmtKind::Call {
+                callee: Callee::Direct(n),
+                ..
+            } => Some(n.clone()),
+            _ => None,
+        })
+        .collect()
+}

@@ -6,6 +6,7 @@ pub mod project;
 pub mod runtime;
 pub mod suite;
 
+pub use crate::report::ledger::{claims_from_ledger, claims_of_statuses, Claim};
 pub use suite::{read_tests, LineForm, TestSpec};
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -495,37 +496,6 @@ fn signal_name(status: &std::process::ExitStatus) -> String {
 #[cfg(not(unix))]
 fn signal_name(_: &std::process::ExitStatus) -> String {
     "killed".into()
-}
-
-/// What the ledger claims about a label.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Claim {
-    Infeasible,
-    Duplicate(u64),
-    Subsumed(Vec<u64>),
-}
-
-/// The claims of a ledger: its polluting labels.
-pub fn claims_from_ledger(ledger: &crate::report::ledger::Ledger) -> BTreeMap<u64, Claim> {
-    claims_of_statuses(ledger.labels.iter().map(|l| (l.id, &l.status)))
-}
-
-/// The claims among labels' statuses.
-pub fn claims_of_statuses<'a>(
-    statuses: impl Iterator<Item = (u64, &'a crate::prune::Status)>,
-) -> BTreeMap<u64, Claim> {
-    use crate::prune::Status;
-    statuses
-        .filter_map(|(id, status)| {
-            let claim = match status {
-                Status::Infeasible => Claim::Infeasible,
-                Status::Duplicate { of } => Claim::Duplicate(*of),
-                Status::Subsumed { by } => Claim::Subsumed(by.clone()),
-                Status::Unknown { .. } => return None,
-            };
-            Some((id, claim))
-        })
-        .collect()
 }
 
 /// A run that contradicts a claim of the ledger: a soundness bug of the pruning.

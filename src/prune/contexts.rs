@@ -23,6 +23,7 @@ use super::step1::group_observation;
 use super::steps23::{step3, Step3Group};
 use super::{Outcome, Prover, Reason, RunStats};
 use crate::cfg::callgraph::{direct_callees, CallGraph};
+use crate::console::print_err;
 use crate::ir::{Callee, Function, Program, StmtKind};
 use crate::vc::cone::FactIndex;
 use crate::vc::encode::{encode_until, CallSite, InlinedCopy, LabelVc};
@@ -331,7 +332,7 @@ pub(super) fn prove_copies(
     }
     if config.trace {
         let results = &decided.copies;
-        eprintln!(
+        print_err(&format!(
             "covprune: {}: {} copies of {} labels ({} decided, {} labels witnessed, {} run-level implications, {} own labels proved with more calls inlined), encoded in {} ms, decided in {} ms; questions {}/{}/{}; solver work {} units of {:?}",
             f.name,
             vc.copies.len(),
@@ -347,7 +348,7 @@ pub(super) fn prove_copies(
             asker.stats.step3.queries,
             asker.backend.work(),
             budget_units,
-        );
+        ));
     }
     stats.add(&asker.stats);
     (decided, copied)

@@ -9,6 +9,7 @@ use super::{
     contexts, groups, FunctionResult, Hooks, Occurrence, Outcome, Progress, Prover, PruneConfig,
     Reason, RunStats, ANCHOR_BASE,
 };
+use crate::console::print_err;
 use crate::ir::{BlockId, Callee, Function, Loc, Program, StmtKind};
 use crate::vc::cone::FactIndex;
 use crate::vc::encode::{encode, encode_until, LabelVc};
@@ -221,11 +222,11 @@ pub(super) fn prove_function_here(
         .then(|| t0 + std::time::Duration::from_secs(config.function_budget_s));
     let Some(vc) = encode_until(program, f, &prover.sums, &config.encode, deadline) else {
         if config.trace {
-            eprintln!(
+            print_err(&format!(
                 "covprune: {}: encoding given up after {} ms, over the function's budget",
                 f.name,
                 t0.elapsed().as_millis()
-            );
+            ));
         }
         let r = unencoded_function(f, config);
         progress(r.occurrences.len() as u64);
@@ -234,15 +235,15 @@ pub(super) fn prove_function_here(
     let backend = crate::smt::backend(&config.solver, config.dump_smt.as_deref(), &f.name);
     let encode_ms = t0.elapsed().as_millis();
     if config.trace {
-        eprintln!(
+        print_err(&format!(
             "covprune: {}: encoded {} blocks, {} terms, {} labels in {} ms",
             f.name,
             f.blocks.len(),
             vc.terms.len(),
             vc.labels.len(),
             encode_ms
-        );
-        eprintln!(
+        ));
+        print_err(&format!(
             "covprune: {}: memories of their own: {}; shared memory: {}",
             f.name,
             if vc.own_objects.is_empty() {
@@ -255,7 +256,7 @@ pub(super) fn prove_function_here(
             } else {
                 vc.shared_objects.join(", ")
             }
-        );
+        ));
     }
     let budget = Budget::new(config, t0);
     let mut asker = Asker {
@@ -350,7 +351,7 @@ pub(super) fn prove_function_here(
         .collect();
     if config.trace {
         let st = &asker.stats;
-        eprintln!(
+        print_err(&format!(
             "covprune: {}: done in {} ms (encoding {} ms, step 1 {} ms and {} units, steps 2-3 {} ms and {} units, calling contexts {} ms); questions {}/{}/{} ({} answered by earlier models, {} asked before); questions with memory {} ({} proved, {} units{}); solver work {} units{}{}",
             f.name,
             t0.elapsed().as_millis(),
@@ -383,7 +384,7 @@ pub(super) fn prove_function_here(
             } else {
                 ""
             }
-        );
+        ));
     }
     FunctionResult {
         function: f.name.clone(),

@@ -35,6 +35,7 @@ pub use verdicts::{
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::console::print_err;
 use crate::ir::{Callee, Program, StmtKind};
 use crate::vc::Summaries;
 use rayon::prelude::*;
@@ -146,11 +147,11 @@ pub fn prove(
     // (Worker processes name them one by one, as they are handed them.)
     if config.trace && !prover.never_entered.is_empty() {
         let names: Vec<&str> = prover.never_entered.iter().map(String::as_str).collect();
-        eprintln!(
+        print_err(&format!(
             "covprune: {} functions no run enters: {}",
             names.len(),
             names.join(", ")
-        );
+        ));
     }
     let order = prover.order(hooks.shard);
     let work = || -> Vec<FunctionResult> {
@@ -268,10 +269,10 @@ impl<'p> Prover<'p> {
         }
         let r = if self.never_entered.contains(&f.name) && config.steps.contains(&1) {
             if config.trace {
-                eprintln!(
+                print_err(&format!(
                     "covprune: {}: no run enters it: its labels are infeasible",
                     f.name
-                );
+                ));
             }
             let r = unentered_function(f, config);
             progress(r.occurrences.len() as u64);

@@ -73,8 +73,12 @@ impl<'a> Fact<'a> {
     }
 
     /// A label's facts from a ledger's claim about it, if any (steps unknown).
-    pub fn of_claim(id: u64, tag: &'a str, claim: Option<&'a crate::measure::Claim>) -> Fact<'a> {
-        use crate::measure::Claim;
+    pub fn of_claim(
+        id: u64,
+        tag: &'a str,
+        claim: Option<&'a crate::report::ledger::Claim>,
+    ) -> Fact<'a> {
+        use crate::report::ledger::Claim;
         let proved = match claim {
             Some(Claim::Infeasible) => Proved::Infeasible,
             Some(Claim::Duplicate(of)) => Proved::Duplicate(*of),

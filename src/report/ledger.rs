@@ -298,6 +298,37 @@ pub fn undecided_text(
     out
 }
 
+/// What the ledger claims about a label.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Claim {
+    Infeasible,
+    Duplicate(u64),
+    Subsumed(Vec<u64>),
+}
+
+/// The claims of a ledger: its polluting labels.
+pub fn claims_from_ledger(ledger: &Ledger) -> std::collections::BTreeMap<u64, Claim> {
+    claims_of_statuses(ledger.labels.iter().map(|l| (l.id, &l.status)))
+}
+
+/// The claims among labels' statuses.
+pub fn claims_of_statuses<'a>(
+    statuses: impl Iterator<Item = (u64, &'a crate::prune::Status)>,
+) -> std::collections::BTreeMap<u64, Claim> {
+    use crate::prune::Status;
+    statuses
+        .filter_map(|(id, status)| {
+            let claim = match status {
+                Status::Infeasible => Claim::Infeasible,
+                Status::Duplicate { of } => Claim::Duplicate(*of),
+                Status::Subsumed { by } => Claim::Subsumed(by.clone()),
+                Status::Unknown { .. } => return None,
+            };
+            Some((id, claim))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,366 @@
+//! Command-line interface (clap): parses arguments into the application layer's options
+//! ([`crate::run`]), prints what it returns as text or JSON, and turns its errors into the exit
+//! codes of [`Exit`] (0 success, 1 findings, 2 bad input, 3 soundness alarm, 70 internal).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod args;
+mod options;
+
+pub use args::*;
+use options::{project_options, prune_options};
+
+use crate::console::{print_err, print_out};
+use crate::run::{self, Exit};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "covprune",
+    version,
+    about = "Finds and prunes polluting test objectives (infeasible, duplicate, subsumed labels) in C programs"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Parse and lower a C file; print front-end statistics.
+    Parse {
+        file: PathBuf,
+        #[command(flatten)]
+        cc: CcFlags,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Also list every diagnostic (fallbacks, syntax errors, skipped functions).
+        #[arg(short, long)]
+        verbose: bool,
+    },
+    /// Print the control-flow graph of one function as Graphviz DOT.
+    Cfg {
+        file: PathBuf,
+        #[arg(long)]
+        function: String,
+        #[command(flatten)]
+        cc: CcFlags,
+    },
+    /// Print the lowered IR of every function (or one).
+    Ir {
+        file: PathBuf,
+        #[arg(long)]
+        function: Option<String>,
+        #[command(flatten)]
+        cc: CcFlags,
+    },
+    /// Print the call graph: direct calls with call-site counts, linkage, address-taken functions.
+    Callgraph {
+        file: PathBuf,
+        #[command(flatten)]
+        cc: CcFlags,
+    },
+    /// Prove labels of an annotated file polluting; update its .labels file and write a ledger.
+    Prune(PruneArgs),
+    /// Join the shard files of `prune --shard K/N` runs: write the ledger and the .labels file
+    /// as one unsharded run would.
+    Merge(MergeArgs),
+    /// Run a test suite on an annotated program: raw and cleaned coverage per criterion, and
+    /// the soundness alarm (exit code 3) when a test contradicts a claim of the ledger.
+    Measure(MeasureArgs),
+    /// How redundant each criterion is: counts per criterion and function, duplicate classes,
+    /// subsumers, the criterion × criterion matrix; DOT, HTML and SARIF reports.
+    Audit(AuditArgs),
+    /// Insert test objectives (labels) for coverage criteria: writes DIR/STEM_labels.c and
+    /// DIR/STEM_labels.labels.
+    Annotate(AnnotateArgs),
+    /// Write the labels of an annotated file as ACSL annotations for Frama-C's WP: step 1
+    /// asks `!(p)` at each label, step 2 asks `p` (writes STEM.acsl.c).
+    ExportAcsl(ExportAcslArgs),
+    /// List the coverage criteria.
+    Criteria,
+    /// Annotate and prune every C file of a compilation database: the annotated tree in OUT,
+    /// a ledger per file, one summary; results are kept in the verdict cache, so that a
+    /// re-run proves only the functions whose inputs changed. `project measure` then runs the
+    /// project's own tests on the annotated tree.
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+    Project(ProjectArgs),
+    /// Inspect or empty the verdict cache.
+    Cache(CacheArgs),
+}
+
+/// GCC spells some flags with one dash (`-include FILE`); clap wants two.
+pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    args.into_iter()
+        .map(|a| match a.as_str() {
+            "-include" => "--include".to_string(),
+            _ => a,
+        })
+        .collect()
+}
+
+/// Runs the command line (or, in a pool worker, the worker's side); returns the exit code.
+pub fn run(args: Vec<String>) -> ExitCode {
+    let json = args.iter().skip(1).any(|a| a == "--json");
+    let outcome = if run::prune::is_worker() {
+        run::prune::serve_worker().map(|()| Exit::Success)
+    } else {
+        match Cli::try_parse_from(normalize_args(args)) {
+            Ok(cli) => execute(cli.command),
+            Err(e) => {
+                let _ = e.print();
+                if !e.use_stderr() {
+                    return ExitCode::from(0);
+                }
+                if json {
+                    print_json_error(&e.kind().to_string(), Exit::BadInput);
+                }
+                return ExitCode::from(Exit::BadInput.code());
+            }
+        }
+    };
+    match outcome {
+        Ok(exit) => ExitCode::from(exit.code()),
+        Err(e) => {
+            if !e.is_reported() {
+                print_err(&format!("covprune: error: {e}"));
+            }
+            if json && !crate::console::printed_out() {
+                print_json_error(&e.to_string(), e.exit());
+            }
+            ExitCode::from(e.exit().code())
+        }
+    }
+}
+
+/// Under `--json`, a failure is a JSON document on stdout too: `{"error": ..., "exit": N}`.
+fn print_json_error(message: &str, exit: Exit) {
+    let v = serde_json::json!({"error": message, "exit": exit.code()});
+    print_out(&format!(
+        "{}\n",
+        serde_json::to_string_pretty(&v).expect("serialises")
+    ));
+}
+
+/// Prints a report as pretty JSON or as its text.
+fn show<R: serde::Serialize>(report: &R, json: bool, text: impl FnOnce(&R) -> String) {
+    if json {
+        let v = serde_json::to_string_pretty(report).expect("reports serialise");
+        print_out(&format!("{v}\n"));
+    } else {
+        print_out(&text(report));
+    }
+}
+
+fn execute(command: Command) -> run::Result<Exit> {
+    match command {
+        Command::Parse {
+            file,
+            cc,
+            json,
+            verbose,
+        } => {
+            let (report, diagnostics) = run::inspect::parse(&file, &cc.options_for(&file)?)?;
+            if verbose {
+                print_err(&diagnostics);
+            }
+            show(&report, json, |r| r.to_text(true));
+        }
+        Command::Cfg { file, function, cc } => {
+            print_out(&run::inspect::cfg(
+                &file,
+                &function,
+                &cc.options_for(&file)?,
+            )?);
+        }
+        Command::Ir { file, function, cc } => {
+            print_out(&run::inspect::ir(
+                &file,
+                function.as_deref(),
+                &cc.options_for(&file)?,
+            )?);
+        }
+        Command::Callgraph { file, cc } => {
+            print_out(&run::inspect::callgraph(&file, &cc.options_for(&file)?)?);
+        }
+        Command::Criteria => print_out(&run::inspect::criteria()),
+        Command::Project(ProjectArgs {
+            action: Some(ProjectAction::Measure(args)),
+            ..
+        }) => {
+            let mut commands = args.test_cmds;
+            if let Some(path) = &args.tests {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                commands.extend(
+                    text.lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                        .map(str::to_string),
+                );
+            }
+            let report = run::project_measure::project_measure(
+                &run::project_measure::ProjectMeasureOptions {
+                    out_dir: args.out_dir,
+                    commands,
+                    cwd: args.cwd,
+                    cc: args.cc,
+                    timeout: std::time::Duration::from_secs(args.test_timeout_s),
+                    keep_build: args.keep_build,
+                },
+            )?;
+            show(
+                &report,
+                args.json,
+                run::project_measure::ProjectMeasureReport::to_text,
+            );
+            if let Some(error) = report.error() {
+                return Err(error);
+            }
+        }
+        Command::Project(ProjectArgs {
+            action: Some(ProjectAction::Merge(args)),
+            ..
+        }) => {
+            let report = run::project::project_merge(&args.out_dir)?;
+            show(&report, args.json, run::project::ProjectReport::to_text);
+            if !report.failures.is_empty() {
+                return Ok(Exit::BadInput);
+            }
+        }
+        Command::Project(args) => {
+            let json = args.json;
+            let report = run::project::project(&project_options(args)?)?;
+            show(&report, json, run::project::ProjectReport::to_text);
+            if !report.failures.is_empty() {
+                return Ok(Exit::BadInput);
+            }
+        }
+        Command::Cache(args) => {
+            let dir = args.cache.unwrap_or_else(crate::cache::default_dir);
+            match args.action {
+                CacheAction::Stats => {
+                    let stats = run::project::cache_stats(&dir)?;
+                    show(&stats, args.json, crate::cache::CacheStats::to_text);
+                }
+                CacheAction::Clear => {
+                    let (removed, stats) = run::project::cache_clear(&dir)?;
+                    show(&stats, args.json, |s| {
+                        format!("removed {removed} results from {}\n", s.path)
+                    });
+                }
+            }
+        }
+        Command::Prune(args) => {
+            let json = args.json;
+            let outcome = run::prune::prune(&prune_options(args)?)?;
+            show(&outcome, json, run::prune::PruneOutcome::to_text);
+        }
+        Command::Merge(args) => {
+            let report = run::prune::merge(&run::prune::MergeOptions {
+                shards: args.shards,
+                labels: args.labels,
+                preprocess: args.cc.to_options(),
+                timings: args.timings,
+            })?;
+            let outcome = run::prune::PruneOutcome::Whole(report);
+            show(&outcome, args.json, run::prune::PruneOutcome::to_text);
+        }
+        Command::Measure(args) => {
+            let mut link: Vec<String> = args
+                .lib_dirs
+                .iter()
+                .map(|d| {
+                    let d = d.canonicalize().unwrap_or_else(|_| d.clone());
+                    format!("-L{}", d.display())
+                })
+                .collect();
+            for flags in &args.ldflags {
+                link.extend(crate::frontend::preprocess::split_command(flags));
+            }
+            link.extend(args.libs.iter().map(|l| format!("-l{l}")));
+            let preprocess = args.cc.options_for(&args.file)?;
+            let fail_under = match &args.fail_under {
+                Some(spec) => run::measure::parse_fail_under(spec)?,
+                None => Vec::new(),
+            };
+            let report = run::measure::measure(&run::measure::MeasureOptions {
+                file: args.file,
+                tests: args.tests,
+                labels: args.labels,
+                ledger: args.ledger,
+                sources: args.sources,
+                test_timeout_ms: args.test_timeout_ms,
+                elements: args.elements,
+                preprocess,
+                form: if args.tests_sh {
+                    crate::measure::LineForm::Shell
+                } else {
+                    crate::measure::LineForm::Words
+                },
+                cwd: args.cwd,
+                link,
+                check_behaviour: if args.check_behaviour {
+                    run::measure::BehaviourCheck::On
+                } else if args.no_check_behaviour {
+                    run::measure::BehaviourCheck::Off
+                } else {
+                    run::measure::BehaviourCheck::Auto
+                },
+                original: args.original,
+                fail_under,
+                progress: !args.json,
+            })?;
+            show(&report, args.json, run::measure::MeasureReport::to_text);
+            if let Some(error) = report.error() {
+                print_err(&report.difference_text());
+                print_err(&report.alarm_text());
+                return Err(error);
+            }
+            if !report.below_threshold.is_empty() {
+                return Ok(Exit::Findings);
+            }
+        }
+        Command::Audit(args) => {
+            let preprocess = args.cc.options_for(&args.file)?;
+            let report = run::audit::audit(&run::audit::AuditOptions {
+                file: args.file,
+                ledger: args.ledger,
+                labels: args.labels,
+                dot: args.dot,
+                html: args.html,
+                sarif: args.sarif,
+                preprocess,
+            })?;
+            show(&report, args.json, run::audit::AuditReport::to_text);
+            if args.fail_on_findings && report.findings > 0 {
+                return Ok(Exit::Findings);
+            }
+        }
+        Command::Annotate(args) => {
+            let preprocess = args.cc.to_options();
+            let options =
+                args.criteria
+                    .annotate_options(args.file, args.out_dir, preprocess, args.force);
+            let report = run::annotate::annotate(&options)?;
+            show(&report, args.json, run::annotate::AnnotateReport::to_text);
+        }
+        Command::ExportAcsl(args) => {
+            let report = run::inspect::export_acsl(&run::inspect::ExportOptions {
+                file: args.file,
+                step: args.step,
+                output: args.output,
+                assert: args.assert,
+                keep_line_markers: args.keep_line_markers,
+            })?;
+            for (id, why) in &report.skipped_labels {
+                print_err(&format!("covprune: label {id} not exported: {why}\n"));
+            }
+            show(&report, args.json, run::inspect::ExportReport::to_text);
+        }
+    }
+    Ok(Exit::Success)
+}

@@ -124,6 +124,13 @@ fn errors_under_json_are_json() {
         &["prune", "no/such/file.c", "--json"][..],
         &["annotate", "no/such/file.c", "--criteria", "CC", "--json"][..],
         &[
+            "annotate",
+            "no/such/file.c",
+            "--criteria",
+            "CC,XYZ",
+            "--json",
+        ][..],
+        &[
             "prune",
             "benchmarks/programs/tritype.c",
             "--timeout-ms",

@@ -443,7 +443,16 @@ impl Criterion {
             Criterion::Wm | Criterion::WmS => Placement::Expression,
             Criterion::Pct => Placement::FunctionStatements,
             Criterion::Fcc => Placement::Call,
-            _ => Placement::Decision,
+            Criterion::Dc
+            | Criterion::Cc
+            | Criterion::Dcc
+            | Criterion::Mcc
+            | Criterion::Ncc
+            | Criterion::Gacc
+            | Criterion::Gicc
+            | Criterion::Cacc
+            | Criterion::Racc
+            | Criterion::Limit => Placement::Decision,
         }
     }
 
@@ -484,7 +493,12 @@ impl Criterion {
             Criterion::Cacc => cacc::labels(d),
             Criterion::Racc => racc::labels(d),
             Criterion::Limit => limit::labels(d),
-            _ => Vec::new(),
+            Criterion::Fc
+            | Criterion::Stmt
+            | Criterion::Wm
+            | Criterion::WmS
+            | Criterion::Pct
+            | Criterion::Fcc => Vec::new(),
         };
         for s in &mut specs {
             s.predicate = expr::guarded(&d.guards, &s.predicate);
@@ -497,7 +511,20 @@ impl Criterion {
         match self {
             Criterion::Cacc => cacc::hyperlabels(d),
             Criterion::Racc => racc::hyperlabels(d),
-            _ => Vec::new(),
+            Criterion::Fc
+            | Criterion::Stmt
+            | Criterion::Dc
+            | Criterion::Cc
+            | Criterion::Dcc
+            | Criterion::Mcc
+            | Criterion::Ncc
+            | Criterion::Gacc
+            | Criterion::Gicc
+            | Criterion::Limit
+            | Criterion::Wm
+            | Criterion::WmS
+            | Criterion::Pct
+            | Criterion::Fcc => Vec::new(),
         }
     }
 
@@ -506,7 +533,20 @@ impl Criterion {
         match self {
             Criterion::Wm => wm::labels(e, limits),
             Criterion::WmS => wms::labels(e, limits),
-            _ => Vec::new(),
+            Criterion::Fc
+            | Criterion::Stmt
+            | Criterion::Dc
+            | Criterion::Cc
+            | Criterion::Dcc
+            | Criterion::Mcc
+            | Criterion::Ncc
+            | Criterion::Gacc
+            | Criterion::Gicc
+            | Criterion::Cacc
+            | Criterion::Racc
+            | Criterion::Limit
+            | Criterion::Pct
+            | Criterion::Fcc => Vec::new(),
         }
     }
 
@@ -516,7 +556,20 @@ impl Criterion {
         match self {
             Criterion::Wm => wm::return_label(value, limits),
             Criterion::WmS => wms::return_label(value, limits),
-            _ => None,
+            Criterion::Fc
+            | Criterion::Stmt
+            | Criterion::Dc
+            | Criterion::Cc
+            | Criterion::Dcc
+            | Criterion::Mcc
+            | Criterion::Ncc
+            | Criterion::Gacc
+            | Criterion::Gicc
+            | Criterion::Cacc
+            | Criterion::Racc
+            | Criterion::Limit
+            | Criterion::Pct
+            | Criterion::Fcc => None,
         }
     }
 
@@ -524,7 +577,21 @@ impl Criterion {
     pub fn function_labels(self) -> Vec<LabelSpec> {
         match self {
             Criterion::Fc => fc::labels(),
-            _ => Vec::new(),
+            Criterion::Stmt
+            | Criterion::Dc
+            | Criterion::Cc
+            | Criterion::Dcc
+            | Criterion::Mcc
+            | Criterion::Ncc
+            | Criterion::Gacc
+            | Criterion::Gicc
+            | Criterion::Cacc
+            | Criterion::Racc
+            | Criterion::Limit
+            | Criterion::Wm
+            | Criterion::WmS
+            | Criterion::Pct
+            | Criterion::Fcc => Vec::new(),
         }
     }
 
@@ -532,7 +599,21 @@ impl Criterion {
     pub fn statement_labels(self) -> Vec<LabelSpec> {
         match self {
             Criterion::Stmt => stmt::labels(),
-            _ => Vec::new(),
+            Criterion::Fc
+            | Criterion::Dc
+            | Criterion::Cc
+            | Criterion::Dcc
+            | Criterion::Mcc
+            | Criterion::Ncc
+            | Criterion::Gacc
+            | Criterion::Gicc
+            | Criterion::Cacc
+            | Criterion::Racc
+            | Criterion::Limit
+            | Criterion::Wm
+            | Criterion::WmS
+            | Criterion::Pct
+            | Criterion::Fcc => Vec::new(),
         }
     }
 
@@ -540,7 +621,21 @@ impl Criterion {
     pub fn call_labels(self) -> Vec<LabelSpec> {
         match self {
             Criterion::Fcc => fcc::labels(),
-            _ => Vec::new(),
+            Criterion::Fc
+            | Criterion::Stmt
+            | Criterion::Dc
+            | Criterion::Cc
+            | Criterion::Dcc
+            | Criterion::Mcc
+            | Criterion::Ncc
+            | Criterion::Gacc
+            | Criterion::Gicc
+            | Criterion::Cacc
+            | Criterion::Racc
+            | Criterion::Limit
+            | Criterion::Wm
+            | Criterion::WmS
+            | Criterion::Pct => Vec::new(),
         }
     }
 
@@ -548,7 +643,21 @@ impl Criterion {
     pub fn function_statement_labels(self, preds: &[String], limits: &Limits) -> Vec<LabelSpec> {
         match self {
             Criterion::Pct => pct::labels(preds, limits),
-            _ => Vec::new(),
+            Criterion::Fc
+            | Criterion::Stmt
+            | Criterion::Dc
+            | Criterion::Cc
+            | Criterion::Dcc
+            | Criterion::Mcc
+            | Criterion::Ncc
+            | Criterion::Gacc
+            | Criterion::Gicc
+            | Criterion::Cacc
+            | Criterion::Racc
+            | Criterion::Limit
+            | Criterion::Wm
+            | Criterion::WmS
+            | Criterion::Fcc => Vec::new(),
         }
     }
 }

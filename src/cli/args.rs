@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use covprune_encoders::Criterion;
 
 use crate::run::{self, PreprocessOptions};
 
@@ -204,7 +205,7 @@ pub struct PruneArgs {
     #[arg(long)]
     pub labels: Option<PathBuf>,
     /// Steps to run: 1 infeasible, 2 always-true duplicates, 3 subsumption and duplicates.
-    #[arg(long, value_delimiter = ',', default_value = "1,2,3", value_parser = clap::value_parser!(u8).range(1..=3))]
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3", value_parser = parse_step)]
     pub steps: Vec<u8>,
     /// Step 3: do not use solver models to rule out pairs before asking (for measurement).
     #[arg(long)]
@@ -430,8 +431,8 @@ impl CcFlags {
 #[derive(Args, Debug, Clone)]
 pub struct CriteriaFlags {
     /// Comma-separated criteria (see `covprune criteria`).
-    #[arg(long, value_delimiter = ',', required = true)]
-    pub criteria: Vec<String>,
+    #[arg(long, value_delimiter = ',', required = true, value_parser = parse_criterion)]
+    pub criteria: Vec<Criterion>,
     /// MCC: decisions with more atoms than this get no labels.
     #[arg(long, default_value_t = 10)]
     pub mcc_max_atoms: usize,
@@ -509,4 +510,20 @@ impl SolverFlags {
             ..run::prune::Config::default()
         }
     }
+}
+
+/// A step of `prune --steps`.
+fn parse_step(s: &str) -> Result<u8, String> {
+    match s.trim().parse::<u8>() {
+        Ok(n @ 1..=3) => Ok(n),
+        _ => Err(format!("there is no step {s} (steps are 1, 2 and 3)")),
+    }
+}
+
+/// A criterion of `--criteria`, by name (`covprune criteria` lists them).
+fn parse_criterion(name: &str) -> Result<Criterion, String> {
+    Criterion::from_name(name).ok_or_else(|| {
+        let valid: Vec<&str> = Criterion::ALL.iter().map(|c| c.name()).collect();
+        format!("unknown criterion `{name}` (valid: {})", valid.join(", "))
+    })
 }

@@ -116,7 +116,10 @@ pub fn run(args: Vec<String>) -> ExitCode {
                     return ExitCode::from(0);
                 }
                 if json {
-                    print_json_error(&e.kind().to_string(), Exit::BadInput);
+                    // The error's first line, as clap prints it.
+                    let text = e.to_string();
+                    let first = text.lines().next().unwrap_or_default();
+                    print_json_error(first.trim_start_matches("error: "), Exit::BadInput);
                 }
                 return ExitCode::from(Exit::BadInput.code());
             }

@@ -12,6 +12,7 @@ pub(super) fn project_options(args: ProjectArgs) -> run::Result<run::project::Pr
         .or(args.build_dir)
         .expect("clap requires -p or --compile-commands");
     let mut config = args.limits.config(0);
+    config.faults = run::prune::Faults::from_env();
     config.witnessed_subsumers = args.witnessed_subsumers;
     let execution = match std::env::current_exe() {
         Ok(exe) => run::prune::Execution::Pool { exe },
@@ -59,6 +60,7 @@ pub(super) fn prune_options(args: PruneArgs) -> run::Result<run::prune::PruneOpt
         }
     };
     let mut config = args.limits.config(args.max_memory_mb);
+    config.faults = run::prune::Faults::from_env();
     config.encode.entry_main = args.entry.is_some();
     config.encode.inline = !args.no_inline;
     config.trace = args.verbose;

@@ -3,6 +3,7 @@
 
 use std::time::Instant;
 
+use super::faults::Faults;
 use super::{Outcome, PruneConfig, Reason, RunStats};
 use crate::smt::{Backend, Memory, Query, Verdict};
 use crate::vc::cone::{needed_facts, FactIndex, MemoryReads};
@@ -21,6 +22,7 @@ pub(super) struct Asker<'a> {
     /// What the questions with memory may spend before one of them proves something.
     pub(super) memory: MemoryShare,
     pub(super) stats: RunStats,
+    pub(super) faults: &'a Faults,
 }
 
 /// The questions with the function's memory written out byte by byte may spend this share of
@@ -343,18 +345,16 @@ impl Asker<'_> {
             units_scale: self.memory.units_scale(),
         };
         let verdict = self.backend.check(&q);
-        // Fault injection for the budget tests (debug builds only): this question spent the
-        // function's whole budget, as a hard one can.
-        #[cfg(debug_assertions)]
-        if std::env::var_os("COVPRUNE_TEST_MEMORY_QUESTION_SPENDS_BUDGET").is_some() {
+        // Fault injection for the budget tests: this question spent the function's whole
+        // budget, as a hard one can.
+        if self.faults.memory_question_spends_budget {
             self.budget = Budget::of_wall(std::time::Duration::ZERO, self.budget.start);
         }
         self.memory
             .record(self.backend.work() - units_before, t.elapsed(), &verdict);
-        // Fault injection for the share's test (debug builds only): this question spent the
-        // memory questions' whole share.
-        #[cfg(debug_assertions)]
-        if std::env::var_os("COVPRUNE_TEST_MEMORY_QUESTION_SPENDS_SHARE").is_some() {
+        // Fault injection for the share's test: this question spent the memory questions'
+        // whole share.
+        if self.faults.memory_question_spends_share {
             self.memory.spent_units = self.memory.cap_units.unwrap_or(u64::MAX);
             self.memory.spent_wall = self.memory.cap_wall.unwrap_or(std::time::Duration::MAX);
         }

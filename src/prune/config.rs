@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
+use super::faults::Faults;
 use crate::smt::SolverConfig;
 use crate::vc::encode::EncodeConfig;
 
@@ -42,6 +43,9 @@ pub struct PruneConfig {
     /// witnessed.
     #[serde(default)]
     pub witnessed_subsumers: bool,
+    /// Faults tests inject (none by default; not part of the answers' key).
+    #[serde(default)]
+    pub faults: Faults,
 }
 
 fn default_true() -> bool {
@@ -61,6 +65,7 @@ impl Default for PruneConfig {
             dump_smt: None,
             contexts: true,
             witnessed_subsumers: false,
+            faults: Faults::default(),
         }
     }
 }

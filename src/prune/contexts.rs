@@ -290,6 +290,7 @@ pub(super) fn prove_copies(
         memory: MemoryShare::of(&budget),
         budget,
         stats: RunStats::default(),
+        faults: &config.faults,
     };
     let budget_units = asker.budget.units;
     let cg = &prover.cg;
@@ -506,11 +507,10 @@ pub(super) fn decide_copies(
             .iter()
             .map(|grp| grp.iter().copied().filter(|id| once(*id)).collect())
             .collect();
-        // Fault injection for the run-level tests (debug builds only): the copies' budget is
-        // spent before any copy is decided, as hard copies can spend it (the groups are
-        // known: run-level questions are asked).
-        #[cfg(debug_assertions)]
-        if std::env::var_os("COVPRUNE_TEST_COPIES_UNDECIDED").is_some() {
+        // Fault injection for the run-level tests: the copies' budget is spent before any copy
+        // is decided, as hard copies can spend it (the groups are known: run-level questions
+        // are asked).
+        if asker.faults.copies_undecided {
             break;
         }
         match decide_copy(asker, copy, &groups, q, &mut failed) {

@@ -268,6 +268,7 @@ pub(super) fn prove_function_here(
         memory: MemoryShare::of(&budget),
         budget,
         stats: RunStats::default(),
+        faults: &config.faults,
     };
     let groups = co_reached_groups(prover, f, context, &vc.context_labels);
     let all_labels: Vec<LabelVc> = vc

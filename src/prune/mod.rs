@@ -15,6 +15,7 @@ mod asker;
 pub mod cache_key;
 pub mod config;
 pub mod contexts;
+pub mod faults;
 mod function;
 pub mod groups;
 pub mod journal;
@@ -213,6 +214,7 @@ impl<'p> Prover<'p> {
             BTreeMap::new()
         };
         let mut config = config.clone();
+        config.encode.block_delay_ms = config.faults.encode_block_ms;
         config.encode.context_callees = context
             .values()
             .flat_map(|v| v.iter().map(|(g, _)| g.clone()))

@@ -109,21 +109,15 @@ pub fn serve<I: DeserializeOwned>(
             if i >= program.functions.len() {
                 anyhow::bail!("worker: no function {i}");
             }
-            // Fault injection for the pool's tests (debug builds only): die as a crashing
-            // solver would, while proving the named function (once: a restarted worker finds
-            // it crashed).
-            #[cfg(debug_assertions)]
-            {
-                let name = &program.functions[i].name;
-                if std::env::var("COVPRUNE_TEST_ABORT_IN").is_ok_and(|n| n == *name)
-                    && !prior.crashed.contains(name)
-                {
-                    std::process::abort();
-                }
+            // Fault injection for the pool's tests: die as a crashing solver would, while
+            // proving the named function (once: a restarted worker finds it crashed).
+            let faults = &job.config.faults;
+            let name = &program.functions[i].name;
+            if faults.abort_in.as_ref() == Some(name) && !prior.crashed.contains(name) {
+                std::process::abort();
             }
-            // The pool's tests follow which worker proves what (debug builds only).
-            #[cfg(debug_assertions)]
-            if let Some(log) = std::env::var_os("COVPRUNE_TEST_WORKER_LOG") {
+            // The pool's tests follow which worker proves what.
+            if let Some(log) = &faults.worker_log {
                 let line = format!(
                     "{} {} {}\n",
                     std::process::id(),

@@ -14,7 +14,7 @@ use crate::frontend::{self, PreprocessOptions};
 pub struct AnnotateOptions {
     pub file: PathBuf,
     /// Criterion names, as the user spelt them (checked here).
-    pub criteria: Vec<String>,
+    pub criteria: Vec<Criterion>,
     /// Output directory (default: the file's directory).
     pub out_dir: Option<PathBuf>,
     pub mcc_max_atoms: usize,
@@ -61,19 +61,10 @@ impl AnnotateReport {
 
 pub fn annotate(opts: &AnnotateOptions) -> Result<AnnotateReport> {
     let file = opts.file.as_path();
-    let mut chosen = Vec::new();
-    for name in &opts.criteria {
-        match Criterion::from_name(name) {
-            Some(c) if !chosen.contains(&c) => chosen.push(c),
-            Some(_) => {}
-            None => {
-                let valid: Vec<&str> = Criterion::ALL.iter().map(|c| c.name()).collect();
-                return Err(anyhow::anyhow!(
-                    "unknown criterion `{name}` (valid: {})",
-                    valid.join(", ")
-                )
-                .into());
-            }
+    let mut chosen: Vec<Criterion> = Vec::new();
+    for c in &opts.criteria {
+        if !chosen.contains(c) {
+            chosen.push(*c);
         }
     }
     if !file.exists() {

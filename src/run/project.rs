@@ -248,20 +248,6 @@ fn select(files: Vec<PathBuf>, root: &Path, globs: &[String]) -> Result<Vec<Path
 
 pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
     crate::frontend::preprocess::keep_texts_for_this_run();
-    // A criterion misspelt would otherwise fail every file alike.
-    for name in &opts.annotate.criteria {
-        if covprune_encoders::Criterion::from_name(name).is_none() {
-            let valid: Vec<&str> = covprune_encoders::Criterion::ALL
-                .iter()
-                .map(|c| c.name())
-                .collect();
-            return Err(anyhow::anyhow!(
-                "unknown criterion `{name}` (valid: {})",
-                valid.join(", ")
-            )
-            .into());
-        }
-    }
     let db_file = preprocess::database_file(&opts.database);
     if !db_file.exists() {
         return Err(anyhow::anyhow!("{}: no such file", db_file.display()).into());

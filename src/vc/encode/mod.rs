@@ -68,6 +68,14 @@ pub struct EncodeConfig {
     /// Effects of functions defined in other files of the project, by name (`project`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub externals: BTreeMap<String, super::ExternalEffects>,
+    /// For tests only: the encoder sleeps this long (milliseconds) at every block, so that a
+    /// small function outlasts its budget ([`crate::prune::faults::Faults`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub block_delay_ms: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Default for EncodeConfig {
@@ -80,6 +88,7 @@ impl Default for EncodeConfig {
             alias_blind: false,
             escape_blind: false,
             externals: BTreeMap::new(),
+            block_delay_ms: 0,
         }
     }
 }
@@ -282,6 +291,8 @@ struct Enc<'a> {
     /// When to give the encoding up ([`encode_until`]), and whether it was.
     deadline: Option<std::time::Instant>,
     out_of_time: bool,
+    /// [`EncodeConfig::block_delay_ms`].
+    block_delay_ms: u64,
 }
 
 /// The locals of `f` with a memory of their own: in memory and reached by name only.
@@ -337,6 +348,7 @@ pub fn encode_until(
         return None;
     }
     let mut e = Enc {
+        block_delay_ms: config.block_delay_ms,
         prog,
         f,
         in_memory,
@@ -815,13 +827,9 @@ impl<'a> Enc<'a> {
     // ----- statements ---------------------------------------------------------------------
 
     fn past_deadline(&self) -> bool {
-        // Tests slow the encoder down to reach a deadline with a small function (debug builds).
-        #[cfg(debug_assertions)]
-        if let Some(ms) = std::env::var("COVPRUNE_TEST_ENCODE_BLOCK_MS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-        {
-            std::thread::sleep(std::time::Duration::from_millis(ms));
+        // Tests slow the encoder down to reach a deadline with a small function.
+        if self.block_delay_ms > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(self.block_delay_ms));
         }
         self.out_of_time || self.deadline.is_some_and(|d| std::time::Instant::now() > d)
     }

@@ -359,3 +359,82 @@ fn function(
         predicates,
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SOURCE: &str = "\
+int g(int a, int b) {
+  int r = 0;
+  if (a > 0 && b < 3)
+    r = a + b;
+  for (int i = 0; i < a; i++) {
+    if (i == 2) continue;
+    r += i;
+  }
+  return r;
+}
+";
+
+    #[test]
+    fn statements_decisions_branches_and_returns_are_found() {
+        let sites = find(SOURCE.as_bytes(), None);
+        assert_eq!(sites.functions.len(), 1);
+        let f = &sites.functions[0];
+        assert_eq!((f.name.as_str(), f.line), ("g", 1));
+        // Return types come from the lowered program, not given here.
+        assert!(!f.returns_arith);
+        assert_eq!(&SOURCE[f.body_start - 1..f.body_start], "{");
+        let kinds: Vec<(StmtKind, usize)> =
+            sites.statements.iter().map(|s| (s.kind, s.line)).collect();
+        for expected in [
+            (StmtKind::Declaration, 2),
+            (StmtKind::If, 3),
+            (StmtKind::Expression, 4),
+            (StmtKind::For, 5),
+            (StmtKind::If, 6),
+            (StmtKind::Return, 9),
+        ] {
+            assert!(kinds.contains(&expected), "{expected:?} in {kinds:?}");
+        }
+        let first_if = sites
+            .statements
+            .iter()
+            .find(|s| s.kind == StmtKind::If && s.line == 3)
+            .unwrap();
+        assert_eq!(first_if.decision.as_ref().unwrap().text, "a > 0 && b < 3");
+        // The branch without braces needs a block to take labels.
+        let then = first_if.consequence.unwrap();
+        assert!(!then.compound);
+        assert_eq!(&SOURCE[then.range.0..then.range.1], "r = a + b;");
+        let ret = sites
+            .statements
+            .iter()
+            .find(|s| s.kind == StmtKind::Return)
+            .unwrap();
+        assert_eq!(ret.return_value.as_deref(), Some("r"));
+        // The loop's `continue` binds to it, so labels cannot run before its update.
+        let loop_ = sites
+            .statements
+            .iter()
+            .find(|s| s.kind == StmtKind::For)
+            .unwrap();
+        assert_eq!(loop_.continues.len(), 1);
+        assert!(loop_.update.is_empty());
+        assert_eq!(sites.decisions(), 3);
+    }
+
+    #[test]
+    fn positions_are_those_of_the_original_text_after_line_markers() {
+        let with_markers = format!("# 1 \"g.c\"\n{SOURCE}");
+        let plain = find(SOURCE.as_bytes(), None);
+        let marked = find(with_markers.as_bytes(), None);
+        let shift = with_markers.len() - SOURCE.len();
+        assert_eq!(plain.statements.len(), marked.statements.len());
+        for (a, b) in plain.statements.iter().zip(&marked.statements) {
+            assert_eq!((a.range.0 + shift, a.range.1 + shift), b.range);
+        }
+        assert_eq!(label_calls(b"pc_label(x > 0, 7, \"CC\");").len(), 1);
+    }
+}

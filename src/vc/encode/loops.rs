@@ -338,3 +338,69 @@ impl Default for HavocSet {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cfg::loops::LoopForest;
+
+    /// The trips of each loop of `name` in `source`, by loop head (in block order).
+    fn trips(source: &str, name: &str) -> Vec<Option<u8>> {
+        let loaded =
+            crate::frontend::load_text(source.as_bytes(), "t.c", std::path::Path::new("t.c"), 0)
+                .expect("the test program lowers");
+        let f = loaded.program.function(name).expect("the function");
+        let forest = LoopForest::of(f);
+        (0..f.blocks.len() as u32)
+            .map(BlockId)
+            .filter(|h| forest.body(*h).is_some())
+            .map(|h| exact_trips(f, &forest, h))
+            .collect()
+    }
+
+    #[test]
+    fn counted_loops_have_exact_trips_and_others_none() {
+        assert_eq!(
+            trips(
+                "int f(void) { int s = 0; for (int i = 0; i < 3; i++) s += i; return s; }",
+                "f"
+            ),
+            [Some(3)]
+        );
+        assert_eq!(
+            trips(
+                "int f(void) { int s = 0; for (int i = 2; i <= 5; i++) s += i; return s; }",
+                "f"
+            ),
+            [Some(4)]
+        );
+        // An upper bound: a counter stepped twice a trip runs fewer trips than this.
+        assert_eq!(
+            trips(
+                "int f(void) { int s = 0; for (int i = 0; i < 6; i++) { i++; s++; } return s; }",
+                "f"
+            ),
+            [Some(6)]
+        );
+        // A bound the function does not fix, a counter set back, too many trips.
+        assert_eq!(
+            trips(
+                "int f(int n) { int s = 0; for (int i = 0; i < n; i++) s += i; return s; }",
+                "f"
+            ),
+            [None]
+        );
+        assert_eq!(
+            trips("int f(int n) { int s = 0; for (int i = 0; i < 6; i++) { if (n) i = 0; s++; } return s; }", "f"),
+            [None]
+        );
+        assert_eq!(
+            trips(
+                "int f(void) { int s = 0; for (int i = 0; i < 100; i++) s++; return s; }",
+                "f"
+            ),
+            [None]
+        );
+        assert_eq!(copies_for_trips(3), 4);
+    }
+}

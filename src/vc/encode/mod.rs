@@ -834,3 +834,30 @@ impl<'a> Enc<'a> {
         self.out_of_time || self.deadline.is_some_and(|d| std::time::Instant::now() > d)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_label_occurrence_is_encoded_with_its_block_and_the_inputs_are_the_parameters() {
+        let source = "int f(int x, int y) {\n  pc_label(x > 0, 1, \"CC\");\n  if (x > y) {\n    pc_label(y < 0, 2, \"CC\");\n  }\n  return x;\n}\n";
+        let loaded =
+            crate::frontend::load_text(source.as_bytes(), "t.c", std::path::Path::new("t.c"), 0)
+                .expect("the test program lowers");
+        let program = &loaded.program;
+        let f = program.function("f").unwrap();
+        let sums = Summaries::new(program, &BTreeMap::new());
+        let vc = encode(program, f, &sums, &EncodeConfig::default());
+        let ids: Vec<u64> = vc.labels.iter().map(|l| l.id).collect();
+        assert_eq!(ids, [1, 2]);
+        assert_ne!(vc.labels[0].block, vc.labels[1].block);
+        assert_eq!(vc.inputs.len(), 2);
+        assert!(vc.context_labels.is_empty() && vc.copies.is_empty());
+        // Nothing is left unknown in this function: every encoded term is exact.
+        assert!(vc
+            .labels
+            .iter()
+            .all(|l| vc.exactness.exact(&vc.terms, l.pred)));
+    }
+}

@@ -55,6 +55,12 @@ pub struct ProjectArgs {
     /// callers in every file.
     #[arg(long, conflicts_with = "no_cross_file")]
     pub inline_across_files: bool,
+    /// Whose static functions and variables code outside their file may call and touch:
+    /// `auto`, the files another entry of the database includes (unit tests that `#include`
+    /// the library's source); `all`, every file (tests built outside the database do it too);
+    /// `none`, no file (claims may rest on "all callers are in this file").
+    #[arg(long, value_enum, default_value_t = OpenStaticsArg::Auto)]
+    pub open_statics: OpenStaticsArg,
     /// Prune a label as subsumed only by a subsumer shown feasible by a witness (as `prune
     /// --witnessed-subsumers`).
     #[arg(long)]
@@ -221,6 +227,11 @@ pub struct PruneArgs {
     pub witnessed_subsumers: bool,
     #[command(flatten)]
     pub limits: SolverFlags,
+    /// Take the file's static functions and variables as called and touched from outside it
+    /// (a test that `#include`s the file reaches them): no claim then rests on "all callers
+    /// are in this file".
+    #[arg(long)]
+    pub open_statics: bool,
     /// Treat every call as opaque (by default small callees are encoded in place).
     #[arg(long)]
     pub no_inline: bool,
@@ -526,4 +537,22 @@ fn parse_criterion(name: &str) -> Result<Criterion, String> {
         let valid: Vec<&str> = Criterion::ALL.iter().map(|c| c.name()).collect();
         format!("unknown criterion `{name}` (valid: {})", valid.join(", "))
     })
+}
+
+/// `project --open-statics`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OpenStaticsArg {
+    Auto,
+    All,
+    None,
+}
+
+impl From<OpenStaticsArg> for run::inclusion::OpenStatics {
+    fn from(a: OpenStaticsArg) -> Self {
+        match a {
+            OpenStaticsArg::Auto => run::inclusion::OpenStatics::Auto,
+            OpenStaticsArg::All => run::inclusion::OpenStatics::All,
+            OpenStaticsArg::None => run::inclusion::OpenStatics::None,
+        }
+    }
 }

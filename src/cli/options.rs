@@ -40,6 +40,7 @@ pub(super) fn project_options(args: ProjectArgs) -> run::Result<run::project::Pr
         shard: args.shard,
         cross_file: !args.no_cross_file,
         inline_across_files: args.inline_across_files,
+        open_statics: args.open_statics.into(),
     })
 }
 
@@ -68,6 +69,7 @@ pub(super) fn prune_options(args: PruneArgs) -> run::Result<run::prune::PruneOpt
     config.model_filter = !args.no_model_filter;
     config.contexts = !args.no_contexts;
     config.witnessed_subsumers = args.witnessed_subsumers;
+    config.open_statics = args.open_statics;
     if let Some(dir) = &args.dump_smt {
         std::fs::create_dir_all(dir)
             .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;

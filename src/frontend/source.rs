@@ -133,7 +133,7 @@ pub fn is_line_marker(line: &[u8]) -> bool {
 }
 
 /// `# 12 "file" flags` or `#line 12 "file"`: the line number of the next line and the file.
-fn parse_marker(line: &[u8]) -> Option<(u32, Option<String>)> {
+pub(crate) fn parse_marker(line: &[u8]) -> Option<(u32, Option<String>)> {
     if !is_line_marker(line) {
         return None;
     }

@@ -552,6 +552,22 @@ pub fn index_by_name(functions: &[Function]) -> std::collections::BTreeMap<&str,
 }
 
 impl Program {
+    /// Gives this file's own static functions and variables external linkage (not those
+    /// merged from other files): code outside the file may then call and touch them, as a test
+    /// that includes the file's source does.
+    pub fn open_statics(&mut self) {
+        for f in &mut self.functions {
+            if !self.imported.contains(&f.name) {
+                f.linkage = Linkage::External;
+            }
+        }
+        for g in &mut self.globals {
+            if g.linkage == Linkage::Internal {
+                g.linkage = Linkage::External;
+            }
+        }
+    }
+
     pub fn layout(&self) -> Layout<'_> {
         Layout {
             records: &self.records,

@@ -2,6 +2,7 @@
 //! suite on it, and computes raw and cleaned coverage per criterion; every claim of the ledger
 //! is checked against the runs (the soundness alarm).
 
+pub mod layout;
 pub mod project;
 pub mod runtime;
 pub mod suite;

@@ -1,7 +1,8 @@
 //! The build of a whole project under test (`project measure`): a copy of the sources' tree
 //! with every annotated file in its original's place, its label ids moved to a range of their
-//! own; compiler wrappers that put the recording runtime into every compile and link the
-//! project's own build does; and test commands run in that tree, each with its record.
+//! own; a build directory of its own ([`Layout`]); compiler wrappers that put the recording
+//! runtime into every compile and link the project's own build does; and test commands run
+//! there, each with its record. Nothing is written into the user's source or build directory.
 //!
 //! Why wrappers rather than compiling each database entry ourselves: a compilation database
 //! has no link step and no test programs, while the project's build (`make check`, a CMake
@@ -16,27 +17,59 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::layout::Layout;
 use super::{runtime, MeasureError, RunOutcome, TestRun};
 
 /// One annotated file to put in the tree.
 #[derive(Clone, Debug)]
 pub struct PlacedFile {
-    /// Its original's path relative to the tree's root.
-    pub rel: PathBuf,
+    /// Its original's absolute path.
+    pub original: PathBuf,
     /// The annotated copy.
     pub annotated: PathBuf,
     /// Added to its label ids in the program: label `id` records as `base + id`.
     pub base: u64,
 }
 
-/// A staged build: the tree, the wrappers' directory and the scratch directory of records.
+/// A staged build: the copied tree and what it was copied from, the build directory, the
+/// wrappers' directory and the scratch directory of records.
 #[derive(Clone, Debug)]
 pub struct StagedTree {
     pub tree: PathBuf,
+    /// The user's directory `tree` is a copy of.
+    pub copied_from: PathBuf,
+    /// Where the project builds: a fresh build directory, or the copy of the user's.
+    pub build: PathBuf,
+    /// The user's build directory (the compilation database's).
+    pub user_build: PathBuf,
     pub bin: PathBuf,
     /// The wrapper `$CC` names.
     pub cc: PathBuf,
     work: PathBuf,
+}
+
+impl StagedTree {
+    /// Where a directory of the user's trees is in the staged build: its build directory
+    /// stands for theirs, the copy for their sources.
+    pub fn in_copy(&self, dir: &Path) -> Option<PathBuf> {
+        if let Ok(rel) = dir.strip_prefix(&self.user_build) {
+            return Some(self.build.join(rel));
+        }
+        dir.strip_prefix(&self.copied_from)
+            .ok()
+            .map(|rel| self.tree.join(rel))
+    }
+}
+
+/// What to stage: the project's layout, its sources' root and build directory, directories
+/// never to copy (the output directory), the annotated files, and the compiler `$CC` names.
+pub struct Stage<'a> {
+    pub layout: &'a Layout,
+    pub root: &'a Path,
+    pub db_dir: &'a Path,
+    pub skip: &'a [PathBuf],
+    pub files: &'a [PlacedFile],
+    pub cc_name: &'a str,
 }
 
 /// What one test command did.
@@ -46,45 +79,91 @@ pub struct CommandRun {
     pub seconds: f64,
     /// Its standard output and error, both, in one file.
     pub log: PathBuf,
+    /// The label bases of the annotated files built into the programs it ran.
+    pub present: BTreeSet<u64>,
 }
 
 /// The compiler names that get a wrapper (each found on `PATH`), besides `cc_name`.
 const COMPILER_NAMES: [&str; 3] = ["cc", "gcc", "clang"];
 
-/// Copies `root` into `work/tree` (timestamps kept, so that the build does not remake what it
-/// need not, `.git` and the directories of `skip` left out), writes each annotated file over
-/// its original, and writes the runtime and the compiler wrappers into `work/covprune`.
-/// `cc_name` is the compiler `$CC` names (a name on `PATH` or a path).
-pub fn stage(
-    root: &Path,
-    skip: &[PathBuf],
-    files: &[PlacedFile],
-    cc_name: &str,
-    work: &Path,
-) -> Result<StagedTree, MeasureError> {
-    let tree = work.join("tree");
-    let skip: Vec<PathBuf> = skip
+/// The text an annotated file is staged with: its label base, and a constructor that says,
+/// when a program built from it starts, that it is there (`P base`). The base is pushed and
+/// popped, so that a file that includes another annotated file (tests that include the
+/// library's source) keeps its own.
+fn staged_text(annotated: &[u8], base: u64) -> Vec<u8> {
+    let mut out = format!(
+        "#pragma push_macro(\"COVPRUNE_LABEL_BASE\")\n#undef COVPRUNE_LABEL_BASE\n#define COVPRUNE_LABEL_BASE {base}L\n#line 1\n"
+    )
+    .into_bytes();
+    out.extend_from_slice(annotated);
+    if !annotated.ends_with(b"\n") {
+        out.push(b'\n');
+    }
+    out.extend_from_slice(
+        format!(
+            "void covprune_present(long base);\n\
+             __attribute__((constructor)) static void covprune_present_{base}(void) {{ covprune_present({base}L); }}\n\
+             #pragma pop_macro(\"COVPRUNE_LABEL_BASE\")\n"
+        )
+        .as_bytes(),
+    );
+    out
+}
+
+/// Whether a directory is a build directory (not to copy beside the sources a fresh configure
+/// starts from).
+fn is_build_dir(dir: &Path) -> bool {
+    dir.join("CMakeCache.txt").is_file() || dir.join("meson-private").is_dir()
+}
+
+/// Stages the build in `work`: copies the sources (for a fresh configure, the source
+/// directory without build directories; else the tree holding the sources and the build
+/// directory) into `work/tree`, timestamps kept so that the build does not remake what it
+/// need not, `.git` left out; writes each annotated file over its original; writes the runtime
+/// and the compiler wrappers into `work/covprune`; and configures a build directory of its
+/// own with the recording compiler when the layout has a configure step.
+pub fn stage(st: &Stage, work: &Path) -> Result<StagedTree, MeasureError> {
+    let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let db_dir = canon(st.db_dir);
+    let mut skip: Vec<PathBuf> = st
+        .skip
         .iter()
         .chain(std::iter::once(&work.to_path_buf()))
-        .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
+        .map(|p| canon(p))
         .collect();
-    copy_tree(root, &tree, &skip)?;
-    for f in files {
+    let copied_from = match st.layout.source() {
+        Some(source) => {
+            let source = canon(source);
+            if db_dir != source {
+                skip.push(db_dir.clone());
+            }
+            source
+        }
+        None => common_dir(&canon(st.root), &db_dir),
+    };
+    let fresh = st.layout.source().is_some();
+    let tree = work.join("tree");
+    copy_tree(&copied_from, &tree, &skip, fresh)?;
+    for f in st.files {
+        let original = canon(&f.original);
+        let rel = original.strip_prefix(&copied_from).map_err(|_| {
+            MeasureError::Build(format!(
+                "{} is outside the sources the {} build starts from ({})",
+                original.display(),
+                st.layout.name(),
+                copied_from.display()
+            ))
+        })?;
         let text = std::fs::read(&f.annotated)?;
-        let mut out = format!(
-            "#undef COVPRUNE_LABEL_BASE\n#define COVPRUNE_LABEL_BASE {}L\n#line 1\n",
-            f.base
-        )
-        .into_bytes();
-        out.extend_from_slice(&text);
-        let dest = tree.join(&f.rel);
+        let dest = tree.join(rel);
         if let Some(dir) = dest.parent() {
             std::fs::create_dir_all(dir)?;
         }
         // A new file, not a write through: the original may be a hard or symbolic link.
         let _ = std::fs::remove_file(&dest);
-        std::fs::write(&dest, out)?;
+        std::fs::write(&dest, staged_text(&text, f.base))?;
     }
+    let cc_name = st.cc_name;
     let own = work.join("covprune");
     let bin = own.join("bin");
     std::fs::create_dir_all(&bin)?;
@@ -119,12 +198,30 @@ pub fn stage(
             write_wrapper(&bin.join(&name), &real, &header, &object)?;
         }
     }
+    let cc = bin.join(&cc_base);
+    let build = match st.layout {
+        Layout::InPlace => tree.join(db_dir.strip_prefix(&copied_from).unwrap_or(Path::new(""))),
+        Layout::Autotools { .. } if db_dir == copied_from => tree.clone(),
+        _ => work.join("build"),
+    };
+    st.layout
+        .configure(&tree, &build, &cc, &work.join("configure.log"))?;
     Ok(StagedTree {
         tree,
-        cc: bin.join(&cc_base),
+        copied_from,
+        build,
+        user_build: db_dir,
+        cc,
         bin,
         work: work.to_path_buf(),
     })
+}
+
+/// The deepest directory holding both.
+pub fn common_dir(a: &Path, b: &Path) -> PathBuf {
+    let mut r = a.to_path_buf();
+    while !b.starts_with(&r) && r.pop() {}
+    r
 }
 
 /// A program's path: `name` itself when it has a slash, else the first on `PATH`.
@@ -139,13 +236,13 @@ fn find_program(name: &str) -> Option<PathBuf> {
 }
 
 /// `s` as one word of `/bin/sh`.
-fn sh_quote(s: &str) -> String {
+pub fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 /// A compiler wrapper: the real compiler with the runtime's header included in every
-/// translation unit, and the runtime's object added to every link (a command that only
-/// compiles, preprocesses or asks the compiler about itself links nothing).
+/// translation unit it compiles, and the runtime's object added to every link; a command that
+/// only preprocesses or asks the compiler about itself runs as it is.
 fn write_wrapper(path: &Path, real: &Path, header: &Path, object: &Path) -> std::io::Result<()> {
     let (real, header, object) = (
         sh_quote(&real.display().to_string()),
@@ -155,9 +252,17 @@ fn write_wrapper(path: &Path, real: &Path, header: &Path, object: &Path) -> std:
     let script = format!(
         "#!/bin/sh\n\
          # Written by covprune project measure: the compiler, with the recording runtime.\n\
+         # Preprocessing alone and questions about the compiler: as they are (configure\n\
+         # scripts read what the preprocessor prints).\n\
          for a in \"$@\"; do\n\
          \x20 case \"$a\" in\n\
-         \x20   -c|-S|-E|-M|-MM|-v|--version|-dumpversion|-dumpmachine|-dumpspecs|-print-*|--print-*)\n\
+         \x20   -E|-M|-MM|-v|--version|-dumpversion|-dumpmachine|-dumpspecs|-print-*|--print-*)\n\
+         \x20     exec {real} \"$@\" ;;\n\
+         \x20 esac\n\
+         done\n\
+         for a in \"$@\"; do\n\
+         \x20 case \"$a\" in\n\
+         \x20   -c|-S)\n\
          \x20     exec {real} -include {header} \"$@\" ;;\n\
          \x20 esac\n\
          done\n\
@@ -172,9 +277,9 @@ fn write_wrapper(path: &Path, real: &Path, header: &Path, object: &Path) -> std:
     Ok(())
 }
 
-/// Copies a tree, keeping modification times and symbolic links, leaving out `.git` and the
-/// directories of `skip`.
-fn copy_tree(from: &Path, to: &Path, skip: &[PathBuf]) -> std::io::Result<()> {
+/// Copies a tree, keeping modification times and symbolic links, leaving out `.git`, the
+/// directories of `skip` and, with `no_builds`, build directories.
+fn copy_tree(from: &Path, to: &Path, skip: &[PathBuf], no_builds: bool) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     let mut entries: Vec<_> = std::fs::read_dir(from)?.collect::<Result<_, _>>()?;
     entries.sort_by_key(|e| e.file_name());
@@ -189,10 +294,13 @@ fn copy_tree(from: &Path, to: &Path, skip: &[PathBuf]) -> std::io::Result<()> {
         }
         if kind.is_dir() {
             let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
-            if e.file_name() == ".git" || skip.contains(&canonical) {
+            if e.file_name() == ".git"
+                || skip.contains(&canonical)
+                || no_builds && is_build_dir(&path)
+            {
                 continue;
             }
-            copy_tree(&path, &dest, skip)?;
+            copy_tree(&path, &dest, skip, no_builds)?;
         } else if kind.is_file() {
             std::fs::copy(&path, &dest)?;
             let modified = e.metadata()?.modified()?;
@@ -225,11 +333,7 @@ pub fn run_command(
     let log = staged.work.join(format!("command_{k}.log"));
     let _ = std::fs::remove_file(&record);
     let out = std::fs::File::create(&log)?;
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let path = std::env::join_paths(
-        std::iter::once(staged.bin.clone()).chain(std::env::split_paths(&path)),
-    )
-    .map_err(std::io::Error::other)?;
+    let path = staged_path(staged)?;
     let mut cmd = Command::new("/bin/sh");
     cmd.arg("-c")
         .arg(command)
@@ -274,6 +378,7 @@ pub fn run_command(
         },
         seconds,
         log,
+        present: recorded.present,
     })
 }
 
@@ -282,4 +387,121 @@ pub fn tail(path: &Path, n: usize) -> String {
     let text = String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// Size and modification time of every file under `dirs` (but `.git` and `skip`), by path:
+/// what the user's trees look like, to check that a run left them as they were.
+pub type Fingerprint = std::collections::BTreeMap<PathBuf, (u64, Option<std::time::SystemTime>)>;
+
+pub fn fingerprint(dirs: &[PathBuf], skip: &[PathBuf]) -> Fingerprint {
+    let skip: Vec<PathBuf> = skip
+        .iter()
+        .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
+        .collect();
+    let mut out = Fingerprint::new();
+    let mut stack: Vec<PathBuf> = dirs
+        .iter()
+        .map(|d| d.canonicalize().unwrap_or_else(|_| d.clone()))
+        .collect();
+    let mut seen = BTreeSet::new();
+    while let Some(dir) = stack.pop() {
+        if !seen.insert(dir.clone()) || skip.contains(&dir) {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                if e.file_name() != ".git" {
+                    stack.push(path);
+                }
+            } else if let Ok(meta) = std::fs::symlink_metadata(&path) {
+                out.insert(path, (meta.len(), meta.modified().ok()));
+            }
+        }
+    }
+    out
+}
+
+/// The files that appeared, disappeared or changed between two fingerprints, sorted.
+pub fn changes(before: &Fingerprint, after: &Fingerprint) -> Vec<String> {
+    let mut out: Vec<String> = before
+        .iter()
+        .filter(|(p, v)| after.get(*p) != Some(v))
+        .map(|(p, _)| p.display().to_string())
+        .chain(
+            after
+                .keys()
+                .filter(|p| !before.contains_key(*p))
+                .map(|p| p.display().to_string()),
+        )
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The tests a command runs, one command each, when it is a test runner that lists its tests
+/// (`ctest ...`: `ctest ... -I K,K`; `meson test ...`: `meson test ... NAME`); None for any
+/// other command (it then runs whole). Listed in `cwd` with the staged environment.
+pub fn listed_tests(
+    command: &str,
+    cwd: &Path,
+    staged: &StagedTree,
+) -> Option<Vec<(String, String)>> {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    // A plain invocation only: no shell operators.
+    if command.contains(['&', '|', ';', '>', '<', '`', '$', '(']) {
+        return None;
+    }
+    let listing = match words.as_slice() {
+        ["ctest", ..] => format!("{command} -N"),
+        ["meson", "test", ..] => format!("{command} --list"),
+        _ => return None,
+    };
+    let out = Command::new("/bin/sh")
+        .arg("-c")
+        .arg(&listing)
+        .current_dir(cwd)
+        .env("PATH", staged_path(staged).ok()?)
+        .env("CC", &staged.cc)
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let tests: Vec<(String, String)> = if words[0] == "ctest" {
+        // `  Test  #3: name`
+        text.lines()
+            .filter_map(|l| {
+                let rest = l
+                    .trim()
+                    .strip_prefix("Test")?
+                    .trim_start()
+                    .strip_prefix('#')?;
+                let (k, name) = rest.split_once(':')?;
+                let k: usize = k.trim().parse().ok()?;
+                Some((name.trim().to_string(), format!("{command} -I {k},{k}")))
+            })
+            .collect()
+    } else {
+        text.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.contains(' '))
+            .map(|name| (name.to_string(), format!("{command} {}", sh_quote(name))))
+            .collect()
+    };
+    (!tests.is_empty()).then_some(tests)
+}
+
+/// `PATH` with the wrappers first.
+fn staged_path(staged: &StagedTree) -> std::io::Result<std::ffi::OsString> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(staged.bin.clone()).chain(std::env::split_paths(&path)))
+        .map_err(std::io::Error::other)
 }

@@ -12,6 +12,7 @@ pub const HEADER: &str = r#"#ifndef COVPRUNE_RUNTIME_H
 void covprune_hit(int covered, long id);
 unsigned char covprune_state_of(long id);
 void covprune_reset(void);
+void covprune_present(long base);
 extern volatile long covprune_at;
 #ifndef COVPRUNE_LABEL_BASE
 #define COVPRUNE_LABEL_BASE 0L
@@ -123,6 +124,13 @@ void covprune_hit(int covered, long id)
     }
 }
 
+/* A program built from an annotated file says so when it starts (`P base`). */
+void covprune_present(long base)
+{
+    covprune_open();
+    covprune_emit('P', base);
+}
+
 unsigned char covprune_state_of(long id)
 {
     return id >= 0 && id < covprune_capacity ? covprune_states[id] : 0;
@@ -142,10 +150,13 @@ pub struct Recorded {
     pub covered: std::collections::BTreeSet<u64>,
     /// The label whose predicate the run crashed in (`X id`).
     pub crashed_in: Option<u64>,
+    /// The label bases of the annotated files built into the programs the run started
+    /// (`P base`, written by each annotated file's constructor in `project measure`).
+    pub present: std::collections::BTreeSet<u64>,
 }
 
-/// Reached and covered label ids from a run's record (`R id` / `C id` lines), and the label a
-/// crash happened in (`X id`).
+/// Reached and covered label ids from a run's record (`R id` / `C id` lines), the label a
+/// crash happened in (`X id`) and the annotated files present (`P base`).
 pub fn parse_record(text: &str) -> Recorded {
     let mut r = Recorded::default();
     for line in text.lines() {
@@ -162,6 +173,9 @@ pub fn parse_record(text: &str) -> Recorded {
                 r.covered.insert(id);
             }
             "X" => r.crashed_in = Some(id),
+            "P" => {
+                r.present.insert(id);
+            }
             _ => {}
         }
     }

@@ -43,6 +43,11 @@ pub struct PruneConfig {
     /// witnessed.
     #[serde(default)]
     pub witnessed_subsumers: bool,
+    /// Treat the file's static functions and variables as external: code outside the file (a
+    /// test that `#include`s it) may call them with any arguments and read or write them, so
+    /// that no claim rests on "all their callers are in this file".
+    #[serde(default)]
+    pub open_statics: bool,
     /// Faults tests inject (none by default; not part of the answers' key).
     #[serde(default)]
     pub faults: Faults,
@@ -65,6 +70,7 @@ impl Default for PruneConfig {
             dump_smt: None,
             contexts: true,
             witnessed_subsumers: false,
+            open_statics: false,
             faults: Faults::default(),
         }
     }
@@ -83,6 +89,8 @@ impl PruneConfig {
             model_filter: bool,
             contexts: bool,
             witnessed_subsumers: bool,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            open_statics: bool,
         }
         serde_json::to_string(&Key {
             solver: &self.solver,
@@ -92,6 +100,7 @@ impl PruneConfig {
             model_filter: self.model_filter,
             contexts: self.contexts,
             witnessed_subsumers: self.witnessed_subsumers,
+            open_statics: self.open_statics,
         })
         .expect("the configuration serialises")
     }

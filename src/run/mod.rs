@@ -6,6 +6,7 @@
 pub mod annotate;
 pub mod audit;
 pub mod error;
+pub mod inclusion;
 pub mod inspect;
 pub mod measure;
 pub mod project;

@@ -45,6 +45,8 @@ pub struct ProjectOptions {
     /// Also encode small functions of other files in place of their calls (with
     /// `cross_file`).
     pub inline_across_files: bool,
+    /// Which files' statics are open to code outside them (tests that include the source).
+    pub open_statics: super::inclusion::OpenStatics,
 }
 
 #[derive(Debug, Serialize)]
@@ -76,6 +78,12 @@ pub struct FileReport {
     /// The shard file a `--shard` run wrote.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shard_file: Option<String>,
+    /// Its static functions and variables were taken as reached from outside it: no claim
+    /// rests on "all their callers are in this file".
+    pub statics_open: bool,
+    /// The database's entries that include this file's source (relative to the root).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub included_by: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -130,6 +138,18 @@ impl ProjectReport {
         out.push_str(&line("total", &self.total, reused(&self.cache)));
         out.push_str("\nper criterion, all files:\n");
         out.push_str(&self.total.to_text());
+        for f in self.files.iter().filter(|f| !f.included_by.is_empty()) {
+            out.push_str(&format!(
+                "{}: included by {}: {}\n",
+                f.file,
+                f.included_by.join(", "),
+                if f.statics_open {
+                    "its statics are taken as called from outside it"
+                } else {
+                    "its statics are taken as called only from it (--open-statics none)"
+                }
+            ));
+        }
         for f in &self.failures {
             out.push_str(&format!("failed: {}: {}\n", f.file, f.error));
         }
@@ -262,7 +282,7 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
     } else {
         common_root(&all)
     };
-    let files = select(all, &root, &opts.files)?;
+    let files = select(all.clone(), &root, &opts.files)?;
     if files.is_empty() {
         return Err(anyhow::anyhow!(
             "no C file of {} matches {}",
@@ -277,6 +297,18 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
     }
     std::fs::create_dir_all(&opts.out_dir)
         .map_err(|e| super::error::write_failed(&opts.out_dir, e))?;
+    // Sources other entries include (tests reaching a file's statics).
+    let included = super::inclusion::included_sources(&db_file, &all, &opts.annotate.preprocess);
+    let included_by = |rel: &Path| -> Vec<PathBuf> {
+        let file = root.join(rel);
+        let file = file.canonicalize().unwrap_or(file);
+        included.get(&file).cloned().unwrap_or_default()
+    };
+    let statics_open = |rel: &Path| match opts.open_statics {
+        super::inclusion::OpenStatics::All => true,
+        super::inclusion::OpenStatics::None => false,
+        super::inclusion::OpenStatics::Auto => !included_by(rel).is_empty(),
+    };
     let mut reports = Vec::new();
     let mut failures = Vec::new();
     let mut fail = |name: String, e: super::Error| {
@@ -338,7 +370,13 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
             }
             None => Default::default(),
         };
-        match prepare(&prune_options(opts, a, externals, imports)) {
+        match prepare(&prune_options(
+            opts,
+            a,
+            externals,
+            imports,
+            statics_open(rel),
+        )) {
             Ok(run) => {
                 if !opts.quiet {
                     for (unit, why) in &run.refused {
@@ -442,6 +480,14 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
                 stored: a.stored + c.stored,
             })
     });
+    for r in &mut reports {
+        let rel = PathBuf::from(&r.file);
+        r.statics_open = statics_open(&rel);
+        r.included_by = included_by(&rel)
+            .iter()
+            .map(|u| u.strip_prefix(&root).unwrap_or(u).display().to_string())
+            .collect();
+    }
     let report = ProjectReport {
         database: db_file.display().to_string(),
         root: root.display().to_string(),
@@ -526,6 +572,8 @@ pub fn project_merge(out_dir: &Path) -> Result<ProjectReport> {
                 summary: r.map(|r| r.summary).unwrap_or_default(),
                 cache: None,
                 shard_file: None,
+                statics_open: false,
+                included_by: Vec::new(),
             }),
             Err(e) => failures.push(FileFailure {
                 file: f.file.clone(),
@@ -696,9 +744,11 @@ fn prune_options(
     annotated: &Annotated,
     externals: BTreeMap<String, ExternalEffects>,
     imports: Imports,
+    open_statics: bool,
 ) -> PruneOptions {
     let mut config = opts.config.clone();
     config.encode.externals = externals;
+    config.open_statics = open_statics;
     PruneOptions {
         file: annotated.path.clone(),
         labels: None,
@@ -730,6 +780,8 @@ fn file_report(
         summary,
         cache,
         shard_file,
+        statics_open: false,
+        included_by: Vec::new(),
     }
 }
 

@@ -1,8 +1,12 @@
 //! `project measure`: the project that `project` annotated, rebuilt by its own test commands
-//! in a copy of its tree where every annotated file stands in its original's place and the
-//! recording runtime is compiled and linked in; raw and cleaned coverage per file and in
-//! total, every ledger's claims checked against the runs (the soundness alarm), and each
-//! file's labels file updated with what was covered and by which command.
+//! in a copy of its sources where every annotated file stands in its original's place, with a
+//! build directory of its own and the recording runtime compiled and linked in; raw and
+//! cleaned coverage per file and in total, every ledger's claims checked against the runs (the
+//! soundness alarm), and each file's labels file updated with what was covered and by which
+//! test. Tests that `ctest` or `meson test` can list run one by one, so that claims are checked
+//! per test. What did not happen is an error, and then no labels file is written: no program
+//! the commands ran was built from an annotated file, a command failed, or the user's source or
+//! build directory changed while the commands ran.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -13,6 +17,7 @@ use serde::Serialize;
 use super::error::{write_failed, Error, Result};
 use super::measure::{CoverageRow, PendingLabel};
 use super::project::Manifest;
+use crate::measure::layout::Layout;
 use crate::measure::project::{self as build, PlacedFile};
 use crate::measure::{self, Alarm, Claim, Coverage, RunOutcome, TestRun};
 use crate::report::labels::{self, LabelsFile};
@@ -37,14 +42,20 @@ pub struct ProjectMeasureOptions {
 #[derive(Debug, Serialize)]
 pub struct ProjectMeasureReport {
     pub root: String,
+    /// How the project was built again: `CMake`, `Meson`, `autotools` (configured afresh in
+    /// the copy) or `in place` (the tree copied as it is).
+    pub layout: String,
     /// The build tree, when it was kept.
     pub build: Option<String>,
     pub commands: Vec<CommandRow>,
     pub files: Vec<FileCoverage>,
     /// Per criterion, all files added up (`all` last).
     pub total: Vec<CoverageRow>,
-    /// The labels files written (none under an alarm).
+    /// The labels files written (none under an alarm, a failed command, a change to the
+    /// user's trees, or when no program the commands ran was built from an annotated file).
     pub wrote: Vec<String>,
+    /// Files of the user's source or build directory that changed while the commands ran.
+    pub touched: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -61,6 +72,9 @@ pub struct CommandRow {
 #[derive(Debug, Serialize)]
 pub struct FileCoverage {
     pub file: String,
+    /// Some program the commands ran was built from the annotated file (else its coverage is
+    /// left out of the total and its labels file is not written).
+    pub built: bool,
     pub coverage: Vec<CoverageRow>,
     pub pending: Vec<PendingLabel>,
     pub alarms: Vec<Alarm>,
@@ -68,10 +82,16 @@ pub struct FileCoverage {
 
 impl ProjectMeasureReport {
     pub fn to_text(&self) -> String {
-        let mut out = String::new();
+        let mut out = format!("build: {}\n", self.layout);
+        let width = self
+            .commands
+            .iter()
+            .map(|c| c.name.len())
+            .max()
+            .unwrap_or(0);
         for c in &self.commands {
             out.push_str(&format!(
-                "{:<6} {:>8.1} s  {:<16} {}\n",
+                "{:<width$} {:>8.1} s  {:<16} {}\n",
                 c.name,
                 c.seconds,
                 c.outcome.to_string(),
@@ -102,7 +122,12 @@ impl ProjectMeasureReport {
             )
         };
         for f in &self.files {
-            out.push_str(&line(&f.file, &f.coverage));
+            let name = if f.built {
+                f.file.clone()
+            } else {
+                format!("{} (not built)", f.file)
+            };
+            out.push_str(&line(&name, &f.coverage));
         }
         out.push_str(&line("total", &self.total));
         out.push_str("\nper criterion, all files:\n");
@@ -127,6 +152,23 @@ impl ProjectMeasureReport {
                 ));
             }
         }
+        let unbuilt: Vec<&str> = self
+            .files
+            .iter()
+            .filter(|f| !f.built)
+            .map(|f| f.file.as_str())
+            .collect();
+        if !unbuilt.is_empty() {
+            out.push_str(&format!(
+                "not built into any program the commands ran (coverage not measured): {}\n",
+                unbuilt.join(", ")
+            ));
+        }
+        for t in &self.touched {
+            out.push_str(&format!(
+                "changed in your tree while the commands ran: {t}\n"
+            ));
+        }
         if let Some(b) = &self.build {
             out.push_str(&format!("build tree kept in {b}\n"));
         }
@@ -142,6 +184,17 @@ impl ProjectMeasureReport {
                 "{alarms} contradiction(s) between the test commands and the ledgers (listed above)"
             )));
         }
+        if !self.touched.is_empty() {
+            return Some(Error::BadInput(anyhow::anyhow!(
+                "the commands changed {} file(s) of your source or build directory (listed above): they must build and test in the directory they start in; no labels file was written",
+                self.touched.len()
+            )));
+        }
+        if self.files.iter().all(|f| !f.built) {
+            return Some(Error::BadInput(anyhow::anyhow!(
+                "no program the commands ran was built from an annotated file: did they build and run the tests? (a compiler called by an absolute path, or paths into your own tree, build the originals instead); no labels file was written"
+            )));
+        }
         let failed = self
             .commands
             .iter()
@@ -149,7 +202,7 @@ impl ProjectMeasureReport {
             .count();
         (failed > 0).then(|| {
             Error::BadInput(anyhow::anyhow!(
-                "{failed} test command(s) did not succeed in the annotated build (their last lines are above); coverage counts what they ran"
+                "{failed} test command(s) did not succeed in the annotated build (their last lines are above); no labels file was written"
             ))
         })
     }
@@ -163,13 +216,6 @@ struct Measured {
     labels: LabelsFile,
     claims: BTreeMap<u64, Claim>,
     max_id: u64,
-}
-
-/// The deepest directory holding both.
-fn common_dir(a: &Path, b: &Path) -> PathBuf {
-    let mut r = a.to_path_buf();
-    while !b.starts_with(&r) && r.pop() {}
-    r
 }
 
 pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureReport> {
@@ -191,8 +237,7 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
     if !root.is_dir() {
         return Err(anyhow::anyhow!("the sources' root {} is gone", root.display()).into());
     }
-    // The copy holds the sources and the build directory (an out-of-tree build's too).
-    let copy_root = common_dir(&root, &db_dir);
+    let layout = Layout::detect(&db_dir);
     let mut files = Vec::new();
     let mut base = 0u64;
     for f in &manifest.files {
@@ -211,11 +256,7 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
         let max_id = ids.iter().copied().max().unwrap_or(0);
         files.push((
             PlacedFile {
-                rel: root
-                    .join(&f.file)
-                    .strip_prefix(&copy_root)
-                    .map(Path::to_path_buf)
-                    .unwrap_or_else(|_| PathBuf::from(&f.file)),
+                original: root.join(&f.file),
                 annotated,
                 base,
             },
@@ -248,23 +289,28 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
         }
     };
     let placed: Vec<PlacedFile> = files.iter().map(|(p, _)| p.clone()).collect();
+    let skip = [opts.out_dir.clone()];
     let staged = build::stage(
-        &copy_root,
-        std::slice::from_ref(&opts.out_dir),
-        &placed,
-        opts.cc.as_deref().unwrap_or("cc"),
+        &build::Stage {
+            layout: &layout,
+            root: &root,
+            db_dir: &db_dir,
+            skip: &skip,
+            files: &placed,
+            cc_name: opts.cc.as_deref().unwrap_or("cc"),
+        },
         &work,
     )
     .map_err(anyhow::Error::from)?;
-    let in_tree = |dir: &Path| {
-        staged
-            .tree
-            .join(dir.strip_prefix(&copy_root).unwrap_or(dir))
-    };
     let cwd = match &opts.cwd {
-        Some(c) if c.is_absolute() => in_tree(c),
-        Some(c) => in_tree(&db_dir).join(c),
-        None => in_tree(&db_dir),
+        Some(c) if c.is_absolute() => staged.in_copy(c).ok_or_else(|| {
+            anyhow::anyhow!(
+                "--cwd {}: not in the project's sources or build directory",
+                c.display()
+            )
+        })?,
+        Some(c) => staged.build.join(c),
+        None => staged.build.clone(),
     };
     if !cwd.is_dir() {
         return Err(anyhow::anyhow!(
@@ -273,23 +319,45 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
         )
         .into());
     }
+    // The user's trees, as they are before the commands run.
+    let watched: Vec<PathBuf> = [root.clone(), db_dir.clone()]
+        .into_iter()
+        .chain(layout.source().map(Path::to_path_buf))
+        .collect();
+    let unwatched = [opts.out_dir.clone(), work.clone()];
+    let before = build::fingerprint(&watched, &unwatched);
     let mut commands = Vec::new();
     let mut runs: Vec<TestRun> = Vec::new();
-    for (k, command) in opts.commands.iter().enumerate() {
-        let name = format!("cmd{}", k + 1);
-        let mut done =
-            build::run_command(&staged, k, command, &cwd, opts.timeout).map_err(Error::internal)?;
-        // The labels file's drivers column is a list of words.
-        done.run.name = name.clone();
-        commands.push(CommandRow {
-            name,
-            command: command.clone(),
-            outcome: done.run.outcome.clone(),
-            seconds: done.seconds,
-            tail: (done.run.outcome != RunOutcome::Exited(0)).then(|| build::tail(&done.log, 15)),
-        });
-        runs.push(done.run);
+    let mut present = BTreeSet::new();
+    let mut k = 0;
+    for (c, command) in opts.commands.iter().enumerate() {
+        let one_by_one = build::listed_tests(command, &cwd, &staged);
+        let each: Vec<(String, String)> = match one_by_one {
+            Some(tests) => tests
+                .into_iter()
+                .map(|(test, cmd)| (format!("cmd{}:{test}", c + 1), cmd))
+                .collect(),
+            None => vec![(format!("cmd{}", c + 1), command.clone())],
+        };
+        for (name, cmd) in each {
+            let mut done = build::run_command(&staged, k, &cmd, &cwd, opts.timeout)
+                .map_err(Error::internal)?;
+            k += 1;
+            // The labels file's drivers column is a list of words.
+            done.run.name = name.split_whitespace().collect::<Vec<_>>().join("_");
+            present.extend(done.present.iter().copied());
+            commands.push(CommandRow {
+                name: done.run.name.clone(),
+                command: cmd,
+                outcome: done.run.outcome.clone(),
+                seconds: done.seconds,
+                tail: (done.run.outcome != RunOutcome::Exited(0))
+                    .then(|| build::tail(&done.log, 15)),
+            });
+            runs.push(done.run);
+        }
     }
+    let touched = build::changes(&before, &build::fingerprint(&watched, &unwatched));
     let mut reports = Vec::new();
     let mut total: BTreeMap<String, Coverage> = BTreeMap::new();
     let mut any_alarm = false;
@@ -325,8 +393,9 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
             .iter()
             .map(|r| (r.id, r.tag.clone()))
             .collect();
+        let built = present.contains(&base);
         let table = measure::coverage(&label_list, &m.claims, &covered);
-        for row in &table {
+        for row in table.iter().filter(|_| built) {
             total
                 .entry(row.criterion.clone())
                 .or_insert_with(|| Coverage {
@@ -341,6 +410,7 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
         reports.push((
             FileCoverage {
                 file: m.file.clone(),
+                built,
                 coverage: table.iter().map(CoverageRow::of).collect(),
                 pending,
                 alarms,
@@ -348,10 +418,16 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
             file_runs,
         ));
     }
-    // The labels files, LReplay style, only when no claim was contradicted.
+    // The labels files, LReplay style, only when every command succeeded, no claim was
+    // contradicted and the user's trees were left alone; only for files some program was
+    // built from.
     let mut wrote = Vec::new();
-    if !any_alarm {
-        for ((_, m), (_, file_runs)) in files.iter().zip(&reports) {
+    let all_ran = commands.iter().all(|c| c.outcome == RunOutcome::Exited(0));
+    if !any_alarm && all_ran && touched.is_empty() {
+        for ((_, m), (fc, file_runs)) in files.iter().zip(&reports) {
+            if !fc.built {
+                continue;
+            }
             let mut lf = m.labels.clone();
             super::measure::mark_covered(&mut lf, file_runs);
             labels::write_atomic(&m.labels_path, lf.to_text())
@@ -365,6 +441,7 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
     total.extend(all);
     Ok(ProjectMeasureReport {
         root: manifest.root,
+        layout: layout.name().to_string(),
         build: opts
             .keep_build
             .as_ref()
@@ -373,5 +450,6 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
         files: reports.into_iter().map(|(f, _)| f).collect(),
         total: total.iter().map(CoverageRow::of).collect(),
         wrote,
+        touched,
     })
 }

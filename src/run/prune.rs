@@ -139,6 +139,8 @@ struct WorkerInput {
     preprocess: PreprocessOptions,
     #[serde(default, skip_serializing_if = "Imports::is_empty")]
     imports: Imports,
+    #[serde(default)]
+    open_statics: bool,
 }
 
 /// The inputs of a run, read and checked before anything is proved.
@@ -181,10 +183,14 @@ fn read_inputs(
     labels: Option<PathBuf>,
     preprocess: &PreprocessOptions,
     imports: &Imports,
+    open_statics: bool,
 ) -> Result<Inputs> {
     let mut program = super::load(file, preprocess)?.program;
     // A bundle refused (a name clash) is left out: its calls stay calls of unknown code.
     let refused = imports.merge_into(&mut program);
+    if open_statics {
+        program.open_statics();
+    }
     let source = read_file(file)?;
     let labels_path = labels.or_else(|| {
         let p = file.with_extension("labels");
@@ -254,6 +260,7 @@ pub fn serve_worker() -> Result<()> {
             input.labels.clone(),
             &input.preprocess,
             &input.imports,
+            input.open_statics,
         )
         .map(|i| i.program)
         .map_err(|e| anyhow::anyhow!("{e}"))
@@ -345,6 +352,7 @@ pub(crate) fn prepare(opts: &PruneOptions) -> Result<Prepared> {
         opts.labels.clone(),
         &opts.preprocess,
         &opts.imports,
+        opts.config.open_statics,
     )?;
     let program = &inputs.program;
     // What the run writes at its end, checked before it proves anything.
@@ -431,6 +439,7 @@ impl Prepared {
                 labels: self.opts.labels.clone(),
                 preprocess: self.opts.preprocess.clone(),
                 imports: self.opts.imports.clone(),
+                open_statics: self.config.open_statics,
             },
             config: self.config.clone(),
             shard: self.opts.shard,
@@ -531,6 +540,7 @@ impl Prepared {
                     opts.labels.clone(),
                     &opts.preprocess,
                     &opts.imports,
+                    opts.config.open_statics,
                 )?;
                 if ledger::source_hash(&i.source) != source_hash {
                     return Err(anyhow::anyhow!(
@@ -657,6 +667,7 @@ pub fn merge(opts: &MergeOptions) -> Result<PruneReport> {
         opts.labels.clone(),
         &opts.preprocess,
         &Imports::default(),
+        false,
     )?;
     if ledger::source_hash(&inputs.source) != source_hash {
         return Err(

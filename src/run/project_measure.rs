@@ -4,8 +4,8 @@
 //! cleaned coverage per file and in total, every ledger's claims checked against the runs (the
 //! soundness alarm), and each file's labels file updated with what was covered and by which
 //! test. Tests that `ctest` or `meson test` can list run one by one, so that claims are checked
-//! per test. What did not happen is an error, and then no labels file is written: no program
-//! the commands ran was built from an annotated file, a command failed, or the user's source or
+//! per test. What did not happen is an error, and then no labels file is written: an annotated
+//! file was built into no program the commands ran, a command failed, or the user's source or
 //! build directory changed while the commands ran.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -73,7 +73,7 @@ pub struct CommandRow {
 pub struct FileCoverage {
     pub file: String,
     /// Some program the commands ran was built from the annotated file (else its coverage is
-    /// left out of the total and its labels file is not written).
+    /// left out of the total, and the run is an error that writes no labels file).
     pub built: bool,
     pub coverage: Vec<CoverageRow>,
     pub pending: Vec<PendingLabel>,
@@ -193,6 +193,12 @@ impl ProjectMeasureReport {
         if self.files.iter().all(|f| !f.built) {
             return Some(Error::BadInput(anyhow::anyhow!(
                 "no program the commands ran was built from an annotated file: did they build and run the tests? (a compiler called by an absolute path, or paths into your own tree, build the originals instead); no labels file was written"
+            )));
+        }
+        let unbuilt = self.files.iter().filter(|f| !f.built).count();
+        if unbuilt > 0 {
+            return Some(Error::BadInput(anyhow::anyhow!(
+                "{unbuilt} annotated file(s) were built into no program the commands ran (listed above): their coverage cannot be measured; leave them out with `project --files`, or run the tests that use them; no labels file was written"
             )));
         }
         let failed = self
@@ -419,15 +425,13 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
         ));
     }
     // The labels files, LReplay style, only when every command succeeded, no claim was
-    // contradicted and the user's trees were left alone; only for files some program was
-    // built from.
+    // contradicted, the user's trees were left alone and every file was built into a program
+    // the commands ran.
     let mut wrote = Vec::new();
     let all_ran = commands.iter().all(|c| c.outcome == RunOutcome::Exited(0));
-    if !any_alarm && all_ran && touched.is_empty() {
-        for ((_, m), (fc, file_runs)) in files.iter().zip(&reports) {
-            if !fc.built {
-                continue;
-            }
+    let all_built = reports.iter().all(|(fc, _)| fc.built);
+    if !any_alarm && all_ran && all_built && touched.is_empty() {
+        for ((_, m), (_, file_runs)) in files.iter().zip(&reports) {
             let mut lf = m.labels.clone();
             super::measure::mark_covered(&mut lf, file_runs);
             labels::write_atomic(&m.labels_path, lf.to_text())

@@ -1,6 +1,6 @@
 //! `project measure` on the builds C projects have, run for real: a CMake project built out of
 //! tree whose unit tests `#include` the library's source (ctest), a Meson project (meson
-//! test), and gzip 1.12 (autotools, `make check`). Each is pruned by `project`, then measured
+//! test), and gzip 1.12 (autotools, `make check`, test by test). Each is pruned by `project`, then measured
 //! with its own commands: real coverage, no alarm, and the user's source and build
 //! directories byte for byte as they were. A static function whose only in-file call passes a
 //! constant is refuted by a test that calls it with another value unless its statics are
@@ -357,6 +357,16 @@ fn gzip_configured_in_place_is_configured_again_in_the_copy_and_make_check_cover
     let (m, code) = measure(&out, &["make -j2 check"]);
     assert_eq!(code, 0, "{m:#}");
     assert_eq!(m["layout"], "autotools");
+    // The build, then each test of automake's harness alone.
+    let names: Vec<&str> = m["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names[0], "cmd1:build");
+    assert!(names.contains(&"cmd1:tests/help-version"), "{names:?}");
+    assert!(names.len() > 20, "{names:?}");
     let t = total(&m);
     assert!(t["covered"].as_u64().unwrap() > 0, "{m:#}");
     assert!(m["files"]

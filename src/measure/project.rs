@@ -445,8 +445,10 @@ pub fn changes(before: &Fingerprint, after: &Fingerprint) -> Vec<String> {
 }
 
 /// The tests a command runs, one command each, when it is a test runner that lists its tests
-/// (`ctest ...`: `ctest ... -I K,K`; `meson test ...`: `meson test ... NAME`); None for any
-/// other command (it then runs whole). Listed in `cwd` with the staged environment.
+/// (`ctest ...`: `ctest ... -I K,K`; `meson test ...`: `meson test ... NAME`; `make ... check`
+/// under automake's test harness: the build first, `make ... check TESTS=`, then
+/// `make -C DIR check TESTS=NAME` for each test of each directory); None for any other command
+/// (it then runs whole). Listed in `cwd` with the staged environment.
 pub fn listed_tests(
     command: &str,
     cwd: &Path,
@@ -460,6 +462,9 @@ pub fn listed_tests(
     let listing = match words.as_slice() {
         ["ctest", ..] => format!("{command} -N"),
         ["meson", "test", ..] => format!("{command} --list"),
+        ["make", options @ .., "check"] if options.iter().all(|o| o.starts_with('-')) => {
+            return automake_tests(command, cwd, staged)
+        }
         _ => return None,
     };
     let out = Command::new("/bin/sh")
@@ -504,4 +509,72 @@ fn staged_path(staged: &StagedTree) -> std::io::Result<std::ffi::OsString> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::join_paths(std::iter::once(staged.bin.clone()).chain(std::env::split_paths(&path)))
         .map_err(std::io::Error::other)
+}
+
+/// `make ... check` under automake's harness, split: the build (every directory's `check`
+/// with no test), then each test of each directory whose makefile lists `TESTS`, alone.
+fn automake_tests(command: &str, cwd: &Path, staged: &StagedTree) -> Option<Vec<(String, String)>> {
+    const LIST: &str = "covprune-list-tests:\n\t@echo $(TESTS)\n";
+    let mut dirs = Vec::new();
+    let mut stack = vec![(cwd.to_path_buf(), 0)];
+    while let Some((dir, depth)) = stack.pop() {
+        let makefile = std::fs::read_to_string(dir.join("Makefile")).unwrap_or_default();
+        if makefile.lines().any(|l| l.starts_with("TESTS =")) {
+            dirs.push(dir.clone());
+        }
+        if depth < 3 {
+            let mut subdirs: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .ok()?
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| e.path())
+                .collect();
+            subdirs.sort();
+            stack.extend(subdirs.into_iter().rev().map(|d| (d, depth + 1)));
+        }
+    }
+    dirs.sort();
+    let mut out = vec![("build".to_string(), format!("{command} TESTS="))];
+    for dir in dirs {
+        let mut child = Command::new("make")
+            .args(["-s", "-f", "Makefile", "-f", "-", "covprune-list-tests"])
+            .current_dir(&dir)
+            .env("PATH", staged_path(staged).ok()?)
+            .env("CC", &staged.cc)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        {
+            use std::io::Write as _;
+            child.stdin.take()?.write_all(LIST.as_bytes()).ok()?;
+        }
+        let listed = child.wait_with_output().ok()?;
+        if !listed.status.success() {
+            return None;
+        }
+        let rel = dir.strip_prefix(cwd).unwrap_or(&dir).display().to_string();
+        let make_dir = if rel.is_empty() {
+            ".".to_string()
+        } else {
+            rel.clone()
+        };
+        for test in String::from_utf8_lossy(&listed.stdout).split_whitespace() {
+            let name = if rel.is_empty() {
+                test.to_string()
+            } else {
+                format!("{rel}/{test}")
+            };
+            out.push((
+                name,
+                format!(
+                    "make -C {} check TESTS={}",
+                    sh_quote(&make_dir),
+                    sh_quote(test)
+                ),
+            ));
+        }
+    }
+    (out.len() > 1).then_some(out)
 }

@@ -7,6 +7,7 @@ pub mod cache;
 pub mod cfg;
 pub mod cli;
 pub mod console;
+pub mod exclude;
 pub mod frontend;
 pub mod ir;
 pub mod libc;

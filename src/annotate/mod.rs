@@ -34,6 +34,20 @@ pub struct LabelRecord {
     /// Line of the statement in the original file (the first one for a label written at
     /// several places).
     pub line: usize,
+    /// The function it is in (index into the file's functions, in text order).
+    pub function: Option<usize>,
+    /// For a label of a decision criterion: the decision it observes.
+    pub decision: Option<DecisionSite>,
+}
+
+/// A decision as the annotator labels it: its number in the file (text order), its number
+/// of atoms, and the byte range of its atoms in the original file (None for a decision of a
+/// macro's expansion).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecisionSite {
+    pub index: usize,
+    pub atoms: usize,
+    pub span: Option<(usize, usize)>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -47,6 +61,8 @@ pub struct Annotated {
     pub skipped: Vec<(usize, String)>,
     pub functions: usize,
     pub decisions: usize,
+    /// The names of the file's functions, in text order.
+    pub function_names: Vec<String>,
 }
 
 impl Annotated {
@@ -106,6 +122,9 @@ impl Edits {
 struct Writer<'a> {
     next_id: u64,
     next_hyper: usize,
+    /// Decisions labelled so far, and the function whose statement is being labelled.
+    next_decision: usize,
+    function: Option<usize>,
     out: &'a mut Annotated,
     /// FCC: (caller, callee) → call-site label ids, in order of first appearance.
     fcc: Vec<((String, String), Vec<u64>)>,
@@ -119,6 +138,8 @@ impl Writer<'_> {
             id,
             tag: tag.to_string(),
             line,
+            function: self.function,
+            decision: None,
         });
         id
     }
@@ -179,6 +200,7 @@ pub fn annotate_with_macros(
         skipped: found.skipped.clone(),
         functions: found.functions.len(),
         decisions: found.decisions(),
+        function_names: found.functions.iter().map(|f| f.name.clone()).collect(),
         ..Annotated::default()
     };
     let by_range: BTreeMap<(usize, usize), usize> = found
@@ -194,6 +216,8 @@ pub fn annotate_with_macros(
     let mut w = Writer {
         next_id: 1,
         next_hyper: 0,
+        next_decision: 0,
+        function: None,
         out: &mut out,
         fcc: Vec::new(),
     };
@@ -264,6 +288,11 @@ pub fn annotate_with_macros(
         }
     };
     for (_, is_stmt, i) in order {
+        w.function = Some(if is_stmt {
+            found.statements[i].function
+        } else {
+            i
+        });
         if !is_stmt {
             let f = &found.functions[i];
             let specs: Vec<LabelSpec> = criteria
@@ -325,6 +354,12 @@ pub fn annotate_with_macros(
         let mut cond_labels = String::new();
         if cond_ok {
             for (k, pd) in s.plan.decisions.iter().enumerate() {
+                let site = DecisionSite {
+                    index: w.next_decision,
+                    atoms: pd.cond.atoms().len(),
+                    span: pd.span,
+                };
+                w.next_decision += 1;
                 let mut d = Decision::new(pd.cond.clone());
                 // Boundary labels need the condition's expression tree: the statement's own
                 // condition when it was not hoisted.
@@ -337,6 +372,11 @@ pub fn annotate_with_macros(
                     let specs = c.decision_labels(&d, limits);
                     let base = w.next_hyper;
                     let (t, ids) = w.write(&specs, s.line, base);
+                    let n = ids.len();
+                    let from = w.out.labels.len() - n;
+                    for r in &mut w.out.labels[from..] {
+                        r.decision = Some(site);
+                    }
                     cond_labels.push_str(&t);
                     for h in c.decision_hyperlabels(&d) {
                         w.next_hyper += 1;

@@ -556,3 +556,29 @@ impl From<OpenStaticsArg> for run::inclusion::OpenStatics {
         }
     }
 }
+
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["gcovr", "lcov"])))]
+pub struct ExcludeArgs {
+    /// Annotated files (each pruned: its ledger and sites record beside it).
+    pub files: Vec<PathBuf>,
+    /// The output directory of `covprune project`: all the files it annotated.
+    #[arg(long, value_name = "OUT")]
+    pub project: Option<PathBuf>,
+    /// A gcovr JSON report (`gcovr --json`): proved branches get `"gcovr/excluded": true`.
+    #[arg(long, value_name = "FILE")]
+    pub gcovr: Option<PathBuf>,
+    /// An lcov tracefile (`lcov --capture`, branch coverage on): proved branches' BRDA records
+    /// dropped, BRF/BRH counted again.
+    #[arg(long, value_name = "FILE")]
+    pub lcov: Option<PathBuf>,
+    /// The report to write (same format).
+    #[arg(short = 'o', long = "out")]
+    pub out: PathBuf,
+    /// The justification of each excluded item (default: OUT.covprune-excluded.json).
+    #[arg(long, value_name = "FILE")]
+    pub justify: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}

@@ -90,6 +90,10 @@ pub enum Command {
     Project(ProjectArgs),
     /// Inspect or empty the verdict cache.
     Cache(CacheArgs),
+    /// Write another tool's coverage report again with the branches covprune proved
+    /// infeasible excluded (gcovr JSON, lcov tracefile), a sidecar justifying each, and raw and
+    /// cleaned branch coverage; exit 3 when the report shows a proved-infeasible branch taken.
+    Exclude(ExcludeArgs),
 }
 
 /// GCC spells some flags with one dash (`-include FILE`); clap wants two.
@@ -341,6 +345,25 @@ fn execute(command: Command) -> run::Result<Exit> {
             show(&report, args.json, run::audit::AuditReport::to_text);
             if args.fail_on_findings && report.findings > 0 {
                 return Ok(Exit::Findings);
+            }
+        }
+        Command::Exclude(args) => {
+            let (format, report) = match (args.gcovr, args.lcov) {
+                (Some(r), None) => (run::exclude::Format::Gcovr, r),
+                (None, Some(r)) => (run::exclude::Format::Lcov, r),
+                _ => unreachable!("clap requires exactly one of --gcovr and --lcov"),
+            };
+            let report = run::exclude::exclude(&run::exclude::ExcludeOptions {
+                files: args.files,
+                project: args.project,
+                format,
+                report,
+                out: args.out,
+                justify: args.justify,
+            })?;
+            show(&report, args.json, run::exclude::ExcludeReport::to_text);
+            if let Some(error) = report.error() {
+                return Err(error);
             }
         }
         Command::Annotate(args) => {

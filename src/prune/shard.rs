@@ -20,6 +20,9 @@ pub struct ShardFile {
     /// The annotated file's bytes, hashed: merge refuses a file changed since.
     pub source_hash: String,
     pub shard: (usize, usize),
+    /// The runs the claims hold for (the ledger's view).
+    #[serde(default)]
+    pub view: crate::report::ledger::View,
     pub results: Vec<FunctionResult>,
 }
 

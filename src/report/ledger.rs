@@ -19,8 +19,37 @@ pub struct Ledger {
     /// The annotated file's name.
     pub file: String,
     pub binding: Binding,
+    /// Whose runs the claims are about, when not every caller's of the file's external
+    /// functions (absent: the default view).
+    #[serde(default, skip_serializing_if = "View::is_default")]
+    pub view: View,
     /// Sorted by id.
     pub labels: Vec<LedgerLabel>,
+}
+
+/// The runs a ledger's claims hold for. By default, every run of any external function with
+/// any arguments and globals; the file's static functions only as its own code calls them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct View {
+    /// Whole-program runs from `main` only (`--entry main`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub entry_main: bool,
+    /// Static functions too, called by code outside the file (`--open-statics`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub open_statics: bool,
+}
+
+impl View {
+    pub fn is_default(&self) -> bool {
+        *self == View::default()
+    }
+
+    pub fn of(config: &crate::prune::PruneConfig) -> View {
+        View {
+            entry_main: config.encode.entry_main,
+            open_statics: config.open_statics,
+        }
+    }
 }
 
 /// What a ledger describes: hashes of the annotated file's bytes and of its label ids.
@@ -79,6 +108,7 @@ impl Ledger {
         program: &Program,
         verdicts: &[LabelVerdict],
         with_times: bool,
+        view: View,
     ) -> Ledger {
         let mut labels: Vec<LedgerLabel> = verdicts
             .iter()
@@ -114,6 +144,7 @@ impl Ledger {
                 source: source_hash(source),
                 labels: labels_hash(&ids),
             },
+            view,
             labels,
         }
     }
@@ -352,6 +383,7 @@ mod tests {
                 source: source_hash(b"int x;"),
                 labels: labels_hash(&[1, 2, 3]),
             },
+            view: View::default(),
             labels: vec![
                 label(1, Status::Duplicate { of: 2 }),
                 label(2, Status::Subsumed { by: vec![3] }),

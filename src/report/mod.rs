@@ -5,6 +5,7 @@ pub mod build;
 pub mod counts;
 pub mod labels;
 pub mod ledger;
+pub mod sites;
 
 use std::collections::BTreeMap;
 

@@ -119,6 +119,12 @@ pub fn annotate(opts: &AnnotateOptions) -> Result<AnnotateReport> {
     let b_path = crate::report::build::path_of(&c_path);
     crate::report::labels::write_atomic(&b_path, record.to_json())
         .map_err(|e| write_failed(&b_path, e))?;
+    let s_path = crate::report::sites::path_of(&c_path);
+    crate::report::labels::write_atomic(
+        &s_path,
+        sites_record(file, &source, &annotated, &loaded.program).to_json(),
+    )
+    .map_err(|e| write_failed(&s_path, e))?;
     if chosen.iter().any(|c| c.has_hyperlabels()) {
         let h_path = dir.join(format!("{stem}_labels.hyperlabels"));
         crate::report::labels::write_atomic(&h_path, crate::annotate::hyperlabels_file(&annotated))
@@ -159,4 +165,44 @@ fn refuse_measured(path: &std::path::Path) -> Result<()> {
         .into());
     }
     Ok(())
+}
+
+/// Where each label's objective is in the original file, and which functions are external.
+fn sites_record(
+    file: &std::path::Path,
+    source: &[u8],
+    annotated: &crate::annotate::Annotated,
+    program: &crate::ir::Program,
+) -> crate::report::sites::SitesRecord {
+    use crate::report::sites::{line_col, DecisionSpan, FunctionSite, LabelSite, SitesRecord};
+    SitesRecord {
+        schema: crate::report::sites::SCHEMA.to_string(),
+        original: file.canonicalize().unwrap_or_else(|_| file.to_path_buf()),
+        functions: annotated
+            .function_names
+            .iter()
+            .map(|name| FunctionSite {
+                name: name.clone(),
+                external: program
+                    .function(name)
+                    .is_some_and(|f| f.linkage == crate::ir::Linkage::External),
+            })
+            .collect(),
+        labels: annotated
+            .labels
+            .iter()
+            .map(|l| LabelSite {
+                id: l.id,
+                tag: l.tag.clone(),
+                line: l.line,
+                function: l.function,
+                decision: l.decision.map(|d| DecisionSpan {
+                    index: d.index,
+                    atoms: d.atoms,
+                    start: d.span.map(|s| line_col(source, s.0)),
+                    end: d.span.map(|s| line_col(source, s.1.saturating_sub(1))),
+                }),
+            })
+            .collect(),
+    }
 }

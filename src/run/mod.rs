@@ -6,6 +6,7 @@
 pub mod annotate;
 pub mod audit;
 pub mod error;
+pub mod exclude;
 pub mod inclusion;
 pub mod inspect;
 pub mod measure;

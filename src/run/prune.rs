@@ -521,6 +521,7 @@ impl Prepared {
                 fingerprint,
                 source_hash,
                 shard,
+                view: ledger::View::of(&config),
                 results,
             };
             let text = serde_json::to_string(&file).map_err(Error::internal)? + "\n";
@@ -559,7 +560,7 @@ impl Prepared {
             verdicts,
             &run_stats,
             elapsed_ms,
-            opts.timings,
+            (opts.timings, ledger::View::of(&config)),
         )?;
         report.cache = cache_use;
         Ok(PruneOutcome::Whole(report))
@@ -675,6 +676,13 @@ pub fn merge(opts: &MergeOptions) -> Result<PruneReport> {
         );
     }
     let t0 = std::time::Instant::now();
+    let view = shards[0].view;
+    if shards.iter().any(|s| s.view != view) {
+        return Err(anyhow::anyhow!(
+            "the shards were proved with different entries or --open-statics"
+        )
+        .into());
+    }
     let mut results: Vec<engine::FunctionResult> =
         shards.into_iter().flat_map(|s| s.results).collect();
     results.sort_by(|a, b| a.function.cmp(&b.function));
@@ -685,7 +693,7 @@ pub fn merge(opts: &MergeOptions) -> Result<PruneReport> {
         verdicts,
         &run_stats,
         t0.elapsed().as_millis(),
-        opts.timings,
+        (opts.timings, view),
     )
 }
 
@@ -784,7 +792,7 @@ fn finish(
     mut verdicts: Vec<LabelVerdict>,
     run_stats: &RunStats,
     total_ms: u128,
-    timings: bool,
+    (timings, view): (bool, ledger::View),
 ) -> Result<PruneReport> {
     let Inputs {
         program,
@@ -860,7 +868,7 @@ fn finish(
         }
     }
     let file_name = super::file_name(file);
-    let ledger = Ledger::new(&file_name, &source, &program, &verdicts, timings);
+    let ledger = Ledger::new(&file_name, &source, &program, &verdicts, timings, view);
     let ledger_path = ledger_path_of(file);
     labels::write_atomic(&ledger_path, ledger.to_json())
         .map_err(|e| write_failed(&ledger_path, e))?;

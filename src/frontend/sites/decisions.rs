@@ -37,6 +37,9 @@ pub struct PlannedDecision {
     /// Per atom: it reads the program's own variables and cannot trap, so it may be evaluated
     /// anywhere (predicate-complete coverage evaluates atoms at every statement).
     pub trap_free: Vec<bool>,
+    /// Byte range of its atoms in the file, first to last; None for a decision of a macro's
+    /// expansion (the file holds only the macro's use).
+    pub span: Option<(usize, usize)>,
 }
 
 /// A condition with effects, evaluated into temporaries before its statement.
@@ -284,12 +287,14 @@ pub fn plan_condition(node: Node, text: &[u8], temps: &mut Temps, guard: Option<
             .iter()
             .map(|a| matches!(a, Tree::Atom { safe: true, .. }))
             .collect();
+        let span = atom_span(&atoms);
         return Plan {
             decisions: vec![PlannedDecision {
                 cond: tree.cond(&mut atom_text),
                 atom_guards,
                 guard,
                 trap_free,
+                span,
             }],
             hoist: None,
         };
@@ -352,6 +357,15 @@ pub fn plan_condition(node: Node, text: &[u8], temps: &mut Temps, guard: Option<
     }
 }
 
+/// The byte range from the first atom's start to the last one's end.
+fn atom_span(atoms: &[&Tree]) -> Option<(usize, usize)> {
+    let range = |a: &Tree| match a {
+        Tree::Atom { range, .. } => Some(*range),
+        _ => None,
+    };
+    Some((range(atoms.first()?)?.0, range(atoms.last()?)?.1))
+}
+
 fn atom_text(a: &Tree) -> String {
     match a {
         Tree::Atom { text, .. } => text.clone(),
@@ -376,14 +390,7 @@ fn pieces(
         let trap_free = vec![false; atom_guards.len()];
         let mut atoms = Vec::new();
         tree.atoms(&mut atoms);
-        let range = |a: &Tree| match a {
-            Tree::Atom { range, .. } => *range,
-            _ => (0, 0),
-        };
-        let span = (
-            atoms.first().map_or(0, |a| range(a).0),
-            atoms.last().map_or(0, |a| range(a).1),
-        );
+        let span = atom_span(&atoms).unwrap_or((0, 0));
         split.push(HoistPiece {
             guard: guard.clone(),
             eval: evaluation(tree, name, src),
@@ -396,6 +403,7 @@ fn pieces(
             atom_guards,
             guard,
             trap_free,
+            span: Some(span),
         });
         return;
     }
@@ -790,7 +798,12 @@ pub fn macro_decisions(
             };
             let plan = plan_condition(cond, bytes, temps, g);
             if plan.hoist.is_none() {
-                out.extend(plan.decisions);
+                // Positions in the expansion, not in the file.
+                out.extend(
+                    plan.decisions
+                        .into_iter()
+                        .map(|d| PlannedDecision { span: None, ..d }),
+                );
             }
         }
     }

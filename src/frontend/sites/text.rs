@@ -97,6 +97,11 @@ pub(super) fn remap(sites: &mut Sites, edits: &[crate::frontend::oldc::Edit], te
     for s in &mut sites.statements {
         pair(&mut s.range);
         s.line = line_of(s.range.0);
+        for d in &mut s.plan.decisions {
+            if let Some(span) = &mut d.span {
+                pair(span);
+            }
+        }
         for b in [&mut s.consequence, &mut s.alternative, &mut s.body]
             .into_iter()
             .flatten()

@@ -1,0 +1,415 @@
+//! Proofs into other tools' coverage reports: the branches of a gcov-based report (gcovr's
+//! JSON, an lcov tracefile) that covprune proved infeasible, excluded.
+//!
+//! Only infeasibility travels (a duplicate or subsumed objective is feasible), and only claims
+//! that hold whoever calls the function: the ledger's view must be every caller's (not
+//! `--entry main`), and the function external or its file's statics opened.
+//!
+//! gcc's branches carry no columns, so they are matched by counting, line by line. A line is
+//! taken only when it holds exactly one decision, on that line alone and not from a macro, whose
+//! condition-coverage labels are its atoms' outcomes (2 per atom), and gcc reports 2 edges per
+//! atom there: each edge is then one atom outcome. An outcome proved infeasible never runs, so
+//! its edge is among the line's untaken ones; when as many outcomes are proved as edges are
+//! untaken, the untaken edges are exactly the proved outcomes, and they are excluded. When
+//! fewer are proved, which untaken edge is which cannot be told: the line is left as it was,
+//! and said so. When more are proved than edges are untaken, a proved-infeasible outcome ran:
+//! a soundness alarm.
+
+pub mod gcov;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::prune::Status;
+use crate::report::ledger::Ledger;
+use crate::report::sites::SitesRecord;
+
+/// One annotated file's proofs, as the mapping needs them.
+pub struct FileProofs {
+    /// The original file, absolute.
+    pub original: PathBuf,
+    /// Per line of the original: what covprune knows of its decisions.
+    pub lines: BTreeMap<usize, LineProofs>,
+}
+
+/// A line's decisions and the outcomes proved infeasible there.
+#[derive(Clone, Debug, Default)]
+pub struct LineProofs {
+    /// Decisions whose atoms lie on this line alone: (index, atoms).
+    pub decisions: BTreeSet<(usize, usize)>,
+    /// Why the line cannot be matched whatever the report says (a decision from a macro, one
+    /// spread over several lines).
+    pub unmatchable: Option<String>,
+    /// Condition-coverage labels of the line's decisions (one per atom outcome).
+    pub outcomes: usize,
+    /// Those proved infeasible for every caller: (label id, predicate).
+    pub proved: Vec<(u64, String)>,
+    /// Proved infeasible, but not for every caller (a static function's labels decided from
+    /// its file's own calls, or runs from `main` only).
+    pub proved_in_view_only: usize,
+}
+
+/// The condition-coverage criteria whose labels are atom outcomes.
+fn is_outcome_tag(tag: &str) -> bool {
+    tag == "CC"
+}
+
+impl FileProofs {
+    /// Joins a ledger and the sites record of the same annotated file.
+    pub fn of(ledger: &Ledger, sites: &SitesRecord) -> FileProofs {
+        let status: BTreeMap<u64, (&Status, &str)> = ledger
+            .labels
+            .iter()
+            .map(|l| (l.id, (&l.status, l.predicate.as_str())))
+            .collect();
+        let every_caller = |function: Option<usize>| {
+            !ledger.view.entry_main
+                && (ledger.view.open_statics
+                    || function
+                        .and_then(|f| sites.functions.get(f))
+                        .is_some_and(|f| f.external))
+        };
+        let mut lines: BTreeMap<usize, LineProofs> = BTreeMap::new();
+        for l in &sites.labels {
+            let Some(d) = &l.decision else { continue };
+            let (first, last) = match (d.start, d.end) {
+                (Some(s), Some(e)) => (s.0, e.0),
+                _ => {
+                    lines.entry(l.line).or_default().unmatchable =
+                        Some("a decision of a macro's expansion".into());
+                    continue;
+                }
+            };
+            if first != last {
+                for line in first..=last {
+                    lines.entry(line).or_default().unmatchable =
+                        Some("a decision spread over several lines".into());
+                }
+                continue;
+            }
+            let lp = lines.entry(first).or_default();
+            lp.decisions.insert((d.index, d.atoms));
+            if !is_outcome_tag(&l.tag) {
+                continue;
+            }
+            lp.outcomes += 1;
+            if let Some((Status::Infeasible, predicate)) = status.get(&l.id) {
+                if every_caller(l.function) {
+                    lp.proved.push((l.id, predicate.to_string()));
+                } else {
+                    lp.proved_in_view_only += 1;
+                }
+            }
+        }
+        FileProofs {
+            original: sites.original.clone(),
+            lines,
+        }
+    }
+}
+
+/// What the mapping decided for one line of a report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LineVerdict {
+    /// Exclude these edges (indices into the line's edges, in the report's order).
+    Exclude(Vec<usize>),
+    /// Leave the line as it is, for this reason.
+    Leave(String),
+    /// A proved-infeasible outcome ran.
+    Alarm(String),
+}
+
+/// The verdict for a line of the report with `taken[i]` telling whether edge `i` ran.
+pub fn match_line(proofs: &LineProofs, taken: &[bool]) -> LineVerdict {
+    if proofs.proved.is_empty() {
+        return LineVerdict::Leave(String::new());
+    }
+    if let Some(why) = &proofs.unmatchable {
+        return LineVerdict::Leave(why.clone());
+    }
+    if proofs.decisions.len() != 1 {
+        return LineVerdict::Leave(format!("{} decisions on the line", proofs.decisions.len()));
+    }
+    let atoms: usize = proofs.decisions.iter().map(|(_, a)| a).sum();
+    if proofs.outcomes != 2 * atoms {
+        return LineVerdict::Leave(format!(
+            "{} condition labels for {atoms} atoms (annotate with CC)",
+            proofs.outcomes
+        ));
+    }
+    if taken.len() != 2 * atoms {
+        return LineVerdict::Leave(format!("{} branch edges for {atoms} atoms", taken.len()));
+    }
+    let untaken: Vec<usize> = (0..taken.len()).filter(|i| !taken[*i]).collect();
+    let proved = proofs.proved.len();
+    match proved.cmp(&untaken.len()) {
+        std::cmp::Ordering::Equal => LineVerdict::Exclude(untaken),
+        std::cmp::Ordering::Less => LineVerdict::Leave(format!(
+            "{proved} outcome(s) proved infeasible, {} edge(s) untaken: which is which cannot be told",
+            untaken.len()
+        )),
+        std::cmp::Ordering::Greater => LineVerdict::Alarm(format!(
+            "{proved} outcome(s) proved infeasible but only {} edge(s) untaken: a proved outcome ran",
+            untaken.len()
+        )),
+    }
+}
+
+/// One excluded branch edge and why (the sidecar's rows).
+#[derive(Clone, Debug, Serialize)]
+pub struct Excluded {
+    pub file: String,
+    pub line: usize,
+    /// The report's key of the edge: gcovr's `branchno`, lcov's `block,branch`.
+    pub key: String,
+    /// The labels proved infeasible on the line (their ids, criterion and predicates).
+    pub labels: Vec<u64>,
+    pub criterion: String,
+    pub predicates: Vec<String>,
+    pub proof: String,
+}
+
+/// A line with proofs that was left as it was.
+#[derive(Clone, Debug, Serialize)]
+pub struct Left {
+    pub file: String,
+    pub line: usize,
+    pub proved: usize,
+    pub why: String,
+}
+
+/// A soundness alarm: a line where a proved-infeasible outcome ran.
+#[derive(Clone, Debug, Serialize)]
+pub struct Alarm {
+    pub file: String,
+    pub line: usize,
+    pub labels: Vec<u64>,
+    pub what: String,
+}
+
+/// Branch counts of a report, before and after the exclusions.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct BranchTotals {
+    pub total: usize,
+    pub covered: usize,
+}
+
+impl BranchTotals {
+    pub fn percent(&self) -> Option<f64> {
+        (self.total > 0).then(|| 100.0 * self.covered as f64 / self.total as f64)
+    }
+}
+
+/// The outcome of mapping proofs onto a report.
+#[derive(Debug, Default, Serialize)]
+pub struct Mapping {
+    pub excluded: Vec<Excluded>,
+    pub left: Vec<Left>,
+    pub alarms: Vec<Alarm>,
+    /// Report files no annotated file matched (their branches are left as they are).
+    pub unmatched_files: usize,
+    pub raw: BranchTotals,
+    pub cleaned: BranchTotals,
+}
+
+/// The proofs of the file a report names (`name` as the report writes it: absolute, or
+/// relative to where the report was made): the one whose original path ends with it.
+pub fn proofs_for<'a>(all: &'a [FileProofs], name: &str) -> Option<&'a FileProofs> {
+    let name = Path::new(name);
+    let found: Vec<&FileProofs> = all
+        .iter()
+        .filter(|p| {
+            if name.is_absolute() {
+                name.canonicalize().unwrap_or_else(|_| name.to_path_buf()) == p.original
+            } else {
+                p.original.ends_with(name)
+            }
+        })
+        .collect();
+    // Two files with the same relative name: which one cannot be told.
+    (found.len() == 1).then(|| found[0])
+}
+
+/// Applies the verdict of one line: records exclusions, refusals and alarms; returns the edges
+/// to exclude.
+pub fn apply_line(
+    mapping: &mut Mapping,
+    proofs: &FileProofs,
+    line: usize,
+    keys: &[String],
+    taken: &[bool],
+) -> Vec<usize> {
+    let Some(lp) = proofs.lines.get(&line) else {
+        return Vec::new();
+    };
+    let file = proofs.original.display().to_string();
+    match match_line(lp, taken) {
+        LineVerdict::Exclude(edges) => {
+            let labels: Vec<u64> = lp.proved.iter().map(|(id, _)| *id).collect();
+            let predicates: Vec<String> = lp.proved.iter().map(|(_, p)| p.clone()).collect();
+            for &e in &edges {
+                mapping.excluded.push(Excluded {
+                    file: file.clone(),
+                    line,
+                    key: keys[e].clone(),
+                    labels: labels.clone(),
+                    criterion: "CC".into(),
+                    predicates: predicates.clone(),
+                    proof: "infeasible: no run reaches the label with its predicate true (covprune prune, step 1, for every caller)".into(),
+                });
+            }
+            edges
+        }
+        LineVerdict::Leave(why) => {
+            if !why.is_empty() {
+                mapping.left.push(Left {
+                    file,
+                    line,
+                    proved: lp.proved.len(),
+                    why,
+                });
+            }
+            Vec::new()
+        }
+        LineVerdict::Alarm(what) => {
+            mapping.alarms.push(Alarm {
+                file,
+                line,
+                labels: lp.proved.iter().map(|(id, _)| *id).collect(),
+                what,
+            });
+            Vec::new()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(atoms: usize, outcomes: usize, proved: usize) -> LineProofs {
+        LineProofs {
+            decisions: BTreeSet::from([(0, atoms)]),
+            unmatchable: None,
+            outcomes,
+            proved: (0..proved as u64).map(|i| (i, format!("p{i}"))).collect(),
+            proved_in_view_only: 0,
+        }
+    }
+
+    #[test]
+    fn untaken_edges_are_excluded_only_when_they_are_exactly_the_proved_outcomes() {
+        let two_atoms = line(2, 4, 1);
+        assert_eq!(
+            match_line(&two_atoms, &[true, true, true, false]),
+            LineVerdict::Exclude(vec![3])
+        );
+        assert!(matches!(
+            match_line(&two_atoms, &[true, false, true, false]),
+            LineVerdict::Leave(_)
+        ));
+        assert!(matches!(
+            match_line(&two_atoms, &[true, true, true, true]),
+            LineVerdict::Alarm(_)
+        ));
+        // Other edge counts, several decisions, macros: left alone.
+        assert!(matches!(
+            match_line(&two_atoms, &[true, false]),
+            LineVerdict::Leave(_)
+        ));
+        let mut two = line(1, 2, 1);
+        two.decisions.insert((1, 1));
+        assert!(matches!(
+            match_line(&two, &[true, false]),
+            LineVerdict::Leave(_)
+        ));
+        let mut mac = line(1, 2, 1);
+        mac.unmatchable = Some("macro".into());
+        assert!(matches!(
+            match_line(&mac, &[true, false]),
+            LineVerdict::Leave(_)
+        ));
+        assert_eq!(
+            match_line(&line(1, 2, 0), &[true, false]),
+            LineVerdict::Leave(String::new())
+        );
+    }
+
+    #[test]
+    fn only_claims_that_hold_for_every_caller_travel() {
+        use crate::report::ledger::{Binding, LedgerLabel, View};
+        use crate::report::sites::{DecisionSpan, FunctionSite, LabelSite};
+        let sites = SitesRecord {
+            schema: crate::report::sites::SCHEMA.into(),
+            original: PathBuf::from("/p/f.c"),
+            functions: vec![
+                FunctionSite {
+                    name: "open".into(),
+                    external: true,
+                },
+                FunctionSite {
+                    name: "helper".into(),
+                    external: false,
+                },
+            ],
+            labels: (1..=4)
+                .map(|id| LabelSite {
+                    id,
+                    tag: "CC".into(),
+                    line: if id <= 2 { 3 } else { 9 },
+                    function: Some(usize::from(id > 2)),
+                    decision: Some(DecisionSpan {
+                        index: usize::from(id > 2),
+                        atoms: 1,
+                        start: Some((if id <= 2 { 3 } else { 9 }, 5)),
+                        end: Some((if id <= 2 { 3 } else { 9 }, 9)),
+                    }),
+                })
+                .collect(),
+        };
+        let ledger = |view: View| Ledger {
+            schema: String::new(),
+            file: "f_labels.c".into(),
+            binding: Binding {
+                source: String::new(),
+                labels: String::new(),
+            },
+            view,
+            labels: [1, 3]
+                .into_iter()
+                .map(|id| LedgerLabel {
+                    id,
+                    status: Status::Infeasible,
+                    step: Some(1),
+                    tag: "CC".into(),
+                    loc: String::new(),
+                    function: String::new(),
+                    predicate: format!("p{id}"),
+                    time_ms: 0,
+                })
+                .collect(),
+        };
+        let proved = |view: View| {
+            let p = FileProofs::of(&ledger(view), &sites);
+            (p.lines[&3].proved.len(), p.lines[&9].proved.len())
+        };
+        // The static helper's claim rests on the file's own calls.
+        assert_eq!(proved(View::default()), (1, 0));
+        assert_eq!(
+            proved(View {
+                open_statics: true,
+                ..View::default()
+            }),
+            (1, 1)
+        );
+        assert_eq!(
+            proved(View {
+                entry_main: true,
+                ..View::default()
+            }),
+            (0, 0)
+        );
+    }
+}

@@ -1,0 +1,108 @@
+//! The sites record `annotate` writes beside an annotated file (`STEM_labels.sites.json`): for
+//! each label, where in the original file the objective it stands for is (its statement's
+//! line, and for a decision's label the decision, its number of atoms and its span, line and
+//! column), and whether each function can be called from outside the file. What maps a proof
+//! onto the items of other coverage tools' reports (`covprune exclude`).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub const SCHEMA: &str = "covprune-sites/1";
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SitesRecord {
+    pub schema: String,
+    /// The original file, absolute.
+    pub original: PathBuf,
+    pub functions: Vec<FunctionSite>,
+    pub labels: Vec<LabelSite>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FunctionSite {
+    pub name: String,
+    /// External linkage: code outside the file may call it (a `static` function may not, when
+    /// the lowered program says so; unknown when it could not be lowered: false).
+    pub external: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabelSite {
+    pub id: u64,
+    pub tag: String,
+    /// The line of the statement it is written at (1-based).
+    pub line: usize,
+    /// Index into [`SitesRecord::functions`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<DecisionSpan>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionSpan {
+    /// The decision's number in the file, in text order.
+    pub index: usize,
+    pub atoms: usize,
+    /// From the first atom's start to the last atom's end: line and column (1-based, in
+    /// bytes); None for a decision of a macro's expansion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start: Option<(usize, usize)>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<(usize, usize)>,
+}
+
+/// Where the sites record of an annotated file lives.
+pub fn path_of(annotated: &Path) -> PathBuf {
+    annotated.with_extension("sites.json")
+}
+
+/// Line and column (1-based) of each byte offset of `text`.
+pub fn line_col(text: &[u8], offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    let col = before.iter().rev().take_while(|b| **b != b'\n').count() + 1;
+    (line, col)
+}
+
+impl SitesRecord {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a sites record serialises") + "\n"
+    }
+
+    /// The record beside an annotated file, if it has one.
+    pub fn read_beside(annotated: &Path) -> Result<SitesRecord, String> {
+        let path = path_of(annotated);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            format!(
+                "cannot read {} ({e}): annotate the file again with this version",
+                path.display()
+            )
+        })?;
+        let record: SitesRecord = serde_json::from_str(&text)
+            .map_err(|e| format!("{}: not a sites record: {e}", path.display()))?;
+        if record.schema != SCHEMA {
+            return Err(format!(
+                "{}: schema {} (this version reads {SCHEMA})",
+                path.display(),
+                record.schema
+            ));
+        }
+        Ok(record)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_become_lines_and_columns() {
+        let text = b"ab\ncd\n\nx";
+        assert_eq!(line_col(text, 0), (1, 1));
+        assert_eq!(line_col(text, 1), (1, 2));
+        assert_eq!(line_col(text, 3), (2, 1));
+        assert_eq!(line_col(text, 7), (4, 1));
+    }
+}

@@ -1,0 +1,183 @@
+//! `exclude`: a coverage report of another tool (gcovr's JSON, an lcov tracefile) written
+//! again with the branches covprune proved infeasible excluded, a sidecar justifying each
+//! excluded item, and raw and cleaned branch coverage. A proved-infeasible branch the report
+//! shows taken is a soundness alarm: exit 3, nothing written.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::error::{write_failed, Error, Result};
+use super::project::Manifest;
+use crate::exclude::{self, FileProofs, Mapping};
+use crate::report::{ledger, sites::SitesRecord};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Gcovr,
+    Lcov,
+}
+
+#[derive(Clone, Debug)]
+pub struct ExcludeOptions {
+    /// Annotated files (their ledgers and sites records beside them).
+    pub files: Vec<PathBuf>,
+    /// The output directory of `covprune project`: every file it annotated.
+    pub project: Option<PathBuf>,
+    pub format: Format,
+    pub report: PathBuf,
+    pub out: PathBuf,
+    /// Where the justification of each excluded item goes (default: OUT with
+    /// `.covprune-excluded.json`).
+    pub justify: Option<PathBuf>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ExcludeReport {
+    pub report: String,
+    pub wrote: Option<String>,
+    pub justification: Option<String>,
+    #[serde(flatten)]
+    pub mapping: Mapping,
+}
+
+impl ExcludeReport {
+    pub fn to_text(&self) -> String {
+        let pct = |t: &exclude::BranchTotals| {
+            t.percent()
+                .map_or_else(|| "-".to_string(), |p| format!("{p:.1}%"))
+        };
+        let m = &self.mapping;
+        let mut out = format!(
+            "branches: raw {}/{} {}, cleaned {}/{} {} ({} excluded as proved infeasible)\n",
+            m.raw.covered,
+            m.raw.total,
+            pct(&m.raw),
+            m.cleaned.covered,
+            m.cleaned.total,
+            pct(&m.cleaned),
+            m.excluded.len()
+        );
+        if !m.left.is_empty() {
+            let proved: usize = m.left.iter().map(|l| l.proved).sum();
+            out.push_str(&format!(
+                "left as they were: {} line(s) holding {proved} proved outcome(s):\n",
+                m.left.len()
+            ));
+            for l in &m.left {
+                out.push_str(&format!("  {}:{}: {}\n", l.file, l.line, l.why));
+            }
+        }
+        if m.unmatched_files > 0 {
+            out.push_str(&format!(
+                "{} file(s) of the report have no annotated file here\n",
+                m.unmatched_files
+            ));
+        }
+        for a in &m.alarms {
+            out.push_str(&format!(
+                "SOUNDNESS ALARM: {}:{} (labels {:?}): {}\n",
+                a.file, a.line, a.labels, a.what
+            ));
+        }
+        if let Some(w) = &self.wrote {
+            out.push_str(&format!("wrote {w}\n"));
+        }
+        if let Some(j) = &self.justification {
+            out.push_str(&format!("wrote {j}\n"));
+        }
+        out
+    }
+}
+
+/// The proofs of an annotated file: its ledger and sites record.
+fn proofs_of(annotated: &Path) -> Result<FileProofs> {
+    let ledger_path = super::prune::ledger_path_of(annotated);
+    let ledger = ledger::read(&ledger_path).map_err(|e| {
+        anyhow::anyhow!(
+            "{e} (prune {} first, or name the annotated file)",
+            annotated.display()
+        )
+    })?;
+    let sites = SitesRecord::read_beside(annotated).map_err(|e| anyhow::anyhow!(e))?;
+    Ok(FileProofs::of(&ledger, &sites))
+}
+
+pub fn exclude(opts: &ExcludeOptions) -> Result<ExcludeReport> {
+    let mut files = opts.files.clone();
+    if let Some(dir) = &opts.project {
+        let manifest = Manifest::read(dir)?;
+        files.extend(
+            manifest
+                .files
+                .iter()
+                .filter(|f| f.ledger.is_some())
+                .map(|f| dir.join(&f.annotated)),
+        );
+    }
+    if files.is_empty() {
+        return Err(anyhow::anyhow!(
+            "no annotated file: name them, or give --project OUT of `covprune project`"
+        )
+        .into());
+    }
+    let proofs = files
+        .iter()
+        .map(|f| proofs_of(f))
+        .collect::<Result<Vec<_>>>()?;
+    let text = std::fs::read_to_string(&opts.report)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", opts.report.display()))?;
+    let same = |a: &Path, b: &Path| {
+        a.canonicalize()
+            .ok()
+            .is_some_and(|x| Some(x) == b.canonicalize().ok())
+    };
+    let justify = opts
+        .justify
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("{}.covprune-excluded.json", opts.out.display())));
+    for out in [&opts.out, &justify] {
+        if same(out, &opts.report) {
+            return Err(anyhow::anyhow!(
+                "{}: the output would overwrite the report it reads",
+                out.display()
+            )
+            .into());
+        }
+        super::check_writable(out)?;
+    }
+    let (written, mapping) = match opts.format {
+        Format::Gcovr => exclude::gcov::gcovr(&text, &proofs),
+        Format::Lcov => exclude::gcov::lcov(&text, &proofs),
+    }
+    .map_err(|e| anyhow::anyhow!("{}: {e}", opts.report.display()))?;
+    let mut report = ExcludeReport {
+        report: opts.report.display().to_string(),
+        wrote: None,
+        justification: None,
+        mapping,
+    };
+    if !report.mapping.alarms.is_empty() {
+        return Ok(report);
+    }
+    crate::report::labels::write_atomic(&opts.out, written)
+        .map_err(|e| write_failed(&opts.out, e))?;
+    let sidecar = serde_json::to_string_pretty(&report.mapping).map_err(Error::internal)? + "\n";
+    crate::report::labels::write_atomic(&justify, sidecar)
+        .map_err(|e| write_failed(&justify, e))?;
+    report.wrote = Some(opts.out.display().to_string());
+    report.justification = Some(justify.display().to_string());
+    Ok(report)
+}
+
+impl ExcludeReport {
+    /// Alarms end the run with exit 3 (nothing was written).
+    pub fn error(&self) -> Option<Error> {
+        (!self.mapping.alarms.is_empty()).then(|| {
+            Error::SoundnessAlarm(format!(
+                "{} line(s) where the report shows a proved-infeasible branch taken (listed above); nothing written",
+                self.mapping.alarms.len()
+            ))
+        })
+    }
+}

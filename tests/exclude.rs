@@ -1,0 +1,279 @@
+//! `covprune exclude` with the real tools: programs built with `gcc --coverage` and run, their
+//! coverage read by gcovr (8.8, in a virtual environment made once under the target
+//! directory) and lcov 1.16, written again with the branches covprune proved infeasible
+//! excluded, and read back by `gcovr -a`, `lcov --summary` and `genhtml`. The fixtures hold a
+//! proved-infeasible condition, a feasible branch no test takes, two decisions on one line and
+//! a macro; a planted false verdict is a soundness alarm.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+mod common;
+use common::covprune;
+
+/// gcovr 8.8, installed once into a virtual environment in the target directory.
+fn gcovr() -> PathBuf {
+    static INSTALLED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    INSTALLED.get_or_init(install_gcovr).clone()
+}
+
+fn install_gcovr() -> PathBuf {
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gcovr-venv");
+    let exe = venv.join("bin/gcovr");
+    if !exe.is_file() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "installing gcovr 8.8 into {}",
+            venv.display()
+        );
+        let made = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status()
+            .is_ok_and(|s| s.success())
+            && Command::new(venv.join("bin/pip"))
+                .args(["install", "--quiet", "gcovr==8.8"])
+                .status()
+                .is_ok_and(|s| s.success());
+        assert!(
+            made,
+            "could not install gcovr: needs python3 with venv (apt-get install python3-venv) and PyPI"
+        );
+    }
+    exe
+}
+
+fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The fixtures copied into `dir`, annotated for CC and pruned, built with `--coverage` and
+/// run on their tests.
+fn covered_fixtures(dir: &Path) {
+    for f in ["clean.c", "tricky.c", "clean.tests", "tricky.tests"] {
+        std::fs::copy(Path::new("tests/fixtures/exclude").join(f), dir.join(f)).unwrap();
+    }
+    for stem in ["clean", "tricky"] {
+        covprune()
+            .args(["annotate", "--criteria", "CC", "-o"])
+            .arg(dir.join("ann"))
+            .arg(dir.join(format!("{stem}.c")))
+            .assert()
+            .success();
+        covprune()
+            .args(["prune", "--no-progress"])
+            .arg(dir.join(format!("ann/{stem}_labels.c")))
+            .assert()
+            .success();
+        run(Command::new("gcc")
+            .args(["--coverage", "-O0", "-o", stem])
+            .arg(format!("{stem}.c"))
+            .current_dir(dir));
+        // Each line of the tests file: the program's arguments.
+        let tests = std::fs::read_to_string(dir.join(format!("{stem}.tests"))).unwrap();
+        for args in tests.lines() {
+            run(Command::new(dir.join(stem))
+                .args(args.split_whitespace())
+                .current_dir(dir));
+        }
+    }
+}
+
+fn annotated(dir: &Path) -> [PathBuf; 2] {
+    [
+        dir.join("ann/clean_labels.c"),
+        dir.join("ann/tricky_labels.c"),
+    ]
+}
+
+fn exclude(dir: &Path, format: &str, report: &str, out: &str) -> (Value, i32) {
+    let o = covprune()
+        .arg("exclude")
+        .args(annotated(dir))
+        .arg(format!("--{format}"))
+        .arg(dir.join(report))
+        .arg("-o")
+        .arg(dir.join(out))
+        .arg("--json")
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    (v, o.status.code().unwrap())
+}
+
+/// gcovr's branch totals of each file of a JSON report, read back with `gcovr -a`.
+fn gcovr_branches(dir: &Path, report: &str) -> Vec<(String, u64, u64)> {
+    let summary = run(Command::new(gcovr())
+        .args(["-a", report, "--json-summary"])
+        .current_dir(dir));
+    let v: Value = serde_json::from_str(&summary).unwrap();
+    let mut out: Vec<(String, u64, u64)> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["filename"].as_str().unwrap().to_string(),
+                f["branch_total"].as_u64().unwrap(),
+                f["branch_covered"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn gcovr_reports_leave_out_the_proved_branches_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    covered_fixtures(dir);
+    run(Command::new(gcovr())
+        .args(["--json-pretty", "-o", "cov.json", "--root", "."])
+        .current_dir(dir));
+    let (m, code) = exclude(dir, "gcovr", "cov.json", "cov.clean.json");
+    assert_eq!(code, 0, "{m:#}");
+    // One edge: `w > 9` true on clean.c:6 (w = v % 8), proved infeasible and untaken.
+    let excluded = m["excluded"].as_array().unwrap();
+    assert_eq!(excluded.len(), 1, "{m:#}");
+    assert!(excluded[0]["file"].as_str().unwrap().ends_with("clean.c"));
+    assert_eq!(excluded[0]["line"], 6);
+    assert_eq!(excluded[0]["predicates"][0], "w > 9");
+    // tricky.c:7 holds two decisions: its proof is not mapped, and says why.
+    let left = m["left"].as_array().unwrap();
+    assert_eq!(left.len(), 1, "{m:#}");
+    assert_eq!(left[0]["line"], 7);
+    assert!(left[0]["why"].as_str().unwrap().contains("2 decisions"));
+    // gcovr reads the report back: one branch fewer in clean.c, tricky.c as it was; the
+    // branch of `v == 5` that no test takes (clean.c:8) is still counted.
+    let before = gcovr_branches(dir, "cov.json");
+    let after = gcovr_branches(dir, "cov.clean.json");
+    assert_eq!(
+        before,
+        [("clean.c".into(), 8, 5), ("tricky.c".into(), 6, 4)]
+    );
+    assert_eq!(after, [("clean.c".into(), 7, 5), ("tricky.c".into(), 6, 4)]);
+    assert_eq!(m["raw"]["total"], 14);
+    assert_eq!(m["cleaned"]["total"], 13);
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("cov.clean.json")).unwrap())
+            .unwrap();
+    let line8 = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["file"] == "clean.c")
+        .unwrap()["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["line_number"] == 8)
+        .unwrap()
+        .clone();
+    assert!(line8["branches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|b| b.get("gcovr/excluded").is_none()));
+    // Where both count the same objectives (clean.c: one decision a line, no macro), the
+    // cleaned branch ratio is covprune's own: covered CC labels over those not infeasible.
+    let measured = covprune()
+        .args(["measure", "--json", "--tests"])
+        .arg(dir.join("clean.tests"))
+        .arg(dir.join("ann/clean_labels.c"))
+        .output()
+        .unwrap();
+    let measured: Value = serde_json::from_slice(&measured.stdout).unwrap();
+    let cc = measured["coverage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["criterion"] == "CC")
+        .unwrap()
+        .clone();
+    let bound = cc["upper_bound_percent"].as_f64().unwrap();
+    assert!((bound - 100.0 * 5.0 / 7.0).abs() < 0.05, "{cc:#}");
+}
+
+#[test]
+fn lcov_tracefiles_lose_the_proved_records_and_genhtml_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    covered_fixtures(dir);
+    run(Command::new("lcov")
+        .args([
+            "--capture",
+            "--directory",
+            ".",
+            "--rc",
+            "lcov_branch_coverage=1",
+            "-o",
+            "cov.info",
+        ])
+        .current_dir(dir));
+    let (m, code) = exclude(dir, "lcov", "cov.info", "cov.clean.info");
+    assert_eq!(code, 0, "{m:#}");
+    assert_eq!(m["excluded"].as_array().unwrap().len(), 1);
+    let summary = |f: &str| {
+        let out = Command::new("lcov")
+            .args(["--summary", f, "--rc", "lcov_branch_coverage=1"])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        text.lines()
+            .find(|l| l.contains("branches"))
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    assert!(summary("cov.info").contains("(9 of 14 branches)"));
+    assert!(summary("cov.clean.info").contains("(9 of 13 branches)"));
+    run(Command::new("genhtml")
+        .args(["--branch-coverage", "cov.clean.info", "-o", "html"])
+        .current_dir(dir));
+    assert!(dir.join("html/index.html").is_file());
+}
+
+#[test]
+fn a_false_verdict_on_a_branch_the_report_shows_taken_is_an_alarm_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    covered_fixtures(dir);
+    run(Command::new(gcovr())
+        .args(["--json-pretty", "-o", "cov.json", "--root", "."])
+        .current_dir(dir));
+    // Planted: `v == 7` (taken by the test `./clean 7`) said infeasible.
+    let ledger = dir.join("ann/clean_labels.covprune.json");
+    let mut l: Value = serde_json::from_str(&std::fs::read_to_string(&ledger).unwrap()).unwrap();
+    for label in l["labels"].as_array_mut().unwrap() {
+        if label["predicate"] == "v == 7" {
+            label["status"] = "infeasible".into();
+            label.as_object_mut().unwrap().remove("reason");
+            label["step"] = 1.into();
+        }
+    }
+    std::fs::write(&ledger, serde_json::to_string_pretty(&l).unwrap()).unwrap();
+    let (m, code) = exclude(dir, "gcovr", "cov.json", "cov.clean.json");
+    assert_eq!(code, 3, "{m:#}");
+    assert_eq!(m["alarms"].as_array().unwrap().len(), 1);
+    assert_eq!(m["alarms"][0]["line"], 6);
+    assert!(!dir.join("cov.clean.json").exists());
+}

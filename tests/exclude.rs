@@ -1,6 +1,7 @@
 //! `covprune exclude` with the real tools: programs built with `gcc --coverage` and run, their
 //! coverage read by gcovr (8.8, in a virtual environment made once under the target
-//! directory) and lcov 1.16, written again with the branches covprune proved infeasible
+//! directory) and lcov 1.16, or built by clang 19 with source-based coverage and exported by
+//! llvm-cov 19 in lcov's form; written again with the branches covprune proved infeasible
 //! excluded, and read back by `gcovr -a`, `lcov --summary` and `genhtml`. The fixtures hold a
 //! proved-infeasible condition, a feasible branch no test takes, two decisions on one line and
 //! a macro; a planted false verdict is a soundness alarm.
@@ -155,11 +156,14 @@ fn gcovr_reports_leave_out_the_proved_branches_and_nothing_else() {
     assert!(excluded[0]["file"].as_str().unwrap().ends_with("clean.c"));
     assert_eq!(excluded[0]["line"], 6);
     assert_eq!(excluded[0]["predicates"][0], "w > 9");
-    // tricky.c:7 holds two decisions: its proof is not mapped, and says why.
+    // tricky.c:7 holds two decisions, tricky.c:8 a macro's: their proofs are not mapped, and
+    // say why.
     let left = m["left"].as_array().unwrap();
-    assert_eq!(left.len(), 1, "{m:#}");
+    assert_eq!(left.len(), 2, "{m:#}");
     assert_eq!(left[0]["line"], 7);
     assert!(left[0]["why"].as_str().unwrap().contains("2 decisions"));
+    assert_eq!(left[1]["line"], 8);
+    assert!(left[1]["why"].as_str().unwrap().contains("macro"));
     // gcovr reads the report back: one branch fewer in clean.c, tricky.c as it was; the
     // branch of `v == 5` that no test takes (clean.c:8) is still counted.
     let before = gcovr_branches(dir, "cov.json");
@@ -250,6 +254,65 @@ fn lcov_tracefiles_lose_the_proved_records_and_genhtml_reads_them() {
         .args(["--branch-coverage", "cov.clean.info", "-o", "html"])
         .current_dir(dir));
     assert!(dir.join("html/index.html").is_file());
+}
+
+/// clang's source-based coverage, exported by llvm-cov in lcov's form: the same branches.
+#[test]
+fn llvm_cov_exports_in_lcov_form_lose_the_proved_branches_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    covered_fixtures(dir);
+    for stem in ["clean", "tricky"] {
+        run(Command::new("clang-19")
+            .args([
+                "-fprofile-instr-generate",
+                "-fcoverage-mapping",
+                "-O0",
+                "-o",
+            ])
+            .arg(format!("{stem}_ll"))
+            .arg(format!("{stem}.c"))
+            .current_dir(dir));
+        let tests = std::fs::read_to_string(dir.join(format!("{stem}.tests"))).unwrap();
+        for args in tests.lines() {
+            run(Command::new(dir.join(format!("{stem}_ll")))
+                .args(args.split_whitespace())
+                .env("LLVM_PROFILE_FILE", dir.join(format!("{stem}-%p.profraw")))
+                .current_dir(dir));
+        }
+    }
+    let raws: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "profraw"))
+        .collect();
+    run(Command::new("llvm-profdata-19")
+        .args(["merge", "-o", "all.profdata"])
+        .args(&raws)
+        .current_dir(dir));
+    let lcov = run(Command::new("llvm-cov-19")
+        .args([
+            "export",
+            "-format=lcov",
+            "./clean_ll",
+            "-object",
+            "./tricky_ll",
+            "-instr-profile=all.profdata",
+        ])
+        .current_dir(dir));
+    std::fs::write(dir.join("ll.info"), lcov).unwrap();
+    let (m, code) = exclude(dir, "lcov", "ll.info", "ll.clean.info");
+    assert_eq!(code, 0, "{m:#}");
+    let excluded = m["excluded"].as_array().unwrap();
+    assert_eq!(excluded.len(), 1, "{m:#}");
+    assert_eq!(excluded[0]["line"], 6);
+    assert_eq!(
+        m["raw"]["total"].as_u64().unwrap(),
+        m["cleaned"]["total"].as_u64().unwrap() + 1
+    );
+    run(Command::new("genhtml")
+        .args(["--branch-coverage", "ll.clean.info", "-o", "html"])
+        .current_dir(dir));
 }
 
 #[test]

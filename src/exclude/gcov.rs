@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{apply_line, proofs_for, BranchTotals, FileProofs, Mapping};
+use super::{apply_line, note_unvisited, proofs_for, BranchTotals, FileProofs, Mapping};
 
 /// gcovr's JSON report with the proved branches marked excluded; the mapping beside it.
 pub fn gcovr(report: &str, proofs: &[FileProofs]) -> Result<(String, Mapping), String> {
@@ -28,6 +28,7 @@ pub fn gcovr(report: &str, proofs: &[FileProofs]) -> Result<(String, Mapping), S
         let Some(lines) = f.get_mut("lines").and_then(Value::as_array_mut) else {
             continue;
         };
+        let mut visited = std::collections::BTreeSet::new();
         // A line listed twice (code of several functions) is not matched.
         let mut seen = std::collections::BTreeMap::<u64, usize>::new();
         for l in lines.iter() {
@@ -51,16 +52,22 @@ pub fn gcovr(report: &str, proofs: &[FileProofs]) -> Result<(String, Mapping), S
                 .iter()
                 .map(|i| format!("branchno {}", branches[*i]["branchno"]))
                 .collect();
+            if live.is_empty() {
+                continue;
+            }
             if seen.get(&number) == Some(&1) {
+                visited.insert(number as usize);
                 for e in apply_line(&mut mapping, p, number as usize, &keys, &taken) {
                     branches[live[e]]["gcovr/excluded"] = Value::Bool(true);
                 }
             }
         }
+        note_unvisited(&mut mapping, p, &visited);
         count_gcovr(f, &mut mapping.raw, &mut mapping.cleaned);
     }
     // Raw: what the report counted before (the branches now excluded were uncovered).
     mapping.raw.total += mapping.excluded.len();
+    mapping.sort();
     let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
     Ok((text, mapping))
 }
@@ -107,6 +114,7 @@ pub fn lcov(tracefile: &str, proofs: &[FileProofs]) -> Result<(String, Mapping),
     if !any {
         return Err("not an lcov tracefile (no end_of_record)".into());
     }
+    mapping.sort();
     Ok((out, mapping))
 }
 
@@ -144,6 +152,8 @@ fn lcov_section(section: &[&str], proofs: &[FileProofs], mapping: &mut Mapping) 
             for b in &branches {
                 by_line.entry(b.1).or_default().push(b);
             }
+            let visited = by_line.keys().copied().collect();
+            note_unvisited(mapping, p, &visited);
             for (line, edges) in by_line {
                 let keys: Vec<String> = edges.iter().map(|e| format!("BRDA {}", e.2)).collect();
                 let taken: Vec<bool> = edges.iter().map(|e| e.3).collect();

@@ -74,22 +74,23 @@ impl FileProofs {
         let mut lines: BTreeMap<usize, LineProofs> = BTreeMap::new();
         for l in &sites.labels {
             let Some(d) = &l.decision else { continue };
-            let (first, last) = match (d.start, d.end) {
-                (Some(s), Some(e)) => (s.0, e.0),
+            // The line its outcomes are counted at (and reported, when it cannot be matched).
+            let line = match (d.start, d.end) {
+                (Some(s), Some(e)) if s.0 == e.0 => s.0,
+                (Some(s), Some(e)) => {
+                    for line in s.0..=e.0 {
+                        lines.entry(line).or_default().unmatchable =
+                            Some("a decision spread over several lines".into());
+                    }
+                    s.0
+                }
                 _ => {
                     lines.entry(l.line).or_default().unmatchable =
                         Some("a decision of a macro's expansion".into());
-                    continue;
+                    l.line
                 }
             };
-            if first != last {
-                for line in first..=last {
-                    lines.entry(line).or_default().unmatchable =
-                        Some("a decision spread over several lines".into());
-                }
-                continue;
-            }
-            let lp = lines.entry(first).or_default();
+            let lp = lines.entry(line).or_default();
             lp.decisions.insert((d.index, d.atoms));
             if !is_outcome_tag(&l.tag) {
                 continue;
@@ -214,6 +215,18 @@ pub struct Mapping {
     pub cleaned: BranchTotals,
 }
 
+impl Mapping {
+    /// Rows in file and line order, whatever order the report lists them in.
+    pub fn sort(&mut self) {
+        self.excluded
+            .sort_by(|a, b| (&a.file, a.line, &a.key).cmp(&(&b.file, b.line, &b.key)));
+        self.left
+            .sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        self.alarms
+            .sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    }
+}
+
 /// The proofs of the file a report names (`name` as the report writes it: absolute, or
 /// relative to where the report was made): the one whose original path ends with it.
 pub fn proofs_for<'a>(all: &'a [FileProofs], name: &str) -> Option<&'a FileProofs> {
@@ -230,6 +243,25 @@ pub fn proofs_for<'a>(all: &'a [FileProofs], name: &str) -> Option<&'a FileProof
         .collect();
     // Two files with the same relative name: which one cannot be told.
     (found.len() == 1).then(|| found[0])
+}
+
+/// Records, as left, the lines of `proofs` with proved outcomes that the report's lines
+/// `visited` did not hold (no branch there, or its code elsewhere).
+pub fn note_unvisited(mapping: &mut Mapping, proofs: &FileProofs, visited: &BTreeSet<usize>) {
+    for (line, lp) in &proofs.lines {
+        if lp.proved.is_empty() || visited.contains(line) {
+            continue;
+        }
+        mapping.left.push(Left {
+            file: proofs.original.display().to_string(),
+            line: *line,
+            proved: lp.proved.len(),
+            why: lp
+                .unmatchable
+                .clone()
+                .unwrap_or_else(|| "the report shows no branch on this line".into()),
+        });
+    }
 }
 
 /// Applies the verdict of one line: records exclusions, refusals and alarms; returns the edges

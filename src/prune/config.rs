@@ -105,3 +105,28 @@ impl PruneConfig {
         .expect("the configuration serialises")
     }
 }
+
+/// The runs a ledger's claims hold for. By default, every run of any external function with
+/// any arguments and globals; the file's static functions only as its own code calls them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct View {
+    /// Whole-program runs from `main` only (`--entry main`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub entry_main: bool,
+    /// Static functions too, called by code outside the file (`--open-statics`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub open_statics: bool,
+}
+
+impl View {
+    pub fn is_default(&self) -> bool {
+        *self == View::default()
+    }
+
+    pub fn of(config: &PruneConfig) -> View {
+        View {
+            entry_main: config.encode.entry_main,
+            open_statics: config.open_statics,
+        }
+    }
+}

@@ -22,7 +22,7 @@ pub struct ShardFile {
     pub shard: (usize, usize),
     /// The runs the claims hold for (the ledger's view).
     #[serde(default)]
-    pub view: crate::report::ledger::View,
+    pub view: super::config::View,
     pub results: Vec<FunctionResult>,
 }
 

@@ -9,6 +9,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::ir::Program;
+pub use crate::prune::config::View;
 use crate::prune::{LabelVerdict, Status};
 
 pub const SCHEMA: &str = "covprune-ledger/2";
@@ -25,31 +26,6 @@ pub struct Ledger {
     pub view: View,
     /// Sorted by id.
     pub labels: Vec<LedgerLabel>,
-}
-
-/// The runs a ledger's claims hold for. By default, every run of any external function with
-/// any arguments and globals; the file's static functions only as its own code calls them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct View {
-    /// Whole-program runs from `main` only (`--entry main`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub entry_main: bool,
-    /// Static functions too, called by code outside the file (`--open-statics`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub open_statics: bool,
-}
-
-impl View {
-    pub fn is_default(&self) -> bool {
-        *self == View::default()
-    }
-
-    pub fn of(config: &crate::prune::PruneConfig) -> View {
-        View {
-            entry_main: config.encode.entry_main,
-            open_statics: config.open_statics,
-        }
-    }
 }
 
 /// What a ledger describes: hashes of the annotated file's bytes and of its label ids.

@@ -69,7 +69,7 @@ pub struct EncodeConfig {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub externals: BTreeMap<String, super::ExternalEffects>,
     /// For tests only: the encoder sleeps this long (milliseconds) at every block, so that a
-    /// small function outlasts its budget ([`crate::prune::faults::Faults`]).
+    /// small function outlasts its budget (the prune configuration's faults).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub block_delay_ms: u64,
 }

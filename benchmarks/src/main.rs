@@ -2,7 +2,6 @@
 //! the README quotes to `artifacts/`. Usage: `cargo run --release -p covprune-benchmarks --
 //! frontend [--corpus DIR] [--out DIR]`.
 
-
 // A command-line harness: its progress goes to stderr and its tables to stdout by design.
 #![allow(clippy::print_stderr, clippy::print_stdout)]
 

@@ -5,6 +5,31 @@ use super::oldc::Edit;
 use crate::ir::{FileId, Loc};
 use std::collections::HashMap;
 
+/// The lines of a text, for byte offsets as line and column.
+pub struct Lines {
+    /// Byte offset of the start of each line.
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    pub fn new(text: &[u8]) -> Lines {
+        let mut starts = vec![0];
+        starts.extend(
+            text.iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        Lines { starts }
+    }
+
+    /// The line and column (1-based, the column in bytes) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let line = self.starts.partition_point(|&s| s <= offset);
+        (line, offset - self.starts[line - 1] + 1)
+    }
+}
+
 /// Maps lines of the preprocessed text back to original files and lines.
 #[derive(Debug, Default)]
 pub struct LineMap {
@@ -299,6 +324,15 @@ fn rewrite_va_arg(text: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn offsets_become_lines_and_columns() {
+        let lines = Lines::new(b"ab\ncd\n\nx");
+        assert_eq!(lines.line_col(0), (1, 1));
+        assert_eq!(lines.line_col(1), (1, 2));
+        assert_eq!(lines.line_col(3), (2, 1));
+        assert_eq!(lines.line_col(7), (4, 1));
+    }
 
     #[test]
     fn markers_map_lines_and_are_blanked() {

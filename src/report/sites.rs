@@ -58,14 +58,6 @@ pub fn path_of(annotated: &Path) -> PathBuf {
     annotated.with_extension("sites.json")
 }
 
-/// Line and column (1-based) of each byte offset of `text`.
-pub fn line_col(text: &[u8], offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-    let col = before.iter().rev().take_while(|b| **b != b'\n').count() + 1;
-    (line, col)
-}
-
 impl SitesRecord {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a sites record serialises") + "\n"
@@ -90,19 +82,5 @@ impl SitesRecord {
             ));
         }
         Ok(record)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn offsets_become_lines_and_columns() {
-        let text = b"ab\ncd\n\nx";
-        assert_eq!(line_col(text, 0), (1, 1));
-        assert_eq!(line_col(text, 1), (1, 2));
-        assert_eq!(line_col(text, 3), (2, 1));
-        assert_eq!(line_col(text, 7), (4, 1));
     }
 }

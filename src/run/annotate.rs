@@ -174,7 +174,8 @@ fn sites_record(
     annotated: &crate::annotate::Annotated,
     program: &crate::ir::Program,
 ) -> crate::report::sites::SitesRecord {
-    use crate::report::sites::{line_col, DecisionSpan, FunctionSite, LabelSite, SitesRecord};
+    use crate::report::sites::{DecisionSpan, FunctionSite, LabelSite, SitesRecord};
+    let lines = crate::frontend::source::Lines::new(source);
     SitesRecord {
         schema: crate::report::sites::SCHEMA.to_string(),
         original: file.canonicalize().unwrap_or_else(|_| file.to_path_buf()),
@@ -199,8 +200,8 @@ fn sites_record(
                 decision: l.decision.map(|d| DecisionSpan {
                     index: d.index,
                     atoms: d.atoms,
-                    start: d.span.map(|s| line_col(source, s.0)),
-                    end: d.span.map(|s| line_col(source, s.1.saturating_sub(1))),
+                    start: d.span.map(|s| lines.line_col(s.0)),
+                    end: d.span.map(|s| lines.line_col(s.1.saturating_sub(1))),
                 }),
             })
             .collect(),

@@ -73,14 +73,8 @@ pub(super) fn remap(sites: &mut Sites, edits: &[crate::frontend::oldc::Edit], te
     };
     let pair = |r: &mut (usize, usize)| *r = (map(r.0), map(r.1));
     // Lines, from the original text.
-    let mut line_starts = vec![0];
-    line_starts.extend(
-        text.iter()
-            .enumerate()
-            .filter(|(_, b)| **b == b'\n')
-            .map(|(i, _)| i + 1),
-    );
-    let line_of = |p: usize| line_starts.partition_point(|&s| s <= p);
+    let lines = crate::frontend::source::Lines::new(text);
+    let line_of = |p: usize| lines.line_col(p).0;
     let moved: std::collections::BTreeMap<usize, usize> = sites
         .statements
         .iter()

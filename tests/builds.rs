@@ -15,20 +15,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 mod common;
-use common::covprune;
-
-/// Copies a fixture tree, keeping nothing but the files.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
+use common::{copy_tree, covprune, json_and_code, run_ok as run, write_database};
 
 /// Every file under `dir` (symbolic links as their targets' names), with its content's hash
 /// and its modification time.
@@ -61,16 +48,6 @@ fn hashes(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, std::time::SystemTime)> {
     out
 }
 
-fn run(cmd: &mut Command) {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// `project` with `--json` over the database in `build`.
 fn project(build: &Path, out: &Path, criteria: &str, extra: &[&str]) -> Value {
     let o = covprune()
@@ -92,20 +69,22 @@ fn measure(out: &Path, commands: &[&str]) -> (Value, i32) {
     for c in commands {
         cmd.args(["--test-cmd", c]);
     }
-    let o = cmd.output().unwrap();
-    let report = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    });
-    (report, o.status.code().unwrap())
+    json_and_code(&cmd.output().unwrap())
 }
 
 /// The total's all-criteria row.
 fn total(report: &Value) -> Value {
     report["total"].as_array().unwrap().last().unwrap().clone()
+}
+
+/// The names of the runs a `project measure` report lists, in order.
+fn run_names(report: &Value) -> Vec<&str> {
+    report["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect()
 }
 
 fn alarms(report: &Value) -> usize {
@@ -154,12 +133,7 @@ fn a_cmake_build_out_of_tree_is_configured_again_and_its_tests_run_one_by_one() 
     assert_eq!(code, 0, "{m:#}");
     assert_eq!(m["layout"], "CMake");
     // The build, then each test ctest lists, apart.
-    let names: Vec<&str> = m["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
+    let names = run_names(&m);
     assert_eq!(
         names,
         [
@@ -241,13 +215,7 @@ fn a_build_that_never_compiles_the_annotated_files_is_an_error_that_writes_nothi
         ),
     )
     .unwrap();
-    std::fs::write(
-        src.join("compile_commands.json"),
-        serde_json::json!([{"directory": abs.display().to_string(), "file": "sign.c",
-                            "command": "cc -c sign.c"}])
-        .to_string(),
-    )
-    .unwrap();
+    write_database(&abs, &["sign.c"], &|f| format!("cc -c {f}"));
     let out = dir.path().join("out");
     project(&src, &out, "CC", &[]);
     let labels = out.join("sign_labels.labels");
@@ -274,12 +242,7 @@ fn a_meson_build_is_configured_again_and_meson_test_runs_each_test() {
     let (m, code) = measure(&out, &["ninja", "meson test"]);
     assert_eq!(code, 0, "{m:#}");
     assert_eq!(m["layout"], "Meson");
-    let names: Vec<&str> = m["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
+    let names = run_names(&m);
     assert_eq!(
         names,
         ["cmd1", "cmd2:negative", "cmd2:positive", "cmd2:zero"]
@@ -331,21 +294,9 @@ fn gzip_configured_in_place_is_configured_again_in_the_copy_and_make_check_cover
     let abs = src.canonicalize().unwrap();
     // The database a user writes for the files under test (gzip's own flags).
     let files = ["unpack.c", "unlzw.c", "bits.c"];
-    let entries: Vec<Value> = files
-        .iter()
-        .map(|f| {
-            serde_json::json!({
-                "directory": abs.display().to_string(),
-                "file": f,
-                "command": format!("gcc -DHAVE_CONFIG_H -I. -Ilib -g -O2 -c {f}"),
-            })
-        })
-        .collect();
-    std::fs::write(
-        src.join("compile_commands.json"),
-        serde_json::to_string(&entries).unwrap(),
-    )
-    .unwrap();
+    write_database(&abs, &files, &|f| {
+        format!("gcc -DHAVE_CONFIG_H -I. -Ilib -g -O2 -c {f}")
+    });
     let out = dir.path().join("out");
     project(
         &src,
@@ -358,12 +309,7 @@ fn gzip_configured_in_place_is_configured_again_in_the_copy_and_make_check_cover
     assert_eq!(code, 0, "{m:#}");
     assert_eq!(m["layout"], "autotools");
     // The build, then each test of automake's harness alone.
-    let names: Vec<&str> = m["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
+    let names = run_names(&m);
     assert_eq!(names[0], "cmd1:build");
     assert!(names.contains(&"cmd1:tests/help-version"), "{names:?}");
     assert!(names.len() > 20, "{names:?}");

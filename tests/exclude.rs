@@ -13,7 +13,7 @@ use std::process::Command;
 use serde_json::Value;
 
 mod common;
-use common::covprune;
+use common::{covprune, json_and_code, run_ok as run};
 
 /// gcovr 8.8, installed once into a virtual environment in the target directory.
 fn gcovr() -> PathBuf {
@@ -45,17 +45,6 @@ fn install_gcovr() -> PathBuf {
         );
     }
     exe
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The fixtures copied into `dir`, annotated for CC and pruned, built with `--coverage` and
@@ -108,14 +97,14 @@ fn exclude(dir: &Path, format: &str, report: &str, out: &str) -> (Value, i32) {
         .arg("--json")
         .output()
         .unwrap();
-    let v = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    });
-    (v, o.status.code().unwrap())
+    json_and_code(&o)
+}
+
+/// gcovr's JSON report of the fixtures' runs: `dir/cov.json`.
+fn gcovr_json(dir: &Path) {
+    run(Command::new(gcovr())
+        .args(["--json-pretty", "-o", "cov.json", "--root", "."])
+        .current_dir(dir));
 }
 
 /// gcovr's branch totals of each file of a JSON report, read back with `gcovr -a`.
@@ -145,9 +134,7 @@ fn gcovr_reports_leave_out_the_proved_branches_and_nothing_else() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     covered_fixtures(dir);
-    run(Command::new(gcovr())
-        .args(["--json-pretty", "-o", "cov.json", "--root", "."])
-        .current_dir(dir));
+    gcovr_json(dir);
     let (m, code) = exclude(dir, "gcovr", "cov.json", "cov.clean.json");
     assert_eq!(code, 0, "{m:#}");
     // One edge: `w > 9` true on clean.c:6 (w = v % 8), proved infeasible and untaken.
@@ -320,9 +307,7 @@ fn a_false_verdict_on_a_branch_the_report_shows_taken_is_an_alarm_and_writes_not
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     covered_fixtures(dir);
-    run(Command::new(gcovr())
-        .args(["--json-pretty", "-o", "cov.json", "--root", "."])
-        .current_dir(dir));
+    gcovr_json(dir);
     // Planted: `v == 7` (taken by the test `./clean 7`) said infeasible.
     let ledger = dir.join("ann/clean_labels.covprune.json");
     let mut l: Value = serde_json::from_str(&std::fs::read_to_string(&ledger).unwrap()).unwrap();

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 mod common;
-use common::covprune;
+use common::{copy_tree, covprune};
 
 /// The fixture project copied into `dir`, with its `compile_commands.json`.
 fn project_in(dir: &Path) -> PathBuf {
@@ -19,34 +19,11 @@ fn project_in(dir: &Path) -> PathBuf {
     src
 }
 
+/// The fixture's database: the flags its files need (an include directory and a define).
 fn write_database(src: &Path, files: &[&str]) {
-    let entries: Vec<Value> = files
-        .iter()
-        .map(|f| {
-            serde_json::json!({
-                "directory": src.display().to_string(),
-                "file": f,
-                "command": format!("cc -c -Iinclude -DPROJECT_FLAGS=1 -O2 {f} -o x.o"),
-            })
-        })
-        .collect();
-    std::fs::write(
-        src.join("compile_commands.json"),
-        serde_json::to_string_pretty(&entries).unwrap(),
-    )
-    .unwrap();
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
+    common::write_database(src, files, &|f| {
+        format!("cc -c -Iinclude -DPROJECT_FLAGS=1 -O2 {f} -o x.o")
+    });
 }
 
 /// Runs `project` with `--json`; returns the report.

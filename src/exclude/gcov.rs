@@ -22,7 +22,7 @@ pub fn gcovr(report: &str, proofs: &[FileProofs]) -> Result<(String, Mapping), S
         let name = f["file"].as_str().unwrap_or_default().to_string();
         let Some(p) = proofs_for(proofs, &name) else {
             mapping.unmatched_files += 1;
-            count_gcovr(f, &mut mapping.raw, &mut mapping.cleaned);
+            count_gcovr(f, &mut mapping.cleaned);
             continue;
         };
         let Some(lines) = f.get_mut("lines").and_then(Value::as_array_mut) else {
@@ -63,11 +63,9 @@ pub fn gcovr(report: &str, proofs: &[FileProofs]) -> Result<(String, Mapping), S
             }
         }
         note_unvisited(&mut mapping, p, &visited);
-        count_gcovr(f, &mut mapping.raw, &mut mapping.cleaned);
+        count_gcovr(f, &mut mapping.cleaned);
     }
-    // Raw: what the report counted before (the branches now excluded were uncovered).
-    mapping.raw.total += mapping.excluded.len();
-    mapping.sort();
+    mapping.finish();
     let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
     Ok((text, mapping))
 }
@@ -77,17 +75,14 @@ fn is_excluded(branch: &Value) -> bool {
 }
 
 /// Adds a file's branches to the totals: every branch not excluded, and those taken.
-fn count_gcovr(f: &Value, raw: &mut BranchTotals, cleaned: &mut BranchTotals) {
+fn count_gcovr(f: &Value, cleaned: &mut BranchTotals) {
     for l in f["lines"].as_array().into_iter().flatten() {
         for b in l["branches"].as_array().into_iter().flatten() {
             if is_excluded(b) || b["throw"] == true {
                 continue;
             }
-            let taken = b["count"].as_u64().unwrap_or(0) > 0;
-            for t in [&mut *raw, &mut *cleaned] {
-                t.total += 1;
-                t.covered += usize::from(taken);
-            }
+            cleaned.total += 1;
+            cleaned.covered += usize::from(b["count"].as_u64().unwrap_or(0) > 0);
         }
     }
 }
@@ -114,7 +109,7 @@ pub fn lcov(tracefile: &str, proofs: &[FileProofs]) -> Result<(String, Mapping),
     if !any {
         return Err("not an lcov tracefile (no end_of_record)".into());
     }
-    mapping.sort();
+    mapping.finish();
     Ok((out, mapping))
 }
 
@@ -164,13 +159,9 @@ fn lcov_section(section: &[&str], proofs: &[FileProofs], mapping: &mut Mapping) 
         }
     }
     let (mut found, mut hit) = (0, 0);
-    for b in &branches {
-        mapping.raw.total += 1;
-        mapping.raw.covered += usize::from(b.3);
-        if !dropped.contains(&b.0) {
-            found += 1;
-            hit += usize::from(b.3);
-        }
+    for b in branches.iter().filter(|b| !dropped.contains(&b.0)) {
+        found += 1;
+        hit += usize::from(b.3);
     }
     mapping.cleaned.total += found;
     mapping.cleaned.covered += hit;

@@ -216,8 +216,14 @@ pub struct Mapping {
 }
 
 impl Mapping {
-    /// Rows in file and line order, whatever order the report lists them in.
-    pub fn sort(&mut self) {
+    /// Once every file is mapped: the raw totals (the cleaned ones and the excluded edges,
+    /// all untaken) and the rows in file and line order, whatever order the report lists
+    /// them in.
+    pub fn finish(&mut self) {
+        self.raw = BranchTotals {
+            total: self.cleaned.total + self.excluded.len(),
+            covered: self.cleaned.covered,
+        };
         self.excluded
             .sort_by(|a, b| (&a.file, a.line, &a.key).cmp(&(&b.file, b.line, &b.key)));
         self.left

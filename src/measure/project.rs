@@ -333,13 +333,9 @@ pub fn run_command(
     let log = staged.work.join(format!("command_{k}.log"));
     let _ = std::fs::remove_file(&record);
     let out = std::fs::File::create(&log)?;
-    let path = staged_path(staged)?;
-    let mut cmd = Command::new("/bin/sh");
+    let mut cmd = staged.command("/bin/sh", cwd)?;
     cmd.arg("-c")
         .arg(command)
-        .current_dir(cwd)
-        .env("PATH", path)
-        .env("CC", &staged.cc)
         .env("COVPRUNE_RECORD", &record)
         .stdin(Stdio::null())
         .stdout(Stdio::from(out.try_clone()?))
@@ -467,12 +463,11 @@ pub fn listed_tests(
         }
         _ => return None,
     };
-    let out = Command::new("/bin/sh")
+    let out = staged
+        .command("/bin/sh", cwd)
+        .ok()?
         .arg("-c")
         .arg(&listing)
-        .current_dir(cwd)
-        .env("PATH", staged_path(staged).ok()?)
-        .env("CC", &staged.cc)
         .stdin(Stdio::null())
         .output()
         .ok()?;
@@ -504,11 +499,19 @@ pub fn listed_tests(
     (!tests.is_empty()).then_some(tests)
 }
 
-/// `PATH` with the wrappers first.
-fn staged_path(staged: &StagedTree) -> std::io::Result<std::ffi::OsString> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::join_paths(std::iter::once(staged.bin.clone()).chain(std::env::split_paths(&path)))
-        .map_err(std::io::Error::other)
+impl StagedTree {
+    /// `program` run in `cwd` as the project's commands run: the wrappers first on `PATH`,
+    /// `$CC` the wrapper.
+    fn command(&self, program: &str, cwd: &Path) -> std::io::Result<Command> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let path = std::env::join_paths(
+            std::iter::once(self.bin.clone()).chain(std::env::split_paths(&path)),
+        )
+        .map_err(std::io::Error::other)?;
+        let mut cmd = Command::new(program);
+        cmd.current_dir(cwd).env("PATH", path).env("CC", &self.cc);
+        Ok(cmd)
+    }
 }
 
 /// `make ... check` under automake's harness, split: the build (every directory's `check`
@@ -536,11 +539,10 @@ fn automake_tests(command: &str, cwd: &Path, staged: &StagedTree) -> Option<Vec<
     dirs.sort();
     let mut out = vec![("build".to_string(), format!("{command} TESTS="))];
     for dir in dirs {
-        let mut child = Command::new("make")
+        let mut child = staged
+            .command("make", &dir)
+            .ok()?
             .args(["-s", "-f", "Makefile", "-f", "-", "covprune-list-tests"])
-            .current_dir(&dir)
-            .env("PATH", staged_path(staged).ok()?)
-            .env("CC", &staged.cc)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

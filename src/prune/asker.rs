@@ -153,6 +153,30 @@ impl Budget {
     }
 }
 
+impl<'a> Asker<'a> {
+    /// The asker of one encoding (its terms, facts and exactness) with `budget`.
+    pub(super) fn new(
+        backend: Box<dyn Backend>,
+        terms: Terms,
+        facts: &'a [Fact],
+        exactness: &'a crate::vc::encode::Exactness,
+        budget: Budget,
+        faults: &'a Faults,
+    ) -> Self {
+        Asker {
+            backend,
+            terms,
+            facts,
+            exactness,
+            index: FactIndex::new(facts),
+            memory: MemoryShare::of(&budget),
+            budget,
+            stats: RunStats::default(),
+            faults,
+        }
+    }
+}
+
 impl Asker<'_> {
     /// Step 1 on one label: is `reach ∧ pred` unsatisfiable? With the label's co-reached group
     /// (`observe`: the members' predicates, `models`: that group's models so far), a model

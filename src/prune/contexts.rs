@@ -18,14 +18,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::asker::{Asker, Budget, MemoryShare, BUDGET_BACKSTOP};
+use super::asker::{Asker, Budget, BUDGET_BACKSTOP};
 use super::step1::group_observation;
 use super::steps23::{step3, Step3Group};
 use super::{Outcome, Prover, Reason, RunStats};
 use crate::cfg::callgraph::{direct_callees, CallGraph};
 use crate::console::print_err;
 use crate::ir::{Callee, Function, Program, StmtKind};
-use crate::vc::cone::FactIndex;
 use crate::vc::encode::{encode_until, CallSite, InlinedCopy, LabelVc};
 use crate::vc::term::T;
 
@@ -281,17 +280,14 @@ pub(super) fn prove_copies(
         &format!("{}-contexts", f.name),
     );
     let budget = copy_budget(&prover.config, start);
-    let mut asker = Asker {
+    let mut asker = Asker::new(
         backend,
-        terms: vc.terms,
-        facts: &vc.facts,
-        exactness: &vc.exactness,
-        index: FactIndex::new(&vc.facts),
-        memory: MemoryShare::of(&budget),
+        vc.terms,
+        &vc.facts,
+        &vc.exactness,
         budget,
-        stats: RunStats::default(),
-        faults: &config.faults,
-    };
+        &config.faults,
+    );
     let budget_units = asker.budget.units;
     let cg = &prover.cg;
     let may_stop = |c: &Callee| match c {

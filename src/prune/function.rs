@@ -4,14 +4,13 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;
 
-use super::asker::{Asker, Budget, MemoryShare};
+use super::asker::{Asker, Budget};
 use super::{
     contexts, groups, FunctionResult, Hooks, Occurrence, Outcome, Progress, Prover, PruneConfig,
     Reason, RunStats, ANCHOR_BASE,
 };
 use crate::console::print_err;
 use crate::ir::{BlockId, Callee, Function, Loc, Program, StmtKind};
-use crate::vc::cone::FactIndex;
 use crate::vc::encode::{encode, encode_until, LabelVc};
 use crate::vc::Summaries;
 
@@ -259,17 +258,14 @@ pub(super) fn prove_function_here(
         ));
     }
     let budget = Budget::new(config, t0);
-    let mut asker = Asker {
+    let mut asker = Asker::new(
         backend,
-        terms: vc.terms,
-        facts: &vc.facts,
-        exactness: &vc.exactness,
-        index: FactIndex::new(&vc.facts),
-        memory: MemoryShare::of(&budget),
+        vc.terms,
+        &vc.facts,
+        &vc.exactness,
         budget,
-        stats: RunStats::default(),
-        faults: &config.faults,
-    };
+        &config.faults,
+    );
     let groups = co_reached_groups(prover, f, context, &vc.context_labels);
     let all_labels: Vec<LabelVc> = vc
         .labels

@@ -39,3 +39,59 @@ pub fn pruned_cc_mcc_wm(example: &str, dir: &Path) -> PathBuf {
         .success();
     file
 }
+
+/// Copies a fixture tree, keeping nothing but the files.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// Writes `dir/compile_commands.json`: each file compiled in `dir` by `command(file)`.
+pub fn write_database(dir: &Path, files: &[&str], command: &dyn Fn(&str) -> String) {
+    let entries: Vec<serde_json::Value> = files
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "directory": dir.display().to_string(),
+                "file": f,
+                "command": command(f),
+            })
+        })
+        .collect();
+    std::fs::write(
+        dir.join("compile_commands.json"),
+        serde_json::to_string_pretty(&entries).unwrap(),
+    )
+    .unwrap();
+}
+
+/// Runs a tool that must succeed; its standard output.
+pub fn run_ok(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A command's `--json` report and its exit code.
+pub fn json_and_code(out: &std::process::Output) -> (serde_json::Value, i32) {
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (report, out.status.code().unwrap())
+}

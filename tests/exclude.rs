@@ -243,17 +243,15 @@ fn lcov_tracefiles_lose_the_proved_records_and_genhtml_reads_them() {
     assert!(dir.join("html/index.html").is_file());
 }
 
-/// clang's source-based coverage, exported by llvm-cov in lcov's form: the same branches.
-#[test]
-fn llvm_cov_exports_in_lcov_form_lose_the_proved_branches_too() {
-    let dir = tempfile::tempdir().unwrap();
-    let dir = dir.path();
-    covered_fixtures(dir);
+/// The fixtures built by clang 19 with source-based coverage (and MC/DC) and run on their
+/// tests: `dir/all.profdata`, and the objects to export with it.
+fn clang_profile(dir: &Path) -> Vec<String> {
     for stem in ["clean", "tricky"] {
         run(Command::new("clang-19")
             .args([
                 "-fprofile-instr-generate",
                 "-fcoverage-mapping",
+                "-fcoverage-mcdc",
                 "-O0",
                 "-o",
             ])
@@ -277,15 +275,26 @@ fn llvm_cov_exports_in_lcov_form_lose_the_proved_branches_too() {
         .args(["merge", "-o", "all.profdata"])
         .args(&raws)
         .current_dir(dir));
+    [
+        "./clean_ll",
+        "-object",
+        "./tricky_ll",
+        "-instr-profile=all.profdata",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// clang's source-based coverage, exported by llvm-cov in lcov's form: the same branches.
+#[test]
+fn llvm_cov_exports_in_lcov_form_lose_the_proved_branches_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    covered_fixtures(dir);
+    let objects = clang_profile(dir);
     let lcov = run(Command::new("llvm-cov-19")
-        .args([
-            "export",
-            "-format=lcov",
-            "./clean_ll",
-            "-object",
-            "./tricky_ll",
-            "-instr-profile=all.profdata",
-        ])
+        .args(["export", "-format=lcov"])
+        .args(&objects)
         .current_dir(dir));
     std::fs::write(dir.join("ll.info"), lcov).unwrap();
     let (m, code) = exclude(dir, "lcov", "ll.info", "ll.clean.info");
@@ -302,12 +311,132 @@ fn llvm_cov_exports_in_lcov_form_lose_the_proved_branches_too() {
         .current_dir(dir));
 }
 
+/// A summary of an llvm-cov export: (branch count, covered, MC/DC count, covered) per file.
+fn llvm_summaries(doc: &Value) -> Vec<(String, [u64; 4])> {
+    let mut out: Vec<(String, [u64; 4])> = doc["data"][0]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let s = &f["summary"];
+            let name = Path::new(f["filename"].as_str().unwrap());
+            (
+                name.file_name().unwrap().to_string_lossy().into_owned(),
+                [
+                    s["branches"]["count"].as_u64().unwrap(),
+                    s["branches"]["covered"].as_u64().unwrap(),
+                    s["mcdc"]["count"].as_u64().unwrap(),
+                    s["mcdc"]["covered"].as_u64().unwrap(),
+                ],
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// llvm-cov's JSON export: branches matched by line and column, so two decisions on one line
+/// are told apart; an MC/DC condition whose atom never takes a value is left out.
+#[test]
+fn llvm_cov_json_exports_lose_proved_branch_sides_and_mcdc_conditions_by_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    covered_fixtures(dir);
+    let objects = clang_profile(dir);
+    let json = run(Command::new("llvm-cov-19")
+        .arg("export")
+        .args(&objects)
+        .current_dir(dir));
+    std::fs::write(dir.join("ll.json"), &json).unwrap();
+    let (m, code) = exclude(dir, "llvm-cov", "ll.json", "ll.clean.json");
+    assert_eq!(code, 0, "{m:#}");
+    let rows: Vec<(String, u64, String, String)> = m["excluded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let file = Path::new(e["file"].as_str().unwrap());
+            (
+                file.file_name().unwrap().to_string_lossy().into_owned(),
+                e["line"].as_u64().unwrap(),
+                e["item"].as_str().unwrap().to_string(),
+                e["predicates"][0].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // clean.c:6 `w > 9 || v == 7`: the true side of `w > 9`, and its MC/DC condition;
+    // tricky.c:7, two decisions on one line: the true side of `v % 8 > 9`, found by its
+    // column (one condition: no MC/DC record).
+    assert_eq!(
+        rows,
+        [
+            ("clean.c".into(), 6, "branch".into(), "w > 9".into()),
+            ("clean.c".into(), 6, "mcdc_condition".into(), "w > 9".into()),
+            ("tricky.c".into(), 7, "branch".into(), "v % 8 > 9".into()),
+        ]
+    );
+    assert_eq!(
+        m["excluded"][2]["span"],
+        serde_json::json!([[7, 9], [7, 18]])
+    );
+    // The macro's decision (tricky.c:8) is left, and said so.
+    let left = m["left"].as_array().unwrap();
+    assert_eq!(left.len(), 1, "{m:#}");
+    assert_eq!(left[0]["line"], 8);
+    assert!(left[0]["why"].as_str().unwrap().contains("macro"));
+    let before = llvm_summaries(&serde_json::from_str(&json).unwrap());
+    let after = llvm_summaries(
+        &serde_json::from_str(&std::fs::read_to_string(dir.join("ll.clean.json")).unwrap())
+            .unwrap(),
+    );
+    let [b, c, d, e] = before[0].1;
+    assert_eq!(after[0].1, [b - 1, c, d - 1, e]);
+    let [b, c, d, e] = before[1].1;
+    assert_eq!(after[1].1, [b - 1, c, d, e]);
+    assert_eq!(
+        m["raw"]["total"].as_u64().unwrap(),
+        before[0].1[0] + before[1].1[0]
+    );
+    assert_eq!(
+        m["mcdc_cleaned"]["total"].as_u64().unwrap(),
+        after[0].1[2] + after[1].1[2]
+    );
+    // clean.c's branches are its CC labels (one condition each side, no macro): the cleaned
+    // ratio is covprune's own on the same tests, covered CC labels over those not infeasible.
+    let measured = covprune()
+        .args(["measure", "--json", "--tests"])
+        .arg(dir.join("clean.tests"))
+        .arg(dir.join("ann/clean_labels.c"))
+        .output()
+        .unwrap();
+    let measured: Value = serde_json::from_slice(&measured.stdout).unwrap();
+    let cc = measured["coverage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["criterion"] == "CC")
+        .unwrap()
+        .clone();
+    let [count, covered, _, _] = after[0].1;
+    let ratio = 100.0 * covered as f64 / count as f64;
+    assert!(
+        (cc["upper_bound_percent"].as_f64().unwrap() - ratio).abs() < 0.05,
+        "{cc:#} against {covered}/{count}"
+    );
+}
+
 #[test]
 fn a_false_verdict_on_a_branch_the_report_shows_taken_is_an_alarm_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     covered_fixtures(dir);
     gcovr_json(dir);
+    let objects = clang_profile(dir);
+    let json = run(Command::new("llvm-cov-19")
+        .arg("export")
+        .args(&objects)
+        .current_dir(dir));
+    std::fs::write(dir.join("ll.json"), &json).unwrap();
     // Planted: `v == 7` (taken by the test `./clean 7`) said infeasible.
     let ledger = dir.join("ann/clean_labels.covprune.json");
     let mut l: Value = serde_json::from_str(&std::fs::read_to_string(&ledger).unwrap()).unwrap();
@@ -319,9 +448,93 @@ fn a_false_verdict_on_a_branch_the_report_shows_taken_is_an_alarm_and_writes_not
         }
     }
     std::fs::write(&ledger, serde_json::to_string_pretty(&l).unwrap()).unwrap();
-    let (m, code) = exclude(dir, "gcovr", "cov.json", "cov.clean.json");
-    assert_eq!(code, 3, "{m:#}");
-    assert_eq!(m["alarms"].as_array().unwrap().len(), 1);
-    assert_eq!(m["alarms"][0]["line"], 6);
-    assert!(!dir.join("cov.clean.json").exists());
+    for (format, report, out, alarms) in [
+        ("gcovr", "cov.json", "cov.clean.json", 1),
+        // The branch's true side, and its MC/DC condition (`./clean 7` and `./clean 20` show
+        // it independent).
+        ("llvm-cov", "ll.json", "ll.clean.json", 2),
+    ] {
+        let (m, code) = exclude(dir, format, report, out);
+        assert_eq!(code, 3, "{m:#}");
+        assert_eq!(m["alarms"].as_array().unwrap().len(), alarms, "{m:#}");
+        assert_eq!(m["alarms"][0]["line"], 6);
+        assert!(!dir.join(out).exists());
+    }
+}
+
+/// Every condition the annotator records has the span of one of clang's branch regions, and
+/// the other way round: parentheses, `!`, loops, `?:` and conditions with calls.
+#[test]
+fn the_annotators_conditions_are_clangs_branch_regions() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    std::fs::write(
+        dir.join("forms.c"),
+        "int k(int);\n\
+         int g(int a, int b, int *p) {\n\
+         \x20 if (!(a > 0) && (b < 3)) return 1;\n\
+         \x20 if (((a == b)) || !b) return 2;\n\
+         \x20 while (p && *p > 0) p++;\n\
+         \x20 for (int i = 0; i < a && !(i == b); i++) b--;\n\
+         \x20 if ((a)) { if (k(a) > 1 || a < -5) return 4; }\n\
+         \x20 return a > b ? 1 : 0;\n\
+         }\n\
+         int k(int x) { return x * 2; }\n\
+         int main(void) { int z[2] = {1, 0}; g(1, 2, z); g(-3, 4, 0); return 0; }\n",
+    )
+    .unwrap();
+    covprune()
+        .args(["annotate", "--criteria", "CC", "-o"])
+        .arg(dir.join("ann"))
+        .arg(dir.join("forms.c"))
+        .assert()
+        .success();
+    run(Command::new("clang-19")
+        .args([
+            "-fprofile-instr-generate",
+            "-fcoverage-mapping",
+            "-o",
+            "forms",
+            "forms.c",
+        ])
+        .current_dir(dir));
+    run(Command::new("./forms")
+        .env("LLVM_PROFILE_FILE", "forms.profraw")
+        .current_dir(dir));
+    run(Command::new("llvm-profdata-19")
+        .args(["merge", "-o", "forms.profdata", "forms.profraw"])
+        .current_dir(dir));
+    let export: Value = serde_json::from_str(&run(Command::new("llvm-cov-19")
+        .args(["export", "./forms", "-instr-profile=forms.profdata"])
+        .current_dir(dir)))
+    .unwrap();
+    let mut clang: Vec<[u64; 4]> = export["data"][0]["files"][0]["branches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| [0, 1, 2, 3].map(|i| b[i].as_u64().unwrap()))
+        .collect();
+    clang.sort();
+    let sites: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("ann/forms_labels.sites.json")).unwrap(),
+    )
+    .unwrap();
+    let mut ours: Vec<[u64; 4]> = sites["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["decision"]["conditions"].as_array())
+        .flatten()
+        .map(|c| {
+            [
+                c["start"][0].as_u64().unwrap(),
+                c["start"][1].as_u64().unwrap(),
+                c["end"][0].as_u64().unwrap(),
+                c["end"][1].as_u64().unwrap() + 1,
+            ]
+        })
+        .collect();
+    ours.sort();
+    ours.dedup();
+    assert_eq!(ours, clang);
 }

@@ -26,6 +26,7 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
                     hyper: i,
                     vars: vec![(name.into(), whole.clone())],
                 }),
+                outcome: None,
             })
         })
         .collect()

@@ -19,8 +19,8 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
         .enumerate()
         .flat_map(|(i, a)| {
             [
-                LabelSpec::new(a.to_string(), "CC"),
-                LabelSpec::new(d.negation(i, a), "CC"),
+                LabelSpec::new(a.to_string(), "CC").of_outcome(i, true),
+                LabelSpec::new(d.negation(i, a), "CC").of_outcome(i, false),
             ]
         })
         .collect()
@@ -34,5 +34,21 @@ mod tests {
         assert_eq!(l.len(), 6);
         assert_eq!(l[0].predicate, "a <= 0");
         assert_eq!(l[1].predicate, "!(a <= 0)");
+        let outcomes: Vec<_> = l
+            .iter()
+            .map(|s| s.outcome.map(|o| (o.atom, o.value)))
+            .collect();
+        assert_eq!(
+            outcomes,
+            [
+                (0, true),
+                (0, false),
+                (1, true),
+                (1, false),
+                (2, true),
+                (2, false)
+            ]
+            .map(Some)
+        );
     }
 }

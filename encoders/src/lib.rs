@@ -283,6 +283,16 @@ pub struct LabelSpec {
     pub predicate: String,
     pub tag: String,
     pub binding: Option<Binding>,
+    /// The one atom outcome the label stands for (condition coverage): other tools' reports
+    /// count the same objective as one side of that condition's branch.
+    pub outcome: Option<Outcome>,
+}
+
+/// An atom of a decision taking a value: `atom` indexes [`Cond::atoms`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub atom: usize,
+    pub value: bool,
 }
 
 impl LabelSpec {
@@ -291,7 +301,13 @@ impl LabelSpec {
             predicate,
             tag: tag.to_string(),
             binding: None,
+            outcome: None,
         }
+    }
+
+    fn of_outcome(mut self, atom: usize, value: bool) -> LabelSpec {
+        self.outcome = Some(Outcome { atom, value });
+        self
     }
 }
 

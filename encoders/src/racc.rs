@@ -37,6 +37,7 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
                         .map(|(k, a)| (format!("c{side}{}", k + 1), a.to_string()))
                         .collect(),
                 }),
+                outcome: None,
             })
         })
         .collect()

@@ -38,16 +38,19 @@ pub struct LabelRecord {
     pub function: Option<usize>,
     /// For a label of a decision criterion: the decision it observes.
     pub decision: Option<DecisionSite>,
+    /// For a condition-coverage label: the atom outcome it stands for.
+    pub outcome: Option<covprune_encoders::Outcome>,
 }
 
 /// A decision as the annotator labels it: its number in the file (text order), its number
 /// of atoms, and the byte range of its atoms in the original file (None for a decision of a
-/// macro's expansion).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// macro's expansion), and its atoms as conditions of clang's coverage (empty for a macro's).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecisionSite {
     pub index: usize,
     pub atoms: usize,
     pub span: Option<(usize, usize)>,
+    pub leaves: Vec<crate::frontend::sites::Leaf>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -140,6 +143,7 @@ impl Writer<'_> {
             line,
             function: self.function,
             decision: None,
+            outcome: None,
         });
         id
     }
@@ -358,6 +362,7 @@ pub fn annotate_with_macros(
                     index: w.next_decision,
                     atoms: pd.cond.atoms().len(),
                     span: pd.span,
+                    leaves: pd.leaves.clone(),
                 };
                 w.next_decision += 1;
                 let mut d = Decision::new(pd.cond.clone());
@@ -374,8 +379,9 @@ pub fn annotate_with_macros(
                     let (t, ids) = w.write(&specs, s.line, base);
                     let n = ids.len();
                     let from = w.out.labels.len() - n;
-                    for r in &mut w.out.labels[from..] {
-                        r.decision = Some(site);
+                    for (r, spec) in w.out.labels[from..].iter_mut().zip(&specs) {
+                        r.decision = Some(site.clone());
+                        r.outcome = spec.outcome;
                     }
                     cond_labels.push_str(&t);
                     for h in c.decision_hyperlabels(&d) {

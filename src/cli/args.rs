@@ -558,7 +558,7 @@ impl From<OpenStaticsArg> for run::inclusion::OpenStatics {
 }
 
 #[derive(Args, Debug)]
-#[command(group(clap::ArgGroup::new("input").required(true).args(["gcovr", "lcov"])))]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["gcovr", "lcov", "llvm_cov"])))]
 pub struct ExcludeArgs {
     /// Annotated files (each pruned: its ledger and sites record beside it).
     pub files: Vec<PathBuf>,
@@ -572,6 +572,10 @@ pub struct ExcludeArgs {
     /// dropped, BRF/BRH counted again.
     #[arg(long, value_name = "FILE")]
     pub lcov: Option<PathBuf>,
+    /// An llvm-cov export (`llvm-cov export`, JSON): proved branch sides and MC/DC conditions
+    /// left out of its summaries and listed under `covprune/excluded` in each file.
+    #[arg(long, value_name = "FILE")]
+    pub llvm_cov: Option<PathBuf>,
     /// The report to write (same format).
     #[arg(short = 'o', long = "out")]
     pub out: PathBuf,

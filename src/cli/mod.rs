@@ -348,10 +348,12 @@ fn execute(command: Command) -> run::Result<Exit> {
             }
         }
         Command::Exclude(args) => {
-            let (format, report) = match (args.gcovr, args.lcov) {
-                (Some(r), None) => (run::exclude::Format::Gcovr, r),
-                (None, Some(r)) => (run::exclude::Format::Lcov, r),
-                _ => unreachable!("clap requires exactly one of --gcovr and --lcov"),
+            use run::exclude::Format;
+            let (format, report) = match (args.gcovr, args.lcov, args.llvm_cov) {
+                (Some(r), None, None) => (Format::Gcovr, r),
+                (None, Some(r), None) => (Format::Lcov, r),
+                (None, None, Some(r)) => (Format::LlvmCov, r),
+                _ => unreachable!("clap requires exactly one of --gcovr, --lcov and --llvm-cov"),
             };
             let report = run::exclude::exclude(&run::exclude::ExcludeOptions {
                 files: args.files,

@@ -16,6 +16,7 @@
 //! a soundness alarm.
 
 pub mod gcov;
+pub mod llvm;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -32,6 +33,25 @@ pub struct FileProofs {
     pub original: PathBuf,
     /// Per line of the original: what covprune knows of its decisions.
     pub lines: BTreeMap<usize, LineProofs>,
+    /// Per condition as clang sees it (start and end, line and column, the end's column one
+    /// past the last byte, as llvm-cov writes them): its atom's proved outcomes.
+    pub conditions: BTreeMap<Region, ConditionProofs>,
+    /// Proved outcomes of atoms with no span in the file (a macro's expansion): (line, label).
+    pub without_span: Vec<(usize, u64)>,
+}
+
+/// A span of the original: (line, column) of its start and one past its end.
+pub type Region = ((usize, usize), (usize, usize));
+
+/// An atom as one of clang's conditions, and the outcomes covprune proved infeasible for it.
+#[derive(Clone, Debug, Default)]
+pub struct ConditionProofs {
+    /// The condition is the atom's negation: its true side is the atom's false outcome.
+    pub negated: bool,
+    /// Outcomes proved infeasible for every caller: (label id, predicate, the atom's value).
+    pub proved: Vec<(u64, String, bool)>,
+    /// Two of covprune's atoms claim this span: it is not matched.
+    pub ambiguous: bool,
 }
 
 /// A line's decisions and the outcomes proved infeasible there.
@@ -72,8 +92,32 @@ impl FileProofs {
                         .is_some_and(|f| f.external))
         };
         let mut lines: BTreeMap<usize, LineProofs> = BTreeMap::new();
+        let mut conditions: BTreeMap<Region, ConditionProofs> = BTreeMap::new();
+        // The decision and atom of each condition, to tell a second claimant apart.
+        let mut owners: BTreeMap<Region, (usize, usize)> = BTreeMap::new();
+        let mut without_span = Vec::new();
         for l in &sites.labels {
             let Some(d) = &l.decision else { continue };
+            if let (Some((atom, value)), true) = (l.outcome, is_outcome_tag(&l.tag)) {
+                let proved = matches!(status.get(&l.id), Some((Status::Infeasible, _)))
+                    && every_caller(l.function);
+                if proved && d.conditions.get(atom).is_none() {
+                    without_span.push((l.line, l.id));
+                }
+                if let Some(c) = d.conditions.get(atom) {
+                    let region = (c.start, (c.end.0, c.end.1 + 1));
+                    let entry = conditions.entry(region).or_default();
+                    entry.negated = c.negated;
+                    if *owners.entry(region).or_insert((d.index, atom)) != (d.index, atom) {
+                        entry.ambiguous = true;
+                    }
+                    if let Some((Status::Infeasible, predicate)) = status.get(&l.id) {
+                        if every_caller(l.function) {
+                            entry.proved.push((l.id, predicate.to_string(), value));
+                        }
+                    }
+                }
+            }
             // The line its outcomes are counted at (and reported, when it cannot be matched).
             let line = match (d.start, d.end) {
                 (Some(s), Some(e)) if s.0 == e.0 => s.0,
@@ -107,6 +151,8 @@ impl FileProofs {
         FileProofs {
             original: sites.original.clone(),
             lines,
+            conditions,
+            without_span,
         }
     }
 }
@@ -163,6 +209,12 @@ pub fn match_line(proofs: &LineProofs, taken: &[bool]) -> LineVerdict {
 pub struct Excluded {
     pub file: String,
     pub line: usize,
+    /// What the report counts: a branch (one side of a condition, or one gcov edge) or an
+    /// MC/DC condition.
+    pub item: Item,
+    /// Line and column span (llvm-cov's; gcov's branches have none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span: Option<Region>,
     /// The report's key of the edge: gcovr's `branchno`, lcov's `block,branch`.
     pub key: String,
     /// The labels proved infeasible on the line (their ids, criterion and predicates).
@@ -171,6 +223,16 @@ pub struct Excluded {
     pub predicates: Vec<String>,
     pub proof: String,
 }
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Item {
+    Branch,
+    McdcCondition,
+}
+
+/// What every exclusion rests on.
+pub const PROOF: &str = "infeasible: no run reaches the label with its predicate true (covprune prune, step 1, for every caller)";
 
 /// A line with proofs that was left as it was.
 #[derive(Clone, Debug, Serialize)]
@@ -213,6 +275,11 @@ pub struct Mapping {
     pub unmatched_files: usize,
     pub raw: BranchTotals,
     pub cleaned: BranchTotals,
+    /// MC/DC conditions (llvm-cov's export), before and after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcdc_raw: Option<BranchTotals>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcdc_cleaned: Option<BranchTotals>,
 }
 
 impl Mapping {
@@ -220,12 +287,25 @@ impl Mapping {
     /// all untaken) and the rows in file and line order, whatever order the report lists
     /// them in.
     pub fn finish(&mut self) {
+        let branches = self
+            .excluded
+            .iter()
+            .filter(|e| e.item == Item::Branch)
+            .count();
         self.raw = BranchTotals {
-            total: self.cleaned.total + self.excluded.len(),
+            total: self.cleaned.total + branches,
             covered: self.cleaned.covered,
         };
-        self.excluded
-            .sort_by(|a, b| (&a.file, a.line, &a.key).cmp(&(&b.file, b.line, &b.key)));
+        if let Some(cleaned) = self.mcdc_cleaned {
+            self.mcdc_raw = Some(BranchTotals {
+                total: cleaned.total + self.excluded.len() - branches,
+                covered: cleaned.covered,
+            });
+        }
+        self.excluded.sort_by(|a, b| {
+            (&a.file, a.line, a.item, a.span, &a.key)
+                .cmp(&(&b.file, b.line, b.item, b.span, &b.key))
+        });
         self.left
             .sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
         self.alarms
@@ -291,11 +371,13 @@ pub fn apply_line(
                 mapping.excluded.push(Excluded {
                     file: file.clone(),
                     line,
+                    item: Item::Branch,
+                    span: None,
                     key: keys[e].clone(),
                     labels: labels.clone(),
                     criterion: "CC".into(),
                     predicates: predicates.clone(),
-                    proof: "infeasible: no run reaches the label with its predicate true (covprune prune, step 1, for every caller)".into(),
+                    proof: PROOF.into(),
                 });
             }
             edges
@@ -378,7 +460,7 @@ mod tests {
     #[test]
     fn only_claims_that_hold_for_every_caller_travel() {
         use crate::report::ledger::{Binding, LedgerLabel, View};
-        use crate::report::sites::{DecisionSpan, FunctionSite, LabelSite};
+        use crate::report::sites::{ConditionSpan, DecisionSpan, FunctionSite, LabelSite};
         let sites = SitesRecord {
             schema: crate::report::sites::SCHEMA.into(),
             original: PathBuf::from("/p/f.c"),
@@ -403,7 +485,13 @@ mod tests {
                         atoms: 1,
                         start: Some((if id <= 2 { 3 } else { 9 }, 5)),
                         end: Some((if id <= 2 { 3 } else { 9 }, 9)),
+                        conditions: vec![ConditionSpan {
+                            start: (if id <= 2 { 3 } else { 9 }, 5),
+                            end: (if id <= 2 { 3 } else { 9 }, 9),
+                            negated: false,
+                        }],
                     }),
+                    outcome: Some((0, id % 2 == 1)),
                 })
                 .collect(),
         };
@@ -431,6 +519,10 @@ mod tests {
         };
         let proved = |view: View| {
             let p = FileProofs::of(&ledger(view), &sites);
+            // The same claims by line (gcov) and by condition span (clang).
+            let by_span = |line| p.conditions[&((line, 5), (line, 10))].proved.len();
+            assert_eq!(p.lines[&3].proved.len(), by_span(3));
+            assert_eq!(p.lines[&9].proved.len(), by_span(9));
             (p.lines[&3].proved.len(), p.lines[&9].proved.len())
         };
         // The static helper's claim rests on the file's own calls.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub const SCHEMA: &str = "covprune-sites/1";
+pub const SCHEMA: &str = "covprune-sites/2";
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SitesRecord {
@@ -38,6 +38,10 @@ pub struct LabelSite {
     pub function: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision: Option<DecisionSpan>,
+    /// For a condition-coverage label: the atom (index into the decision's atoms) and the
+    /// value it stands for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<(usize, bool)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,6 +55,20 @@ pub struct DecisionSpan {
     pub start: Option<(usize, usize)>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<(usize, usize)>,
+    /// Per atom, the condition clang's branch and MC/DC coverage counts for it (empty for a
+    /// decision of a macro's expansion).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<ConditionSpan>,
+}
+
+/// A condition as clang sees it: the operand of `&&`/`||` (or the whole condition) with its
+/// parentheses and `!`s, from `start` to `end` (line and column, 1-based, in bytes; `end` is
+/// the last byte's), and whether it is the atom's negation (an odd number of `!` around it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConditionSpan {
+    pub start: (usize, usize),
+    pub end: (usize, usize),
+    pub negated: bool,
 }
 
 /// Where the sites record of an annotated file lives.

@@ -174,7 +174,7 @@ fn sites_record(
     annotated: &crate::annotate::Annotated,
     program: &crate::ir::Program,
 ) -> crate::report::sites::SitesRecord {
-    use crate::report::sites::{DecisionSpan, FunctionSite, LabelSite, SitesRecord};
+    use crate::report::sites::{ConditionSpan, DecisionSpan, FunctionSite, LabelSite, SitesRecord};
     let lines = crate::frontend::source::Lines::new(source);
     SitesRecord {
         schema: crate::report::sites::SCHEMA.to_string(),
@@ -197,12 +197,22 @@ fn sites_record(
                 tag: l.tag.clone(),
                 line: l.line,
                 function: l.function,
-                decision: l.decision.map(|d| DecisionSpan {
+                decision: l.decision.as_ref().map(|d| DecisionSpan {
                     index: d.index,
                     atoms: d.atoms,
                     start: d.span.map(|s| lines.line_col(s.0)),
                     end: d.span.map(|s| lines.line_col(s.1.saturating_sub(1))),
+                    conditions: d
+                        .leaves
+                        .iter()
+                        .map(|leaf| ConditionSpan {
+                            start: lines.line_col(leaf.range.0),
+                            end: lines.line_col(leaf.range.1.saturating_sub(1)),
+                            negated: leaf.negated,
+                        })
+                        .collect(),
                 }),
+                outcome: l.outcome.map(|o| (o.atom, o.value)),
             })
             .collect(),
     }

@@ -1,7 +1,8 @@
-//! `exclude`: a coverage report of another tool (gcovr's JSON, an lcov tracefile) written
-//! again with the branches covprune proved infeasible excluded, a sidecar justifying each
-//! excluded item, and raw and cleaned branch coverage. A proved-infeasible branch the report
-//! shows taken is a soundness alarm: exit 3, nothing written.
+//! `exclude`: a coverage report of another tool (gcovr's JSON, an lcov tracefile, an llvm-cov
+//! export) written again with the branches (and MC/DC conditions) covprune proved infeasible
+//! excluded, a sidecar justifying each excluded item, and raw and cleaned coverage. A
+//! proved-infeasible item the report shows covered is a soundness alarm: exit 3, nothing
+//! written.
 
 use std::path::{Path, PathBuf};
 
@@ -16,6 +17,7 @@ use crate::report::{ledger, sites::SitesRecord};
 pub enum Format {
     Gcovr,
     Lcov,
+    LlvmCov,
 }
 
 #[derive(Clone, Debug)]
@@ -48,6 +50,7 @@ impl ExcludeReport {
                 .map_or_else(|| "-".to_string(), |p| format!("{p:.1}%"))
         };
         let m = &self.mapping;
+        let excluded = |item| m.excluded.iter().filter(|e| e.item == item).count();
         let mut out = format!(
             "branches: raw {}/{} {}, cleaned {}/{} {} ({} excluded as proved infeasible)\n",
             m.raw.covered,
@@ -56,8 +59,20 @@ impl ExcludeReport {
             m.cleaned.covered,
             m.cleaned.total,
             pct(&m.cleaned),
-            m.excluded.len()
+            excluded(exclude::Item::Branch)
         );
+        if let (Some(raw), Some(cleaned)) = (&m.mcdc_raw, &m.mcdc_cleaned) {
+            out.push_str(&format!(
+                "MC/DC conditions: raw {}/{} {}, cleaned {}/{} {} ({} excluded as proved infeasible)\n",
+                raw.covered,
+                raw.total,
+                pct(raw),
+                cleaned.covered,
+                cleaned.total,
+                pct(cleaned),
+                excluded(exclude::Item::McdcCondition)
+            ));
+        }
         if !m.left.is_empty() {
             let proved: usize = m.left.iter().map(|l| l.proved).sum();
             out.push_str(&format!(
@@ -149,6 +164,7 @@ pub fn exclude(opts: &ExcludeOptions) -> Result<ExcludeReport> {
     let (written, mapping) = match opts.format {
         Format::Gcovr => exclude::gcov::gcovr(&text, &proofs),
         Format::Lcov => exclude::gcov::lcov(&text, &proofs),
+        Format::LlvmCov => exclude::llvm::export(&text, &proofs),
     }
     .map_err(|e| anyhow::anyhow!("{}: {e}", opts.report.display()))?;
     let mut report = ExcludeReport {

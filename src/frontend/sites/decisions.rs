@@ -40,6 +40,19 @@ pub struct PlannedDecision {
     /// Byte range of its atoms in the file, first to last; None for a decision of a macro's
     /// expansion (the file holds only the macro's use).
     pub span: Option<(usize, usize)>,
+    /// Per atom, the condition as other tools' reports see it (empty for a decision of a
+    /// macro's expansion).
+    pub leaves: Vec<Leaf>,
+}
+
+/// An atom as a condition of clang's branch and MC/DC coverage: the operand of `&&`/`||` (or
+/// the whole condition, without a statement's own parentheses) that holds it, with its
+/// parentheses and `!`s, and whether an odd number of `!` lies between the two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Leaf {
+    /// Byte range in the file.
+    pub range: (usize, usize),
+    pub negated: bool,
 }
 
 /// A condition with effects, evaluated into temporaries before its statement.
@@ -95,6 +108,7 @@ enum Tree {
         /// Evaluating it anywhere cannot trap: no dereference, index, call or division.
         safe: bool,
         divisors: Vec<String>,
+        leaf: Leaf,
     },
     Not(Box<Tree>),
     And(Box<Tree>, Box<Tree>),
@@ -102,8 +116,33 @@ enum Tree {
 }
 
 impl Tree {
-    fn build(node: Node, text: &[u8], pure: &[String]) -> Tree {
+    /// The tree of a condition: `node` itself, or a statement's parenthesised condition.
+    fn of_condition(node: Node, text: &[u8], pure: &[String]) -> Tree {
+        let statement = node.parent().is_some_and(|p| {
+            matches!(
+                p.kind(),
+                "if_statement" | "while_statement" | "do_statement" | "switch_statement"
+            ) && p.child_by_field_name("condition") == Some(node)
+        });
+        let operand = if statement {
+            syntax::sole_operand(node).unwrap_or(node)
+        } else {
+            node
+        };
+        let leaf = Leaf {
+            range: (operand.start_byte(), operand.end_byte()),
+            negated: false,
+        };
+        Tree::build(node, text, pure, leaf)
+    }
+
+    /// `leaf`: the operand of `&&`/`||` that holds `node`, and the parity of `!` between.
+    fn build(node: Node, text: &[u8], pure: &[String], leaf: Leaf) -> Tree {
         let node = peel(node);
+        let operand = |n: Node| Leaf {
+            range: (n.start_byte(), n.end_byte()),
+            negated: false,
+        };
         match node.kind() {
             "binary_expression" => {
                 let op = operator(node, text);
@@ -113,8 +152,8 @@ impl Tree {
                     op.as_str(),
                 ) {
                     let (l, r) = (
-                        Box::new(Tree::build(l, text, pure)),
-                        Box::new(Tree::build(r, text, pure)),
+                        Box::new(Tree::build(l, text, pure, operand(l))),
+                        Box::new(Tree::build(r, text, pure, operand(r))),
                     );
                     return if op == "&&" {
                         Tree::And(l, r)
@@ -125,7 +164,11 @@ impl Tree {
             }
             "unary_expression" if operator(node, text) == "!" => {
                 if let Some(a) = node.child_by_field_name("argument") {
-                    return Tree::Not(Box::new(Tree::build(a, text, pure)));
+                    let leaf = Leaf {
+                        negated: !leaf.negated,
+                        ..leaf
+                    };
+                    return Tree::Not(Box::new(Tree::build(a, text, pure, leaf)));
                 }
             }
             _ => {}
@@ -136,6 +179,7 @@ impl Tree {
             effects: has_effects_beyond(node, text, pure),
             safe: cannot_trap(node, text, pure),
             divisors: syntax::division_guards(node, text),
+            leaf,
         }
     }
 
@@ -259,7 +303,7 @@ impl Temps {
 /// value a statement uses), with the hoisting a condition with effects needs. `guard`: the
 /// condition under which the program evaluates `node` (pure C text), if not always.
 pub fn plan_condition(node: Node, text: &[u8], temps: &mut Temps, guard: Option<String>) -> Plan {
-    let tree = Tree::build(node, text, &temps.pure_macros);
+    let tree = Tree::of_condition(node, text, &temps.pure_macros);
     let node = peel(node);
     if !tree.effects() {
         let mut guards = Vec::new();
@@ -295,6 +339,7 @@ pub fn plan_condition(node: Node, text: &[u8], temps: &mut Temps, guard: Option<
                 guard,
                 trap_free,
                 span,
+                leaves: leaves(&atoms),
             }],
             hoist: None,
         };
@@ -366,6 +411,16 @@ fn atom_span(atoms: &[&Tree]) -> Option<(usize, usize)> {
     Some((range(atoms.first()?)?.0, range(atoms.last()?)?.1))
 }
 
+fn leaves(atoms: &[&Tree]) -> Vec<Leaf> {
+    atoms
+        .iter()
+        .filter_map(|a| match a {
+            Tree::Atom { leaf, .. } => Some(*leaf),
+            _ => None,
+        })
+        .collect()
+}
+
 fn atom_text(a: &Tree) -> String {
     match a {
         Tree::Atom { text, .. } => text.clone(),
@@ -404,6 +459,7 @@ fn pieces(
             guard,
             trap_free,
             span: Some(span),
+            leaves: leaves(&atoms),
         });
         return;
     }
@@ -799,11 +855,11 @@ pub fn macro_decisions(
             let plan = plan_condition(cond, bytes, temps, g);
             if plan.hoist.is_none() {
                 // Positions in the expansion, not in the file.
-                out.extend(
-                    plan.decisions
-                        .into_iter()
-                        .map(|d| PlannedDecision { span: None, ..d }),
-                );
+                out.extend(plan.decisions.into_iter().map(|d| PlannedDecision {
+                    span: None,
+                    leaves: Vec::new(),
+                    ..d
+                }));
             }
         }
     }

@@ -95,6 +95,9 @@ pub(super) fn remap(sites: &mut Sites, edits: &[crate::frontend::oldc::Edit], te
             if let Some(span) = &mut d.span {
                 pair(span);
             }
+            for leaf in &mut d.leaves {
+                pair(&mut leaf.range);
+            }
         }
         for b in [&mut s.consequence, &mut s.alternative, &mut s.body]
             .into_iter()

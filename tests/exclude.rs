@@ -538,3 +538,208 @@ fn the_annotators_conditions_are_clangs_branch_regions() {
     ours.dedup();
     assert_eq!(ours, clang);
 }
+
+/// One mutant as Mull names and places it: the operator token at (line, column), replaced.
+struct Mutant {
+    line: usize,
+    column: usize,
+    token: &'static str,
+    by: &'static str,
+    name: &'static str,
+}
+
+const MUTANTS: [Mutant; 7] = [
+    Mutant {
+        line: 8,
+        column: 11,
+        token: "*",
+        by: "/",
+        name: "cxx_mul_to_div",
+    },
+    Mutant {
+        line: 9,
+        column: 11,
+        token: "<",
+        by: "<=",
+        name: "cxx_lt_to_le",
+    },
+    Mutant {
+        line: 9,
+        column: 11,
+        token: "<",
+        by: ">=",
+        name: "cxx_lt_to_ge",
+    },
+    Mutant {
+        line: 9,
+        column: 15,
+        token: "&&",
+        by: "||",
+        name: "cxx_logical_and_to_or",
+    },
+    Mutant {
+        line: 9,
+        column: 20,
+        token: ">",
+        by: ">=",
+        name: "cxx_gt_to_ge",
+    },
+    Mutant {
+        line: 11,
+        column: 11,
+        token: ">",
+        by: ">=",
+        name: "cxx_gt_to_ge",
+    },
+    Mutant {
+        line: 11,
+        column: 11,
+        token: ">",
+        by: "<=",
+        name: "cxx_gt_to_le",
+    },
+];
+
+/// A mutation run made here, as Mull makes one: each mutant compiled and run on the tests,
+/// killed when an output differs from the program's; written as a Mutation Testing Elements
+/// report (`dir/mutants.mte.json`).
+fn mutation_report(dir: &Path) {
+    std::fs::copy("tests/fixtures/exclude/mutants.c", dir.join("mutants.c")).unwrap();
+    let source = std::fs::read_to_string(dir.join("mutants.c")).unwrap();
+    let tests = ["3", "60", "200", "-5"];
+    let outputs = |src: &str, exe: &str| -> Vec<String> {
+        std::fs::write(dir.join(format!("{exe}.c")), src).unwrap();
+        run(Command::new("gcc")
+            .args(["-O0", "-o", exe])
+            .arg(format!("{exe}.c"))
+            .current_dir(dir));
+        tests
+            .iter()
+            .map(|t| run(Command::new(dir.join(exe)).arg(t).current_dir(dir)))
+            .collect()
+    };
+    let expected = outputs(&source, "original");
+    let mut mutants = Vec::new();
+    for (i, m) in MUTANTS.iter().enumerate() {
+        let mut lines: Vec<String> = source.lines().map(String::from).collect();
+        let line = &mut lines[m.line - 1];
+        let at = m.column - 1;
+        assert_eq!(&line[at..at + m.token.len()], m.token, "{}", m.name);
+        line.replace_range(at..at + m.token.len(), m.by);
+        let killed = outputs(&(lines.join("\n") + "\n"), &format!("mutant{i}")) != expected;
+        mutants.push(serde_json::json!({
+            "id": i.to_string(),
+            "mutatorName": m.name,
+            "location": {
+                "start": {"line": m.line, "column": m.column},
+                "end": {"line": m.line, "column": m.column + m.token.len()},
+            },
+            "status": if killed { "Killed" } else { "Survived" },
+        }));
+    }
+    let report = serde_json::json!({
+        "schemaVersion": "1",
+        "thresholds": {"high": 80, "low": 60},
+        "files": {"mutants.c": {"language": "c", "source": source, "mutants": mutants}},
+    });
+    std::fs::write(
+        dir.join("mutants.mte.json"),
+        serde_json::to_string_pretty(&report).unwrap(),
+    )
+    .unwrap();
+    covprune()
+        .args(["annotate", "--criteria", "WM", "-o"])
+        .arg(dir.join("ann"))
+        .arg(dir.join("mutants.c"))
+        .assert()
+        .success();
+    covprune()
+        .args(["prune", "--no-progress"])
+        .arg(dir.join("ann/mutants_labels.c"))
+        .assert()
+        .success();
+}
+
+fn exclude_mutants(dir: &Path) -> (Value, i32) {
+    let o = covprune()
+        .arg("exclude")
+        .arg(dir.join("ann/mutants_labels.c"))
+        .arg("--mutation")
+        .arg(dir.join("mutants.mte.json"))
+        .arg("-o")
+        .arg(dir.join("mutants.clean.json"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    json_and_code(&o)
+}
+
+/// Mutants proved equivalent are ignored in a mutation report, matched by line, column and
+/// Mull's operator name; a survivor covprune did not prove equivalent stays a survivor.
+#[test]
+fn mutation_reports_ignore_the_mutants_proved_equivalent() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    mutation_report(dir);
+    let (m, code) = exclude_mutants(dir);
+    assert_eq!(code, 0, "{m:#}");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("mutants.clean.json")).unwrap())
+            .unwrap();
+    let before: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("mutants.mte.json")).unwrap())
+            .unwrap();
+    let statuses = |r: &Value| -> Vec<String> {
+        r["files"]["mutants.c"]["mutants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["status"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // The runs: `y = v * 1` → `v / 1` and `w < 8` → `w <= 8` (w = v % 8) survive; so do
+    // `y > 100` → `y >= 100` and `v > 50` → `v >= 50`, which no test tells apart.
+    assert_eq!(
+        statuses(&before),
+        ["Survived", "Survived", "Killed", "Killed", "Survived", "Survived", "Killed"]
+    );
+    assert_eq!(
+        statuses(&report),
+        ["Ignored", "Ignored", "Killed", "Killed", "Survived", "Survived", "Killed"]
+    );
+    let reason = report["files"]["mutants.c"]["mutants"][0]["statusReason"]
+        .as_str()
+        .unwrap();
+    assert!(reason.contains("equivalent"), "{reason}");
+    assert_eq!(
+        m["mutants_raw"],
+        serde_json::json!({"total": 7, "covered": 3})
+    );
+    assert_eq!(
+        m["mutants_cleaned"],
+        serde_json::json!({"total": 5, "covered": 3})
+    );
+}
+
+#[test]
+fn a_killed_mutant_proved_equivalent_is_an_alarm() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    mutation_report(dir);
+    // Planted: `w < 8` → `w >= 8`, killed by every test, said equivalent.
+    let ledger = dir.join("ann/mutants_labels.covprune.json");
+    let mut l: Value = serde_json::from_str(&std::fs::read_to_string(&ledger).unwrap()).unwrap();
+    for label in l["labels"].as_array_mut().unwrap() {
+        if label["predicate"] == "(w >= 8) != (w < 8)" {
+            label["status"] = "infeasible".into();
+            label.as_object_mut().unwrap().remove("reason");
+            label["step"] = 1.into();
+        }
+    }
+    std::fs::write(&ledger, serde_json::to_string_pretty(&l).unwrap()).unwrap();
+    let (m, code) = exclude_mutants(dir);
+    assert_eq!(code, 3, "{m:#}");
+    assert_eq!(m["alarms"].as_array().unwrap().len(), 1, "{m:#}");
+    assert_eq!(m["alarms"][0]["line"], 9);
+    assert!(!dir.join("mutants.clean.json").exists());
+}

@@ -27,6 +27,7 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
                     vars: vec![(name.into(), whole.clone())],
                 }),
                 outcome: None,
+                replacement: None,
             })
         })
         .collect()

@@ -128,10 +128,24 @@ impl UnOp {
 /// evaluates it (None: whenever the expression is evaluated).
 pub type Comparison<'a> = (&'a Expr, BinOp, &'a Expr, Option<String>);
 
+/// Where an operator is written in the source: the byte range of its token (`+`, `+=`, `++`);
+/// None for an operator the normal form adds. Where it is written does not change what an
+/// expression means: any two compare equal.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Written(pub Option<(usize, usize)>);
+
+impl PartialEq for Written {
+    fn eq(&self, _: &Written) -> bool {
+        true
+    }
+}
+
+impl Eq for Written {}
+
 /// A side-effect-free C expression.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Expr {
-    Bin(BinOp, Box<Expr>, Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>, Written),
     Un(UnOp, Box<Expr>),
     /// A variable, field, array cell or dereference; `inner` are the expressions it reads to
     /// find the object (indices), which mutation visits too.
@@ -181,14 +195,39 @@ impl Expr {
     }
 
     pub fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
-        Expr::Bin(op, Box::new(l), Box::new(r))
+        Expr::Bin(op, Box::new(l), Box::new(r), Written::default())
+    }
+
+    /// `l op r` with its operator's token at `at` in the source.
+    pub fn bin_at(op: BinOp, l: Expr, r: Expr, at: (usize, usize)) -> Expr {
+        Expr::Bin(op, Box::new(l), Box::new(r), Written(Some(at)))
+    }
+
+    /// Every operator position in the tree, to move them with the text they point into (or
+    /// forget them, for a tree of text that is not the file's).
+    pub fn positions_mut(&mut self, f: &mut dyn FnMut(&mut Written)) {
+        match self {
+            Expr::Bin(_, l, r, at) => {
+                f(at);
+                l.positions_mut(f);
+                r.positions_mut(f);
+            }
+            Expr::Un(_, e) | Expr::Wrap { e, .. } => e.positions_mut(f),
+            Expr::Cond(c, a, b) => {
+                c.positions_mut(f);
+                a.positions_mut(f);
+                b.positions_mut(f);
+            }
+            Expr::Lval { inner, .. } => inner.iter_mut().for_each(|e| e.positions_mut(f)),
+            Expr::Const { .. } | Expr::Opaque { .. } => {}
+        }
     }
 
     /// Evaluating it could trap in some state: it dereferences, indexes, divides by anything
     /// but a positive integer literal, shifts, or is opaque text.
     pub fn may_trap(&self) -> bool {
         match self {
-            Expr::Bin(op, l, r) => {
+            Expr::Bin(op, l, r, _) => {
                 let by_literal =
                     matches!(&**r, Expr::Const { text, .. } if is_positive_int_literal(text));
                 let op_traps = match op {
@@ -210,7 +249,7 @@ impl Expr {
 
     pub fn ty(&self) -> Ty {
         match self {
-            Expr::Bin(op, l, r) => {
+            Expr::Bin(op, l, r, _) => {
                 let (a, b) = (l.ty(), r.ty());
                 match op {
                     BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => match (a, b) {
@@ -240,7 +279,7 @@ impl Expr {
     /// The expression as C text (operators re-spelled, operands parenthesised where needed).
     pub fn text(&self) -> String {
         match self {
-            Expr::Bin(op, l, r) => format!("{} {} {}", l.operand(), op.c(), r.operand()),
+            Expr::Bin(op, l, r, _) => format!("{} {} {}", l.operand(), op.c(), r.operand()),
             Expr::Un(op, e) => format!("{}{}", op.c(), e.operand()),
             Expr::Lval { text, .. } | Expr::Const { text, .. } => text.clone(),
             Expr::Wrap { pre, e, post, .. } => format!("{pre}{}{post}", e.text()),
@@ -295,7 +334,7 @@ impl Expr {
 
     fn collect_guards(&self, out: &mut Vec<String>) {
         match self {
-            Expr::Bin(op, l, r) => {
+            Expr::Bin(op, l, r, _) => {
                 l.collect_guards(out);
                 r.collect_guards(out);
                 let g = match op {
@@ -368,7 +407,7 @@ impl Expr {
 
     fn collect_in_context<'a>(&'a self, ctx: Option<&str>, out: &mut Vec<Comparison<'a>>) {
         match self {
-            Expr::Bin(op @ (BinOp::And | BinOp::Or), l, r) => {
+            Expr::Bin(op @ (BinOp::And | BinOp::Or), l, r, _) => {
                 l.collect_in_context(ctx, out);
                 let left = if *op == BinOp::And {
                     format!("({})", l.text())
@@ -381,7 +420,7 @@ impl Expr {
                 };
                 r.collect_in_context(Some(&inner), out);
             }
-            Expr::Bin(op, l, r) => {
+            Expr::Bin(op, l, r, _) => {
                 if op.is_relational() {
                     out.push((l, *op, r, ctx.map(str::to_string)));
                 }

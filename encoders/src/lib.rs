@@ -43,7 +43,7 @@ mod stmt;
 mod wm;
 mod wms;
 
-pub use expr::{is_positive_int_literal, BinOp, Expr, Ty, UnOp};
+pub use expr::{is_positive_int_literal, BinOp, Expr, Ty, UnOp, Written};
 pub use mutation::Mutator;
 
 /// A boolean condition as written in the program: atoms are C expressions kept as text.
@@ -286,6 +286,17 @@ pub struct LabelSpec {
     /// The one atom outcome the label stands for (condition coverage): other tools' reports
     /// count the same objective as one side of that condition's branch.
     pub outcome: Option<Outcome>,
+    /// For a mutant that replaces a binary operator: which, by which, and where it is written
+    /// (mutation tools name their mutants by operator and position).
+    pub replacement: Option<Replacement>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Replacement {
+    pub from: BinOp,
+    pub to: BinOp,
+    /// The byte range of the operator's token in the source (None: the normal form's own).
+    pub at: Option<(usize, usize)>,
 }
 
 /// An atom of a decision taking a value: `atom` indexes [`Cond::atoms`].
@@ -302,6 +313,7 @@ impl LabelSpec {
             tag: tag.to_string(),
             binding: None,
             outcome: None,
+            replacement: None,
         }
     }
 

@@ -3,7 +3,7 @@
 //! per mutant, `(mutant) != (original)`, guarded so that evaluating it cannot trap.
 
 use crate::expr::{guarded, BinOp, Expr, Ty, UnOp};
-use crate::LabelSpec;
+use crate::{LabelSpec, Replacement};
 
 /// Mutation operator groups. The first four are LAnnotate's; the rest complete the
 /// "sufficient" set used by WM-S.
@@ -132,10 +132,20 @@ fn kill(mutant: &Expr, orig: &Expr, group: Mutator, criterion: &str) -> LabelSpe
         }
     }
     let p = format!("({}) != ({})", mutant.text(), orig.text());
-    LabelSpec::new(
+    let mut label = LabelSpec::new(
         guarded(&guards, &p),
         &format!("{criterion} {}", group.name()),
-    )
+    );
+    if let (Expr::Bin(from, _, _, at), Expr::Bin(to, _, _, _)) = (orig, mutant) {
+        if from != to {
+            label.replacement = Some(Replacement {
+                from: *from,
+                to: *to,
+                at: at.0,
+            });
+        }
+    }
+    label
 }
 
 fn visit(
@@ -158,7 +168,7 @@ fn visit(
     // A mutant of `l && r` or `l || r` itself (`l || r`, `r` alone) may evaluate `r` where
     // the program does not: if `r` could trap, its labels hold only where the program
     // evaluates `r`.
-    if let Expr::Bin(op @ (BinOp::And | BinOp::Or), l, r) = e {
+    if let Expr::Bin(op @ (BinOp::And | BinOp::Or), l, r, _) = e {
         if r.may_trap() {
             let left = if *op == BinOp::And {
                 l.text()
@@ -171,7 +181,7 @@ fn visit(
         }
     }
     match e {
-        Expr::Bin(op @ (BinOp::And | BinOp::Or), l, r) => {
+        Expr::Bin(op @ (BinOp::And | BinOp::Or), l, r, _) => {
             visit(l, flavor, on, crit, ctx, out);
             let left = if *op == BinOp::And {
                 l.text()
@@ -181,7 +191,7 @@ fn visit(
             let inner = under(ctx, left);
             visit(r, flavor, on, crit, Some(&inner), out);
         }
-        Expr::Bin(_, l, r) => {
+        Expr::Bin(_, l, r, _) => {
             visit(l, flavor, on, crit, ctx, out);
             visit(r, flavor, on, crit, ctx, out);
         }
@@ -219,7 +229,7 @@ fn visit(
 fn visit_node(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Vec<LabelSpec>) {
     let full = flavor == Flavor::Sufficient;
     match e {
-        Expr::Bin(op, l, r) => {
+        Expr::Bin(op, l, r, _) => {
             let (lt, rt) = (l.ty(), r.ty());
             let swap = |new: BinOp| Expr::bin(new, (**l).clone(), (**r).clone());
             // Replacing `+`/`-` needs arithmetic operands (pointer arithmetic stays as it is);

@@ -38,6 +38,7 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
                         .collect(),
                 }),
                 outcome: None,
+                replacement: None,
             })
         })
         .collect()

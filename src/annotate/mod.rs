@@ -40,6 +40,8 @@ pub struct LabelRecord {
     pub decision: Option<DecisionSite>,
     /// For a condition-coverage label: the atom outcome it stands for.
     pub outcome: Option<covprune_encoders::Outcome>,
+    /// For a mutant that replaces a binary operator: which, by which, and where.
+    pub replacement: Option<covprune_encoders::Replacement>,
 }
 
 /// A decision as the annotator labels it: its number in the file (text order), its number
@@ -144,6 +146,7 @@ impl Writer<'_> {
             function: self.function,
             decision: None,
             outcome: None,
+            replacement: None,
         });
         id
     }
@@ -154,6 +157,13 @@ impl Writer<'_> {
         let mut ids = Vec::new();
         for l in specs {
             let id = self.new_id(&l.tag, line);
+            let record = self
+                .out
+                .labels
+                .last_mut()
+                .expect("new_id records the label");
+            record.outcome = l.outcome;
+            record.replacement = l.replacement;
             ids.push(id);
             s.push_str(&label_stmt(l, id, hyper_base));
         }
@@ -379,9 +389,8 @@ pub fn annotate_with_macros(
                     let (t, ids) = w.write(&specs, s.line, base);
                     let n = ids.len();
                     let from = w.out.labels.len() - n;
-                    for (r, spec) in w.out.labels[from..].iter_mut().zip(&specs) {
+                    for r in &mut w.out.labels[from..] {
                         r.decision = Some(site.clone());
-                        r.outcome = spec.outcome;
                     }
                     cond_labels.push_str(&t);
                     for h in c.decision_hyperlabels(&d) {

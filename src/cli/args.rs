@@ -558,7 +558,7 @@ impl From<OpenStaticsArg> for run::inclusion::OpenStatics {
 }
 
 #[derive(Args, Debug)]
-#[command(group(clap::ArgGroup::new("input").required(true).args(["gcovr", "lcov", "llvm_cov"])))]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["gcovr", "lcov", "llvm_cov", "mutation"])))]
 pub struct ExcludeArgs {
     /// Annotated files (each pruned: its ledger and sites record beside it).
     pub files: Vec<PathBuf>,
@@ -576,6 +576,10 @@ pub struct ExcludeArgs {
     /// left out of its summaries and listed under `covprune/excluded` in each file.
     #[arg(long, value_name = "FILE")]
     pub llvm_cov: Option<PathBuf>,
+    /// A mutation report (Mutation Testing Elements JSON, as Mull writes it): mutants proved
+    /// equivalent marked `Ignored`, with the reason.
+    #[arg(long, value_name = "FILE")]
+    pub mutation: Option<PathBuf>,
     /// The report to write (same format).
     #[arg(short = 'o', long = "out")]
     pub out: PathBuf,

@@ -349,12 +349,15 @@ fn execute(command: Command) -> run::Result<Exit> {
         }
         Command::Exclude(args) => {
             use run::exclude::Format;
-            let (format, report) = match (args.gcovr, args.lcov, args.llvm_cov) {
-                (Some(r), None, None) => (Format::Gcovr, r),
-                (None, Some(r), None) => (Format::Lcov, r),
-                (None, None, Some(r)) => (Format::LlvmCov, r),
-                _ => unreachable!("clap requires exactly one of --gcovr, --lcov and --llvm-cov"),
-            };
+            let (format, report) = [
+                (Format::Gcovr, args.gcovr),
+                (Format::Lcov, args.lcov),
+                (Format::LlvmCov, args.llvm_cov),
+                (Format::Mutation, args.mutation),
+            ]
+            .into_iter()
+            .find_map(|(f, r)| r.map(|r| (f, r)))
+            .expect("clap requires one report");
             let report = run::exclude::exclude(&run::exclude::ExcludeOptions {
                 files: args.files,
                 project: args.project,

@@ -17,6 +17,7 @@
 
 pub mod gcov;
 pub mod llvm;
+pub mod mutation;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -38,6 +39,18 @@ pub struct FileProofs {
     pub conditions: BTreeMap<Region, ConditionProofs>,
     /// Proved outcomes of atoms with no span in the file (a macro's expansion): (line, label).
     pub without_span: Vec<(usize, u64)>,
+    /// Mutants that replace an operator written in the file, proved equivalent (their weak
+    /// mutation label infeasible) for every caller.
+    pub equivalent: Vec<Equivalent>,
+}
+
+/// A mutant proved equivalent, as mutation tools name it.
+#[derive(Clone, Debug)]
+pub struct Equivalent {
+    pub label: u64,
+    pub tag: String,
+    pub predicate: String,
+    pub site: crate::report::sites::MutantSite,
 }
 
 /// A span of the original: (line, column) of its start and one past its end.
@@ -96,6 +109,20 @@ impl FileProofs {
         // The decision and atom of each condition, to tell a second claimant apart.
         let mut owners: BTreeMap<Region, (usize, usize)> = BTreeMap::new();
         let mut without_span = Vec::new();
+        let equivalent = sites
+            .labels
+            .iter()
+            .filter(|l| every_caller(l.function))
+            .filter_map(|l| match (status.get(&l.id), &l.mutant) {
+                (Some((Status::Infeasible, predicate)), Some(site)) => Some(Equivalent {
+                    label: l.id,
+                    tag: l.tag.clone(),
+                    predicate: predicate.to_string(),
+                    site: site.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
         for l in &sites.labels {
             let Some(d) = &l.decision else { continue };
             if let (Some((atom, value)), true) = (l.outcome, is_outcome_tag(&l.tag)) {
@@ -153,6 +180,7 @@ impl FileProofs {
             lines,
             conditions,
             without_span,
+            equivalent,
         }
     }
 }
@@ -229,6 +257,7 @@ pub struct Excluded {
 pub enum Item {
     Branch,
     McdcCondition,
+    Mutant,
 }
 
 /// What every exclusion rests on.
@@ -280,6 +309,11 @@ pub struct Mapping {
     pub mcdc_raw: Option<BranchTotals>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mcdc_cleaned: Option<BranchTotals>,
+    /// Mutants of a mutation report: valid ones (`total`) and those detected (`covered`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mutants_raw: Option<BranchTotals>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mutants_cleaned: Option<BranchTotals>,
 }
 
 impl Mapping {
@@ -296,9 +330,16 @@ impl Mapping {
             total: self.cleaned.total + branches,
             covered: self.cleaned.covered,
         };
+        let count = |item| self.excluded.iter().filter(|e| e.item == item).count();
         if let Some(cleaned) = self.mcdc_cleaned {
             self.mcdc_raw = Some(BranchTotals {
-                total: cleaned.total + self.excluded.len() - branches,
+                total: cleaned.total + count(Item::McdcCondition),
+                covered: cleaned.covered,
+            });
+        }
+        if let Some(cleaned) = self.mutants_cleaned {
+            self.mutants_raw = Some(BranchTotals {
+                total: cleaned.total + count(Item::Mutant),
                 covered: cleaned.covered,
             });
         }
@@ -492,6 +533,7 @@ mod tests {
                         }],
                     }),
                     outcome: Some((0, id % 2 == 1)),
+                    mutant: None,
                 })
                 .collect(),
         };

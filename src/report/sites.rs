@@ -42,6 +42,24 @@ pub struct LabelSite {
     /// value it stands for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<(usize, bool)>,
+    /// For a weak-mutation label whose mutant replaces an operator written in the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mutant: Option<MutantSite>,
+}
+
+/// A mutant as mutation tools name it: the operator token as written (`+`, `+=`, `++`), the
+/// operator the program computes there and its replacement (C's spelling), and where the
+/// token is (line and column of its first and last byte, 1-based).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MutantSite {
+    pub token: String,
+    /// `x++`, not `++x`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub postfix: bool,
+    pub from: String,
+    pub to: String,
+    pub start: (usize, usize),
+    pub end: (usize, usize),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

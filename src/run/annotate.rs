@@ -174,7 +174,9 @@ fn sites_record(
     annotated: &crate::annotate::Annotated,
     program: &crate::ir::Program,
 ) -> crate::report::sites::SitesRecord {
-    use crate::report::sites::{ConditionSpan, DecisionSpan, FunctionSite, LabelSite, SitesRecord};
+    use crate::report::sites::{
+        ConditionSpan, DecisionSpan, FunctionSite, LabelSite, MutantSite, SitesRecord,
+    };
     let lines = crate::frontend::source::Lines::new(source);
     SitesRecord {
         schema: crate::report::sites::SCHEMA.to_string(),
@@ -213,6 +215,24 @@ fn sites_record(
                         .collect(),
                 }),
                 outcome: l.outcome.map(|o| (o.atom, o.value)),
+                mutant: l.replacement.and_then(|r| {
+                    let (from, to) = r.at?;
+                    let token = String::from_utf8_lossy(source.get(from..to)?).into_owned();
+                    // `x++`: what comes before the token is the operand.
+                    let before = source[..from].trim_ascii_end();
+                    let postfix = matches!(token.as_str(), "++" | "--")
+                        && before
+                            .last()
+                            .is_some_and(|b| b.is_ascii_alphanumeric() || b"_)]".contains(b));
+                    Some(MutantSite {
+                        token,
+                        postfix,
+                        from: r.from.c().to_string(),
+                        to: r.to.c().to_string(),
+                        start: lines.line_col(from),
+                        end: lines.line_col(to.saturating_sub(1)),
+                    })
+                }),
             })
             .collect(),
     }

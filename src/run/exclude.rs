@@ -1,6 +1,6 @@
 //! `exclude`: a coverage report of another tool (gcovr's JSON, an lcov tracefile, an llvm-cov
-//! export) written again with the branches (and MC/DC conditions) covprune proved infeasible
-//! excluded, a sidecar justifying each excluded item, and raw and cleaned coverage. A
+//! export, a mutation report) written again with the branches (and MC/DC conditions) covprune
+//! proved infeasible excluded and the mutants it proved equivalent ignored, a sidecar justifying each excluded item, and raw and cleaned coverage. A
 //! proved-infeasible item the report shows covered is a soundness alarm: exit 3, nothing
 //! written.
 
@@ -18,6 +18,7 @@ pub enum Format {
     Gcovr,
     Lcov,
     LlvmCov,
+    Mutation,
 }
 
 #[derive(Clone, Debug)]
@@ -51,16 +52,30 @@ impl ExcludeReport {
         };
         let m = &self.mapping;
         let excluded = |item| m.excluded.iter().filter(|e| e.item == item).count();
-        let mut out = format!(
-            "branches: raw {}/{} {}, cleaned {}/{} {} ({} excluded as proved infeasible)\n",
-            m.raw.covered,
-            m.raw.total,
-            pct(&m.raw),
-            m.cleaned.covered,
-            m.cleaned.total,
-            pct(&m.cleaned),
-            excluded(exclude::Item::Branch)
-        );
+        let mut out = String::new();
+        if let (Some(raw), Some(cleaned)) = (&m.mutants_raw, &m.mutants_cleaned) {
+            out.push_str(&format!(
+                "mutation score: raw {}/{} {}, cleaned {}/{} {} ({} ignored as proved equivalent)\n",
+                raw.covered,
+                raw.total,
+                pct(raw),
+                cleaned.covered,
+                cleaned.total,
+                pct(cleaned),
+                excluded(exclude::Item::Mutant)
+            ));
+        } else {
+            out.push_str(&format!(
+                "branches: raw {}/{} {}, cleaned {}/{} {} ({} excluded as proved infeasible)\n",
+                m.raw.covered,
+                m.raw.total,
+                pct(&m.raw),
+                m.cleaned.covered,
+                m.cleaned.total,
+                pct(&m.cleaned),
+                excluded(exclude::Item::Branch)
+            ));
+        }
         if let (Some(raw), Some(cleaned)) = (&m.mcdc_raw, &m.mcdc_cleaned) {
             out.push_str(&format!(
                 "MC/DC conditions: raw {}/{} {}, cleaned {}/{} {} ({} excluded as proved infeasible)\n",
@@ -165,6 +180,7 @@ pub fn exclude(opts: &ExcludeOptions) -> Result<ExcludeReport> {
         Format::Gcovr => exclude::gcov::gcovr(&text, &proofs),
         Format::Lcov => exclude::gcov::lcov(&text, &proofs),
         Format::LlvmCov => exclude::llvm::export(&text, &proofs),
+        Format::Mutation => exclude::mutation::elements(&text, &proofs),
     }
     .map_err(|e| anyhow::anyhow!("{}: {e}", opts.report.display()))?;
     let mut report = ExcludeReport {

@@ -246,18 +246,21 @@ pub(super) fn assigned_value(node: Node, text: &[u8], env: &TypeEnv) -> Option<E
                 node.child_by_field_name("left")?,
                 node.child_by_field_name("right")?,
             );
-            let op = node.child_by_field_name("operator")?.utf8_text(text).ok()?;
+            let token = node.child_by_field_name("operator")?;
+            let op = token.utf8_text(text).ok()?;
             let (target, lt) = env.build(l, text);
             let (rhs, rt) = env.build(r, text);
             if op == "=" {
                 return Some(typing::converted(rhs, &rt, &lt));
             }
             let bop = BinOp::from_c(op.trim_end_matches('='))?;
-            Some(typing::operated(bop, target, &lt, rhs, &rt))
+            let at = (token.start_byte(), token.end_byte());
+            Some(typing::operated(bop, target, &lt, rhs, &rt, at))
         }
         "update_expression" => {
             let arg = node.child_by_field_name("argument")?;
-            let op = node.child_by_field_name("operator")?.utf8_text(text).ok()?;
+            let token = node.child_by_field_name("operator")?;
+            let op = token.utf8_text(text).ok()?;
             let bop = if op == "++" { BinOp::Add } else { BinOp::Sub };
             let (target, t) = env.build(arg, text);
             Some(typing::operated(
@@ -266,6 +269,7 @@ pub(super) fn assigned_value(node: Node, text: &[u8], env: &TypeEnv) -> Option<E
                 &t,
                 Expr::int("1"),
                 &crate::ir::CType::INT,
+                (token.start_byte(), token.end_byte()),
             ))
         }
         _ => None,

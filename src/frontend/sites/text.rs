@@ -119,6 +119,22 @@ pub(super) fn remap(sites: &mut Sites, edits: &[crate::frontend::oldc::Edit], te
         if let Some(r) = &mut s.cond_range {
             pair(r);
         }
+        let mut written = |w: &mut covprune_encoders::Written| {
+            if let Some(r) = &mut w.0 {
+                pair(r);
+            }
+        };
+        let pieces = s.plan.hoist.iter_mut().flat_map(|h| &mut h.pieces);
+        for e in s
+            .decision
+            .iter_mut()
+            .map(|d| &mut d.expr)
+            .chain(&mut s.exprs)
+            .chain(&mut s.update)
+            .chain(pieces.flat_map(|p| p.before.iter_mut().chain(&mut p.after)))
+        {
+            e.positions_mut(&mut written);
+        }
         for r in &mut s.continues {
             pair(r);
         }

@@ -184,7 +184,8 @@ impl TypeEnv<'_> {
         let root = super::decisions::Expansion::root(&expansion.tree)?;
         // Positions in the expansion are not the file's: no hoisted call applies there.
         let inner = self.with_hoisted(Vec::new());
-        let (e, t) = inner.build(root, expansion.wrapped.as_bytes());
+        let (mut e, t) = inner.build(root, expansion.wrapped.as_bytes());
+        e.positions_mut(&mut |w| w.0 = None);
         Some((
             Expr::Wrap {
                 pre: "(".into(),
@@ -523,7 +524,10 @@ impl TypeEnv<'_> {
                         None => (l, r, None),
                     },
                 };
-                let e = Expr::bin(op, l, r);
+                let e = match node.child_by_field_name("operator") {
+                    Some(o) => Expr::bin_at(op, l, r, (o.start_byte(), o.end_byte())),
+                    None => Expr::bin(op, l, r),
+                };
                 let t = known.unwrap_or_else(|| ctype_of(e.ty()));
                 (e, t)
             }
@@ -569,14 +573,14 @@ impl TypeEnv<'_> {
 }
 
 /// `l op= r` as CIL writes it: `l = l op r`, with the operands converted to their common type
-/// and the result to `l`'s.
-pub fn operated(op: BinOp, l: Expr, lt: &CType, r: Expr, rt: &CType) -> Expr {
+/// and the result to `l`'s; `at`: the token written (`+=`, `++`).
+pub fn operated(op: BinOp, l: Expr, lt: &CType, r: Expr, rt: &CType, at: (usize, usize)) -> Expr {
     match crate::ir::types::arithmetic_common(lt, rt) {
         Some(c) => {
-            let e = Expr::bin(op, converted(l, lt, &c), converted(r, rt, &c));
+            let e = Expr::bin_at(op, converted(l, lt, &c), converted(r, rt, &c), at);
             converted(e, &c, lt)
         }
-        None => Expr::bin(op, l, r),
+        None => Expr::bin_at(op, l, r, at),
     }
 }
 

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod console;
 pub mod exclude;
 pub mod frontend;
+pub mod hyper;
 pub mod ir;
 pub mod libc;
 pub mod measure;

@@ -82,6 +82,8 @@ pub struct TestRun {
     pub covered: BTreeSet<u64>,
     /// The label whose predicate the run crashed in, when it crashed in one.
     pub crashed_in_label: Option<u64>,
+    /// Labels with bindings: every distinct environment each was covered with.
+    pub bindings: runtime::Bindings,
 }
 
 impl TestRun {
@@ -329,6 +331,7 @@ fn run_one(
         reached: recorded.reached,
         covered: recorded.covered,
         crashed_in_label: recorded.crashed_in,
+        bindings: recorded.bindings,
     };
     let Some((orig0, orig2)) = programs
         .original
@@ -844,6 +847,7 @@ mod tests {
             reached: covered.iter().copied().collect(),
             covered: covered.iter().copied().collect(),
             crashed_in_label: None,
+            bindings: Default::default(),
         }
     }
 

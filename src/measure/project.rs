@@ -371,6 +371,7 @@ pub fn run_command(
             reached: recorded.reached,
             covered: recorded.covered,
             crashed_in_label: recorded.crashed_in,
+            bindings: recorded.bindings,
         },
         seconds,
         log,

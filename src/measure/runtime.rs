@@ -6,10 +6,13 @@
 /// Included before the annotated file (`-include`): replaces the annotated file's empty
 /// `pc_label` stubs by calls to the recorder. Label `id` records as `COVPRUNE_LABEL_BASE + id`:
 /// 0 for one file; in a whole program (`project measure`) each annotated file defines its own
-/// base, so that the files' ids, each numbered from 1, do not collide.
+/// base, so that the files' ids, each numbered from 1, do not collide. A label with bindings
+/// (`pc_label_bindings(c, id, tag, bind, n, "name1", e1, ...)`, up to 16 names) passes its
+/// names and values, each value converted to `long` (a floating value is truncated).
 pub const HEADER: &str = r#"#ifndef COVPRUNE_RUNTIME_H
 #define COVPRUNE_RUNTIME_H
 void covprune_hit(int covered, long id);
+void covprune_bind(int covered, long id, int n, ...);
 unsigned char covprune_state_of(long id);
 void covprune_reset(void);
 void covprune_present(long base);
@@ -20,7 +23,26 @@ extern volatile long covprune_at;
 #undef pc_label
 #undef pc_label_bindings
 #define pc_label(c, id, ...) (covprune_at = ((long)(id) + COVPRUNE_LABEL_BASE), covprune_hit((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE)))
-#define pc_label_bindings(c, id, ...) (covprune_at = ((long)(id) + COVPRUNE_LABEL_BASE), covprune_hit((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE)))
+#define COVPRUNE_CAT(a, b) COVPRUNE_CAT_(a, b)
+#define COVPRUNE_CAT_(a, b) a##b
+#define pc_label_bindings(c, id, tag, bind, n, ...) (covprune_at = ((long)(id) + COVPRUNE_LABEL_BASE), covprune_bind((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE), n COVPRUNE_CAT(COVPRUNE_PAIRS_, n)(__VA_ARGS__)))
+#define COVPRUNE_PAIRS_0()
+#define COVPRUNE_PAIRS_1(n1, v1), n1, (long)(v1)
+#define COVPRUNE_PAIRS_2(n1, v1, n2, v2), n1, (long)(v1), n2, (long)(v2)
+#define COVPRUNE_PAIRS_3(n1, v1, n2, v2, n3, v3), n1, (long)(v1), n2, (long)(v2), n3, (long)(v3)
+#define COVPRUNE_PAIRS_4(n1, v1, n2, v2, n3, v3, n4, v4), n1, (long)(v1), n2, (long)(v2), n3, (long)(v3), n4, (long)(v4)
+#define COVPRUNE_PAIRS_5(n1, v1, n2, v2, n3, v3, n4, v4, n5, v5), n1, (long)(v1), n2, (long)(v2), n3, (long)(v3), n4, (long)(v4), n5, (long)(v5)
+#define COVPRUNE_PAIRS_6(n1, v1, n2, v2, n3, v3, n4, v4, n5, v5, n6, v6), n1, (long)(v1), n2, (long)(v2), n3, (long)(v3), n4, (long)(v4), n5, (long)(v5), n6, (long)(v6)
+#define COVPRUNE_PAIRS_7(n1, v1, n2, v2, n3, v3, n4, v4, n5, v5, n6, v6, n7, v7), n1, (long)(v1), n2, (long)(v2), n3, (long)(v3), n4, (long)(v4), n5, (long)(v5), n6, (long)(v6), n7, (long)(v7)
+#define COVPRUNE_PAIRS_8(n1, v1, n2, v2, n3, v3, n4, v4, n5, v5, n6, v6, n7, v7, n8, v8), n1, (long)(v1), n2, (long)(v2), n3, (long)(v3), n4, (long)(v4), n5, (long)(v5), n6, (long)(v6), n7, (long)(v7), n8, (long)(v8)
+#define COVPRUNE_PAIRS_9(n1, v1, n2, v2, n3, v3, n4, v4, n5, v5, n6, v6, n7, v7, n8, v8, n9, v9), n1, (long)(v1), n2, (long)(v2), n3, (long)(v3), n4, (long)(v4), n5, (long)(v5), n6, (long)(v6), n7, (long)(v7), n8, (long)(v8), n9, (long)(v9)
+#define COVPRUNE_PAIRS_10(n1, v1, n2, v2, n3, v3, n4, v4, n5, v5, n6, v6, n7, v7, n8, v8, n9, v9, n10, v10), n1, (long)(v1), n2, (long)(v2), n3, (long)(v3), n4, (long)(v4), n5, (long)(v5), n6, (long)(v6), n7, (long)(v7), n8, (long)(v8), n9, (long)(v9), n10, (long)(v10)
+#define COVPRUNE_PAIRS_11(n1, v1, n2, v2, n3, v3, n4, v4, n5, v5, n6, v6, n7, v7, n8, v8, n9, v9, n10, v10, n11, v11), n1, (long)(v1), n2, (long)(v2), n3, (long)(v3), n4, (long)(v4), n5, (long)(v5), n6, (long)(v6), n7, (long)(v7), n8, (long)(v8), n9, (long)(v9), n10, (long)(v10), n11, (long)(v11)
+#define COVPRUNE_PAIRS_12(n1, v1, n2, v2, n3, v3, n4, v4, n5, v5, n6, v6, n7, v7, n8, v8, n9, v9, n10, v10, n11, v11, n12, v12), n1, (long)(v1), n2, (long)(v2), n3, (long)(v3), n4, (long)(v4), n5, (long)(v5), n6, (long)(v6), n7, (long)(v7), n8, (long)(v8), n9, (long)(v9), n10, (long)(v10), n11, (long)(v11), n12, (long)(v12)
+#define COVPRUNE_PAIRS_13(n1, v1, n2, v2, n3, v3, n4, v4, n5, v5, n6, v6, n7, v7, n8, v8, n9, v9, n10, v10, n11, v11, n12, v12, n13, v13), n1, (long)(v1), n2, (long)(v2), n3, (long)(v3), n4, (long)(v4), n5, (long)(v5), n6, (long)(v6), n7, (long)(v7), n8, (long)(v8), n9, (long)(v9), n10, (long)(v10), n11, (long)(v11), n12, (long)(v12), n13, (long)(v13)
+#define COVPRUNE_PAIRS_14(n1, v1, n2, v2, n3, v3, n4, v4, n5, v5, n6, v6, n7, v7, n8, v8, n9, v9, n10, v10, n11, v11, n12, v12, n13, v13, n14, v14), n1, (long)(v1), n2, (long)(v2), n3, (long)(v3), n4, (long)(v4), n5, (long)(v5), n6, (long)(v6), n7, (long)(v7), n8, (long)(v8), n9, (long)(v9), n10, (long)(v10), n11, (long)(v11), n12, (long)(v12), n13, (long)(v13), n14, (long)(v14)
+#define COVPRUNE_PAIRS_15(n1, v1, n2, v2, n3, v3, n4, v4, n5, v5, n6, v6, n7, v7, n8, v8, n9, v9, n10, v10, n11, v11, n12, v12, n13, v13, n14, v14, n15, v15), n1, (long)(v1), n2, (long)(v2), n3, (long)(v3), n4, (long)(v4), n5, (long)(v5), n6, (long)(v6), n7, (long)(v7), n8, (long)(v8), n9, (long)(v9), n10, (long)(v10), n11, (long)(v11), n12, (long)(v12), n13, (long)(v13), n14, (long)(v14), n15, (long)(v15)
+#define COVPRUNE_PAIRS_16(n1, v1, n2, v2, n3, v3, n4, v4, n5, v5, n6, v6, n7, v7, n8, v8, n9, v9, n10, v10, n11, v11, n12, v12, n13, v13, n14, v14, n15, v15, n16, v16), n1, (long)(v1), n2, (long)(v2), n3, (long)(v3), n4, (long)(v4), n5, (long)(v5), n6, (long)(v6), n7, (long)(v7), n8, (long)(v8), n9, (long)(v9), n10, (long)(v10), n11, (long)(v11), n12, (long)(v12), n13, (long)(v13), n14, (long)(v14), n15, (long)(v15), n16, (long)(v16)
 #endif
 "#;
 
@@ -32,6 +54,7 @@ extern volatile long covprune_at;
 /// dies of it, so that a label that crashes the program is named.
 pub const SOURCE: &str = r#"#include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,6 +147,119 @@ void covprune_hit(int covered, long id)
     }
 }
 
+/* The environments already written: (id, values) in an open-addressing table that doubles
+   up to 1 << 16 entries; past that, `O` is written once and no more environments are. */
+struct covprune_env {
+    long id;
+    int n;
+    long v[16];
+};
+static struct covprune_env *covprune_envs;
+static long covprune_env_cap, covprune_env_used;
+static int covprune_env_full;
+
+static unsigned long covprune_env_hash(long id, int n, const long *v)
+{
+    unsigned long h = (unsigned long)id * 1000003UL + (unsigned long)n;
+    int i;
+    for (i = 0; i < n; i++)
+        h = h * 1000003UL ^ (unsigned long)v[i];
+    return h;
+}
+
+/* Whether (id, v) is new; records it. */
+static int covprune_env_new(long id, int n, const long *v)
+{
+    long i, cap;
+    if (covprune_env_used * 4 >= covprune_env_cap * 3) {
+        struct covprune_env *old = covprune_envs, *grown;
+        long old_cap = covprune_env_cap;
+        cap = old_cap ? old_cap * 2 : 256;
+        if (cap > (1L << 16) || !(grown = (struct covprune_env *)calloc((size_t)cap, sizeof *grown))) {
+            if (!covprune_env_full)
+                covprune_emit('O', id);
+            covprune_env_full = 1;
+            return 0;
+        }
+        covprune_envs = grown;
+        covprune_env_cap = cap;
+        covprune_env_used = 0;
+        for (i = 0; i < old_cap; i++)
+            if (old[i].id > 0)
+                covprune_env_new(old[i].id, old[i].n, old[i].v);
+        free(old);
+    }
+    cap = covprune_env_cap;
+    for (i = (long)(covprune_env_hash(id, n, v) % (unsigned long)cap);; i = (i + 1) % cap) {
+        struct covprune_env *e = &covprune_envs[i];
+        if (e->id == 0) {
+            e->id = id;
+            e->n = n;
+            memcpy(e->v, v, (size_t)n * sizeof *v);
+            covprune_env_used++;
+            return 1;
+        }
+        if (e->id == id && e->n == n && !memcmp(e->v, v, (size_t)n * sizeof *v))
+            return 0;
+    }
+}
+
+static void covprune_append(char *line, int *n, const char *s)
+{
+    while (*s && *n < 1000)
+        line[(*n)++] = *s++;
+}
+
+static void covprune_append_long(char *line, int *n, long v)
+{
+    char digits[24];
+    int d = 0;
+    unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+    if (v < 0)
+        line[(*n)++] = '-';
+    do {
+        digits[d++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u > 0 && d < 22);
+    while (d > 0)
+        line[(*n)++] = digits[--d];
+}
+
+/* A label with bindings: recorded as `pc_label` is; when covered, each new environment is
+   written as one line `B id name value name value ...`. Ids are those of `covprune_hit`
+   (base added), positive. */
+void covprune_bind(int covered, long id, int n, ...)
+{
+    long v[16];
+    const char *names[16];
+    char line[1100];
+    int i, len = 0;
+    va_list ap;
+    covprune_hit(covered, id);
+    if (!covered || id <= 0 || n < 0 || n > 16 || covprune_fd < 0)
+        return;
+    va_start(ap, n);
+    for (i = 0; i < n; i++) {
+        names[i] = va_arg(ap, const char *);
+        v[i] = va_arg(ap, long);
+    }
+    va_end(ap);
+    if (!covprune_env_new(id, n, v))
+        return;
+    line[len++] = 'B';
+    line[len++] = ' ';
+    covprune_append_long(line, &len, id);
+    for (i = 0; i < n && len < 1000; i++) {
+        line[len++] = ' ';
+        covprune_append(line, &len, names[i]);
+        line[len++] = ' ';
+        covprune_append_long(line, &len, v[i]);
+    }
+    line[len++] = '\n';
+    if (write(covprune_fd, line, (size_t)len) < 0)
+        covprune_fd = -1;
+}
+
 /* A program built from an annotated file says so when it starts (`P base`). */
 void covprune_present(long base)
 {
@@ -153,13 +289,43 @@ pub struct Recorded {
     /// The label bases of the annotated files built into the programs the run started
     /// (`P base`, written by each annotated file's constructor in `project measure`).
     pub present: std::collections::BTreeSet<u64>,
+    /// Per label with bindings, each distinct environment it was covered with (`B id name
+    /// value ...`).
+    pub bindings: Bindings,
+    /// The run bound more environments than the recorder keeps (`O`): some are missing.
+    pub bindings_overflow: bool,
 }
+
+/// Per label, the distinct environments of its bindings when covered: (name, value) lists.
+pub type Bindings = std::collections::BTreeMap<u64, std::collections::BTreeSet<Vec<(String, i64)>>>;
 
 /// Reached and covered label ids from a run's record (`R id` / `C id` lines), the label a
 /// crash happened in (`X id`) and the annotated files present (`P base`).
 pub fn parse_record(text: &str) -> Recorded {
     let mut r = Recorded::default();
     for line in text.lines() {
+        if line == "O" || line.starts_with("O ") {
+            r.bindings_overflow = true;
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("B ") {
+            let mut words = rest.split_whitespace();
+            let Some(id) = words.next().and_then(|w| w.parse().ok()) else {
+                continue;
+            };
+            let words: Vec<&str> = words.collect();
+            let env: Option<Vec<(String, i64)>> = words
+                .chunks(2)
+                .map(|c| match c {
+                    [name, value] => value.parse().ok().map(|v| (name.to_string(), v)),
+                    _ => None,
+                })
+                .collect();
+            if let Some(env) = env {
+                r.bindings.entry(id).or_default().insert(env);
+            }
+            continue;
+        }
         let mut it = line.split_whitespace();
         let (Some(kind), Some(id)) = (it.next(), it.next().and_then(|s| s.parse().ok())) else {
             continue;

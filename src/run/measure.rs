@@ -96,6 +96,9 @@ pub struct MeasureReport {
     /// The time limit of each test, in milliseconds.
     pub test_timeout_ms: u64,
     pub coverage: Vec<CoverageRow>,
+    /// Hyperlabel coverage per criterion (when a `.hyperlabels` file is beside the program).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hyperlabels: Vec<HyperRowReport>,
     /// Subsumed labels whose subsumers no test covers, with those subsumers, by id.
     pub pending: Vec<PendingLabel>,
     /// The objectives left (kept labels) that no test covers, by id.
@@ -118,6 +121,14 @@ pub struct MeasureReport {
     pub wrote: Option<String>,
     #[serde(skip)]
     table: Vec<Coverage>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct HyperRowReport {
+    #[serde(flatten)]
+    pub counts: crate::hyper::report::HyperRow,
+    pub raw_percent: Option<f64>,
+    pub cleaned_percent: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -204,6 +215,24 @@ impl MeasureReport {
             self.claims_checked
         );
         out.push_str(&measure::coverage_text(&self.table));
+        let pct = |p: Option<f64>| p.map_or_else(|| "-".to_string(), |p| format!("{p:.1}%"));
+        for h in &self.hyperlabels {
+            let c = &h.counts;
+            out.push_str(&format!(
+                "{} hyperlabels: {}, covered {} ({}), proved uncoverable {}, cleaned {}{}\n",
+                c.criterion,
+                c.hyperlabels,
+                c.covered,
+                pct(h.raw_percent),
+                c.uncoverable,
+                pct(h.cleaned_percent),
+                if c.unmeasured > 0 {
+                    format!(" ({} not decided by runs: sequences)", c.unmeasured)
+                } else {
+                    String::new()
+                }
+            ));
+        }
         out.push_str(&ledger::undecided_text(&self.skipped, &self.over_budget));
         if !self.pending.is_empty() {
             out.push_str(&format!(
@@ -431,6 +460,13 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
     }
     // What this run writes, checked before the suite runs.
     super::check_writable(&labels_path)?;
+    let hyper_path = opts.file.with_extension("hyperlabels");
+    let hyperlabels = if hyper_path.exists() {
+        super::check_writable(&hyper_path)?;
+        crate::hyper::read(&hyper_path).map_err(|e| anyhow::anyhow!(e))?
+    } else {
+        Vec::new()
+    };
     if let Some(path) = &opts.elements {
         super::check_writable(path)?;
     }
@@ -568,11 +604,30 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
     let uncovered =
         uncovered_objectives(&loaded.program, &labels_file, &claims, &covered, &opts.file);
     let below_threshold = below(&table, &opts.fail_under)?;
-    let alarms = measure::alarms(&claims, &runs);
+    let mut alarms = measure::alarms(&claims, &runs);
+    let tags: BTreeMap<u64, String> = label_list.iter().cloned().collect();
+    let hyper = crate::hyper::report::measure(
+        &hyperlabels,
+        &tags,
+        &claims,
+        &crate::hyper::report::run_covers(&runs),
+    );
+    for id in &hyper.alarms {
+        alarms.push(measure::Alarm {
+            label: *id,
+            claim: "uncoverable (hyperlabel)".into(),
+            test: String::new(),
+            what: format!("hyperlabel {id} is covered, though one of its labels in each disjunct is claimed infeasible"),
+        });
+    }
     mark_covered(&mut labels_file, &runs);
     let wrote = if alarms.is_empty() && !changed {
         labels::write_atomic(&labels_path, labels_file.to_text())
             .map_err(|e| write_failed(&labels_path, e))?;
+        if !hyperlabels.is_empty() {
+            let text = crate::hyper::report::with_statuses(&hyperlabels, &hyper.statuses);
+            labels::write_atomic(&hyper_path, text).map_err(|e| write_failed(&hyper_path, e))?;
+        }
         Some(labels_path.display().to_string())
     } else {
         None
@@ -603,6 +658,15 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         claims_checked: claims.len(),
         test_timeout_ms: opts.test_timeout_ms,
         coverage: table.iter().map(CoverageRow::of).collect(),
+        hyperlabels: hyper
+            .rows
+            .into_iter()
+            .map(|counts| HyperRowReport {
+                raw_percent: counts.raw(),
+                cleaned_percent: counts.cleaned(),
+                counts,
+            })
+            .collect(),
         pending,
         uncovered,
         below_threshold,

@@ -387,6 +387,11 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
                     .crashed_in_label
                     .filter(|g| *g > base && *g <= base + m.max_id)
                     .map(|g| g - base),
+                bindings: r
+                    .bindings
+                    .range(base + 1..base + 1 + m.max_id)
+                    .map(|(g, e)| (g - base, e.clone()))
+                    .collect(),
             })
             .collect();
         let covered: BTreeSet<u64> = file_runs

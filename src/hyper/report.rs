@@ -1,0 +1,154 @@
+//! Hyperlabels through `measure`: each hyperlabel's coverage by the suite's runs, the ones its
+//! atomic labels' proofs make uncoverable, and one row of raw and cleaned coverage per
+//! criterion.
+//!
+//! Uncoverable, from the ledger: a disjunct needs every one of its atomic labels covered, so
+//! it is uncoverable when one of them is proved infeasible; a hyperlabel is uncoverable when
+//! every disjunct is. (Duplicate and subsumed hyperlabels are not derived.)
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::coverage::{cover, HyperCover, RunCover};
+use super::{Hyperlabel, Item};
+use crate::report::ledger::Claim;
+
+/// One hyperlabel criterion's coverage.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct HyperRow {
+    pub criterion: String,
+    pub hyperlabels: usize,
+    pub covered: usize,
+    /// Proved uncoverable (from the atomic labels' proofs).
+    pub uncoverable: usize,
+    /// Not decided by the runs (sequences, too many combinations).
+    pub unmeasured: usize,
+}
+
+impl HyperRow {
+    pub fn raw(&self) -> Option<f64> {
+        (self.hyperlabels > 0).then(|| 100.0 * self.covered as f64 / self.hyperlabels as f64)
+    }
+
+    /// Coverage of the hyperlabels not proved uncoverable.
+    pub fn cleaned(&self) -> Option<f64> {
+        let kept = self.hyperlabels - self.uncoverable;
+        (kept > 0).then(|| 100.0 * self.covered as f64 / kept as f64)
+    }
+}
+
+/// What `measure` says of each hyperlabel.
+#[derive(Clone, Debug)]
+pub struct HyperStatus {
+    pub cover: HyperCover,
+    pub uncoverable: bool,
+}
+
+impl HyperStatus {
+    /// LTest's status word and list: COVERED with its tests, UNCOVERABLE, or UNKNOWN.
+    pub fn word(&self) -> (&'static str, Vec<String>) {
+        match &self.cover {
+            HyperCover::Covered(tests) => ("COVERED", tests.clone()),
+            _ if self.uncoverable => ("UNCOVERABLE", Vec::new()),
+            _ => ("UNKNOWN", Vec::new()),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct HyperMeasure {
+    pub rows: Vec<HyperRow>,
+    pub statuses: Vec<HyperStatus>,
+    /// Hyperlabels covered though proved uncoverable (a proof is wrong).
+    pub alarms: Vec<u64>,
+}
+
+/// The runs' covered labels with their environments (an empty one for a label that binds
+/// nothing).
+pub fn run_covers(runs: &[crate::measure::TestRun]) -> Vec<RunCover> {
+    runs.iter()
+        .map(|r| RunCover {
+            name: r.name.clone(),
+            labels: r
+                .covered
+                .iter()
+                .map(|id| {
+                    let envs = r
+                        .bindings
+                        .get(id)
+                        .cloned()
+                        .unwrap_or_else(|| [Vec::new()].into_iter().collect());
+                    (*id, envs)
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// Each hyperlabel's status and each criterion's row; `tags`: the atomic labels' tags (a
+/// hyperlabel's criterion is its first label's).
+pub fn measure(
+    hyperlabels: &[Hyperlabel],
+    tags: &BTreeMap<u64, String>,
+    claims: &BTreeMap<u64, Claim>,
+    runs: &[RunCover],
+) -> HyperMeasure {
+    let mut rows: BTreeMap<String, HyperRow> = BTreeMap::new();
+    let mut out = HyperMeasure::default();
+    for h in hyperlabels {
+        let dnf = h.dnf();
+        let uncoverable = !dnf.is_empty()
+            && dnf.iter().all(|d| {
+                d.items.iter().any(|i| {
+                    matches!(i, Item::Label(id) if matches!(claims.get(id), Some(Claim::Infeasible)))
+                })
+            });
+        let status = HyperStatus {
+            cover: cover(h, runs),
+            uncoverable,
+        };
+        let criterion = dnf
+            .iter()
+            .flat_map(|d| &d.items)
+            .find_map(|i| match i {
+                Item::Label(id) => tags.get(id).map(|t| crate::report::counts::criterion_of(t)),
+                Item::Sequence(_) => None,
+            })
+            .unwrap_or("hyperlabels")
+            .to_string();
+        let row = rows.entry(criterion.clone()).or_insert_with(|| HyperRow {
+            criterion,
+            ..HyperRow::default()
+        });
+        row.hyperlabels += 1;
+        match &status.cover {
+            HyperCover::Covered(_) => {
+                row.covered += 1;
+                if uncoverable {
+                    out.alarms.push(h.id);
+                }
+            }
+            HyperCover::Unmeasured(_) => row.unmeasured += 1,
+            HyperCover::NotCovered => {}
+        }
+        if uncoverable {
+            row.uncoverable += 1;
+        }
+        out.statuses.push(status);
+    }
+    out.rows = rows.into_values().collect();
+    out
+}
+
+/// The `.hyperlabels` text with each entry's status.
+pub fn with_statuses(hyperlabels: &[Hyperlabel], statuses: &[HyperStatus]) -> String {
+    hyperlabels
+        .iter()
+        .zip(statuses)
+        .map(|(h, s)| {
+            let (word, tests) = s.word();
+            h.line(Some((word, &tests))) + "\n"
+        })
+        .collect()
+}

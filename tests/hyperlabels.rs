@@ -1,0 +1,205 @@
+//! Hyperlabels through `measure`: tritype's CACC and RACC hyperlabels covered by its shipped
+//! tests, computed here by hand from the program's decisions and compared with what
+//! `measure` writes into the `.hyperlabels` file; a hyperlabel file in LTest's grammar with
+//! statuses read back; uncoverable hyperlabels derived from a ledger.
+
+use std::path::Path;
+
+mod common;
+use common::covprune;
+
+/// One decision of tritype.c as the tests reach it: whether it is reached, its atoms' values,
+/// and its shape (`||` or `&&` of the atoms).
+struct Decision {
+    reached: bool,
+    atoms: Vec<bool>,
+    or: bool,
+}
+
+impl Decision {
+    fn value(&self, atoms: &[bool]) -> bool {
+        if self.or {
+            atoms.iter().any(|a| *a)
+        } else {
+            atoms.iter().all(|a| *a)
+        }
+    }
+
+    /// Atom `i` decides the decision: flipping it flips the value.
+    fn determines(&self, i: usize) -> bool {
+        let mut t = self.atoms.clone();
+        t[i] = true;
+        let mut f = self.atoms.clone();
+        f[i] = false;
+        self.value(&t) != self.value(&f)
+    }
+}
+
+/// tritype.c's decisions, in text order, on the arguments `a b c` (argc is 4 in every test).
+fn decisions(a: i32, b: i32, c: i32) -> Vec<Decision> {
+    let d = |reached, atoms: &[bool], or| Decision {
+        reached,
+        atoms: atoms.to_vec(),
+        or,
+    };
+    let invalid = a <= 0 || b <= 0 || c <= 0;
+    let go = !invalid;
+    let m = i32::from(a == b) + 2 * i32::from(a == c) + 3 * i32::from(b == c);
+    let after7 = go && m != 0 && m <= 3;
+    let d8 = m == 1 && a + b > c;
+    let d9 = m == 2 && a + c > b;
+    vec![
+        d(true, &[a <= 0, b <= 0, c <= 0], true),
+        d(go, &[a == b], true),
+        d(go, &[a == c], true),
+        d(go, &[b == c], true),
+        d(go, &[m == 0], true),
+        d(go && m == 0, &[a + b <= c, b + c <= a, a + c <= b], true),
+        d(go && m != 0, &[m > 3], true),
+        d(after7, &[m == 1, a + b > c], false),
+        d(after7 && !d8, &[m == 2, a + c > b], false),
+        d(after7 && !d8 && !d9, &[m == 3, b + c > a], false),
+        d(true, &[false], true), // main: argc != 4
+    ]
+}
+
+/// By hand: atom `i` of decision `k` is covered by CACC when two runs reach the decision with
+/// the atom deciding it, true in one and false in the other, and the decision's values differ;
+/// by RACC when the other atoms take the same values in both.
+fn by_hand(tests: &[(i32, i32, i32)]) -> (Vec<bool>, Vec<bool>) {
+    let runs: Vec<Vec<Decision>> = tests.iter().map(|&(a, b, c)| decisions(a, b, c)).collect();
+    let (mut cacc, mut racc) = (Vec::new(), Vec::new());
+    for k in 0..runs[0].len() {
+        let n = runs[0][k].atoms.len();
+        let mut decision_cacc = Vec::new();
+        let mut decision_racc = Vec::new();
+        for i in 0..n {
+            let side = |value: bool| -> Vec<&Decision> {
+                runs.iter()
+                    .map(|r| &r[k])
+                    .filter(|d| d.reached && d.atoms[i] == value && d.determines(i))
+                    .collect()
+            };
+            let (ts, fs) = (side(true), side(false));
+            let pairs = || ts.iter().flat_map(|t| fs.iter().map(move |f| (*t, *f)));
+            decision_cacc.push(pairs().any(|(t, f)| t.value(&t.atoms) != f.value(&f.atoms)));
+            decision_racc.push(
+                pairs().any(|(t, f)| (0..n).filter(|j| *j != i).all(|j| t.atoms[j] == f.atoms[j])),
+            );
+        }
+        cacc.extend(decision_cacc);
+        racc.extend(decision_racc);
+    }
+    (cacc, racc)
+}
+
+fn statuses(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| l.split(" - ").nth(1).unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn tritype_cacc_and_racc_hyperlabels_are_covered_as_computed_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    covprune()
+        .args(["annotate", "--criteria", "CACC,RACC", "-o"])
+        .arg(dir)
+        .arg("benchmarks/programs/tritype.c")
+        .assert()
+        .success();
+    let file = dir.join("tritype_labels.c");
+    let out = covprune()
+        .arg("measure")
+        .arg(&file)
+        .args(["--tests", "benchmarks/programs/tritype.tests", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let tests: Vec<(i32, i32, i32)> = std::fs::read_to_string("benchmarks/programs/tritype.tests")
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let n: Vec<i32> = l.split_whitespace().map(|w| w.parse().unwrap()).collect();
+            (n[0], n[1], n[2])
+        })
+        .collect();
+    let (cacc, racc) = by_hand(&tests);
+    // The file lists, decision by decision, the CACC hyperlabels of its atoms, then the RACC.
+    let mut expected = Vec::new();
+    let mut at = 0;
+    for d in decisions(1, 1, 1) {
+        let n = d.atoms.len();
+        expected.extend(cacc[at..at + n].iter().copied());
+        expected.extend(racc[at..at + n].iter().copied());
+        at += n;
+    }
+    let written = statuses(&dir.join("tritype_labels.hyperlabels"));
+    let written: Vec<bool> = written.iter().map(|s| s == "COVERED").collect();
+    assert_eq!(written, expected);
+    let rows = v["hyperlabels"].as_array().unwrap();
+    let covered = |crit: &str| {
+        rows.iter().find(|r| r["criterion"] == crit).unwrap()["covered"]
+            .as_u64()
+            .unwrap() as usize
+    };
+    assert_eq!(covered("CACC"), cacc.iter().filter(|c| **c).count());
+    assert_eq!(covered("RACC"), racc.iter().filter(|c| **c).count());
+    // Some atoms are covered by these tests, some are not.
+    assert!(cacc.iter().any(|c| !c) && cacc.iter().any(|c| *c));
+}
+
+#[test]
+fn hyperlabels_with_an_infeasible_label_in_every_disjunct_are_uncoverable() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    std::fs::write(
+        dir.join("f.c"),
+        "int f(int x) {\n  int y = x % 4;\n  if (y > 5 || x > 2)\n    return 1;\n  return 0;\n}\n\
+         int main(int argc, char **argv) { (void)argv; return f(argc); }\n",
+    )
+    .unwrap();
+    covprune()
+        .args(["annotate", "--criteria", "CACC", "-o"])
+        .arg(dir)
+        .arg(dir.join("f.c"))
+        .assert()
+        .success();
+    let file = dir.join("f_labels.c");
+    covprune()
+        .args(["prune", "--no-progress"])
+        .arg(&file)
+        .assert()
+        .success();
+    std::fs::write(dir.join("f.tests"), "a\na b c\n").unwrap();
+    let out = covprune()
+        .arg("measure")
+        .arg(&file)
+        .arg("--tests")
+        .arg(dir.join("f.tests"))
+        .arg("--json")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let row = &v["hyperlabels"][0];
+    // `y > 5` is never true (y = x % 4): its CACC hyperlabel is uncoverable; `x > 2`'s is
+    // covered by the two runs (x = 2 and x = 4).
+    assert_eq!(row["hyperlabels"], 2, "{v:#}");
+    assert_eq!(row["uncoverable"], 1, "{v:#}");
+    assert_eq!(row["covered"], 1, "{v:#}");
+    assert_eq!(row["cleaned_percent"], 100.0);
+    assert_eq!(
+        statuses(&dir.join("f_labels.hyperlabels")),
+        ["UNCOVERABLE", "COVERED"]
+    );
+}

@@ -1,0 +1,126 @@
+//! Hyperlabels in the exhaustive harness: generated programs annotated for CACC and RACC (the
+//! real annotator), run on all 65,536 inputs with the recording runtime, every environment a
+//! label binds kept. A conjunction may take its labels from different runs, so the true
+//! coverage of a hyperlabel over the whole input domain is decided on the pooled record of
+//! every input. Every hyperlabel proved uncoverable (each disjunct holds a label the engine
+//! claims infeasible) must be uncovered there; recall is the proved share of the truly
+//! uncovered ones.
+//!
+//! `COVPRUNE_SOUNDNESS_HYPER` sets the number of programs (default 12), from
+//! `COVPRUNE_SOUNDNESS_SEED`.
+
+use super::*;
+
+use covprune::hyper::coverage::{cover, HyperCover, RunCover};
+
+/// Runs the program on every input with `COVPRUNE_RECORD` set: the labels any input covered,
+/// with every environment of their bindings, pooled as one run.
+fn pooled_record(dir: &Path, program: &Path, n_labels: usize) -> RunCover {
+    let exe = dir.join("hprog");
+    let status = Command::new("cc")
+        .args(["-O0", "-w"])
+        .arg(format!("-DMAXL={}", n_labels + 1))
+        .arg("-include")
+        .arg(dir.join("runtime.h"))
+        .arg("-include")
+        .arg(dir.join("harness.h"))
+        .arg("-o")
+        .arg(&exe)
+        .arg(program)
+        .arg(dir.join("driver.c"))
+        .arg(dir.join("runtime.c"))
+        .status()
+        .expect("cc runs");
+    assert!(status.success(), "{} does not compile", program.display());
+    let record = dir.join("hprog.record");
+    let _ = std::fs::remove_file(&record);
+    let out = Command::new(&exe)
+        .env("COVPRUNE_RECORD", &record)
+        .output()
+        .expect("program runs");
+    assert!(out.status.success(), "{} crashed", program.display());
+    let recorded =
+        covprune::measure::runtime::parse_record(&std::fs::read_to_string(&record).unwrap());
+    assert!(
+        !recorded.bindings_overflow,
+        "{}: more environments than the recorder keeps",
+        program.display()
+    );
+    let run = covprune::measure::TestRun {
+        name: "all inputs".into(),
+        outcome: covprune::measure::RunOutcome::Exited(0),
+        reached: recorded.reached,
+        covered: recorded.covered,
+        crashed_in_label: None,
+        bindings: recorded.bindings,
+    };
+    covprune::hyper::report::run_covers(&[run]).remove(0)
+}
+
+#[test]
+fn exhaustive_runs_check_the_hyperlabel_claims() {
+    use covprune_encoders::{Criterion, Limits};
+    let n_programs = env_u64("COVPRUNE_SOUNDNESS_HYPER", 12);
+    let first_seed = env_u64("COVPRUNE_SOUNDNESS_SEED", 1);
+    let dir = harness_dir();
+    let (mut hyperlabels, mut truly_uncovered, mut proved) = (0, 0, 0);
+    let mut false_claims = Vec::new();
+    for seed in first_seed..first_seed + n_programs {
+        let (text, _) = generate_with(seed, false);
+        let plain = dir.path().join(format!("hplain{seed}.c"));
+        std::fs::write(&plain, &text).unwrap();
+        let typing = frontend::load(&plain, &PreprocessOptions::default()).unwrap();
+        let annotated = covprune::annotate::annotate(
+            text.as_bytes(),
+            Some(&typing.program),
+            &[Criterion::Cacc, Criterion::Racc],
+            &Limits::default(),
+        );
+        let path = dir.path().join(format!("hyp{seed}.c"));
+        std::fs::write(&path, &annotated.text).unwrap();
+        let hls = covprune::hyper::parse_file(&annotated.hyperlabels.join("\n"))
+            .unwrap_or_else(|(line, e)| panic!("seed {seed}: line {line}: {e}"));
+        let program = frontend::load(&path, &PreprocessOptions::default())
+            .unwrap()
+            .program;
+        let (verdicts, _) = run(&program, &harness_config(), &|_| {});
+        let claims =
+            covprune::measure::claims_of_statuses(verdicts.iter().map(|v| (v.id, &v.status)));
+        let tags = annotated
+            .labels
+            .iter()
+            .map(|l| (l.id, l.tag.clone()))
+            .collect();
+        let pooled = pooled_record(dir.path(), &path, annotated.labels.len());
+        let measured =
+            covprune::hyper::report::measure(&hls, &tags, &claims, std::slice::from_ref(&pooled));
+        for (h, status) in hls.iter().zip(&measured.statuses) {
+            hyperlabels += 1;
+            let truth = cover(h, std::slice::from_ref(&pooled));
+            if truth == HyperCover::NotCovered {
+                truly_uncovered += 1;
+            }
+            if status.uncoverable {
+                proved += 1;
+                if matches!(truth, HyperCover::Covered(_)) {
+                    false_claims.push(format!(
+                        "seed {seed}: hyperlabel {} {} proved uncoverable, covered over all inputs",
+                        h.id, h.text
+                    ));
+                }
+            }
+        }
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "soundness (hyperlabels CACC, RACC): {n_programs} programs, {hyperlabels} hyperlabels, \
+         {truly_uncovered} uncovered over all inputs, {proved} proved uncoverable ({}), {} false",
+        percent(proved, truly_uncovered),
+        false_claims.len()
+    );
+    assert!(
+        hyperlabels > 0 && truly_uncovered > 0,
+        "the programs give hyperlabels to check"
+    );
+    assert!(false_claims.is_empty(), "{}", false_claims.join("\n"));
+}

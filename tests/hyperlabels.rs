@@ -177,7 +177,15 @@ fn hyperlabels_with_an_infeasible_label_in_every_disjunct_are_uncoverable() {
         .args(["prune", "--no-progress"])
         .arg(&file)
         .assert()
-        .success();
+        .success()
+        .stdout(predicates::str::contains(
+            "hyperlabels: 2, 1 proved uncoverable",
+        ));
+    // prune marks it in the file already.
+    assert_eq!(
+        statuses(&dir.join("f_labels.hyperlabels")),
+        ["UNCOVERABLE", "UNKNOWN"]
+    );
     std::fs::write(dir.join("f.tests"), "a\na b c\n").unwrap();
     let out = covprune()
         .arg("measure")

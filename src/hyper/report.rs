@@ -98,12 +98,7 @@ pub fn measure(
     let mut out = HyperMeasure::default();
     for h in hyperlabels {
         let dnf = h.dnf();
-        let uncoverable = !dnf.is_empty()
-            && dnf.iter().all(|d| {
-                d.items.iter().any(|i| {
-                    matches!(i, Item::Label(id) if matches!(claims.get(id), Some(Claim::Infeasible)))
-                })
-            });
+        let uncoverable = is_uncoverable(h, claims);
         let status = HyperStatus {
             cover: cover(h, runs),
             uncoverable,
@@ -151,4 +146,48 @@ pub fn with_statuses(hyperlabels: &[Hyperlabel], statuses: &[HyperStatus]) -> St
             h.line(Some((word, &tests))) + "\n"
         })
         .collect()
+}
+
+/// After `prune`: the `.hyperlabels` file at `path` (if there is one) with the hyperlabels its
+/// claims make uncoverable marked so; other statuses kept (one that said uncoverable and no
+/// longer is becomes UNKNOWN). Returns (hyperlabels, uncoverable).
+pub fn mark_uncoverable(
+    path: &std::path::Path,
+    claims: &BTreeMap<u64, Claim>,
+) -> Result<Option<(usize, usize)>, String> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let hyperlabels = super::read(path)?;
+    let mut text = String::new();
+    let mut uncoverable = 0;
+    for h in &hyperlabels {
+        let proved = is_uncoverable(h, claims);
+        uncoverable += usize::from(proved);
+        let kept = h
+            .status
+            .as_ref()
+            .filter(|(word, _)| word != "UNCOVERABLE")
+            .map(|(word, list)| format!("{}) {} - {word} - {list},", h.id, h.text));
+        let line = match (proved, kept) {
+            (true, _) => h.line(Some(("UNCOVERABLE", &[]))),
+            (false, Some(line)) => line,
+            (false, None) => h.line(Some(("UNKNOWN", &[]))),
+        };
+        text.push_str(&line);
+        text.push('\n');
+    }
+    crate::report::labels::write_atomic(path, text)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(Some((hyperlabels.len(), uncoverable)))
+}
+
+/// Every disjunct of `h` holds a label claimed infeasible.
+pub fn is_uncoverable(h: &Hyperlabel, claims: &BTreeMap<u64, Claim>) -> bool {
+    let dnf = h.dnf();
+    !dnf.is_empty() && dnf.iter().all(|d| {
+        d.items.iter().any(
+            |i| matches!(i, Item::Label(id) if matches!(claims.get(id), Some(Claim::Infeasible))),
+        )
+    })
 }

@@ -87,6 +87,9 @@ pub struct PruneReport {
     /// What the verdict cache gave and took (runs with a cache only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheUse>,
+    /// The `.hyperlabels` file beside the program: (hyperlabels, proved uncoverable).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hyperlabels: Option<(usize, usize)>,
 }
 
 /// Functions whose results a run took from the verdict cache, proved, and stored.
@@ -117,9 +120,12 @@ impl PruneOutcome {
     pub fn to_text(&self) -> String {
         match self {
             PruneOutcome::Whole(r) => format!(
-                "{}\n{}wrote {} and {}\n",
+                "{}\n{}{}wrote {} and {}\n",
                 r.file,
                 r.summary.to_text(),
+                r.hyperlabels.map_or_else(String::new, |(n, u)| format!(
+                    "hyperlabels: {n}, {u} proved uncoverable (each disjunct holds an infeasible label)\n"
+                )),
                 r.labels_file,
                 r.ledger
             ),
@@ -910,6 +916,10 @@ fn finish(
     lf.rows.sort_by_key(|r| r.id);
     let out_labels = labels_path.unwrap_or_else(|| file.with_extension("labels"));
     labels::write_atomic(&out_labels, lf.to_text()).map_err(|e| write_failed(&out_labels, e))?;
+    let claims = ledger::claims_of_statuses(verdicts.iter().map(|v| (v.id, &v.status)));
+    let hyperlabels =
+        crate::hyper::report::mark_uncoverable(&file.with_extension("hyperlabels"), &claims)
+            .map_err(|e| anyhow::anyhow!(e))?;
 
     let skipped_functions = program
         .skipped
@@ -933,6 +943,7 @@ fn finish(
         summary: PruneSummary::new(&verdicts, run_stats, total_ms),
         skipped_functions,
         cache: None,
+        hyperlabels,
     })
 }
 

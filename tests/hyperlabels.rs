@@ -210,4 +210,19 @@ fn hyperlabels_with_an_infeasible_label_in_every_disjunct_are_uncoverable() {
         statuses(&dir.join("f_labels.hyperlabels")),
         ["UNCOVERABLE", "COVERED"]
     );
+    // audit counts them as the other criteria.
+    let out = covprune()
+        .arg("audit")
+        .arg(&file)
+        .arg("--json")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let a: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        a["hyperlabels"],
+        serde_json::json!([{"criterion": "CACC", "hyperlabels": 2, "covered": 1, "uncoverable": 1, "unmeasured": 0}])
+    );
 }

@@ -86,6 +86,42 @@ pub fn run_covers(runs: &[crate::measure::TestRun]) -> Vec<RunCover> {
         .collect()
 }
 
+/// The rows of a `.hyperlabels` file as it stands: covered as its statuses say (those of the
+/// last `measure`), uncoverable as the claims make them.
+pub fn rows_of_file(
+    hyperlabels: &[Hyperlabel],
+    tags: &BTreeMap<u64, String>,
+    claims: &BTreeMap<u64, Claim>,
+) -> Vec<HyperRow> {
+    let mut rows: BTreeMap<String, HyperRow> = BTreeMap::new();
+    for h in hyperlabels {
+        let criterion = criterion_of(h, tags);
+        let row = rows.entry(criterion.clone()).or_insert_with(|| HyperRow {
+            criterion,
+            ..HyperRow::default()
+        });
+        row.hyperlabels += 1;
+        row.covered += usize::from(h.status.as_ref().is_some_and(|(w, _)| w == "COVERED"));
+        row.uncoverable += usize::from(is_uncoverable(h, claims));
+    }
+    rows.into_values().collect()
+}
+
+/// A hyperlabel's criterion: its first atomic label's.
+fn criterion_of(h: &Hyperlabel, tags: &BTreeMap<u64, String>) -> String {
+    h.dnf()
+        .iter()
+        .flat_map(|d| d.items.clone())
+        .find_map(|i| match i {
+            Item::Label(id) => tags
+                .get(&id)
+                .map(|t| crate::report::counts::criterion_of(t)),
+            Item::Sequence(_) => None,
+        })
+        .unwrap_or("hyperlabels")
+        .to_string()
+}
+
 /// Each hyperlabel's status and each criterion's row; `tags`: the atomic labels' tags (a
 /// hyperlabel's criterion is its first label's).
 pub fn measure(
@@ -97,21 +133,12 @@ pub fn measure(
     let mut rows: BTreeMap<String, HyperRow> = BTreeMap::new();
     let mut out = HyperMeasure::default();
     for h in hyperlabels {
-        let dnf = h.dnf();
         let uncoverable = is_uncoverable(h, claims);
         let status = HyperStatus {
             cover: cover(h, runs),
             uncoverable,
         };
-        let criterion = dnf
-            .iter()
-            .flat_map(|d| &d.items)
-            .find_map(|i| match i {
-                Item::Label(id) => tags.get(id).map(|t| crate::report::counts::criterion_of(t)),
-                Item::Sequence(_) => None,
-            })
-            .unwrap_or("hyperlabels")
-            .to_string();
+        let criterion = criterion_of(h, tags);
         let row = rows.entry(criterion.clone()).or_insert_with(|| HyperRow {
             criterion,
             ..HyperRow::default()
@@ -185,9 +212,10 @@ pub fn mark_uncoverable(
 /// Every disjunct of `h` holds a label claimed infeasible.
 pub fn is_uncoverable(h: &Hyperlabel, claims: &BTreeMap<u64, Claim>) -> bool {
     let dnf = h.dnf();
-    !dnf.is_empty() && dnf.iter().all(|d| {
-        d.items.iter().any(
+    !dnf.is_empty()
+        && dnf.iter().all(|d| {
+            d.items.iter().any(
             |i| matches!(i, Item::Label(id) if matches!(claims.get(id), Some(Claim::Infeasible))),
         )
-    })
+        })
 }

@@ -34,6 +34,10 @@ pub struct AuditReport {
     /// Coverage per criterion, when the labels file holds a `measure` run's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coverage: Option<Vec<super::measure::CoverageRow>>,
+    /// Hyperlabels per criterion, when a `.hyperlabels` file is beside the program: how many,
+    /// proved uncoverable, and covered by the last `measure`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hyperlabels: Vec<crate::hyper::report::HyperRow>,
 }
 
 impl AuditReport {
@@ -44,6 +48,12 @@ impl AuditReport {
                 rows.iter().map(|r| r.counts.clone()).collect();
             out.push_str("\ncoverage measured by `measure` (from the labels file):\n");
             out.push_str(&crate::measure::coverage_text(&table));
+        }
+        for h in &self.hyperlabels {
+            out.push_str(&format!(
+                "{} hyperlabels: {}, proved uncoverable {}, covered {} (last measure)\n",
+                h.criterion, h.hyperlabels, h.uncoverable, h.covered
+            ));
         }
         out
     }
@@ -146,6 +156,15 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
             drivers,
         )
     });
+    let hyper_path = opts.file.with_extension("hyperlabels");
+    let hyperlabels = if hyper_path.exists() {
+        let hls = crate::hyper::read(&hyper_path).map_err(|e| anyhow::anyhow!(e))?;
+        let tags: BTreeMap<u64, String> = rows.iter().map(|l| (l.id, l.tag.clone())).collect();
+        let claims = crate::measure::claims_from_ledger(&ledger);
+        crate::hyper::report::rows_of_file(&hls, &tags, &claims)
+    } else {
+        Vec::new()
+    };
     let title = super::file_name(&opts.file);
     if let Some(p) = &opts.html {
         // The original source when it is at hand, else the annotated file.
@@ -198,5 +217,6 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
         findings,
         coverage: coverage
             .map(|(table, _, _)| table.iter().map(super::measure::CoverageRow::of).collect()),
+        hyperlabels,
     })
 }

@@ -226,3 +226,121 @@ fn hyperlabels_with_an_infeasible_label_in_every_disjunct_are_uncoverable() {
         serde_json::json!([{"criterion": "CACC", "hyperlabels": 2, "covered": 1, "uncoverable": 1, "unmeasured": 0}])
     );
 }
+
+/// Where each ghost flag of the data-flow criteria is set: the original line of its
+/// definition (a parameter's: its function's `{`), read from the annotated file.
+fn ghost_lines(annotated: &str, original: &str) -> std::collections::BTreeMap<String, usize> {
+    // The annotated file is the original with a header before it and text inserted on lines.
+    let offset = annotated.lines().count() - original.lines().count();
+    let mut out = std::collections::BTreeMap::new();
+    for (i, line) in annotated.lines().enumerate().skip(offset) {
+        let line_no = i + 1 - offset;
+        for part in line.split([';', ',']) {
+            let part = part.trim().trim_start_matches('{').trim();
+            let part = part.strip_prefix("int ").unwrap_or(part);
+            if let Some((name, value)) = part.split_once(" = ") {
+                if name.starts_with("__cp_d") && value.trim() == "1" {
+                    out.insert(name.to_string(), line_no);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The data-flow criteria on a fixture whose def-use pairs are known: the pairs covprune does
+/// not prove infeasible are exactly those, and the suite covers them as expected.
+#[test]
+fn all_uses_keeps_exactly_the_def_use_pairs_and_all_defs_covers_definitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    covprune()
+        .args(["annotate", "--criteria", "ADC,AUC", "-o"])
+        .arg(dir)
+        .arg("tests/fixtures/dataflow/du.c")
+        .assert()
+        .success();
+    let file = dir.join("du_labels.c");
+    covprune()
+        .args(["prune", "--no-progress"])
+        .arg(&file)
+        .assert()
+        .success();
+    let ghosts = ghost_lines(
+        &std::fs::read_to_string(&file).unwrap(),
+        &std::fs::read_to_string("tests/fixtures/dataflow/du.c").unwrap(),
+    );
+    let ledger: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("du_labels.covprune.json")).unwrap(),
+    )
+    .unwrap();
+    let labels = std::fs::read_to_string(dir.join("du_labels.labels")).unwrap();
+    let use_line: std::collections::BTreeMap<u64, usize> = labels
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let cols: Vec<&str> = l.split(',').map(str::trim).collect();
+            let line = cols[3].rsplit_once(':').unwrap().1.parse().unwrap();
+            (cols[0].parse().unwrap(), line)
+        })
+        .collect();
+    let mut kept: Vec<(usize, usize)> = ledger["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["tag"] == "AUC" && l["status"] != "infeasible")
+        .map(|l| {
+            let id = l["id"].as_u64().unwrap();
+            (ghosts[l["predicate"].as_str().unwrap()], use_line[&id])
+        })
+        .collect();
+    kept.sort();
+    let expected = [
+        (8, 11),
+        (8, 12),
+        (8, 13),
+        (9, 13),
+        (9, 18),
+        (12, 13),
+        (12, 18),
+        (13, 14),
+        (13, 15),
+        (13, 18),
+        (15, 18),
+        (16, 18),
+        (21, 22),
+        (21, 24),
+    ];
+    assert_eq!(kept, expected);
+    // The suite: x's initial value reaches the return only when a <= 0 and y <= 10, which no
+    // test does; every definition reaches some use.
+    std::fs::write(dir.join("du.tests"), "5 7\n-1 20\n3 3\n").unwrap();
+    let out = covprune()
+        .arg("measure")
+        .arg(&file)
+        .arg("--tests")
+        .arg(dir.join("du.tests"))
+        .arg("--json")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let row = |c: &str| {
+        v["hyperlabels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["criterion"] == c)
+            .unwrap()
+            .clone()
+    };
+    let auc = row("AUC");
+    assert_eq!(auc["hyperlabels"], 17, "{v:#}");
+    assert_eq!(auc["uncoverable"], 3);
+    assert_eq!(auc["covered"], 13);
+    let adc = row("ADC");
+    assert_eq!(adc["hyperlabels"], 9);
+    assert_eq!(adc["covered"], 9);
+}

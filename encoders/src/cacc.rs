@@ -38,6 +38,7 @@ pub fn hyperlabels(d: &Decision) -> Vec<HyperSpec> {
         .map(|i| HyperSpec {
             members: vec![2 * i, 2 * i + 1],
             guard: "pa!=pb".into(),
+            disjunction: false,
         })
         .collect()
 }

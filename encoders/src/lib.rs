@@ -26,6 +26,7 @@
 
 mod cacc;
 mod cc;
+pub mod dataflow;
 mod dc;
 mod dcc;
 pub mod expr;
@@ -323,13 +324,28 @@ impl LabelSpec {
     }
 }
 
-/// A hyperlabel over labels of one decision: the conjunction of its members (`l1.l2`) under a
-/// guard over their bindings, in LTest's `.hyperlabels` grammar.
+/// A hyperlabel over labels of one decision (or one definition): the conjunction of its
+/// members (`l1.l2`), or their disjunction (`l1+l2`), under a guard over their bindings, in
+/// LTest's `.hyperlabels` grammar.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HyperSpec {
     /// Indices into the decision's labels of this criterion.
     pub members: Vec<usize>,
     pub guard: String,
+    pub disjunction: bool,
+}
+
+impl HyperSpec {
+    /// Its `.hyperlabels` text over the members' ids: `<l1.l2|;guard;>`.
+    pub fn text(&self, ids: &[u64]) -> String {
+        let members: Vec<String> = self
+            .members
+            .iter()
+            .map(|&m| format!("l{}", ids[m]))
+            .collect();
+        let join = if self.disjunction { "+" } else { "." };
+        format!("<{}|;{};>", members.join(join), self.guard)
+    }
 }
 
 /// `!(p)`, as a predicate text.
@@ -382,6 +398,8 @@ pub enum Criterion {
     WmS,
     Pct,
     Fcc,
+    Adc,
+    Auc,
 }
 
 /// Where a criterion puts its labels.
@@ -400,6 +418,8 @@ pub enum Placement {
     FunctionStatements,
     /// Before each call site.
     Call,
+    /// Before each statement that uses a variable (and a ghost flag per definition).
+    DefUse,
 }
 
 impl Criterion {
@@ -420,6 +440,8 @@ impl Criterion {
         Criterion::WmS,
         Criterion::Pct,
         Criterion::Fcc,
+        Criterion::Adc,
+        Criterion::Auc,
     ];
 
     pub fn name(self) -> &'static str {
@@ -440,6 +462,8 @@ impl Criterion {
             Criterion::WmS => "WM-S",
             Criterion::Pct => "PCT",
             Criterion::Fcc => "FCC",
+            Criterion::Adc => "ADC",
+            Criterion::Auc => "AUC",
         }
     }
 
@@ -461,6 +485,8 @@ impl Criterion {
             Criterion::WmS => wms::DESCRIPTION,
             Criterion::Pct => pct::DESCRIPTION,
             Criterion::Fcc => fcc::DESCRIPTION,
+            Criterion::Adc => dataflow::ADC_DESCRIPTION,
+            Criterion::Auc => dataflow::AUC_DESCRIPTION,
         }
     }
 
@@ -471,6 +497,7 @@ impl Criterion {
             Criterion::Wm | Criterion::WmS => Placement::Expression,
             Criterion::Pct => Placement::FunctionStatements,
             Criterion::Fcc => Placement::Call,
+            Criterion::Adc | Criterion::Auc => Placement::DefUse,
             Criterion::Dc
             | Criterion::Cc
             | Criterion::Dcc
@@ -486,7 +513,34 @@ impl Criterion {
 
     /// True for criteria whose labels are grouped into hyperlabels (`.hyperlabels` file).
     pub fn has_hyperlabels(self) -> bool {
-        matches!(self, Criterion::Cacc | Criterion::Racc | Criterion::Fcc)
+        matches!(
+            self,
+            Criterion::Cacc | Criterion::Racc | Criterion::Fcc | Criterion::Adc | Criterion::Auc
+        )
+    }
+
+    /// Data-flow criteria: for each definition of a variable, its uses (see [`dataflow`]).
+    pub fn def_use(self) -> Option<dataflow::DefUse> {
+        match self {
+            Criterion::Adc => Some(dataflow::DefUse::AllDefs),
+            Criterion::Auc => Some(dataflow::DefUse::AllUses),
+            Criterion::Fc
+            | Criterion::Stmt
+            | Criterion::Dc
+            | Criterion::Cc
+            | Criterion::Dcc
+            | Criterion::Mcc
+            | Criterion::Ncc
+            | Criterion::Gacc
+            | Criterion::Gicc
+            | Criterion::Cacc
+            | Criterion::Racc
+            | Criterion::Limit
+            | Criterion::Wm
+            | Criterion::WmS
+            | Criterion::Pct
+            | Criterion::Fcc => None,
+        }
     }
 
     /// Parses a criterion name (case-insensitive; `WMS` and `WM_S` are accepted for WM-S).
@@ -526,7 +580,9 @@ impl Criterion {
             | Criterion::Wm
             | Criterion::WmS
             | Criterion::Pct
-            | Criterion::Fcc => Vec::new(),
+            | Criterion::Fcc
+            | Criterion::Adc
+            | Criterion::Auc => Vec::new(),
         };
         for s in &mut specs {
             s.predicate = expr::guarded(&d.guards, &s.predicate);
@@ -552,7 +608,9 @@ impl Criterion {
             | Criterion::Wm
             | Criterion::WmS
             | Criterion::Pct
-            | Criterion::Fcc => Vec::new(),
+            | Criterion::Fcc
+            | Criterion::Adc
+            | Criterion::Auc => Vec::new(),
         }
     }
 
@@ -574,7 +632,9 @@ impl Criterion {
             | Criterion::Racc
             | Criterion::Limit
             | Criterion::Pct
-            | Criterion::Fcc => Vec::new(),
+            | Criterion::Fcc
+            | Criterion::Adc
+            | Criterion::Auc => Vec::new(),
         }
     }
 
@@ -597,7 +657,9 @@ impl Criterion {
             | Criterion::Racc
             | Criterion::Limit
             | Criterion::Pct
-            | Criterion::Fcc => None,
+            | Criterion::Fcc
+            | Criterion::Adc
+            | Criterion::Auc => None,
         }
     }
 
@@ -619,7 +681,9 @@ impl Criterion {
             | Criterion::Wm
             | Criterion::WmS
             | Criterion::Pct
-            | Criterion::Fcc => Vec::new(),
+            | Criterion::Fcc
+            | Criterion::Adc
+            | Criterion::Auc => Vec::new(),
         }
     }
 
@@ -641,7 +705,9 @@ impl Criterion {
             | Criterion::Wm
             | Criterion::WmS
             | Criterion::Pct
-            | Criterion::Fcc => Vec::new(),
+            | Criterion::Fcc
+            | Criterion::Adc
+            | Criterion::Auc => Vec::new(),
         }
     }
 
@@ -663,7 +729,9 @@ impl Criterion {
             | Criterion::Limit
             | Criterion::Wm
             | Criterion::WmS
-            | Criterion::Pct => Vec::new(),
+            | Criterion::Pct
+            | Criterion::Adc
+            | Criterion::Auc => Vec::new(),
         }
     }
 
@@ -685,7 +753,9 @@ impl Criterion {
             | Criterion::Limit
             | Criterion::Wm
             | Criterion::WmS
-            | Criterion::Fcc => Vec::new(),
+            | Criterion::Fcc
+            | Criterion::Adc
+            | Criterion::Auc => Vec::new(),
         }
     }
 }

@@ -57,6 +57,7 @@ pub fn hyperlabels(d: &Decision) -> Vec<HyperSpec> {
                     .collect::<Vec<_>>()
                     .join(" && ")
             },
+            disjunction: false,
         })
         .collect()
 }

@@ -16,6 +16,8 @@
 //! declared at the function's entry, and the statement reads them; `?:` conditions and `&&`/`||`
 //! with effects in assignments, returns and initialisers are decisions too.
 
+mod dataflow;
+
 use std::collections::BTreeMap;
 
 use covprune_encoders::{Criterion, Decision, LabelSpec, Limits, Placement};
@@ -235,6 +237,12 @@ pub fn annotate_with_macros(
         out: &mut out,
         fcc: Vec::new(),
     };
+    // Data-flow criteria: ghost flags per definition, labels before uses.
+    let mut du = dataflow::DefUsePlan::new(
+        criteria.iter().filter_map(|c| c.def_use()).collect(),
+        &found,
+        &mut w.out.skipped,
+    );
     // Frama-C returns a plain variable directly when it is the function's only return and its
     // last statement; elsewhere it assigns LAnnotate's `__retres`, which gets the ABS label.
     let mut returns: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
@@ -395,14 +403,9 @@ pub fn annotate_with_macros(
                     cond_labels.push_str(&t);
                     for h in c.decision_hyperlabels(&d) {
                         w.next_hyper += 1;
-                        let members: Vec<String> =
-                            h.members.iter().map(|&m| format!("l{}", ids[m])).collect();
-                        w.out.hyperlabels.push(format!(
-                            "{}) <{}|;{};>,",
-                            w.next_hyper,
-                            members.join("."),
-                            h.guard
-                        ));
+                        w.out
+                            .hyperlabels
+                            .push(format!("{}) {},", w.next_hyper, h.text(&ids)));
                     }
                 }
             }
@@ -482,6 +485,7 @@ pub fn annotate_with_macros(
         if stmt_cov && before_ok && matches!(s.kind, StmtKind::Return | StmtKind::Goto) {
             before.push_str(&w.write(&stmt_labels, s.line, 0).0);
         }
+        before.push_str(&du.before(i, s.line, &mut w));
         if let Some(v) = values {
             before.insert_str(0, &v.decls);
         }
@@ -553,6 +557,12 @@ pub fn annotate_with_macros(
             format!(" int {};", decls.join(", ")),
         );
     }
+    for f in du.functions() {
+        if let Some(decl) = du.declaration(f) {
+            edits.insert(found.functions[f].body_start, (1, 0), decl);
+        }
+    }
+    du.hyperlabels(&mut w);
     for ((_, _), ids) in std::mem::take(&mut w.fcc) {
         w.next_hyper += 1;
         let members: Vec<String> = ids.iter().map(|id| format!("l{id}")).collect();

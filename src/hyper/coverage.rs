@@ -2,8 +2,8 @@
 //! records the atomic labels it covered with every distinct environment of their bindings;
 //! a disjunct of the normal form is covered when each of its labels is covered by some run
 //! (runs may differ: conjunction relates runs) with environments whose union satisfies every
-//! guard. The search tries the combinations of environments, in run order, and stops at the
-//! first that fits.
+//! guard. The search tries the combinations of distinct environments (each with the first run
+//! that bound it), and stops at the first that fits.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -57,11 +57,15 @@ fn cover_disjunct(d: &Disjunct, runs: &[RunCover]) -> HyperCover {
             sequences = true;
             continue;
         };
-        let c: Vec<_> = runs
-            .iter()
-            .enumerate()
-            .flat_map(|(k, r)| r.labels.get(id).into_iter().flatten().map(move |e| (k, e)))
-            .collect();
+        // Each distinct environment once, with the first run that bound it: the guard reads
+        // only values, so other runs with the same ones add no combination.
+        let mut first: BTreeMap<&Bound, usize> = BTreeMap::new();
+        for (k, r) in runs.iter().enumerate() {
+            for e in r.labels.get(id).into_iter().flatten() {
+                first.entry(e).or_insert(k);
+            }
+        }
+        let c: Vec<_> = first.into_iter().map(|(e, k)| (k, e)).collect();
         if c.is_empty() {
             return HyperCover::NotCovered;
         }
@@ -163,6 +167,15 @@ mod tests {
             HyperCover::Covered(vec!["u".into()])
         );
         assert_eq!(cover(fcc, &[run("u", &[(8, &[])])]), HyperCover::NotCovered);
+        // Thousands of runs binding the same values: one candidate each, not a product of runs.
+        let mut many: Vec<RunCover> = (0..3000)
+            .map(|k| run(&format!("r{k}"), &[(1, &[("pa", 1)]), (2, &[("pb", 1)])]))
+            .collect();
+        many.push(run("last", &[(2, &[("pb", 0)])]));
+        assert_eq!(
+            cover(cacc, &many),
+            HyperCover::Covered(vec!["last".into(), "r0".into()])
+        );
         let seq = &super::super::parse_file("3) <s1.s2|;;>,").unwrap()[0];
         assert!(matches!(cover(seq, &one), HyperCover::Unmeasured(_)));
     }

@@ -1,5 +1,5 @@
-//! Hyperlabels in the exhaustive harness: generated programs annotated for CACC and RACC (the
-//! real annotator), run on all 65,536 inputs with the recording runtime, every environment a
+//! Hyperlabels in the exhaustive harness: generated programs annotated for CACC, RACC, ADC and
+//! AUC (the real annotator), run on all 65,536 inputs with the recording runtime, every environment a
 //! label binds kept. A conjunction may take its labels from different runs, so the true
 //! coverage of a hyperlabel over the whole input domain is decided on the pooled record of
 //! every input. Every hyperlabel proved uncoverable (each disjunct holds a label the engine
@@ -73,7 +73,12 @@ fn exhaustive_runs_check_the_hyperlabel_claims() {
         let annotated = covprune::annotate::annotate(
             text.as_bytes(),
             Some(&typing.program),
-            &[Criterion::Cacc, Criterion::Racc],
+            &[
+                Criterion::Cacc,
+                Criterion::Racc,
+                Criterion::Adc,
+                Criterion::Auc,
+            ],
             &Limits::default(),
         );
         let path = dir.path().join(format!("hyp{seed}.c"));
@@ -113,7 +118,7 @@ fn exhaustive_runs_check_the_hyperlabel_claims() {
     }
     let _ = writeln!(
         std::io::stderr(),
-        "soundness (hyperlabels CACC, RACC): {n_programs} programs, {hyperlabels} hyperlabels, \
+        "soundness (hyperlabels CACC, RACC, ADC, AUC): {n_programs} programs, {hyperlabels} hyperlabels, \
          {truly_uncovered} uncovered over all inputs, {proved} proved uncoverable ({}), {} false",
         percent(proved, truly_uncovered),
         false_claims.len()

@@ -3,6 +3,7 @@
 //! its branches) and the functions themselves, with the byte positions the annotator needs to
 //! insert labels without changing what the program does.
 
+pub mod dataflow;
 mod decisions;
 mod effects;
 mod hoisting;
@@ -149,6 +150,8 @@ pub struct Sites {
     macros: Vec<crate::frontend::preprocess::ConditionalMacro>,
     /// What calling each function may read and write (see `effects`).
     effects: effects::CallEffects,
+    /// Definitions and uses of each function's local variables (data-flow criteria).
+    pub def_uses: Vec<dataflow::FunctionDefUses>,
     /// Names that stand for constants: enumerators and object-like macros of the file whose
     /// value is a constant expression.
     constants: std::rc::Rc<typing::Constants>,
@@ -268,10 +271,23 @@ fn find_in(
         .map(|m| m.name.clone())
         .collect();
     sites.constants = std::rc::Rc::new(constants);
-    for def in defs {
-        function(def, text, program, &names, &mut sites);
+    for def in &defs {
+        function(*def, text, program, &names, &mut sites);
     }
     sites.statements.sort_by_key(|s| (s.range.0, s.depth));
+    for def in &defs {
+        let body_start = def
+            .child_by_field_name("body")
+            .map_or(0, |b| b.start_byte() + 1);
+        if let Some(f) = sites
+            .functions
+            .iter()
+            .position(|f| f.body_start == body_start)
+        {
+            let du = dataflow::analyse(*def, text, f, &sites);
+            sites.def_uses.push(du);
+        }
+    }
     sites.skipped.sort();
     sites.skipped.dedup();
     sites

@@ -239,7 +239,7 @@ fn ghost_lines(annotated: &str, original: &str) -> std::collections::BTreeMap<St
             let part = part.trim().trim_start_matches('{').trim();
             let part = part.strip_prefix("int ").unwrap_or(part);
             if let Some((name, value)) = part.split_once(" = ") {
-                if name.starts_with("__cp_d") && value.trim() == "1" {
+                if name.starts_with("__cp_d") && value.trim() != "0" {
                     out.insert(name.to_string(), line_no);
                 }
             }
@@ -291,7 +291,13 @@ fn all_uses_keeps_exactly_the_def_use_pairs_and_all_defs_covers_definitions() {
         .filter(|l| l["tag"] == "AUC" && l["status"] != "infeasible")
         .map(|l| {
             let id = l["id"].as_u64().unwrap();
-            (ghosts[l["predicate"].as_str().unwrap()], use_line[&id])
+            let flag = l["predicate"]
+                .as_str()
+                .unwrap()
+                .split(" == ")
+                .next()
+                .unwrap();
+            (ghosts[flag], use_line[&id])
         })
         .collect();
     kept.sort();

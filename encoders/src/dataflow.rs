@@ -3,9 +3,10 @@
 //! one made (a path from the definition to the use without another definition of the
 //! variable: HTOL's sequence `def -[no redefinition]-> use`).
 //!
-//! The sequence is observed with a ghost flag per definition (an `int` of the function, 1 from
-//! the definition on, 0 once another definition of the variable is made): the pair's label is
-//! `pc_label(flag, id, "AUC")` before the statement that uses the variable, read before that
+//! The sequence is observed with a ghost flag per definition (an `int` of the function, set from
+//! the definition on, cleared once another definition of the variable is made): the pair's
+//! label tests the flag, `pc_label(flag == SET, id, "AUC")`, before the statement that uses the
+//! variable, read before that
 //! statement's own definitions. AUC's hyperlabels are the pairs, one each (`<lK|; ;>`); ADC's
 //! are, per definition, the disjunction of its pairs (`<lK+lM|; ;>`): some use reached.
 //! Which definitions and uses there are, and where, is the annotator's (it reads C).
@@ -32,9 +33,9 @@ impl DefUse {
         }
     }
 
-    /// The label of the pair whose definition sets `flag`.
-    pub fn pair_label(self, flag: &str) -> LabelSpec {
-        LabelSpec::new(flag.to_string(), self.tag())
+    /// The label of a pair: `set` tests the flag of its definition.
+    pub fn pair_label(self, set: &str) -> LabelSpec {
+        LabelSpec::new(set.to_string(), self.tag())
     }
 
     /// The hyperlabels over one definition's pair labels (indices into them, in order).

@@ -5,6 +5,10 @@
 //! set; before a statement that uses it, one label per definition of the variable reads that
 //! definition's flag (before the statement's own definitions are made). The label is covered
 //! when the use runs with that definition the last one made.
+//!
+//! A set flag holds [`SET`], not 1: a program whose buffer overflow tramples the flags (they
+//! are locals beside its arrays) leaves a value no text write gives, which reads as unset, so
+//! that the overflow cannot cover a pair.
 
 use std::collections::BTreeMap;
 
@@ -28,8 +32,19 @@ pub(super) struct DefUsePlan {
     ghosts: usize,
 }
 
+/// The value of a set flag: bytes no text write gives (two are not printable).
+const SET: u32 = 0x7E1A_0C93;
+
 fn ghost(g: usize) -> String {
     format!("__cp_d{g}")
+}
+
+fn value(set: bool) -> u32 {
+    if set {
+        SET
+    } else {
+        0
+    }
 }
 
 impl DefUsePlan {
@@ -77,7 +92,7 @@ impl DefUsePlan {
         for (k, du) in self.criteria.iter().enumerate() {
             for ghosts in self.uses.get(&i).into_iter().flatten() {
                 for &g in ghosts {
-                    let spec = du.pair_label(&ghost(g));
+                    let spec = du.pair_label(&format!("{} == {SET}", ghost(g)));
                     let id = w.new_id(&spec.tag, line);
                     text.push_str(&label_stmt(&spec, id, 0));
                     self.pairs.entry((k, g)).or_default().push(id);
@@ -86,8 +101,7 @@ impl DefUsePlan {
         }
         for (all, own) in self.defs.get(&i).into_iter().flatten() {
             for &g in all {
-                let value = u8::from(g == *own);
-                text.push_str(&format!("{} = {value}; ", ghost(g)));
+                text.push_str(&format!("{} = {}; ", ghost(g), value(g == *own)));
             }
         }
         text
@@ -98,7 +112,7 @@ impl DefUsePlan {
         let ghosts = self.entry.get(&f)?;
         let decls: Vec<String> = ghosts
             .iter()
-            .map(|(g, at_entry)| format!("{} = {}", ghost(*g), u8::from(*at_entry)))
+            .map(|(g, at_entry)| format!("{} = {}", ghost(*g), value(*at_entry)))
             .collect();
         Some(format!(" int {};", decls.join(", ")))
     }

@@ -93,6 +93,22 @@ fn by_hand(tests: &[(i32, i32, i32)]) -> (Vec<bool>, Vec<bool>) {
     (cacc, racc)
 }
 
+/// `measure --json` of an annotated file on a tests file, which must succeed.
+fn measured(file: &Path, tests: &Path) -> serde_json::Value {
+    let out = covprune()
+        .arg("measure")
+        .arg(file)
+        .arg("--tests")
+        .arg(tests)
+        .arg("--json")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
 fn statuses(path: &Path) -> Vec<String> {
     std::fs::read_to_string(path)
         .unwrap()
@@ -112,16 +128,7 @@ fn tritype_cacc_and_racc_hyperlabels_are_covered_as_computed_by_hand() {
         .assert()
         .success();
     let file = dir.join("tritype_labels.c");
-    let out = covprune()
-        .arg("measure")
-        .arg(&file)
-        .args(["--tests", "benchmarks/programs/tritype.tests", "--json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = measured(&file, Path::new("benchmarks/programs/tritype.tests"));
     let tests: Vec<(i32, i32, i32)> = std::fs::read_to_string("benchmarks/programs/tritype.tests")
         .unwrap()
         .lines()
@@ -187,18 +194,7 @@ fn hyperlabels_with_an_infeasible_label_in_every_disjunct_are_uncoverable() {
         ["UNCOVERABLE", "UNKNOWN"]
     );
     std::fs::write(dir.join("f.tests"), "a\na b c\n").unwrap();
-    let out = covprune()
-        .arg("measure")
-        .arg(&file)
-        .arg("--tests")
-        .arg(dir.join("f.tests"))
-        .arg("--json")
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = measured(&file, &dir.join("f.tests"));
     let row = &v["hyperlabels"][0];
     // `y > 5` is never true (y = x % 4): its CACC hyperlabel is uncoverable; `x > 2`'s is
     // covered by the two runs (x = 2 and x = 4).
@@ -321,18 +317,7 @@ fn all_uses_keeps_exactly_the_def_use_pairs_and_all_defs_covers_definitions() {
     // The suite: x's initial value reaches the return only when a <= 0 and y <= 10, which no
     // test does; every definition reaches some use.
     std::fs::write(dir.join("du.tests"), "5 7\n-1 20\n3 3\n").unwrap();
-    let out = covprune()
-        .arg("measure")
-        .arg(&file)
-        .arg("--tests")
-        .arg(dir.join("du.tests"))
-        .arg("--json")
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = measured(&file, &dir.join("du.tests"));
     let row = |c: &str| {
         v["hyperlabels"]
             .as_array()

@@ -46,46 +46,48 @@ pub struct ExcludeReport {
 
 impl ExcludeReport {
     pub fn to_text(&self) -> String {
-        let pct = |t: &exclude::BranchTotals| {
-            t.percent()
-                .map_or_else(|| "-".to_string(), |p| format!("{p:.1}%"))
-        };
         let m = &self.mapping;
         let excluded = |item| m.excluded.iter().filter(|e| e.item == item).count();
-        let mut out = String::new();
-        if let (Some(raw), Some(cleaned)) = (&m.mutants_raw, &m.mutants_cleaned) {
-            out.push_str(&format!(
-                "mutation score: raw {}/{} {}, cleaned {}/{} {} ({} ignored as proved equivalent)\n",
-                raw.covered,
-                raw.total,
-                pct(raw),
-                cleaned.covered,
-                cleaned.total,
-                pct(cleaned),
-                excluded(exclude::Item::Mutant)
-            ));
-        } else {
-            out.push_str(&format!(
-                "branches: raw {}/{} {}, cleaned {}/{} {} ({} excluded as proved infeasible)\n",
-                m.raw.covered,
-                m.raw.total,
-                pct(&m.raw),
-                m.cleaned.covered,
-                m.cleaned.total,
-                pct(&m.cleaned),
-                excluded(exclude::Item::Branch)
-            ));
-        }
+        // `what: raw c/t p%, cleaned c/t p% (n why)`
+        let line =
+            |what: &str, raw: &exclude::BranchTotals, cleaned: &exclude::BranchTotals, n, why| {
+                let pct = |t: &exclude::BranchTotals| {
+                    t.percent()
+                        .map_or_else(|| "-".to_string(), |p| format!("{p:.1}%"))
+                };
+                format!(
+                    "{what}: raw {}/{} {}, cleaned {}/{} {} ({n} {why})\n",
+                    raw.covered,
+                    raw.total,
+                    pct(raw),
+                    cleaned.covered,
+                    cleaned.total,
+                    pct(cleaned),
+                )
+            };
+        let mut out = match (&m.mutants_raw, &m.mutants_cleaned) {
+            (Some(raw), Some(cleaned)) => line(
+                "mutation score",
+                raw,
+                cleaned,
+                excluded(exclude::Item::Mutant),
+                "ignored as proved equivalent",
+            ),
+            _ => line(
+                "branches",
+                &m.raw,
+                &m.cleaned,
+                excluded(exclude::Item::Branch),
+                "excluded as proved infeasible",
+            ),
+        };
         if let (Some(raw), Some(cleaned)) = (&m.mcdc_raw, &m.mcdc_cleaned) {
-            out.push_str(&format!(
-                "MC/DC conditions: raw {}/{} {}, cleaned {}/{} {} ({} excluded as proved infeasible)\n",
-                raw.covered,
-                raw.total,
-                pct(raw),
-                cleaned.covered,
-                cleaned.total,
-                pct(cleaned),
-                excluded(exclude::Item::McdcCondition)
+            out.push_str(&line(
+                "MC/DC conditions",
+                raw,
+                cleaned,
+                excluded(exclude::Item::McdcCondition),
+                "excluded as proved infeasible",
             ));
         }
         if !m.left.is_empty() {

@@ -16,22 +16,7 @@ use covprune::hyper::coverage::{cover, HyperCover, RunCover};
 /// Runs the program on every input with `COVPRUNE_RECORD` set: the labels any input covered,
 /// with every environment of their bindings, pooled as one run.
 fn pooled_record(dir: &Path, program: &Path, n_labels: usize) -> RunCover {
-    let exe = dir.join("hprog");
-    let status = Command::new("cc")
-        .args(["-O0", "-w"])
-        .arg(format!("-DMAXL={}", n_labels + 1))
-        .arg("-include")
-        .arg(dir.join("runtime.h"))
-        .arg("-include")
-        .arg(dir.join("harness.h"))
-        .arg("-o")
-        .arg(&exe)
-        .arg(program)
-        .arg(dir.join("driver.c"))
-        .arg(dir.join("runtime.c"))
-        .status()
-        .expect("cc runs");
-    assert!(status.success(), "{} does not compile", program.display());
+    let exe = harness_program(dir, program, None, n_labels, "hprog");
     let record = dir.join("hprog.record");
     let _ = std::fs::remove_file(&record);
     let out = Command::new(&exe)

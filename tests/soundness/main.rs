@@ -91,16 +91,17 @@ void ext_touch(int v) { if (kept) *kept = v; }
 void ext_reset(void) { kept = 0; }
 ";
 
-/// For each label some input covers, the set of covering inputs (a bitset), by running the
-/// compiled program (linked with `other`, the external functions' file, if given) on every
-/// input.
-fn covered_labels(
+/// The harness's executable `dir/name`: `program` built with the driver that runs it on every
+/// input and the recording runtime (linked with `other`, the external functions' file, if
+/// given).
+fn harness_program(
     dir: &Path,
     program: &Path,
     other: Option<&Path>,
     n_labels: usize,
-) -> BTreeMap<u32, Vec<u64>> {
-    let exe = dir.join("prog");
+    name: &str,
+) -> std::path::PathBuf {
+    let exe = dir.join(name);
     let status = Command::new("cc")
         .args(["-O0", "-w"])
         .args(other.map(|_| "-DEXT_ELSEWHERE"))
@@ -122,6 +123,19 @@ fn covered_labels(
         "generated program does not compile: {}",
         program.display()
     );
+    exe
+}
+
+/// For each label some input covers, the set of covering inputs (a bitset), by running the
+/// compiled program (linked with `other`, the external functions' file, if given) on every
+/// input.
+fn covered_labels(
+    dir: &Path,
+    program: &Path,
+    other: Option<&Path>,
+    n_labels: usize,
+) -> BTreeMap<u32, Vec<u64>> {
+    let exe = harness_program(dir, program, other, n_labels, "prog");
     let out = Command::new(&exe).output().expect("program runs");
     assert!(
         out.status.success(),

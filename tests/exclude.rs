@@ -100,6 +100,24 @@ fn exclude(dir: &Path, format: &str, report: &str, out: &str) -> (Value, i32) {
     json_and_code(&o)
 }
 
+/// covprune's own CC row of clean.c measured on its tests (`measure --json`).
+fn clean_cc_measured(dir: &Path) -> Value {
+    let measured = covprune()
+        .args(["measure", "--json", "--tests"])
+        .arg(dir.join("clean.tests"))
+        .arg(dir.join("ann/clean_labels.c"))
+        .output()
+        .unwrap();
+    let measured: Value = serde_json::from_slice(&measured.stdout).unwrap();
+    measured["coverage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["criterion"] == "CC")
+        .unwrap()
+        .clone()
+}
+
 /// gcovr's JSON report of the fixtures' runs: `dir/cov.json`.
 fn gcovr_json(dir: &Path) {
     run(Command::new(gcovr())
@@ -184,20 +202,7 @@ fn gcovr_reports_leave_out_the_proved_branches_and_nothing_else() {
         .all(|b| b.get("gcovr/excluded").is_none()));
     // Where both count the same objectives (clean.c: one decision a line, no macro), the
     // cleaned branch ratio is covprune's own: covered CC labels over those not infeasible.
-    let measured = covprune()
-        .args(["measure", "--json", "--tests"])
-        .arg(dir.join("clean.tests"))
-        .arg(dir.join("ann/clean_labels.c"))
-        .output()
-        .unwrap();
-    let measured: Value = serde_json::from_slice(&measured.stdout).unwrap();
-    let cc = measured["coverage"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["criterion"] == "CC")
-        .unwrap()
-        .clone();
+    let cc = clean_cc_measured(dir);
     let bound = cc["upper_bound_percent"].as_f64().unwrap();
     assert!((bound - 100.0 * 5.0 / 7.0).abs() < 0.05, "{cc:#}");
 }
@@ -403,20 +408,7 @@ fn llvm_cov_json_exports_lose_proved_branch_sides_and_mcdc_conditions_by_column(
     );
     // clean.c's branches are its CC labels (one condition each side, no macro): the cleaned
     // ratio is covprune's own on the same tests, covered CC labels over those not infeasible.
-    let measured = covprune()
-        .args(["measure", "--json", "--tests"])
-        .arg(dir.join("clean.tests"))
-        .arg(dir.join("ann/clean_labels.c"))
-        .output()
-        .unwrap();
-    let measured: Value = serde_json::from_slice(&measured.stdout).unwrap();
-    let cc = measured["coverage"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["criterion"] == "CC")
-        .unwrap()
-        .clone();
+    let cc = clean_cc_measured(dir);
     let [count, covered, _, _] = after[0].1;
     let ratio = 100.0 * covered as f64 / count as f64;
     assert!(

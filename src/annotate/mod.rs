@@ -211,7 +211,8 @@ pub fn annotate_with_macros(
     criteria: &[Criterion],
     limits: &Limits,
 ) -> Annotated {
-    let found = sites::find_with_macros(source, program, macros);
+    let def_uses = criteria.iter().any(|c| c.def_use().is_some());
+    let found = sites::find_with_macros(source, program, macros, def_uses);
     let mut out = Annotated {
         skipped: found.skipped.clone(),
         functions: found.functions.len(),

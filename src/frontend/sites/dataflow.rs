@@ -146,11 +146,13 @@ pub(super) fn analyse(def: Node, text: &[u8], function: usize, sites: &Sites) ->
     let statements: Vec<usize> = (0..sites.statements.len())
         .filter(|&i| sites.statements[i].function == function)
         .collect();
-    let mut stack = vec![body];
-    while let Some(n) = stack.pop() {
+    // (node, inside `sizeof`): an operand of `sizeof` is not evaluated.
+    let mut stack = vec![(body, false)];
+    while let Some((n, in_sizeof)) = stack.pop() {
+        let inner = in_sizeof || n.kind() == "sizeof_expression";
         let mut c = n.walk();
-        stack.extend(n.named_children(&mut c));
-        if n.kind() != "identifier" {
+        stack.extend(n.named_children(&mut c).map(|k| (k, inner)));
+        if n.kind() != "identifier" || in_sizeof {
             continue;
         }
         let Ok(name) = n.utf8_text(text) else {
@@ -160,9 +162,6 @@ pub(super) fn analyse(def: Node, text: &[u8], function: usize, sites: &Sites) ->
             continue;
         };
         if cand.out.is_some() || n.start_byte() < cand.scope.0 || n.end_byte() > cand.scope.1 {
-            continue;
-        }
-        if under(n, "sizeof_expression") {
             continue;
         }
         let role = match role_of(n, text) {
@@ -370,15 +369,4 @@ fn enclosing_block(n: Node) -> Option<Node> {
         p = x.parent();
     }
     None
-}
-
-fn under(n: Node, kind: &str) -> bool {
-    let mut p = n.parent();
-    while let Some(x) = p {
-        if x.kind() == kind {
-            return true;
-        }
-        p = x.parent();
-    }
-    false
 }

@@ -178,14 +178,16 @@ fn parse(text: &[u8]) -> Option<tree_sitter::Tree> {
 /// Scans the source text (not preprocessed) for statements and functions; `program`, the same
 /// file lowered, types the expressions (without it every operand type is unknown).
 pub fn find(text: &[u8], program: Option<&Program>) -> Sites {
-    find_with_macros(text, program, &Default::default())
+    find_with_macros(text, program, &Default::default(), false)
 }
 
-/// [`find`], with the macros the file sees (`preprocess::file_macros`).
+/// [`find`], with the macros the file sees (`preprocess::file_macros`), and the definitions
+/// and uses of local variables when `def_uses` (the data-flow criteria need them).
 pub fn find_with_macros(
     text: &[u8],
     program: Option<&Program>,
     macros: &crate::frontend::preprocess::FileMacros,
+    def_uses: bool,
 ) -> Sites {
     // Preprocessed input has line markers inside statements wherever a header's macro
     // expands (`if (o ==\n# 5 "stddef.h"\n((void *)0)\n# 12 "f.c"\n)`): the parser would see
@@ -204,13 +206,13 @@ pub fn find_with_macros(
         let typedefs = crate::frontend::oldc::typedef_names(text, tree.root_node());
         if let Some(fixed) = crate::frontend::oldc::rewrite(text, &typedefs) {
             if let Some(new_tree) = parse(&fixed.text) {
-                let mut sites = find_in(&fixed.text, &new_tree, program, macros);
+                let mut sites = find_in(&fixed.text, &new_tree, program, macros, def_uses);
                 remap(&mut sites, &fixed.edits, text);
                 return sites;
             }
         }
     }
-    find_in(text, &tree, program, macros)
+    find_in(text, &tree, program, macros, def_uses)
 }
 
 fn find_in(
@@ -218,6 +220,7 @@ fn find_in(
     tree: &tree_sitter::Tree,
     program: Option<&Program>,
     macros: &crate::frontend::preprocess::FileMacros,
+    def_uses: bool,
 ) -> Sites {
     // Function bodies are annotated statement by statement: a statement which parsed without
     // error, and which no ERROR node encloses, has a reliable extent even when a macro
@@ -275,7 +278,7 @@ fn find_in(
         function(*def, text, program, &names, &mut sites);
     }
     sites.statements.sort_by_key(|s| (s.range.0, s.depth));
-    for def in &defs {
+    for def in defs.iter().filter(|_| def_uses) {
         let body_start = def
             .child_by_field_name("body")
             .map_or(0, |b| b.start_byte() + 1);

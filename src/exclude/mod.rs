@@ -109,26 +109,32 @@ impl FileProofs {
         // The decision and atom of each condition, to tell a second claimant apart.
         let mut owners: BTreeMap<Region, (usize, usize)> = BTreeMap::new();
         let mut without_span = Vec::new();
+        // A label's predicate when the ledger proves it infeasible, and when that proof holds
+        // for every caller.
+        let infeasible = |id: u64| match status.get(&id) {
+            Some((Status::Infeasible, predicate)) => Some(*predicate),
+            _ => None,
+        };
+        let proof = |l: &crate::report::sites::LabelSite| {
+            infeasible(l.id).filter(|_| every_caller(l.function))
+        };
         let equivalent = sites
             .labels
             .iter()
-            .filter(|l| every_caller(l.function))
-            .filter_map(|l| match (status.get(&l.id), &l.mutant) {
-                (Some((Status::Infeasible, predicate)), Some(site)) => Some(Equivalent {
+            .filter_map(|l| {
+                Some(Equivalent {
                     label: l.id,
                     tag: l.tag.clone(),
-                    predicate: predicate.to_string(),
-                    site: site.clone(),
-                }),
-                _ => None,
+                    predicate: proof(l)?.to_string(),
+                    site: l.mutant.clone()?,
+                })
             })
             .collect();
         for l in &sites.labels {
             let Some(d) = &l.decision else { continue };
+            let proved = proof(l);
             if let (Some((atom, value)), true) = (l.outcome, is_outcome_tag(&l.tag)) {
-                let proved = matches!(status.get(&l.id), Some((Status::Infeasible, _)))
-                    && every_caller(l.function);
-                if proved && d.conditions.get(atom).is_none() {
+                if proved.is_some() && d.conditions.get(atom).is_none() {
                     without_span.push((l.line, l.id));
                 }
                 if let Some(c) = d.conditions.get(atom) {
@@ -138,10 +144,8 @@ impl FileProofs {
                     if *owners.entry(region).or_insert((d.index, atom)) != (d.index, atom) {
                         entry.ambiguous = true;
                     }
-                    if let Some((Status::Infeasible, predicate)) = status.get(&l.id) {
-                        if every_caller(l.function) {
-                            entry.proved.push((l.id, predicate.to_string(), value));
-                        }
+                    if let Some(predicate) = proved {
+                        entry.proved.push((l.id, predicate.to_string(), value));
                     }
                 }
             }
@@ -167,12 +171,10 @@ impl FileProofs {
                 continue;
             }
             lp.outcomes += 1;
-            if let Some((Status::Infeasible, predicate)) = status.get(&l.id) {
-                if every_caller(l.function) {
-                    lp.proved.push((l.id, predicate.to_string()));
-                } else {
-                    lp.proved_in_view_only += 1;
-                }
+            match (proved, infeasible(l.id)) {
+                (Some(predicate), _) => lp.proved.push((l.id, predicate.to_string())),
+                (None, Some(_)) => lp.proved_in_view_only += 1,
+                (None, None) => {}
             }
         }
         FileProofs {

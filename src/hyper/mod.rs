@@ -118,6 +118,11 @@ impl Hyperlabel {
     }
 }
 
+/// Where the hyperlabels of an annotated file are: `STEM_labels.hyperlabels` beside it.
+pub fn path_of(annotated: &Path) -> std::path::PathBuf {
+    annotated.with_extension("hyperlabels")
+}
+
 /// Reads a `.hyperlabels` file.
 pub fn read(path: &Path) -> Result<Vec<Hyperlabel>, String> {
     let text = std::fs::read_to_string(path)

@@ -93,16 +93,39 @@ pub fn rows_of_file(
     tags: &BTreeMap<u64, String>,
     claims: &BTreeMap<u64, Claim>,
 ) -> Vec<HyperRow> {
+    let statuses: Vec<HyperStatus> = hyperlabels
+        .iter()
+        .map(|h| HyperStatus {
+            cover: match &h.status {
+                Some((word, _)) if word == "COVERED" => HyperCover::Covered(Vec::new()),
+                _ => HyperCover::NotCovered,
+            },
+            uncoverable: is_uncoverable(h, claims),
+        })
+        .collect();
+    rows(hyperlabels, tags, &statuses)
+}
+
+/// One row per criterion: how many hyperlabels, and how many of each status.
+fn rows(
+    hyperlabels: &[Hyperlabel],
+    tags: &BTreeMap<u64, String>,
+    statuses: &[HyperStatus],
+) -> Vec<HyperRow> {
     let mut rows: BTreeMap<String, HyperRow> = BTreeMap::new();
-    for h in hyperlabels {
+    for (h, status) in hyperlabels.iter().zip(statuses) {
         let criterion = criterion_of(h, tags);
         let row = rows.entry(criterion.clone()).or_insert_with(|| HyperRow {
             criterion,
             ..HyperRow::default()
         });
         row.hyperlabels += 1;
-        row.covered += usize::from(h.status.as_ref().is_some_and(|(w, _)| w == "COVERED"));
-        row.uncoverable += usize::from(is_uncoverable(h, claims));
+        match &status.cover {
+            HyperCover::Covered(_) => row.covered += 1,
+            HyperCover::Unmeasured(_) => row.unmeasured += 1,
+            HyperCover::NotCovered => {}
+        }
+        row.uncoverable += usize::from(status.uncoverable);
     }
     rows.into_values().collect()
 }
@@ -130,37 +153,23 @@ pub fn measure(
     claims: &BTreeMap<u64, Claim>,
     runs: &[RunCover],
 ) -> HyperMeasure {
-    let mut rows: BTreeMap<String, HyperRow> = BTreeMap::new();
-    let mut out = HyperMeasure::default();
-    for h in hyperlabels {
-        let uncoverable = is_uncoverable(h, claims);
-        let status = HyperStatus {
+    let statuses: Vec<HyperStatus> = hyperlabels
+        .iter()
+        .map(|h| HyperStatus {
             cover: cover(h, runs),
-            uncoverable,
-        };
-        let criterion = criterion_of(h, tags);
-        let row = rows.entry(criterion.clone()).or_insert_with(|| HyperRow {
-            criterion,
-            ..HyperRow::default()
-        });
-        row.hyperlabels += 1;
-        match &status.cover {
-            HyperCover::Covered(_) => {
-                row.covered += 1;
-                if uncoverable {
-                    out.alarms.push(h.id);
-                }
-            }
-            HyperCover::Unmeasured(_) => row.unmeasured += 1,
-            HyperCover::NotCovered => {}
-        }
-        if uncoverable {
-            row.uncoverable += 1;
-        }
-        out.statuses.push(status);
+            uncoverable: is_uncoverable(h, claims),
+        })
+        .collect();
+    HyperMeasure {
+        rows: rows(hyperlabels, tags, &statuses),
+        alarms: hyperlabels
+            .iter()
+            .zip(&statuses)
+            .filter(|(_, s)| s.uncoverable && matches!(s.cover, HyperCover::Covered(_)))
+            .map(|(h, _)| h.id)
+            .collect(),
+        statuses,
     }
-    out.rows = rows.into_values().collect();
-    out
 }
 
 /// The `.hyperlabels` text with each entry's status.

@@ -126,7 +126,7 @@ pub fn annotate(opts: &AnnotateOptions) -> Result<AnnotateReport> {
     )
     .map_err(|e| write_failed(&s_path, e))?;
     if chosen.iter().any(|c| c.has_hyperlabels()) {
-        let h_path = dir.join(format!("{stem}_labels.hyperlabels"));
+        let h_path = crate::hyper::path_of(&c_path);
         crate::report::labels::write_atomic(&h_path, crate::annotate::hyperlabels_file(&annotated))
             .map_err(|e| write_failed(&h_path, e))?;
     }

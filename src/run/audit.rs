@@ -156,7 +156,7 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
             drivers,
         )
     });
-    let hyper_path = opts.file.with_extension("hyperlabels");
+    let hyper_path = crate::hyper::path_of(&opts.file);
     let hyperlabels = if hyper_path.exists() {
         let hls = crate::hyper::read(&hyper_path).map_err(|e| anyhow::anyhow!(e))?;
         let tags: BTreeMap<u64, String> = rows.iter().map(|l| (l.id, l.tag.clone())).collect();

@@ -460,7 +460,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
     }
     // What this run writes, checked before the suite runs.
     super::check_writable(&labels_path)?;
-    let hyper_path = opts.file.with_extension("hyperlabels");
+    let hyper_path = crate::hyper::path_of(&opts.file);
     let hyperlabels = if hyper_path.exists() {
         super::check_writable(&hyper_path)?;
         crate::hyper::read(&hyper_path).map_err(|e| anyhow::anyhow!(e))?

@@ -917,9 +917,8 @@ fn finish(
     let out_labels = labels_path.unwrap_or_else(|| file.with_extension("labels"));
     labels::write_atomic(&out_labels, lf.to_text()).map_err(|e| write_failed(&out_labels, e))?;
     let claims = ledger::claims_of_statuses(verdicts.iter().map(|v| (v.id, &v.status)));
-    let hyperlabels =
-        crate::hyper::report::mark_uncoverable(&file.with_extension("hyperlabels"), &claims)
-            .map_err(|e| anyhow::anyhow!(e))?;
+    let hyperlabels = crate::hyper::report::mark_uncoverable(&crate::hyper::path_of(file), &claims)
+        .map_err(|e| anyhow::anyhow!(e))?;
 
     let skipped_functions = program
         .skipped

@@ -66,7 +66,7 @@ pub(super) fn analyse(def: Node, text: &[u8], function: usize, sites: &Sites) ->
     // Parameters.
     if let Some(params) = def
         .child_by_field_name("declarator")
-        .and_then(function_declarator)
+        .and_then(super::statements::function_declarator)
         .and_then(|f| f.child_by_field_name("parameters"))
     {
         let mut c = params.walk();
@@ -316,16 +316,6 @@ fn statement_of(n: Node, statements: &[usize], sites: &Sites) -> Option<usize> {
         _ => false,
     };
     (placeable && kind_ok).then_some(inner)
-}
-
-fn function_declarator(d: Node) -> Option<Node> {
-    let mut d = d;
-    loop {
-        if d.kind() == "function_declarator" {
-            return Some(d);
-        }
-        d = d.child_by_field_name("declarator")?;
-    }
 }
 
 /// The name a declarator declares, when it is a scalar (an identifier, or a pointer to

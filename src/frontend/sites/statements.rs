@@ -4,14 +4,19 @@
 use super::*;
 
 pub(super) fn has_function_declarator(node: Node) -> bool {
+    function_declarator(node).is_some()
+}
+
+/// The function declarator inside a declarator (through pointers, parentheses, attributes).
+pub(super) fn function_declarator(node: Node) -> Option<Node> {
     match node.kind() {
-        "function_declarator" => true,
+        "function_declarator" => Some(node),
         "pointer_declarator" | "parenthesized_declarator" | "attributed_declarator" => {
             let mut c = node.walk();
-            let found = node.named_children(&mut c).any(has_function_declarator);
+            let found = node.named_children(&mut c).find_map(function_declarator);
             found
         }
-        _ => false,
+        _ => None,
     }
 }
 

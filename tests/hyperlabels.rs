@@ -186,7 +186,7 @@ fn hyperlabels_with_an_infeasible_label_in_every_disjunct_are_uncoverable() {
         .assert()
         .success()
         .stdout(predicates::str::contains(
-            "hyperlabels: 2, 1 proved uncoverable",
+            "CACC hyperlabels: 2, pruned 1 (uncoverable 1, duplicate 0, subsumed 0)",
         ));
     // prune marks it in the file already.
     assert_eq!(
@@ -219,7 +219,72 @@ fn hyperlabels_with_an_infeasible_label_in_every_disjunct_are_uncoverable() {
     let a: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(
         a["hyperlabels"],
-        serde_json::json!([{"criterion": "CACC", "hyperlabels": 2, "covered": 1, "uncoverable": 1, "unmeasured": 0}])
+        serde_json::json!([{"criterion": "CACC", "hyperlabels": 2, "covered": 1, "uncoverable": 1,
+            "duplicate": 0, "subsumed": 0, "kept_covered": 1, "unmeasured": 0}])
+    );
+}
+
+/// RACC asks for two runs in which an atom decides, with the other atoms equal. In
+/// `a && (b || c)` after `b = a`-like code, `a` decides with `b` true only when `a` is true
+/// and with `b` false only when `a` is false: each label of `a`'s hyperlabel is feasible, but
+/// no pair of runs agrees on `b`. `prune` proves it from the values each label can bind, and
+/// every input of the small domain confirms it.
+#[test]
+fn a_guard_no_bound_values_satisfy_makes_a_hyperlabel_uncoverable() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    std::fs::write(
+        dir.join("g.c"),
+        "#include <stdlib.h>\n\
+         int f(int a, int b, int c) {\n  if (a)\n    b = 1;\n  else\n    b = 0;\n\
+         \x20 if (a && (b || c))\n    return 1;\n  return 0;\n}\n\
+         int main(int argc, char **argv) {\n  if (argc < 4) return 2;\n\
+         \x20 return f(atoi(argv[1]), atoi(argv[2]), atoi(argv[3]));\n}\n",
+    )
+    .unwrap();
+    covprune()
+        .args(["annotate", "--criteria", "RACC", "-o"])
+        .arg(dir)
+        .arg(dir.join("g.c"))
+        .assert()
+        .success();
+    let file = dir.join("g_labels.c");
+    covprune()
+        .args(["prune", "--no-progress"])
+        .arg(&file)
+        .assert()
+        .success();
+    let ledger: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("g_labels.covprune.json")).unwrap())
+            .unwrap();
+    let rows = ledger["hyperlabels"].as_array().unwrap();
+    // The hyperlabels: `a` of `if (a)`, `a`, `b`, `c` of the second decision, `main`'s test.
+    assert_eq!(rows.len(), 5, "{ledger:#}");
+    let a = &rows[1];
+    assert_eq!(a["status"], "uncoverable", "{ledger:#}");
+    assert!(
+        a["why"]
+            .as_str()
+            .unwrap()
+            .contains("can bind satisfy its guard"),
+        "{a}"
+    );
+    // Every input of {0, 1, 2}^3: the claims hold (no alarm) and `a`'s hyperlabel stays
+    // uncovered while the first decision's is covered.
+    let mut tests = String::new();
+    for a in 0..3 {
+        for b in 0..3 {
+            for c in 0..3 {
+                tests.push_str(&format!("{a} {b} {c}\n"));
+            }
+        }
+    }
+    std::fs::write(dir.join("g.tests"), tests).unwrap();
+    let v = measured(&file, &dir.join("g.tests"));
+    assert_eq!(v["alarms"], serde_json::json!([]), "{v:#}");
+    assert_eq!(
+        statuses(&dir.join("g_labels.hyperlabels"))[..2],
+        ["COVERED", "UNCOVERABLE"]
     );
 }
 

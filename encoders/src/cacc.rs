@@ -2,7 +2,7 @@
 //! determines the decision, once true and once false, with the decision different in them.
 //!
 //! Labels: the two GACC labels of each atom, written `pc_label_bindings(pred, id, "CACC", H, 1,
-//! "pa"|"pb", D)` so that each records the decision's value; one hyperlabel per atom,
+//! "pa"|"pb", D)` so that each records the decision's truth value (0 or 1); one hyperlabel per atom,
 //! `<lI.lJ|;pa!=pb;>`: both labels covered, with different decision values.
 //! Reference: LAnnotate `gen_labels_cacc_for` (LAnnotate 0.2's output in
 //! `tests/fixtures/lannotate/sample_CACC.c`).
@@ -14,7 +14,7 @@ pub const DESCRIPTION: &str =
     "correlated active clause coverage (hyperlabels): each atom's two active values with different decision outcomes";
 
 pub fn labels(d: &Decision) -> Vec<LabelSpec> {
-    let whole = d.cond.to_c();
+    let whole = crate::truth_value(&d.cond.to_c());
     active_pairs(d)
         .into_iter()
         .enumerate()

@@ -353,6 +353,90 @@ fn not(p: &str) -> String {
     format!("!({p})")
 }
 
+/// A C expression's truth value, 0 or 1, as a binding records it: the text itself when its
+/// value already is (its outermost operator a comparison, `&&`, `||` or `!`), else `!!(e)`,
+/// so that two runs that both find an atom true bind the same value.
+pub(crate) fn truth_value(e: &str) -> String {
+    if is_truth_valued(e) {
+        e.to_string()
+    } else {
+        format!("!!({e})")
+    }
+}
+
+/// The outermost operator of `e` (the binary one of lowest precedence outside parentheses, or
+/// a leading `!` when there is none) yields 0 or 1. Errs on the side of no: an operator it
+/// cannot place makes the answer no.
+fn is_truth_valued(e: &str) -> bool {
+    let b = e.trim().as_bytes();
+    let (mut depth, mut lowest, mut operand_before) = (0i32, u8::MAX, false);
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let two = b.get(i..i + 2).unwrap_or_default();
+        let (prec, len) = match c {
+            b'(' | b'[' => {
+                depth += 1;
+                operand_before = false;
+                i += 1;
+                continue;
+            }
+            b')' | b']' => {
+                depth -= 1;
+                operand_before = true;
+                i += 1;
+                continue;
+            }
+            b'"' | b'\'' | b'{' | b'}' | b'?' | b',' | b';' => return false,
+            _ if c.is_ascii_whitespace() => {
+                i += 1;
+                continue;
+            }
+            _ if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' => {
+                operand_before = true;
+                i += 1;
+                continue;
+            }
+            _ if two == b"->" => {
+                i += 2;
+                continue;
+            }
+            _ if two == b"||" => (4, 2),
+            _ if two == b"&&" => (5, 2),
+            _ if two == b"==" || two == b"!=" => (9, 2),
+            _ if two == b"<=" || two == b">=" => (10, 2),
+            _ if two == b"<<" || two == b">>" => (11, 2),
+            _ if two == b"++" || two == b"--" => return false,
+            b'=' => return false,
+            b'<' | b'>' => (10, 1),
+            b'|' => (6, 1),
+            b'^' => (7, 1),
+            b'&' if operand_before => (8, 1),
+            b'+' | b'-' if operand_before => (12, 1),
+            b'*' | b'/' | b'%' if operand_before => (13, 1),
+            b'&' | b'+' | b'-' | b'*' | b'!' | b'~' => {
+                // A unary operator.
+                i += 1;
+                continue;
+            }
+            _ => return false,
+        };
+        if b.get(i + len) == Some(&b'=') && !matches!(prec, 9 | 10) {
+            return false; // a compound assignment
+        }
+        if depth == 0 {
+            lowest = lowest.min(prec);
+        }
+        operand_before = false;
+        i += len;
+    }
+    match lowest {
+        4 | 5 | 9 | 10 => true,
+        u8::MAX => e.trim_start().starts_with('!') && !e.trim_start().starts_with("!="),
+        _ => false,
+    }
+}
+
 /// Every combination of truth values of `atoms`, each a right-nested conjunction, positive
 /// literals first (LAnnotate's order for MCC and NCC).
 fn combinations(atoms: &[&str]) -> Vec<String> {
@@ -817,6 +901,35 @@ pub fn parse_mutators(list: &[String]) -> Result<Vec<Mutator>, String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn truth_values_wrap_what_is_not_already_zero_or_one() {
+        use super::truth_value as t;
+        for kept in [
+            "a < b",
+            "x == 3 && y",
+            "!(p)",
+            "!x",
+            "a || b",
+            "(a + 1) >= b",
+            "p->n != 0",
+        ] {
+            assert_eq!(t(kept), kept);
+        }
+        for wrapped in [
+            "b",
+            "x & 4",
+            "(a < b) | c",
+            "a < b ? 1 : 2",
+            "n - 1",
+            "*p",
+            "(int)(a < b)",
+            "!x + 1",
+            "f(a < b)",
+        ] {
+            assert_eq!(t(wrapped), format!("!!({wrapped})"), "{wrapped}");
+        }
+    }
+
     use super::*;
 
     pub(crate) fn abc() -> Decision {

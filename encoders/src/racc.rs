@@ -3,7 +3,7 @@
 //!
 //! Labels: the two GACC labels of each atom, written `pc_label_bindings(pred, id, "RACC", H, n,
 //! "cA1", atom1, ...)` (the true one) and `"cB1", atom1, ...` (the false one), binding the
-//! values of the n other atoms; one hyperlabel per atom, `<lI.lJ|;cA1 == cB1 && cA2 ==
+//! truth values (0 or 1) of the n other atoms; one hyperlabel per atom, `<lI.lJ|;cA1 == cB1 && cA2 ==
 //! cB2;>` (`<lI.lJ|; ;>` for a one-atom decision).
 //! Reference: LAnnotate (LAnnotate 0.2's output in
 //! `tests/fixtures/lannotate/sample_RACC.c`).
@@ -34,7 +34,7 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
                     vars: others
                         .iter()
                         .enumerate()
-                        .map(|(k, a)| (format!("c{side}{}", k + 1), a.to_string()))
+                        .map(|(k, a)| (format!("c{side}{}", k + 1), crate::truth_value(a)))
                         .collect(),
                 }),
                 outcome: None,

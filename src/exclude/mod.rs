@@ -546,6 +546,7 @@ mod tests {
                 source: String::new(),
                 labels: String::new(),
             },
+            hyperlabels: Vec::new(),
             view,
             labels: [1, 3]
                 .into_iter()

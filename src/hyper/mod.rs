@@ -7,9 +7,11 @@
 //! is, and a disjunct (atomic labels and sequences under guards) is covered when each of its
 //! items is covered, by some run each, with bound values that satisfy every guard.
 
+pub mod claims;
 pub mod coverage;
 pub mod guard;
 pub mod report;
+pub mod values;
 
 use std::path::Path;
 

@@ -501,7 +501,13 @@ impl Remap {
                 self.expr(src);
             }
             StmtKind::Havoc { dst, .. } | StmtKind::ZeroInit { dst } => self.lvalue(dst),
-            StmtKind::Assume(e) | StmtKind::Label { pred: e, .. } => self.expr(e),
+            StmtKind::Assume(e) => self.expr(e),
+            StmtKind::Label { pred, bindings, .. } => {
+                self.expr(pred);
+                for (_, e) in bindings {
+                    self.expr(e);
+                }
+            }
             StmtKind::Call { dst, callee, args } => {
                 if let Some(d) = dst {
                     self.lvalue(d);

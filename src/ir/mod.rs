@@ -314,6 +314,10 @@ pub enum StmtKind {
         pred: Expr,
         /// The predicate as written, for reports.
         text: String,
+        /// `pc_label_bindings`' named values, saved when the label is covered (hyperlabels).
+        /// They are no part of the path: only the hyperlabel questions read them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        bindings: Vec<(String, Expr)>,
     },
     /// Something with effects the IR does not model (inline asm): may write any memory.
     HavocMemory(FallbackKind),

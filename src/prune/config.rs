@@ -118,6 +118,16 @@ pub struct View {
     pub open_statics: bool,
 }
 
+impl PruneConfig {
+    /// The default configuration, for the runs `view` names.
+    pub fn of_view(view: View) -> PruneConfig {
+        let mut c = PruneConfig::default();
+        c.encode.entry_main = view.entry_main;
+        c.open_statics = view.open_statics;
+        c
+    }
+}
+
 impl View {
     pub fn is_default(&self) -> bool {
         *self == View::default()

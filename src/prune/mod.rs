@@ -30,6 +30,7 @@ mod verdicts;
 pub use config::PruneConfig;
 use function::{crashed_function, prove_function, unentered_function};
 pub use status::{Reason, Status};
+pub(crate) use verdicts::implication_classes;
 pub use verdicts::{
     combine, FunctionResult, GroupResult, LabelVerdict, Occurrence, Outcome, RunStats, StepStats,
 };

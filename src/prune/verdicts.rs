@@ -393,12 +393,38 @@ pub(super) fn apply_group(g: &GroupResult, verdicts: &mut BTreeMap<u64, LabelVer
     if survivors.len() < 2 {
         return;
     }
+    let (rep_of, subsumed) = implication_classes(
+        &survivors,
+        &g.implications.iter().copied().collect::<Vec<_>>(),
+    );
+    for (&id, &rep) in &rep_of {
+        if id != rep {
+            if let Some(v) = verdicts.get_mut(&id) {
+                v.status = Status::Duplicate { of: rep };
+                v.step = Some(3);
+            }
+        }
+    }
+    for (j, by) in subsumed {
+        if let Some(v) = verdicts.get_mut(&j) {
+            v.status = Status::Subsumed { by };
+            v.step = Some(3);
+        }
+    }
+}
+
+/// Over `nodes` and the implications `(a, b)` (a implies b) among them: each node's class
+/// representative (the lowest id of its strongly connected component), and each
+/// representative implied by other classes with their representatives. The condensed graph is
+/// acyclic, so every subsumed class keeps a non-subsumed subsumer.
+pub(crate) fn implication_classes(
+    nodes: &[u64],
+    implications: &[(u64, u64)],
+) -> (BTreeMap<u64, u64>, BTreeMap<u64, Vec<u64>>) {
     let mut graph = petgraph::graph::DiGraph::<u64, ()>::new();
-    let idx: BTreeMap<u64, petgraph::graph::NodeIndex> = survivors
-        .iter()
-        .map(|&id| (id, graph.add_node(id)))
-        .collect();
-    for &(i, j) in &g.implications {
+    let idx: BTreeMap<u64, petgraph::graph::NodeIndex> =
+        nodes.iter().map(|&id| (id, graph.add_node(id))).collect();
+    for &(i, j) in implications {
         if let (Some(&a), Some(&b)) = (idx.get(&i), idx.get(&j)) {
             graph.add_edge(a, b, ());
         }
@@ -409,31 +435,21 @@ pub(super) fn apply_group(g: &GroupResult, verdicts: &mut BTreeMap<u64, LabelVer
         let rep = ids.iter().copied().min().unwrap_or_default();
         for &id in &ids {
             rep_of.insert(id, rep);
-            if id != rep {
-                if let Some(v) = verdicts.get_mut(&id) {
-                    v.status = Status::Duplicate { of: rep };
-                    v.step = Some(3);
-                }
+        }
+    }
+    let mut subsumed: BTreeMap<u64, BTreeSet<u64>> = BTreeMap::new();
+    for (a, b) in implications {
+        if let (Some(&ra), Some(&rb)) = (rep_of.get(a), rep_of.get(b)) {
+            if ra != rb {
+                subsumed.entry(rb).or_default().insert(ra);
             }
         }
     }
-    // A representative implied by another class's representative is subsumed. The condensed
-    // graph is acyclic, so every subsumed label keeps a non-subsumed subsumer.
-    let reps: BTreeSet<u64> = rep_of.values().copied().collect();
-    for &j in &reps {
-        let by: BTreeSet<u64> = g
-            .implications
-            .iter()
-            .filter(|(a, b)| rep_of.get(b) == Some(&j) && rep_of.get(a) != Some(&j))
-            .filter_map(|(a, _)| rep_of.get(a).copied())
-            .collect();
-        if !by.is_empty() {
-            if let Some(v) = verdicts.get_mut(&j) {
-                v.status = Status::Subsumed {
-                    by: by.into_iter().collect(),
-                };
-                v.step = Some(3);
-            }
-        }
-    }
+    (
+        rep_of,
+        subsumed
+            .into_iter()
+            .map(|(j, by)| (j, by.into_iter().collect()))
+            .collect(),
+    )
 }

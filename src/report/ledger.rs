@@ -26,6 +26,41 @@ pub struct Ledger {
     pub view: View,
     /// Sorted by id.
     pub labels: Vec<LedgerLabel>,
+    /// The hyperlabels of the `.hyperlabels` file beside the program, sorted by id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hyperlabels: Vec<LedgerHyper>,
+}
+
+/// What `prune` proved of one hyperlabel.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LedgerHyper {
+    pub id: u64,
+    #[serde(flatten)]
+    pub claim: HyperClaim,
+    pub criterion: String,
+    /// The hyperlabel as written.
+    pub hyperlabel: String,
+}
+
+/// A hyperlabel's status: uncoverable with why, duplicate of another, subsumed by others, or
+/// nothing proved.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum HyperClaim {
+    Uncoverable { why: String },
+    Duplicate { of: u64 },
+    Subsumed { by: Vec<u64> },
+    Unknown,
+}
+
+/// The hyperlabel claims of a ledger, by id (unknown ones left out).
+pub fn hyper_claims(ledger: &Ledger) -> std::collections::BTreeMap<u64, HyperClaim> {
+    ledger
+        .hyperlabels
+        .iter()
+        .filter(|h| h.claim != HyperClaim::Unknown)
+        .map(|h| (h.id, h.claim.clone()))
+        .collect()
 }
 
 /// What a ledger describes: hashes of the annotated file's bytes and of its label ids.
@@ -122,6 +157,7 @@ impl Ledger {
             },
             view,
             labels,
+            hyperlabels: Vec::new(),
         }
     }
 
@@ -359,6 +395,7 @@ mod tests {
                 source: source_hash(b"int x;"),
                 labels: labels_hash(&[1, 2, 3]),
             },
+            hyperlabels: Vec::new(),
             view: View::default(),
             labels: vec![
                 label(1, Status::Duplicate { of: 2 }),

@@ -51,8 +51,14 @@ impl AuditReport {
         }
         for h in &self.hyperlabels {
             out.push_str(&format!(
-                "{} hyperlabels: {}, proved uncoverable {}, covered {} (last measure)\n",
-                h.criterion, h.hyperlabels, h.uncoverable, h.covered
+                "{} hyperlabels: {}, pruned {} (uncoverable {}, duplicate {}, subsumed {}), covered {} (last measure)\n",
+                h.criterion,
+                h.hyperlabels,
+                h.pruned(),
+                h.uncoverable,
+                h.duplicate,
+                h.subsumed,
+                h.covered
             ));
         }
         out
@@ -160,8 +166,11 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
     let hyperlabels = if hyper_path.exists() {
         let hls = crate::hyper::read(&hyper_path).map_err(|e| anyhow::anyhow!(e))?;
         let tags: BTreeMap<u64, String> = rows.iter().map(|l| (l.id, l.tag.clone())).collect();
-        let claims = crate::measure::claims_from_ledger(&ledger);
-        crate::hyper::report::rows_of_file(&hls, &tags, &claims)
+        crate::hyper::report::rows_of_file(
+            &hls,
+            &tags,
+            &crate::report::ledger::hyper_claims(&ledger),
+        )
     } else {
         Vec::new()
     };

@@ -219,12 +219,15 @@ impl MeasureReport {
         for h in &self.hyperlabels {
             let c = &h.counts;
             out.push_str(&format!(
-                "{} hyperlabels: {}, covered {} ({}), proved uncoverable {}, cleaned {}{}\n",
+                "{} hyperlabels: {}, covered {} ({}), pruned {} (uncoverable {}, duplicate {}, subsumed {}), cleaned {}{}\n",
                 c.criterion,
                 c.hyperlabels,
                 c.covered,
                 pct(h.raw_percent),
+                c.pruned(),
                 c.uncoverable,
+                c.duplicate,
+                c.subsumed,
                 pct(h.cleaned_percent),
                 if c.unmeasured > 0 {
                     format!(" ({} not decided by runs: sequences)", c.unmeasured)
@@ -474,12 +477,13 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         let p = super::prune::ledger_path_of(&opts.file);
         p.exists().then_some(p)
     });
-    let (claims, (skipped, over_budget)) = match &ledger_path {
+    let (claims, hyper_claims, (skipped, over_budget)) = match &ledger_path {
         Some(p) => {
             let ids: Vec<u64> = labels_file.rows.iter().map(|r| r.id).collect();
             let ledger = ledger::read_bound(p, &opts.file, labels_exist.then_some(&ids[..]))?;
             (
                 measure::claims_from_ledger(&ledger),
+                ledger::hyper_claims(&ledger),
                 ledger::undecided_functions(
                     ledger
                         .labels
@@ -609,15 +613,15 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
     let hyper = crate::hyper::report::measure(
         &hyperlabels,
         &tags,
-        &claims,
+        &hyper_claims,
         &crate::hyper::report::run_covers(&runs),
     );
-    for id in &hyper.alarms {
+    for (id, claim, what) in &hyper.alarms {
         alarms.push(measure::Alarm {
             label: *id,
-            claim: "uncoverable (hyperlabel)".into(),
+            claim: format!("hyperlabel {claim}"),
             test: String::new(),
-            what: format!("hyperlabel {id} is covered, though one of its labels in each disjunct is claimed infeasible"),
+            what: format!("hyperlabel {id}: {what}"),
         });
     }
     mark_covered(&mut labels_file, &runs);

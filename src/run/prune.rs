@@ -87,9 +87,10 @@ pub struct PruneReport {
     /// What the verdict cache gave and took (runs with a cache only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheUse>,
-    /// The `.hyperlabels` file beside the program: (hyperlabels, proved uncoverable).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hyperlabels: Option<(usize, usize)>,
+    /// The `.hyperlabels` file beside the program: per criterion, its hyperlabels and how
+    /// many were pruned (none without the file).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hyperlabels: Vec<crate::hyper::report::PrunedRow>,
 }
 
 /// Functions whose results a run took from the verdict cache, proved, and stored.
@@ -123,9 +124,10 @@ impl PruneOutcome {
                 "{}\n{}{}wrote {} and {}\n",
                 r.file,
                 r.summary.to_text(),
-                r.hyperlabels.map_or_else(String::new, |(n, u)| format!(
-                    "hyperlabels: {n}, {u} proved uncoverable (each disjunct holds an infeasible label)\n"
-                )),
+                r.hyperlabels
+                    .iter()
+                    .map(crate::hyper::report::PrunedRow::to_text)
+                    .collect::<String>(),
                 r.labels_file,
                 r.ledger
             ),
@@ -566,7 +568,7 @@ impl Prepared {
             verdicts,
             &run_stats,
             elapsed_ms,
-            (opts.timings, ledger::View::of(&config)),
+            (opts.timings, &config),
         )?;
         report.cache = cache_use;
         Ok(PruneOutcome::Whole(report))
@@ -699,7 +701,7 @@ pub fn merge(opts: &MergeOptions) -> Result<PruneReport> {
         verdicts,
         &run_stats,
         t0.elapsed().as_millis(),
-        (opts.timings, view),
+        (opts.timings, &PruneConfig::of_view(view)),
     )
 }
 
@@ -798,8 +800,9 @@ fn finish(
     mut verdicts: Vec<LabelVerdict>,
     run_stats: &RunStats,
     total_ms: u128,
-    (timings, view): (bool, ledger::View),
+    (timings, config): (bool, &PruneConfig),
 ) -> Result<PruneReport> {
+    let view = ledger::View::of(config);
     let Inputs {
         program,
         source,
@@ -874,7 +877,18 @@ fn finish(
         }
     }
     let file_name = super::file_name(file);
-    let ledger = Ledger::new(&file_name, &source, &program, &verdicts, timings, view);
+    let mut ledger = Ledger::new(&file_name, &source, &program, &verdicts, timings, view);
+    let claims = ledger::claims_of_statuses(verdicts.iter().map(|v| (v.id, &v.status)));
+    let hyper_path = crate::hyper::path_of(file);
+    let hyper = if hyper_path.exists() {
+        let hls = crate::hyper::read(&hyper_path).map_err(|e| anyhow::anyhow!(e))?;
+        super::check_writable(&hyper_path)?;
+        let tags: BTreeMap<u64, String> = verdicts.iter().map(|v| (v.id, v.tag.clone())).collect();
+        ledger.hyperlabels = crate::hyper::report::prove(&program, &hls, &tags, &claims, config);
+        Some(hls)
+    } else {
+        None
+    };
     let ledger_path = ledger_path_of(file);
     labels::write_atomic(&ledger_path, ledger.to_json())
         .map_err(|e| write_failed(&ledger_path, e))?;
@@ -916,9 +930,11 @@ fn finish(
     lf.rows.sort_by_key(|r| r.id);
     let out_labels = labels_path.unwrap_or_else(|| file.with_extension("labels"));
     labels::write_atomic(&out_labels, lf.to_text()).map_err(|e| write_failed(&out_labels, e))?;
-    let claims = ledger::claims_of_statuses(verdicts.iter().map(|v| (v.id, &v.status)));
-    let hyperlabels = crate::hyper::report::mark_uncoverable(&crate::hyper::path_of(file), &claims)
-        .map_err(|e| anyhow::anyhow!(e))?;
+    if let Some(hls) = &hyper {
+        crate::hyper::report::write_statuses(&hyper_path, hls, &ledger.hyperlabels)
+            .map_err(|e| anyhow::anyhow!(e))?;
+    }
+    let hyperlabels = crate::hyper::report::pruned_rows(&ledger.hyperlabels);
 
     let skipped_functions = program
         .skipped

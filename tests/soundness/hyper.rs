@@ -2,9 +2,11 @@
 //! AUC (the real annotator), run on all 65,536 inputs with the recording runtime, every environment a
 //! label binds kept. A conjunction may take its labels from different runs, so the true
 //! coverage of a hyperlabel over the whole input domain is decided on the pooled record of
-//! every input. Every hyperlabel proved uncoverable (each disjunct holds a label the engine
-//! claims infeasible) must be uncovered there; recall is the proved share of the truly
-//! uncovered ones.
+//! every input. Every hyperlabel `prune` proves uncoverable (each disjunct holds a label the
+//! engine claims infeasible, or no values its labels can bind satisfy its guard) must be
+//! uncovered there; a duplicate must be covered exactly when its representative is, a subsumed
+//! one whenever one of its subsumers is. Recall is the proved share of the truly uncovered
+//! ones.
 //!
 //! `COVPRUNE_SOUNDNESS_HYPER` sets the number of programs (default 12), from
 //! `COVPRUNE_SOUNDNESS_SEED`.
@@ -12,6 +14,7 @@
 use super::*;
 
 use covprune::hyper::coverage::{cover, HyperCover, RunCover};
+use covprune::report::ledger::HyperClaim;
 
 /// Runs the program on every input with `COVPRUNE_RECORD` set: the labels any input covered,
 /// with every environment of their bindings, pooled as one run.
@@ -48,7 +51,7 @@ fn exhaustive_runs_check_the_hyperlabel_claims() {
     let n_programs = env_u64("COVPRUNE_SOUNDNESS_HYPER", 12);
     let first_seed = env_u64("COVPRUNE_SOUNDNESS_SEED", 1);
     let dir = harness_dir();
-    let (mut hyperlabels, mut truly_uncovered, mut proved) = (0, 0, 0);
+    let (mut hyperlabels, mut truly_uncovered, mut proved, mut redundant) = (0, 0, 0, 0);
     let mut false_claims = Vec::new();
     for seed in first_seed..first_seed + n_programs {
         let (text, _) = generate_with(seed, false);
@@ -82,29 +85,41 @@ fn exhaustive_runs_check_the_hyperlabel_claims() {
             .map(|l| (l.id, l.tag.clone()))
             .collect();
         let pooled = pooled_record(dir.path(), &path, annotated.labels.len());
-        let measured =
-            covprune::hyper::report::measure(&hls, &tags, &claims, std::slice::from_ref(&pooled));
+        let proved_rows =
+            covprune::hyper::report::prove(&program, &hls, &tags, &claims, &harness_config());
+        let hyper_claims: BTreeMap<u64, HyperClaim> = proved_rows
+            .iter()
+            .map(|r| (r.id, r.claim.clone()))
+            .collect();
+        let measured = covprune::hyper::report::measure(
+            &hls,
+            &tags,
+            &hyper_claims,
+            std::slice::from_ref(&pooled),
+        );
         for (h, status) in hls.iter().zip(&measured.statuses) {
             hyperlabels += 1;
             let truth = cover(h, std::slice::from_ref(&pooled));
             if truth == HyperCover::NotCovered {
                 truly_uncovered += 1;
             }
-            if status.uncoverable {
-                proved += 1;
-                if matches!(truth, HyperCover::Covered(_)) {
-                    false_claims.push(format!(
-                        "seed {seed}: hyperlabel {} {} proved uncoverable, covered over all inputs",
-                        h.id, h.text
-                    ));
-                }
+            match status.claim {
+                HyperClaim::Uncoverable { .. } => proved += 1,
+                HyperClaim::Duplicate { .. } | HyperClaim::Subsumed { .. } => redundant += 1,
+                HyperClaim::Unknown => {}
             }
+        }
+        // Every claim the pooled runs contradict (uncoverable but covered, a duplicate covered
+        // without its representative or the other way, a subsumer covered without it).
+        for (id, claim, what) in &measured.alarms {
+            false_claims.push(format!("seed {seed}: hyperlabel {id} {claim}: {what}"));
         }
     }
     let _ = writeln!(
         std::io::stderr(),
         "soundness (hyperlabels CACC, RACC, ADC, AUC): {n_programs} programs, {hyperlabels} hyperlabels, \
-         {truly_uncovered} uncovered over all inputs, {proved} proved uncoverable ({}), {} false",
+         {truly_uncovered} uncovered over all inputs, {proved} proved uncoverable ({}), \
+         {redundant} proved duplicate or subsumed, {} false",
         percent(proved, truly_uncovered),
         false_claims.len()
     );

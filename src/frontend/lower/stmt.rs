@@ -519,15 +519,34 @@ impl<'s> Lowerer<'s> {
             let e = self.pure_expr(*pred_node);
             self.as_condition(e)
         };
+        let bindings = self.label_bindings(args);
         self.emit(
             StmtKind::Label {
                 id,
                 tag,
                 pred,
                 text,
+                bindings,
             },
             loc,
         );
+    }
+
+    /// `pc_label_bindings(pred, id, tag, hyperlabel, n, "name", value, ...)`: the named
+    /// values (none for `pc_label`). A value with side effects is left out: its name stays
+    /// unconstrained for the hyperlabel questions.
+    fn label_bindings(&mut self, args: &[Node]) -> Vec<(String, Expr)> {
+        let mut out = Vec::new();
+        for pair in args.get(5..).unwrap_or_default().chunks(2) {
+            let [name, value] = pair else { break };
+            if name.kind() != "string_literal" || has_effects(*value) {
+                continue;
+            }
+            let bytes = crate::frontend::literals::decode_literal(&self.text[name.byte_range()]);
+            let e = self.pure_expr(*value);
+            out.push((String::from_utf8_lossy(&bytes).into_owned(), e));
+        }
+        out
     }
 
     // ----- local declarations -------------------------------------------------------------

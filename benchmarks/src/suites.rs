@@ -8,7 +8,7 @@
 //! [--only PROGRAM] [--criteria CC,MCC,GACC,WM] [--out DIR]`, DIR being a checkout of
 //! `houzss/Software-Fault-Location-By-SiemensSuite` (fetched, never committed). With criteria
 //! that write hyperlabels, a second table gives each program's hyperlabels per criterion:
-//! how many, covered by the universe, proved uncoverable.
+//! how many, covered by the universe, proved uncoverable, duplicate or subsumed.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -162,11 +162,15 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
         for h in words["hyperlabels"].as_array().into_iter().flatten() {
             let _ = writeln!(
                 hyper_md,
-                "| {name} | {} | {} | {} | {} |",
+                "| {name} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 h["criterion"].as_str().unwrap_or(""),
                 h["hyperlabels"],
                 h["covered"],
-                h["uncoverable"]
+                h["uncoverable"],
+                h["duplicate"],
+                h["subsumed"],
+                h["raw_percent"].as_f64().map_or("-".into(), |p| format!("{p:.1}%")),
+                h["cleaned_percent"].as_f64().map_or("-".into(), |p| format!("{p:.1}%")),
             );
         }
         if code != Some(0) {
@@ -190,8 +194,9 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
     if !hyper_md.is_empty() {
         md.push_str(
             "\nHyperlabels, as `measure` decides them on the words form (covered by the universe; \
-             uncoverable: every disjunct holds a label `prune` proved infeasible):\n\n\
-             | program | criterion | hyperlabels | covered | uncoverable |\n|---|---|---|---|---|\n",
+             uncoverable, duplicate, subsumed: as `prune` proved them, see docs/hyperlabels.md; \
+             cleaned: coverage of the others):\n\n\
+             | program | criterion | hyperlabels | covered | uncoverable | duplicate | subsumed | raw | cleaned |\n|---|---|---|---|---|---|---|---|---|\n",
         );
         md.push_str(&hyper_md);
     }

@@ -52,6 +52,7 @@ fn exhaustive_runs_check_the_hyperlabel_claims() {
     let first_seed = env_u64("COVPRUNE_SOUNDNESS_SEED", 1);
     let dir = harness_dir();
     let (mut hyperlabels, mut truly_uncovered, mut proved, mut redundant) = (0, 0, 0, 0);
+    let mut by_guard = 0;
     let mut false_claims = Vec::new();
     for seed in first_seed..first_seed + n_programs {
         let (text, _) = generate_with(seed, false);
@@ -103,8 +104,11 @@ fn exhaustive_runs_check_the_hyperlabel_claims() {
             if truth == HyperCover::NotCovered {
                 truly_uncovered += 1;
             }
-            match status.claim {
-                HyperClaim::Uncoverable { .. } => proved += 1,
+            match &status.claim {
+                HyperClaim::Uncoverable { why } => {
+                    proved += 1;
+                    by_guard += usize::from(why.contains("guard"));
+                }
                 HyperClaim::Duplicate { .. } | HyperClaim::Subsumed { .. } => redundant += 1,
                 HyperClaim::Unknown => {}
             }
@@ -118,7 +122,7 @@ fn exhaustive_runs_check_the_hyperlabel_claims() {
     let _ = writeln!(
         std::io::stderr(),
         "soundness (hyperlabels CACC, RACC, ADC, AUC): {n_programs} programs, {hyperlabels} hyperlabels, \
-         {truly_uncovered} uncovered over all inputs, {proved} proved uncoverable ({}), \
+         {truly_uncovered} uncovered over all inputs, {proved} proved uncoverable ({}; {by_guard} by a guard), \
          {redundant} proved duplicate or subsumed, {} false",
         percent(proved, truly_uncovered),
         false_claims.len()

@@ -194,16 +194,22 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
     if !hyper_md.is_empty() {
         md.push_str(
             "\nHyperlabels, as `measure` decides them on the words form (covered by the universe; \
-             uncoverable, duplicate, subsumed: as `prune` proved them, see docs/hyperlabels.md; \
+             uncoverable, duplicate, subsumed: as `prune` proved them, see docs/measure.md; \
              cleaned: coverage of the others):\n\n\
              | program | criterion | hyperlabels | covered | uncoverable | duplicate | subsumed | raw | cleaned |\n|---|---|---|---|---|---|---|---|---|\n",
         );
         md.push_str(&hyper_md);
     }
     if only.is_none() {
+        // The hyperlabel criteria's run has a file of its own.
+        let name = if hyper_md.is_empty() {
+            "siemens-suites.md"
+        } else {
+            "siemens-hyperlabels.md"
+        };
         std::fs::create_dir_all(&out)?;
-        std::fs::write(out.join("siemens-suites.md"), &md)?;
-        eprintln!("wrote {}", out.join("siemens-suites.md").display());
+        std::fs::write(out.join(name), &md)?;
+        eprintln!("wrote {}", out.join(name).display());
     }
     print!("{md}");
     let _ = std::fs::remove_dir_all(&work);

@@ -78,6 +78,66 @@ pub struct Regions {
     address_taken: HashSet<GlobalId>,
     /// Functions that dereference a pointer, themselves or through a direct callee.
     derefs: HashSet<String>,
+    /// Static globals that hold their initialiser at every function entry ([`Regions::keeps_initialiser`]).
+    unwritten_statics: HashSet<GlobalId>,
+}
+
+/// The static globals no code can change: internal linkage (so no other file names them; a
+/// test that includes the file is the `--open-statics` view, where statics are external),
+/// address never taken, not volatile, an initialiser of constants only, and no statement of any
+/// function of the file writes them. None at all when some code was not lowered exactly as
+/// written (a skipped function, a construct the front end could not lower, inline assembly):
+/// it could write them.
+fn unwritten_statics(prog: &Program, address_taken: &HashSet<GlobalId>) -> HashSet<GlobalId> {
+    let unlowered = !prog.skipped.is_empty()
+        || prog.diagnostics.iter().any(|d| match d.kind {
+            DiagnosticKind::Fallback(k) => !matches!(
+                k,
+                FallbackKind::Float
+                    | FallbackKind::Builtin
+                    | FallbackKind::VaArg
+                    | FallbackKind::NonConstInit
+                    | FallbackKind::ImpurePredicate
+            ),
+            DiagnosticKind::ParseError | DiagnosticKind::SkippedFunction => true,
+        });
+    if unlowered {
+        return HashSet::new();
+    }
+    let mut written = HashSet::new();
+    for f in &prog.functions {
+        for b in &f.blocks {
+            for s in &b.stmts {
+                let dst = match &s.kind {
+                    StmtKind::Assign { dst, .. }
+                    | StmtKind::Havoc { dst, .. }
+                    | StmtKind::ZeroInit { dst } => Some(dst),
+                    StmtKind::Call { dst, .. } => dst.as_ref(),
+                    StmtKind::HavocMemory(_) => return HashSet::new(),
+                    StmtKind::Assume(_) | StmtKind::Label { .. } => None,
+                };
+                if let Some(g) = dst.and_then(named_global) {
+                    written.insert(g);
+                }
+            }
+        }
+    }
+    (0..prog.globals.len() as u32)
+        .map(GlobalId)
+        .filter(|g| {
+            let gl = &prog.globals[g.0 as usize];
+            gl.linkage == Linkage::Internal
+                && !gl.is_extern_decl
+                && !gl.volatile
+                && !address_taken.contains(g)
+                && !written.contains(g)
+                && gl.init.iter().all(|s| match &s.kind {
+                    StmtKind::ZeroInit { .. } => true,
+                    StmtKind::Assign { src, .. } => src.as_const().is_some(),
+                    _ => false,
+                })
+        })
+        .collect()
 }
 
 impl Regions {
@@ -113,9 +173,16 @@ impl Regions {
             .filter_map(|(name, d)| d.then_some(name))
             .collect();
         Regions {
+            unwritten_statics: unwritten_statics(prog, &address_taken),
             address_taken,
             derefs,
         }
+    }
+
+    /// Does static global `g` hold its initialiser at every entry of every function of the
+    /// file (no code can write it: [`unwritten_statics`])?
+    pub fn keeps_initialiser(&self, g: GlobalId) -> bool {
+        self.unwritten_statics.contains(&g)
     }
 
     /// Is global `g` reached by name only in the encoding of `root`?

@@ -119,6 +119,26 @@ impl Enc<'_> {
         let m = self.t.var(Sort::Mem, "own_init");
         self.exactness.entry.insert(m);
         self.own_init.insert(o, m);
+        if let MemObj::Global(g) = o {
+            if self.initialised.contains(&g) {
+                // A static no code writes holds its initialiser: the initial memory is a
+                // fixpoint of the initialiser's stores (the bytes they write hold their values).
+                let init = self.prog.globals[g.0 as usize].init.clone();
+                let mut st = State {
+                    vars: vec![None; self.f.locals.len()],
+                    mem: self.t.var(Sort::Mem, "init_mem"),
+                    own: BTreeMap::new(),
+                };
+                let tru = self.t.tru();
+                for s in &init {
+                    self.stmt(s, &mut st, tru);
+                }
+                if let Some(&after) = st.own.get(&o) {
+                    let same = self.t.eq(m, after);
+                    self.fact(&[m], same);
+                }
+            }
+        }
         m
     }
 

@@ -244,6 +244,9 @@ struct Enc<'a> {
     instance_fns: Vec<&'a Function>,
     /// The initial memory of each object with a memory of its own.
     own_init: HashMap<MemObj, T>,
+    /// Globals with a memory of their own that hold their initialiser at entry
+    /// ([`super::regions::Regions::keeps_initialiser`]).
+    initialised: BTreeSet<GlobalId>,
     /// Activation of `f`: 0 for the root, a new number for each inlined call.
     instance: u32,
     sums: &'a Summaries,
@@ -328,7 +331,7 @@ pub fn encode_until(
     deadline: Option<std::time::Instant>,
 ) -> Option<FunctionVc> {
     let in_memory = memory_locals(f);
-    let named_globals = (0..prog.globals.len() as u32)
+    let named_globals: BTreeSet<GlobalId> = (0..prog.globals.len() as u32)
         .map(GlobalId)
         .filter(|g| {
             config.alias_blind
@@ -336,6 +339,11 @@ pub fn encode_until(
                     .regions
                     .global_is_named_only(prog, *g, &f.name, config.entry_main)
         })
+        .collect();
+    let initialised: BTreeSet<GlobalId> = named_globals
+        .iter()
+        .copied()
+        .filter(|g| !config.alias_blind && sums.regions.keeps_initialiser(*g))
         .collect();
     let own_memory = own_memory_locals(f, &in_memory, config.alias_blind);
     let pts = if config.alias_blind {
@@ -356,6 +364,7 @@ pub fn encode_until(
         alias_blind: config.alias_blind,
         named_globals,
         own_init: HashMap::new(),
+        initialised,
         own_seen: BTreeSet::new(),
         instance_fns: vec![f],
         instance: 0,

@@ -79,6 +79,28 @@ fn fixture_labels_get_their_expected_verdicts() {
     check_fixture(Path::new("tests/fixtures/engine/pointsto.c"));
     check_fixture(Path::new("tests/fixtures/engine/uninitialised.c"));
     check_fixture(Path::new("tests/fixtures/engine/never_entered.c"));
+    check_fixture(Path::new("tests/fixtures/engine/statics.c"));
+}
+
+/// The whole-file facts on statics hold only while no code outside the file reaches them:
+/// with the statics opened (a test that includes the file), the same labels stay unknown.
+#[test]
+fn opened_statics_get_no_whole_file_facts() {
+    let path = Path::new("tests/fixtures/engine/statics.c");
+    let mut program = frontend::load(path, &PreprocessOptions::default())
+        .unwrap()
+        .program;
+    program.open_statics();
+    let config = PruneConfig {
+        open_statics: true,
+        ..PruneConfig::default()
+    };
+    let verdicts = step1(&program, &config);
+    assert_eq!(verdicts.len(), 8);
+    assert!(
+        verdicts.iter().all(|v| v.status != Status::Infeasible),
+        "{verdicts:?}"
+    );
 }
 
 #[test]

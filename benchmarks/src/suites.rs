@@ -169,8 +169,12 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
                 h["uncoverable"],
                 h["duplicate"],
                 h["subsumed"],
-                h["raw_percent"].as_f64().map_or("-".into(), |p| format!("{p:.1}%")),
-                h["cleaned_percent"].as_f64().map_or("-".into(), |p| format!("{p:.1}%")),
+                h["raw_percent"]
+                    .as_f64()
+                    .map_or("-".into(), |p| format!("{p:.1}%")),
+                h["cleaned_percent"]
+                    .as_f64()
+                    .map_or("-".into(), |p| format!("{p:.1}%")),
             );
         }
         if code != Some(0) {

@@ -21,7 +21,7 @@
 //! An object with a memory of its own is written only by statements naming it, and by calls
 //! whose [`GlobalWrites`] include it (globals only: no callee can name a caller's local).
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::cfg::callgraph::{close_over_calls, direct_callees};
 use crate::ir::*;
@@ -80,16 +80,28 @@ pub struct Regions {
     derefs: HashSet<String>,
     /// Static globals that hold their initialiser at every function entry ([`Regions::keeps_initialiser`]).
     unwritten_statics: HashSet<GlobalId>,
+    /// Static integers and integer arrays whose every store is a constant ([`Regions::static_values`]).
+    static_values: HashMap<GlobalId, StaticValues>,
 }
 
-/// The static globals no code can change: internal linkage (so no other file names them; a
-/// test that includes the file is the `--open-statics` view, where statics are external),
-/// address never taken, not volatile, an initialiser of constants only, and no statement of any
-/// function of the file writes them. None at all when some code was not lowered exactly as
-/// written (a skipped function, a construct the front end could not lower, inline assembly):
-/// it could write them.
-fn unwritten_statics(prog: &Program, address_taken: &HashSet<GlobalId>) -> HashSet<GlobalId> {
-    let unlowered = !prog.skipped.is_empty()
+/// The values a static integer (or every element of a static integer array) can hold at any
+/// function entry: its initialiser's and those of every store of the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaticValues {
+    pub kind: IntKind,
+    /// The array's length (None: a scalar).
+    pub elements: Option<u64>,
+    pub values: BTreeSet<i128>,
+}
+
+/// At most this many values per static, and elements per array, are asserted.
+const MAX_STATIC_VALUES: usize = 16;
+const MAX_STATIC_ELEMENTS: u64 = 64;
+
+/// Whether code the front end could not lower exactly as written may exist in the program (a
+/// skipped function, an unsupported construct, inline assembly): it could write anything.
+fn has_unlowered_code(prog: &Program) -> bool {
+    !prog.skipped.is_empty()
         || prog.diagnostics.iter().any(|d| match d.kind {
             DiagnosticKind::Fallback(k) => !matches!(
                 k,
@@ -100,36 +112,144 @@ fn unwritten_statics(prog: &Program, address_taken: &HashSet<GlobalId>) -> HashS
                     | FallbackKind::ImpurePredicate
             ),
             DiagnosticKind::ParseError | DiagnosticKind::SkippedFunction => true,
-        });
-    if unlowered {
-        return HashSet::new();
+        })
+        || prog.functions.iter().any(|f| {
+            f.blocks.iter().any(|b| {
+                b.stmts
+                    .iter()
+                    .any(|s| matches!(s.kind, StmtKind::HavocMemory(_)))
+            })
+        })
+}
+
+/// The statics no other file can reach: internal linkage (so no other file names them; a test
+/// that includes the file is the `--open-statics` view, where statics are external), address
+/// never taken, not volatile.
+fn closed_static(g: GlobalId, gl: &Global, address_taken: &HashSet<GlobalId>) -> bool {
+    gl.linkage == Linkage::Internal
+        && !gl.is_extern_decl
+        && !gl.volatile
+        && !address_taken.contains(&g)
+}
+
+/// Every statement of a function that writes a place, with the place.
+fn stores(prog: &Program) -> impl Iterator<Item = (&Stmt, &LValue)> {
+    prog.functions.iter().flat_map(|f| {
+        f.blocks.iter().flat_map(|b| {
+            b.stmts.iter().filter_map(|s| match &s.kind {
+                StmtKind::Assign { dst, .. }
+                | StmtKind::Havoc { dst, .. }
+                | StmtKind::ZeroInit { dst } => Some((s, dst)),
+                StmtKind::Call { dst, .. } => dst.as_ref().map(|d| (s, d)),
+                _ => None,
+            })
+        })
+    })
+}
+
+/// The static integers and integer arrays whose initialiser and every store of the file write
+/// constants, with those constants (and 0, the value of what an initialiser leaves).
+fn static_values(
+    prog: &Program,
+    address_taken: &HashSet<GlobalId>,
+) -> HashMap<GlobalId, StaticValues> {
+    if has_unlowered_code(prog) {
+        return HashMap::new();
     }
-    let mut written = HashSet::new();
-    for f in &prog.functions {
-        for b in &f.blocks {
-            for s in &b.stmts {
-                let dst = match &s.kind {
-                    StmtKind::Assign { dst, .. }
-                    | StmtKind::Havoc { dst, .. }
-                    | StmtKind::ZeroInit { dst } => Some(dst),
-                    StmtKind::Call { dst, .. } => dst.as_ref(),
-                    StmtKind::HavocMemory(_) => return HashSet::new(),
-                    StmtKind::Assume(_) | StmtKind::Label { .. } => None,
-                };
-                if let Some(g) = dst.and_then(named_global) {
-                    written.insert(g);
+    let mut out: HashMap<GlobalId, StaticValues> = HashMap::new();
+    for (i, gl) in prog.globals.iter().enumerate() {
+        let g = GlobalId(i as u32);
+        if !closed_static(g, gl, address_taken) {
+            continue;
+        }
+        let (kind, elements) = match &gl.ty {
+            CType::Int(k) => (*k, None),
+            CType::Array(e, Some(n)) if *n <= MAX_STATIC_ELEMENTS => match **e {
+                CType::Int(k) => (k, Some(*n)),
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let mut values = BTreeSet::from([0]);
+        let mut constant = true;
+        for s in &gl.init {
+            match &s.kind {
+                StmtKind::ZeroInit { .. } => {}
+                StmtKind::Assign { src, .. } => match src.as_const() {
+                    Some(c) => {
+                        values.insert(c);
+                    }
+                    None => constant = false,
+                },
+                _ => constant = false,
+            }
+        }
+        // A scalar with an initialiser never holds the 0 before it.
+        if elements.is_none()
+            && gl
+                .init
+                .iter()
+                .any(|s| matches!(s.kind, StmtKind::Assign { .. }))
+        {
+            values.remove(&0);
+            for s in &gl.init {
+                if let StmtKind::Assign { src, .. } = &s.kind {
+                    values.extend(src.as_const());
                 }
             }
         }
+        if constant {
+            out.insert(
+                g,
+                StaticValues {
+                    kind,
+                    elements,
+                    values,
+                },
+            );
+        }
     }
+    for (s, dst) in stores(prog) {
+        let Some(g) = named_global(dst) else { continue };
+        let Some(v) = out.get_mut(&g) else { continue };
+        let whole_or_element = match dst {
+            LValue::Var(_) => true,
+            LValue::Index(b, _) => matches!(**b, LValue::Var(_)) && v.elements.is_some(),
+            _ => false,
+        };
+        let value = match &s.kind {
+            StmtKind::Assign { src, .. } if whole_or_element => src.as_const(),
+            StmtKind::ZeroInit { .. } if matches!(dst, LValue::Var(_)) => Some(0),
+            _ => None,
+        };
+        match value {
+            Some(c) => {
+                v.values.insert(c);
+            }
+            None => {
+                out.remove(&g);
+            }
+        }
+    }
+    out.retain(|_, v| v.values.len() <= MAX_STATIC_VALUES);
+    out
+}
+
+/// The static globals no code can change: [`closed_static`], an initialiser of constants only,
+/// and no statement of any function of the file writes them. None when some code was not
+/// lowered exactly as written ([`has_unlowered_code`]): it could write them.
+fn unwritten_statics(prog: &Program, address_taken: &HashSet<GlobalId>) -> HashSet<GlobalId> {
+    if has_unlowered_code(prog) {
+        return HashSet::new();
+    }
+    let written: HashSet<GlobalId> = stores(prog)
+        .filter_map(|(_, dst)| named_global(dst))
+        .collect();
     (0..prog.globals.len() as u32)
         .map(GlobalId)
         .filter(|g| {
             let gl = &prog.globals[g.0 as usize];
-            gl.linkage == Linkage::Internal
-                && !gl.is_extern_decl
-                && !gl.volatile
-                && !address_taken.contains(g)
+            closed_static(*g, gl, address_taken)
                 && !written.contains(g)
                 && gl.init.iter().all(|s| match &s.kind {
                     StmtKind::ZeroInit { .. } => true,
@@ -174,6 +294,7 @@ impl Regions {
             .collect();
         Regions {
             unwritten_statics: unwritten_statics(prog, &address_taken),
+            static_values: static_values(prog, &address_taken),
             address_taken,
             derefs,
         }
@@ -183,6 +304,12 @@ impl Regions {
     /// file (no code can write it: [`unwritten_statics`])?
     pub fn keeps_initialiser(&self, g: GlobalId) -> bool {
         self.unwritten_statics.contains(&g)
+    }
+
+    /// The values static `g` (each element of it, for an array) can hold at any function entry,
+    /// when its initialiser and every store of the file write constants.
+    pub fn static_values(&self, g: GlobalId) -> Option<&StaticValues> {
+        self.static_values.get(&g)
     }
 
     /// Is global `g` reached by name only in the encoding of `root`?

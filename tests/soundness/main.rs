@@ -549,6 +549,67 @@ fn with_their_externals(g: Generated) -> Generated {
     (text, n, placed)
 }
 
+/// The memory programs with two statics whose every store is a constant: a table with an
+/// initialiser, written by `f` on some inputs, and a mode, set by `f` to one of two values,
+/// and four more labels reading them (ids after the generator's). Their values at any entry of
+/// `f` are the initialiser's and the stores' (the engine's whole-file facts on statics); the
+/// runs, every input after another in one process, see every value they can take.
+fn with_static_tables(seed: u64, g: Generated) -> Generated {
+    let (text, n, placed) = g;
+    let mut r = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = |m: u64| {
+        r = r
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((r >> 33) % m) as i64
+    };
+    let t: Vec<i64> = (0..4).map(|_| next(9) - 4).collect();
+    let (m0, m1, m2) = (next(5), next(5), next(5));
+    let (c1, t1, t2) = (next(9) - 4, next(200), next(200) - 100);
+    let decl = format!(
+        "static int tab[4] = {{{}, {}, {}, {}}};\nstatic int mode = {m0};\n",
+        t[0], t[1], t[2], t[3]
+    );
+    let entry = "int f(unsigned char a, signed char b)\n{\n";
+    let stores = format!(
+        "    if (a > {t1}) tab[b & 3] = {c1};\n    if (b < {t2}) mode = {m1}; else if (a & 8) mode = {m2};\n"
+    );
+    let labels = format!(
+        "    pc_label(tab[a & 3] < {}, {}, \"T\");\n    pc_label(tab[(a ^ b) & 3] == {}, {}, \"T\");\n    \
+         pc_label(mode == {}, {}, \"T\");\n    pc_label(mode > {}, {}, \"T\");\n",
+        next(9) - 4,
+        n + 1,
+        next(9) - 4,
+        n + 2,
+        next(5),
+        n + 3,
+        next(5),
+        n + 4
+    );
+    let ret = "    return x + y + z;\n}";
+    assert!(text.contains(entry) && text.contains(ret) && text.contains("static int g1;\n"));
+    let text = text
+        .replacen("static int g1;\n", &format!("static int g1;\n{decl}"), 1)
+        .replacen(entry, &format!("{entry}{stores}"), 1)
+        .replacen(ret, &format!("{labels}{ret}"), 1);
+    (text, n + 4, placed)
+}
+
+/// The memory harness with static tables ([`with_static_tables`]):
+/// `COVPRUNE_SOUNDNESS_MEMORY` programs (default 40).
+#[test]
+fn exhaustive_runs_check_the_claims_on_memory_programs_with_static_tables() {
+    run_harness(
+        "memory programs with static tables",
+        env_u64("COVPRUNE_SOUNDNESS_MEMORY", 40),
+        "mems",
+        |seed| with_static_tables(seed, generate_full(seed, true, true, false)),
+        0.3,
+    );
+}
+
 /// The memory harness on the same programs with their external code written in
 /// ([`with_their_externals`]): `COVPRUNE_SOUNDNESS_MEMORY` programs (default 40).
 #[test]

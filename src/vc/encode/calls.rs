@@ -148,6 +148,7 @@ impl<'a> Enc<'a> {
             .collect();
         for g in gs {
             let m = self.t.var(Sort::Mem, "own_call");
+            self.constrain_static(g, m);
             st.own.insert(MemObj::Global(g), m);
         }
     }

@@ -120,26 +120,76 @@ impl Enc<'_> {
         self.exactness.entry.insert(m);
         self.own_init.insert(o, m);
         if let MemObj::Global(g) = o {
-            if self.initialised.contains(&g) {
-                // A static no code writes holds its initialiser: the initial memory is a
-                // fixpoint of the initialiser's stores (the bytes they write hold their values).
-                let init = self.prog.globals[g.0 as usize].init.clone();
-                let mut st = State {
-                    vars: vec![None; self.f.locals.len()],
-                    mem: self.t.var(Sort::Mem, "init_mem"),
-                    own: BTreeMap::new(),
-                };
-                let tru = self.t.tru();
-                for s in &init {
-                    self.stmt(s, &mut st, tru);
-                }
-                if let Some(&after) = st.own.get(&o) {
-                    let same = self.t.eq(m, after);
-                    self.fact(&[m], same);
-                }
-            }
+            self.constrain_static(g, m);
         }
         m
+    }
+
+    /// What the whole file says of static `g`'s memory `m`, at entry or after code not encoded
+    /// here may have written it (every write to it is one of the file's): a static no code
+    /// writes holds its initialiser (`m` is a fixpoint of the initialiser's stores, so the
+    /// bytes they write hold their values), and each element of a static whose stores are
+    /// all constants holds one of them.
+    pub(super) fn constrain_static(&mut self, g: GlobalId, m: T) {
+        let o = MemObj::Global(g);
+        let mut st = State {
+            vars: vec![None; self.f.locals.len()],
+            mem: self.t.var(Sort::Mem, "init_mem"),
+            own: BTreeMap::from([(o, m)]),
+        };
+        if self.initialised.contains(&g) {
+            let init = self.prog.globals[g.0 as usize].init.clone();
+            let tru = self.t.tru();
+            for s in &init {
+                self.stmt(s, &mut st, tru);
+            }
+            if let Some(&after) = st.own.get(&o) {
+                let same = self.t.eq(m, after);
+                self.fact(&[m], same);
+            }
+            st.own.insert(o, m);
+        }
+        let Some(v) = self.static_values.get(&g).cloned() else {
+            return;
+        };
+        let var = LValue::Var(VarRef::Global(g));
+        let places: Vec<LValue> = match v.elements {
+            None => vec![var],
+            Some(n) => (0..n)
+                .map(|k| {
+                    LValue::Index(
+                        Box::new(var.clone()),
+                        Box::new(Expr::int_const(i128::from(k), IntKind::Long)),
+                    )
+                })
+                .collect(),
+        };
+        let ty = CType::Int(v.kind);
+        for place in places {
+            let one_of = v
+                .values
+                .iter()
+                .map(|c| {
+                    Expr::new(
+                        ExprKind::Binary(
+                            BinOp::Eq,
+                            Box::new(Expr::read(place.clone(), ty.clone())),
+                            Box::new(Expr::int_const(*c, v.kind)),
+                        ),
+                        CType::INT,
+                    )
+                })
+                .reduce(|a, b| {
+                    Expr::new(
+                        ExprKind::Binary(BinOp::LogOr, Box::new(a), Box::new(b)),
+                        CType::INT,
+                    )
+                });
+            if let Some(e) = one_of {
+                let holds = self.eval_bool(&e, &mut st);
+                self.fact(&[m], holds);
+            }
+        }
     }
 
     /// The object with a memory of its own that a place belongs to, if any.

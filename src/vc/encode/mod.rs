@@ -247,6 +247,9 @@ struct Enc<'a> {
     /// Globals with a memory of their own that hold their initialiser at entry
     /// ([`super::regions::Regions::keeps_initialiser`]).
     initialised: BTreeSet<GlobalId>,
+    /// Globals with a memory of their own whose values at entry are known to be among a few
+    /// ([`super::regions::Regions::static_values`]).
+    static_values: BTreeMap<GlobalId, super::regions::StaticValues>,
     /// Activation of `f`: 0 for the root, a new number for each inlined call.
     instance: u32,
     sums: &'a Summaries,
@@ -345,6 +348,11 @@ pub fn encode_until(
         .copied()
         .filter(|g| !config.alias_blind && sums.regions.keeps_initialiser(*g))
         .collect();
+    let static_values: BTreeMap<GlobalId, super::regions::StaticValues> = named_globals
+        .iter()
+        .filter(|_| !config.alias_blind)
+        .filter_map(|g| Some((*g, sums.regions.static_values(*g)?.clone())))
+        .collect();
     let own_memory = own_memory_locals(f, &in_memory, config.alias_blind);
     let pts = if config.alias_blind {
         PointsTo::inactive()
@@ -365,6 +373,7 @@ pub fn encode_until(
         named_globals,
         own_init: HashMap::new(),
         initialised,
+        static_values,
         own_seen: BTreeSet::new(),
         instance_fns: vec![f],
         instance: 0,

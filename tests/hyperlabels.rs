@@ -400,3 +400,49 @@ fn all_uses_keeps_exactly_the_def_use_pairs_and_all_defs_covers_definitions() {
     assert_eq!(adc["hyperlabels"], 9);
     assert_eq!(adc["covered"], 9);
 }
+
+/// LTest's sequences, measured: a chain is covered by a run that reaches its positions in
+/// order with no redefinition of its variable between. By hand, for `f(c)`: chain 1 (first
+/// definition to the use under `c > 0`) needs 1 <= c <= 5; chain 2 (first definition to the last
+/// use) c <= 5; chain 3 (the redefinition under `c > 5` to the last use) c > 5.
+#[test]
+fn sequences_are_covered_by_runs_that_reach_their_positions_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let file = dir.join("seq_labels.c");
+    std::fs::copy("tests/fixtures/hyper/seq_labels.c", &file).unwrap();
+    std::fs::write(
+        dir.join("seq_labels.hyperlabels"),
+        "1) <s1|; ;>,\n2) <s2|; ;>,\n3) <s3|; ;>,\n4) <s2.s3|; ;>,\n",
+    )
+    .unwrap();
+    let hyper = dir.join("seq_labels.hyperlabels");
+    // c = 0 and c = 7: chains 2 and 3, each from one run; their conjunction from both.
+    std::fs::write(dir.join("a.tests"), "0\n7\n").unwrap();
+    let v = measured(&file, &dir.join("a.tests"));
+    assert_eq!(
+        statuses(&hyper),
+        ["UNKNOWN", "COVERED", "COVERED", "COVERED"],
+        "{v:#}"
+    );
+    assert!(std::fs::read_to_string(&hyper)
+        .unwrap()
+        .contains("4) <s2.s3|; ;> - COVERED - [ 1 2 ],"));
+    let row = &v["hyperlabels"][0];
+    assert_eq!(
+        (&row["criterion"], &row["hyperlabels"], &row["covered"]),
+        (
+            &serde_json::json!("sequences"),
+            &serde_json::json!(4),
+            &serde_json::json!(3)
+        )
+    );
+    // c = 9 alone: chain 1 starts, is broken by the redefinition, and its use is reached
+    // anyway: not covered. c = 3 covers it.
+    std::fs::write(dir.join("b.tests"), "9\n").unwrap();
+    measured(&file, &dir.join("b.tests"));
+    assert_eq!(statuses(&hyper)[..3], ["UNKNOWN", "UNKNOWN", "COVERED"]);
+    std::fs::write(dir.join("c.tests"), "3\n").unwrap();
+    measured(&file, &dir.join("c.tests"));
+    assert_eq!(statuses(&hyper)[..3], ["COVERED", "COVERED", "UNKNOWN"]);
+}

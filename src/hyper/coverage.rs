@@ -2,8 +2,9 @@
 //! records the atomic labels it covered with every distinct environment of their bindings;
 //! a disjunct of the normal form is covered when each of its labels is covered by some run
 //! (runs may differ: conjunction relates runs) with environments whose union satisfies every
-//! guard. The search tries the combinations of distinct environments (each with the first run
-//! that bound it), and stops at the first that fits.
+//! guard; a sequence is covered by a run that completed it. The search tries the combinations
+//! of distinct environments (each with the first run that bound it), and stops at the first
+//! that fits.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -15,6 +16,8 @@ use super::{Disjunct, Env, Hyperlabel, Item};
 pub struct RunCover {
     pub name: String,
     pub labels: BTreeMap<u64, BTreeSet<Bound>>,
+    /// The sequences the run completed.
+    pub sequences: BTreeSet<u64>,
 }
 
 /// A hyperlabel's coverage by a suite.
@@ -23,7 +26,7 @@ pub enum HyperCover {
     /// Covered, by these runs (those of the first combination found).
     Covered(Vec<String>),
     NotCovered,
-    /// Not decided, and why (a sequence, which runs do not record; too many combinations).
+    /// Not decided, and why (too many combinations).
     Unmeasured(String),
 }
 
@@ -51,18 +54,24 @@ pub fn cover(h: &Hyperlabel, runs: &[RunCover]) -> HyperCover {
 fn cover_disjunct(d: &Disjunct, runs: &[RunCover]) -> HyperCover {
     // Per item, its candidates: (run, environment).
     let mut candidates: Candidates = Vec::new();
-    let mut sequences = false;
+    let nothing_bound: Bound = Vec::new();
     for item in &d.items {
-        let Item::Label(id) = item else {
-            sequences = true;
-            continue;
-        };
         // Each distinct environment once, with the first run that bound it: the guard reads
-        // only values, so other runs with the same ones add no combination.
+        // only values, so other runs with the same ones add no combination. A sequence binds
+        // nothing: its first run that completed it.
         let mut first: BTreeMap<&Bound, usize> = BTreeMap::new();
         for (k, r) in runs.iter().enumerate() {
-            for e in r.labels.get(id).into_iter().flatten() {
-                first.entry(e).or_insert(k);
+            match item {
+                Item::Label(id) => {
+                    for e in r.labels.get(id).into_iter().flatten() {
+                        first.entry(e).or_insert(k);
+                    }
+                }
+                Item::Sequence(id) => {
+                    if r.sequences.contains(id) {
+                        first.entry(&nothing_bound).or_insert(k);
+                    }
+                }
             }
         }
         let c: Vec<_> = first.into_iter().map(|(e, k)| (k, e)).collect();
@@ -70,9 +79,6 @@ fn cover_disjunct(d: &Disjunct, runs: &[RunCover]) -> HyperCover {
             return HyperCover::NotCovered;
         }
         candidates.push(c);
-    }
-    if sequences {
-        return HyperCover::Unmeasured("its sequences are not recorded by runs".into());
     }
     let total = candidates
         .iter()
@@ -177,6 +183,18 @@ mod tests {
             HyperCover::Covered(vec!["last".into(), "r0".into()])
         );
         let seq = &super::super::parse_file("3) <s1.s2|;;>,").unwrap()[0];
-        assert!(matches!(cover(seq, &one), HyperCover::Unmeasured(_)));
+        assert_eq!(cover(seq, &one), HyperCover::NotCovered);
+        let mut s1 = run("s", &[]);
+        s1.sequences.insert(1);
+        let mut s2 = run("u", &[]);
+        s2.sequences.insert(2);
+        assert_eq!(
+            cover(seq, std::slice::from_ref(&s1)),
+            HyperCover::NotCovered
+        );
+        assert_eq!(
+            cover(seq, &[s1, s2]),
+            HyperCover::Covered(vec!["s".into(), "u".into()])
+        );
     }
 }

@@ -28,7 +28,7 @@ pub struct HyperRow {
     pub subsumed: usize,
     /// Covered, among the hyperlabels not pruned.
     pub kept_covered: usize,
-    /// Not decided by the runs (sequences, too many combinations).
+    /// Not decided by the runs (too many combinations of bound values).
     pub unmeasured: usize,
 }
 
@@ -125,6 +125,7 @@ pub fn run_covers(runs: &[crate::measure::TestRun]) -> Vec<RunCover> {
     runs.iter()
         .map(|r| RunCover {
             name: r.name.clone(),
+            sequences: r.sequences.clone(),
             labels: r
                 .covered
                 .iter()
@@ -195,7 +196,7 @@ fn claim_of(id: u64, claims: &BTreeMap<u64, HyperClaim>) -> HyperClaim {
     claims.get(&id).cloned().unwrap_or(HyperClaim::Unknown)
 }
 
-/// A hyperlabel's criterion: its first atomic label's.
+/// A hyperlabel's criterion: its first atomic label's (`sequences` for one of sequences only).
 pub fn criterion_of(h: &Hyperlabel, tags: &BTreeMap<u64, String>) -> String {
     h.dnf()
         .iter()
@@ -206,7 +207,7 @@ pub fn criterion_of(h: &Hyperlabel, tags: &BTreeMap<u64, String>) -> String {
                 .map(|t| crate::report::counts::criterion_of(t)),
             Item::Sequence(_) => None,
         })
-        .unwrap_or("hyperlabels")
+        .unwrap_or("sequences")
         .to_string()
 }
 

@@ -84,6 +84,8 @@ pub struct TestRun {
     pub crashed_in_label: Option<u64>,
     /// Labels with bindings: every distinct environment each was covered with.
     pub bindings: runtime::Bindings,
+    /// The sequences (LTest's `pc_label_sequence` chains) the run completed.
+    pub sequences: BTreeSet<u64>,
 }
 
 impl TestRun {
@@ -332,6 +334,7 @@ fn run_one(
         covered: recorded.covered,
         crashed_in_label: recorded.crashed_in,
         bindings: recorded.bindings,
+        sequences: recorded.sequences,
     };
     let Some((orig0, orig2)) = programs
         .original
@@ -848,6 +851,7 @@ mod tests {
             covered: covered.iter().copied().collect(),
             crashed_in_label: None,
             bindings: Default::default(),
+            sequences: BTreeSet::new(),
         }
     }
 

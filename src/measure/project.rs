@@ -372,6 +372,7 @@ pub fn run_command(
             covered: recorded.covered,
             crashed_in_label: recorded.crashed_in,
             bindings: recorded.bindings,
+            sequences: recorded.sequences,
         },
         seconds,
         log,

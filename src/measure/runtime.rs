@@ -8,7 +8,11 @@
 /// 0 for one file; in a whole program (`project measure`) each annotated file defines its own
 /// base, so that the files' ids, each numbered from 1, do not collide. A label with bindings
 /// (`pc_label_bindings(c, id, tag, bind, n, "name1", e1, ...)`, up to 16 names) passes its
-/// names and values, each value converted to `long` (a floating value is truncated).
+/// names and values, each value converted to `long` (a floating value is truncated). LTest's
+/// sequences (`pc_label_sequence(c, id, pos, len, var, n, ...)`: position `pos` of the chain
+/// `id` of `len` positions, over variable `var`; `pc_label_sequence_condition(0, var)`: a
+/// redefinition of `var`, which breaks its chains under way) record each chain whose
+/// positions a run reached in order, `c` true at each, with no break of its variable between.
 pub const HEADER: &str = r#"#ifndef COVPRUNE_RUNTIME_H
 #define COVPRUNE_RUNTIME_H
 void covprune_hit(int covered, long id);
@@ -16,12 +20,18 @@ void covprune_bind(int covered, long id, int n, ...);
 unsigned char covprune_state_of(long id);
 void covprune_reset(void);
 void covprune_present(long base);
+void covprune_seq(int c, long id, long pos, long len, long base, const char *var);
+void covprune_seq_break(long base, const char *var);
 extern volatile long covprune_at;
 #ifndef COVPRUNE_LABEL_BASE
 #define COVPRUNE_LABEL_BASE 0L
 #endif
 #undef pc_label
 #undef pc_label_bindings
+#undef pc_label_sequence
+#undef pc_label_sequence_condition
+#define pc_label_sequence(c, id, pos, len, var, ...) covprune_seq((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE), (long)(pos), (long)(len), COVPRUNE_LABEL_BASE, #var)
+#define pc_label_sequence_condition(zero, var) covprune_seq_break(COVPRUNE_LABEL_BASE, #var)
 #define pc_label(c, id, ...) (covprune_at = ((long)(id) + COVPRUNE_LABEL_BASE), covprune_hit((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE)))
 #define COVPRUNE_CAT(a, b) COVPRUNE_CAT_(a, b)
 #define COVPRUNE_CAT_(a, b) a##b
@@ -260,6 +270,70 @@ void covprune_bind(int covered, long id, int n, ...)
         covprune_fd = -1;
 }
 
+/* Sequences: per chain id (base added), the last position reached in order, its length, its
+   variable (the file's base and the variable's text) and whether it was completed, which is
+   written once as `S id`. */
+struct covprune_chain {
+    long id, at, len, base;
+    const char *var;
+    int done;
+};
+static struct covprune_chain *covprune_chains;
+static long covprune_chain_cap, covprune_chain_used;
+
+static struct covprune_chain *covprune_chain_of(long id)
+{
+    long i;
+    for (i = 0; i < covprune_chain_used; i++)
+        if (covprune_chains[i].id == id)
+            return &covprune_chains[i];
+    if (covprune_chain_used == covprune_chain_cap) {
+        long cap = covprune_chain_cap ? covprune_chain_cap * 2 : 64;
+        struct covprune_chain *grown =
+            (struct covprune_chain *)realloc(covprune_chains, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        covprune_chains = grown;
+        covprune_chain_cap = cap;
+    }
+    covprune_chains[covprune_chain_used].id = id;
+    covprune_chains[covprune_chain_used].at = 0;
+    covprune_chains[covprune_chain_used].done = 0;
+    return &covprune_chains[covprune_chain_used++];
+}
+
+void covprune_seq(int c, long id, long pos, long len, long base, const char *var)
+{
+    struct covprune_chain *ch;
+    covprune_open();
+    ch = covprune_chain_of(id);
+    if (!ch)
+        return;
+    ch->len = len;
+    ch->base = base;
+    ch->var = var;
+    if (!c)
+        return;
+    if (pos == 1)
+        ch->at = 1;
+    else if (ch->at == pos - 1)
+        ch->at = pos;
+    if (ch->at >= len && !ch->done) {
+        ch->done = 1;
+        covprune_emit('S', id);
+    }
+}
+
+void covprune_seq_break(long base, const char *var)
+{
+    long i;
+    for (i = 0; i < covprune_chain_used; i++) {
+        struct covprune_chain *ch = &covprune_chains[i];
+        if (ch->base == base && ch->var && !strcmp(ch->var, var) && ch->at < ch->len)
+            ch->at = 0;
+    }
+}
+
 /* A program built from an annotated file says so when it starts (`P base`). */
 void covprune_present(long base)
 {
@@ -294,6 +368,8 @@ pub struct Recorded {
     pub bindings: Bindings,
     /// The run bound more environments than the recorder keeps (`O`): some are missing.
     pub bindings_overflow: bool,
+    /// The sequences the run completed (`S id`).
+    pub sequences: std::collections::BTreeSet<u64>,
 }
 
 /// Per label, the distinct environments of its bindings when covered: (name, value) lists.
@@ -341,6 +417,9 @@ pub fn parse_record(text: &str) -> Recorded {
             "X" => r.crashed_in = Some(id),
             "P" => {
                 r.present.insert(id);
+            }
+            "S" => {
+                r.sequences.insert(id);
             }
             _ => {}
         }

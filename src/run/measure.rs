@@ -230,7 +230,7 @@ impl MeasureReport {
                 c.subsumed,
                 pct(h.cleaned_percent),
                 if c.unmeasured > 0 {
-                    format!(" ({} not decided by runs: sequences)", c.unmeasured)
+                    format!(" ({} not decided: too many combinations of bound values)", c.unmeasured)
                 } else {
                     String::new()
                 }

@@ -392,6 +392,8 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
                     .range(base + 1..base + 1 + m.max_id)
                     .map(|(g, e)| (g - base, e.clone()))
                     .collect(),
+                // Hyperlabels are not measured across a project.
+                sequences: BTreeSet::new(),
             })
             .collect();
         let covered: BTreeSet<u64> = file_runs

@@ -41,6 +41,7 @@ fn pooled_record(dir: &Path, program: &Path, n_labels: usize) -> RunCover {
         covered: recorded.covered,
         crashed_in_label: None,
         bindings: recorded.bindings,
+        sequences: recorded.sequences,
     };
     covprune::hyper::report::run_covers(&[run]).remove(0)
 }

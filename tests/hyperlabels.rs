@@ -401,10 +401,11 @@ fn all_uses_keeps_exactly_the_def_use_pairs_and_all_defs_covers_definitions() {
     assert_eq!(adc["covered"], 9);
 }
 
-/// LTest's sequences, measured: a chain is covered by a run that reaches its positions in
-/// order with no redefinition of its variable between. By hand, for `f(c)`: chain 1 (first
-/// definition to the use under `c > 0`) needs 1 <= c <= 5; chain 2 (first definition to the last
-/// use) c <= 5; chain 3 (the redefinition under `c > 5` to the last use) c > 5.
+/// LTest's sequences, proved and measured: a chain is covered by a run that reaches its
+/// positions in order with no redefinition of its variable between. By hand, for `f(c)`: chain
+/// 1 (first definition to the use under `c > 0`) needs 1 <= c <= 5; chain 2 (first definition to
+/// the last use) c <= 5; chain 3 (the redefinition under `c > 5` to the last use) c > 5; chain 4
+/// (first definition to a use after the redefinition) none, which `prune` proves.
 #[test]
 fn sequences_are_covered_by_runs_that_reach_their_positions_in_order() {
     let dir = tempfile::tempdir().unwrap();
@@ -413,15 +414,58 @@ fn sequences_are_covered_by_runs_that_reach_their_positions_in_order() {
     std::fs::copy("tests/fixtures/hyper/seq_labels.c", &file).unwrap();
     std::fs::write(
         dir.join("seq_labels.hyperlabels"),
-        "1) <s1|; ;>,\n2) <s2|; ;>,\n3) <s3|; ;>,\n4) <s2.s3|; ;>,\n",
+        "1) <s1|; ;>,\n2) <s2|; ;>,\n3) <s3|; ;>,\n4) <s2.s3|; ;>,\n5) <s4|; ;>,\n6) <s1+s4|; ;>,\n",
     )
     .unwrap();
     let hyper = dir.join("seq_labels.hyperlabels");
+    covprune()
+        .args(["prune", "--no-progress"])
+        .arg(&file)
+        .assert()
+        .success();
+    let ledger: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("seq_labels.covprune.json")).unwrap(),
+    )
+    .unwrap();
+    let claimed: Vec<(u64, &str)> = ledger["hyperlabels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["id"].as_u64().unwrap(), h["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        claimed,
+        [
+            (1, "unknown"),
+            (2, "unknown"),
+            (3, "unknown"),
+            (4, "unknown"),
+            (5, "uncoverable"),
+            (6, "unknown")
+        ]
+    );
+    assert_eq!(ledger["hyperlabels"][4]["why"], "s4 is infeasible");
+    // Every input from -2 to 9: the claim holds, and the runs cover what the comment says.
+    let all: String = (-2..10).map(|c| format!("{c}\n")).collect();
+    std::fs::write(dir.join("all.tests"), all).unwrap();
+    let v = measured(&file, &dir.join("all.tests"));
+    assert_eq!(v["alarms"], serde_json::json!([]), "{v:#}");
+    assert_eq!(
+        statuses(&hyper),
+        [
+            "COVERED",
+            "COVERED",
+            "COVERED",
+            "COVERED",
+            "UNCOVERABLE",
+            "COVERED"
+        ]
+    );
     // c = 0 and c = 7: chains 2 and 3, each from one run; their conjunction from both.
     std::fs::write(dir.join("a.tests"), "0\n7\n").unwrap();
     let v = measured(&file, &dir.join("a.tests"));
     assert_eq!(
-        statuses(&hyper),
+        statuses(&hyper)[..4],
         ["UNKNOWN", "COVERED", "COVERED", "COVERED"],
         "{v:#}"
     );
@@ -433,7 +477,7 @@ fn sequences_are_covered_by_runs_that_reach_their_positions_in_order() {
         (&row["criterion"], &row["hyperlabels"], &row["covered"]),
         (
             &serde_json::json!("sequences"),
-            &serde_json::json!(4),
+            &serde_json::json!(6),
             &serde_json::json!(3)
         )
     );

@@ -190,6 +190,8 @@ fn run_preprocessor(
     // keeps the calls through preprocessing without any other effect.
     flags.push("-Dpc_label=pc_label".into());
     flags.push("-Dpc_label_bindings=pc_label_bindings".into());
+    flags.push("-Dpc_label_sequence=pc_label_sequence".into());
+    flags.push("-Dpc_label_sequence_condition=pc_label_sequence_condition".into());
     let kept_as = KEEPING.load(Ordering::Relaxed).then(|| {
         (
             format!("{cc}\0{flags:?}\0{cwd:?}\0{}", path.display()),

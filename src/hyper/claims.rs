@@ -1,7 +1,7 @@
 //! What `prune` proves of hyperlabels, from its labels' claims and the values they can bind.
 //!
 //! - **Uncoverable**: every disjunct of the normal form is dead. A disjunct is dead when one
-//!   of its labels is infeasible, or when no combination of the values its labels can bind
+//!   of its labels or sequences is infeasible, or when no combination of the values its labels can bind
 //!   (each label on its own: they may come from different runs) satisfies its guards.
 //! - Implication, within one criterion: a disjunct `d1` implies `d2` when both are the same
 //!   (same items, same guards), or when `d2` has no guard and each of its labels is implied
@@ -15,25 +15,33 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::values::Values;
+
+/// What the prover says beyond the labels' claims: the values labels can bind, and the
+/// sequences proved infeasible.
+#[derive(Clone, Debug, Default)]
+pub struct Facts {
+    pub values: BTreeMap<u64, Values>,
+    pub infeasible_sequences: BTreeSet<u64>,
+}
 use super::{Disjunct, Hyperlabel, Item};
 use crate::report::ledger::Claim;
 pub use crate::report::ledger::HyperClaim;
 
 /// Why a disjunct is dead, if it is.
-fn dead(
-    d: &Disjunct,
-    claims: &BTreeMap<u64, Claim>,
-    values: &BTreeMap<u64, Values>,
-) -> Option<String> {
-    if let Some(id) = d.items.iter().find_map(|i| match i {
-        Item::Label(id) if matches!(claims.get(id), Some(Claim::Infeasible)) => Some(*id),
-        _ => None,
+fn dead(d: &Disjunct, claims: &BTreeMap<u64, Claim>, facts: &Facts) -> Option<String> {
+    if let Some(item) = d.items.iter().find(|i| match i {
+        Item::Label(id) => matches!(claims.get(id), Some(Claim::Infeasible)),
+        Item::Sequence(id) => facts.infeasible_sequences.contains(id),
     }) {
-        return Some(format!("l{id} is infeasible"));
+        return Some(match item {
+            Item::Label(id) => format!("l{id} is infeasible"),
+            Item::Sequence(id) => format!("s{id} is infeasible"),
+        });
     }
     if d.guards.is_empty() {
         return None;
     }
+    let values = &facts.values;
     // Per label, its possible environments.
     let mut choices: Vec<Vec<super::Env>> = Vec::new();
     let mut bound: BTreeSet<&String> = BTreeSet::new();
@@ -86,7 +94,8 @@ fn dead(
         .items
         .iter()
         .map(|i| match i {
-            Item::Label(id) | Item::Sequence(id) => format!("l{id}"),
+            Item::Label(id) => format!("l{id}"),
+            Item::Sequence(id) => format!("s{id}"),
         })
         .collect();
     Some(format!(
@@ -96,18 +105,14 @@ fn dead(
 }
 
 /// Why `h` is uncoverable (each disjunct's reason), if it is.
-pub fn uncoverable(
-    h: &Hyperlabel,
-    claims: &BTreeMap<u64, Claim>,
-    values: &BTreeMap<u64, Values>,
-) -> Option<String> {
+pub fn uncoverable(h: &Hyperlabel, claims: &BTreeMap<u64, Claim>, facts: &Facts) -> Option<String> {
     let dnf = h.dnf();
     if dnf.is_empty() {
         return None;
     }
     let mut why = Vec::new();
     for d in &dnf {
-        why.push(dead(d, claims, values)?);
+        why.push(dead(d, claims, facts)?);
     }
     why.dedup();
     Some(why.join("; "))
@@ -142,11 +147,11 @@ pub fn decide(
     hyperlabels: &[Hyperlabel],
     criterion: &[String],
     claims: &BTreeMap<u64, Claim>,
-    values: &BTreeMap<u64, Values>,
+    facts: &Facts,
 ) -> Vec<HyperClaim> {
     let mut out: Vec<HyperClaim> = hyperlabels
         .iter()
-        .map(|h| match uncoverable(h, claims, values) {
+        .map(|h| match uncoverable(h, claims, facts) {
             Some(why) => HyperClaim::Uncoverable { why },
             None => HyperClaim::Unknown,
         })
@@ -157,7 +162,7 @@ pub fn decide(
         .iter()
         .map(|dnf| {
             dnf.iter()
-                .filter(|d| dead(d, claims, values).is_none())
+                .filter(|d| dead(d, claims, facts).is_none())
                 .collect()
         })
         .collect();
@@ -264,7 +269,7 @@ mod tests {
             (9, Claim::Infeasible),
         ]);
         let criteria = vec!["AUC".to_string(); hls.len()];
-        let got = decide(&hls, &criteria, &claims, &BTreeMap::new());
+        let got = decide(&hls, &criteria, &claims, &Facts::default());
         assert_eq!(got[0], HyperClaim::Unknown);
         assert_eq!(got[1], HyperClaim::Duplicate { of: 1 });
         // <l3+l5> is not implied by <l4>: covering l5 alone does not cover l4.
@@ -276,14 +281,14 @@ mod tests {
         assert!(matches!(got[6], HyperClaim::Uncoverable { .. }));
         // <l3> alone implies <l4>.
         let hls = super::super::parse_file("1) <l3|; ;>,\n2) <l4|; ;>,\n").unwrap();
-        let got = decide(&hls, &criteria[..2], &claims, &BTreeMap::new());
+        let got = decide(&hls, &criteria[..2], &claims, &Facts::default());
         assert_eq!(got[1], HyperClaim::Subsumed { by: vec![1] });
         // Across criteria nothing is claimed.
         let got = decide(
             &hls,
             &["ADC".to_string(), "AUC".to_string()],
             &claims,
-            &BTreeMap::new(),
+            &Facts::default(),
         );
         assert_eq!(got[1], HyperClaim::Unknown);
     }
@@ -297,15 +302,27 @@ mod tests {
                 ts.iter().map(|t| t.to_vec()).collect(),
             )
         };
-        let mut values = BTreeMap::from([
-            (1, tuples(&["cA1"], &[&[1]])),
-            (2, tuples(&["cB1"], &[&[0]])),
-        ]);
-        assert!(uncoverable(h, &BTreeMap::new(), &values).is_some());
-        values.insert(2, tuples(&["cB1"], &[&[0], &[1]]));
-        assert!(uncoverable(h, &BTreeMap::new(), &values).is_none());
+        let mut facts = Facts {
+            values: BTreeMap::from([
+                (1, tuples(&["cA1"], &[&[1]])),
+                (2, tuples(&["cB1"], &[&[0]])),
+            ]),
+            ..Facts::default()
+        };
+        let none = BTreeMap::new();
+        assert!(uncoverable(h, &none, &facts).is_some());
+        facts.values.insert(2, tuples(&["cB1"], &[&[0], &[1]]));
+        assert!(uncoverable(h, &none, &facts).is_none());
         // A label whose values were not enumerated decides nothing.
-        values.insert(2, Values::Unknown);
-        assert!(uncoverable(h, &BTreeMap::new(), &values).is_none());
+        facts.values.insert(2, Values::Unknown);
+        assert!(uncoverable(h, &none, &facts).is_none());
+        // A sequence proved infeasible kills its disjunct.
+        let s = &super::super::parse_file("2) <s4.l1|; ;>,\n").unwrap()[0];
+        assert!(uncoverable(s, &none, &facts).is_none());
+        facts.infeasible_sequences.insert(4);
+        assert_eq!(
+            uncoverable(s, &none, &facts).as_deref(),
+            Some("s4 is infeasible")
+        );
     }
 }

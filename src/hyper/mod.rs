@@ -11,6 +11,7 @@ pub mod claims;
 pub mod coverage;
 pub mod guard;
 pub mod report;
+pub mod sequences;
 pub mod values;
 
 use std::path::Path;

@@ -293,7 +293,8 @@ pub fn with_statuses(hyperlabels: &[Hyperlabel], statuses: &[HyperStatus]) -> St
 }
 
 /// What `prune` proves of each hyperlabel of `hyperlabels`, from the labels' `claims` and
-/// step-1 questions on the values labels can bind (under `config`); `tags`: the labels' tags.
+/// step-1 questions on the values labels can bind and on sequences (under `config`); `tags`:
+/// the labels' tags.
 pub fn prove(
     program: &Program,
     hyperlabels: &[Hyperlabel],
@@ -301,10 +302,13 @@ pub fn prove(
     claims: &BTreeMap<u64, Claim>,
     config: &PruneConfig,
 ) -> Vec<LedgerHyper> {
-    let wanted = super::values::wanted(hyperlabels, claims);
-    let values = super::values::bound_values(program, &wanted, config);
+    let (labels, sequences) = super::values::wanted(hyperlabels, claims);
+    let facts = super::claims::Facts {
+        values: super::values::bound_values(program, &labels, config),
+        infeasible_sequences: super::sequences::infeasible(program, &sequences, config),
+    };
     let criteria: Vec<String> = hyperlabels.iter().map(|h| criterion_of(h, tags)).collect();
-    let decided = super::claims::decide(hyperlabels, &criteria, claims, &values);
+    let decided = super::claims::decide(hyperlabels, &criteria, claims, &facts);
     let mut rows: Vec<LedgerHyper> = hyperlabels
         .iter()
         .zip(criteria)

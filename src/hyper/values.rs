@@ -26,9 +26,13 @@ pub enum Values {
     Unknown,
 }
 
-/// The labels whose values a guarded disjunct needs: those of guarded disjuncts with no
-/// label claimed infeasible.
-pub fn wanted(hyperlabels: &[Hyperlabel], claims: &BTreeMap<u64, Claim>) -> BTreeSet<u64> {
+/// The labels whose values a guarded disjunct needs (those of guarded disjuncts with no label
+/// claimed infeasible), and the sequences of disjuncts with no label claimed infeasible.
+pub fn wanted(
+    hyperlabels: &[Hyperlabel],
+    claims: &BTreeMap<u64, Claim>,
+) -> (BTreeSet<u64>, BTreeSet<u64>) {
+    let mut sequences = BTreeSet::new();
     let mut out = BTreeSet::new();
     for h in hyperlabels {
         for d in h.dnf() {
@@ -36,7 +40,14 @@ pub fn wanted(hyperlabels: &[Hyperlabel], claims: &BTreeMap<u64, Claim>) -> BTre
                 .items
                 .iter()
                 .any(|i| matches!(i, Item::Label(id) if matches!(claims.get(id), Some(Claim::Infeasible))));
-            if d.guards.is_empty() || dead {
+            if dead {
+                continue;
+            }
+            sequences.extend(d.items.iter().filter_map(|i| match i {
+                Item::Sequence(id) => Some(*id),
+                Item::Label(_) => None,
+            }));
+            if d.guards.is_empty() {
                 continue;
             }
             out.extend(d.items.iter().filter_map(|i| match i {
@@ -45,7 +56,7 @@ pub fn wanted(hyperlabels: &[Hyperlabel], claims: &BTreeMap<u64, Claim>) -> BTre
             }));
         }
     }
-    out
+    (out, sequences)
 }
 
 /// The values each label of `wanted` can bind, by step-1 questions under `config`.

@@ -120,6 +120,17 @@ impl Printer<'_> {
                 format!("label {id} \"{tag}\": {}", self.expr(pred))
             }
             StmtKind::HavocMemory(k) => format!("havoc memory ({})", k.name()),
+            StmtKind::Sequence(SequenceMark::Position {
+                id,
+                pos,
+                len,
+                var,
+                cond,
+            }) => format!(
+                "sequence {id} position {pos}/{len} of {var}: {}",
+                self.expr(cond)
+            ),
+            StmtKind::Sequence(SequenceMark::Break { var }) => format!("sequence break of {var}"),
         }
     }
 

@@ -520,7 +520,8 @@ impl Remap {
                     self.expr(a);
                 }
             }
-            StmtKind::HavocMemory(_) => {}
+            StmtKind::HavocMemory(_) | StmtKind::Sequence(SequenceMark::Break { .. }) => {}
+            StmtKind::Sequence(SequenceMark::Position { cond, .. }) => self.expr(cond),
         }
     }
 

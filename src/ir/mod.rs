@@ -321,6 +321,26 @@ pub enum StmtKind {
     },
     /// Something with effects the IR does not model (inline asm): may write any memory.
     HavocMemory(FallbackKind),
+    /// An LTest sequence mark (`pc_label_sequence`, `pc_label_sequence_condition`): no part of
+    /// the path; only the hyperlabel questions read them.
+    Sequence(SequenceMark),
+}
+
+/// LTest's data-flow chains: position `pos` of chain `id` (of `len` positions, over variable
+/// `var`, reached when `cond` holds), or a redefinition of `var`, which breaks its chains
+/// under way.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum SequenceMark {
+    Position {
+        id: u64,
+        pos: u64,
+        len: u64,
+        var: String,
+        cond: Expr,
+    },
+    Break {
+        var: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -44,7 +44,8 @@ pub fn stmt<'a>(s: &'a Stmt, on: &mut impl FnMut(Item<'a>)) {
                 expr(a, on);
             }
         }
-        StmtKind::HavocMemory(_) => {}
+        // Marks for hyperlabel questions only, which make them statements before analysis.
+        StmtKind::HavocMemory(_) | StmtKind::Sequence(_) => {}
     }
 }
 

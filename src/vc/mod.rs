@@ -183,7 +183,7 @@ fn own_writes(f: &Function) -> (bool, GlobalWrites) {
                 globals = GlobalWrites::All;
                 None
             }
-            StmtKind::Assume(_) | StmtKind::Label { .. } => None,
+            StmtKind::Assume(_) | StmtKind::Label { .. } | StmtKind::Sequence(_) => None,
         };
         if let Some(d) = dst {
             memory |= regions::named_local(d).is_none();

@@ -520,7 +520,7 @@ impl PointsTo {
                     self.store(at, result);
                 }
             }
-            StmtKind::HavocMemory(_) => {}
+            StmtKind::HavocMemory(_) | StmtKind::Sequence(_) => {}
         }
     }
 
@@ -636,7 +636,7 @@ impl PointsTo {
                         w.external = true;
                         None
                     }
-                    StmtKind::Assume(_) | StmtKind::Label { .. } => None,
+                    StmtKind::Assume(_) | StmtKind::Label { .. } | StmtKind::Sequence(_) => None,
                 };
                 // A write to the callee's own non-static locals by name dies with its
                 // activation; the caller cannot see it.

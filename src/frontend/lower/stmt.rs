@@ -532,6 +532,60 @@ impl<'s> Lowerer<'s> {
         );
     }
 
+    /// LTest's `pc_label_sequence(cond, id, pos, len, var, n, ...)` (a position of a chain) and
+    /// `pc_label_sequence_condition(0, var)` (a break of `var`'s chains), kept as marks for the
+    /// hyperlabel questions. A position whose numbers are not constants is marked with id
+    /// `u64::MAX`, which makes every sequence question of the program unanswered.
+    pub(super) fn sequence_call(&mut self, node: Node, position: bool, args: &[Node]) {
+        let loc = self.loc(node);
+        let number = |this: &mut Self, k: usize| {
+            args.get(k).and_then(|n| {
+                let e = this.lower_const_expr(*n);
+                crate::ir::consteval::eval(&e).and_then(|v| u64::try_from(v).ok())
+            })
+        };
+        let var_at = if position { 4 } else { 1 };
+        let var = args
+            .get(var_at)
+            .map(|n| one_line(self.node_text(*n)))
+            .unwrap_or_default();
+        let mark = if position {
+            let cond = match args.first() {
+                Some(c) if !has_effects(*c) => {
+                    let e = self.pure_expr(*c);
+                    self.as_condition(e)
+                }
+                _ => Expr::fresh(FallbackKind::ImpurePredicate, CType::INT),
+            };
+            match (number(self, 1), number(self, 2), number(self, 3)) {
+                (Some(id), Some(pos), Some(len)) => SequenceMark::Position {
+                    id,
+                    pos,
+                    len,
+                    var,
+                    cond,
+                },
+                _ => {
+                    self.fallback(
+                        node,
+                        FallbackKind::UnsupportedStmt,
+                        "pc_label_sequence numbers are not constants",
+                    );
+                    SequenceMark::Position {
+                        id: u64::MAX,
+                        pos: 0,
+                        len: 0,
+                        var,
+                        cond,
+                    }
+                }
+            }
+        } else {
+            SequenceMark::Break { var }
+        };
+        self.emit(StmtKind::Sequence(mark), loc);
+    }
+
     /// `pc_label_bindings(pred, id, tag, hyperlabel, n, "name", value, ...)`: the named
     /// values (none for `pc_label`). A value with side effects is left out: its name stays
     /// unconstrained for the hyperlabel questions.

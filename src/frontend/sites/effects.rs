@@ -192,7 +192,7 @@ fn own_effects(program: &Program, f: &Function) -> (Effects, BTreeSet<String>) {
                         Callee::Indirect(_) => e.top = true,
                     }
                 }
-                StmtKind::Label { .. } => {}
+                StmtKind::Label { .. } | StmtKind::Sequence(_) => {}
                 StmtKind::HavocMemory(_) => e.top = true,
             }
         }

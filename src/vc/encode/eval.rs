@@ -66,6 +66,7 @@ impl Enc<'_> {
                     pred: p,
                 });
             }
+            StmtKind::Sequence(_) => {}
             StmtKind::HavocMemory(_) => {
                 st.mem = self.t.var(Sort::Mem, "mem_havoc");
                 self.havoc_globals(&GlobalWrites::All, st);

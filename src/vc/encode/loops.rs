@@ -141,7 +141,10 @@ pub(super) fn written_place(s: &Stmt) -> Option<&LValue> {
             Some(dst)
         }
         StmtKind::Call { dst, .. } => dst.as_ref(),
-        StmtKind::HavocMemory(_) | StmtKind::Assume(_) | StmtKind::Label { .. } => None,
+        StmtKind::HavocMemory(_)
+        | StmtKind::Assume(_)
+        | StmtKind::Label { .. }
+        | StmtKind::Sequence(_) => None,
     }
 }
 

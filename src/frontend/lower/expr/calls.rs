@@ -87,6 +87,10 @@ impl Lowerer<'_> {
                 self.label_call(node, &arg_nodes);
                 return None;
             }
+            if n == "pc_label_sequence" || n == "pc_label_sequence_condition" {
+                self.sequence_call(node, n == "pc_label_sequence", &arg_nodes);
+                return None;
+            }
             if let Some(v) = self.builtin_call(node, n, &arg_nodes) {
                 return v;
             }

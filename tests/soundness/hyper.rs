@@ -134,3 +134,148 @@ fn exhaustive_runs_check_the_hyperlabel_claims() {
     );
     assert!(false_claims.is_empty(), "{}", false_claims.join("\n"));
 }
+
+/// `text` (a generated program) with LTest sequence marks in `f`: four chains of two or three
+/// positions over two variables, at statement boundaries picked by `seed` (in text order
+/// mostly, not always), some under a condition on the inputs, and breaks of each variable;
+/// with one hyperlabel per chain. Lines that end a statement or open or close a block are the
+/// boundaries.
+fn with_sequences(seed: u64, text: &str) -> (String, String) {
+    let mut r = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = |m: usize| {
+        r ^= r << 13;
+        r ^= r >> 7;
+        r ^= r << 17;
+        (r % m as u64) as usize
+    };
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("int f("))
+        .expect("f is written")
+        + 1;
+    let end = start
+        + lines[start..]
+            .iter()
+            .position(|l| l == "}")
+            .expect("f ends");
+    let boundaries: Vec<usize> = (start..end)
+        .filter(|&i| {
+            let l = lines[i].trim_end();
+            l.ends_with(';') || l.ends_with('{') || (l.ends_with('}') && i > start)
+        })
+        .collect();
+    // Marks to insert after a boundary line: (line, mark).
+    let mut marks: Vec<(usize, String)> = Vec::new();
+    let mut hyper = String::new();
+    for chain in 1..=4u64 {
+        let len = 2 + next(2) as u64;
+        let var = format!("\"v{}\"", chain % 2);
+        let mut at: Vec<usize> = (0..len)
+            .map(|_| boundaries[next(boundaries.len())])
+            .collect();
+        if next(4) != 0 {
+            at.sort_unstable();
+        }
+        for (k, line) in at.into_iter().enumerate() {
+            let cond = match next(3) {
+                0 => format!("(a & {}) != 0", 1 << next(4)),
+                1 => format!("b < {}", next(100) as i64 - 50),
+                _ => "1".to_string(),
+            };
+            marks.push((
+                line,
+                format!(
+                    "pc_label_sequence({cond}, {chain}, {}, {len}, {var}, 0);",
+                    k + 1
+                ),
+            ));
+        }
+        hyper.push_str(&format!("{chain}) <s{chain}|; ;>,\n"));
+    }
+    for var in 0..2 {
+        for _ in 0..2 {
+            let line = boundaries[next(boundaries.len())];
+            marks.push((line, format!("pc_label_sequence_condition(0, \"v{var}\");")));
+        }
+    }
+    // From the last line back, so that indices stay right; marks of one line in their order.
+    marks.sort_by_key(|(line, _)| std::cmp::Reverse(*line));
+    let mut k = 0;
+    while k < marks.len() {
+        let line = marks[k].0;
+        let here: Vec<String> = marks[k..]
+            .iter()
+            .take_while(|(l, _)| *l == line)
+            .map(|(_, m)| format!("    {m}"))
+            .collect();
+        k += here.len();
+        for (j, m) in here.into_iter().enumerate() {
+            lines.insert(line + 1 + j, m);
+        }
+    }
+    (lines.join("\n") + "\n", hyper)
+}
+
+/// LTest's sequences on generated programs, with memory every other seed
+/// ([`with_sequences`]), run on every input in one
+/// process: the runtime's chain states carry from one input to the next, as from one call to
+/// the next. Every chain `prune` proves infeasible must be left uncompleted by all of them.
+/// `COVPRUNE_SOUNDNESS_SEQUENCES` sets the number of programs (default 20).
+#[test]
+fn exhaustive_runs_check_the_sequence_claims() {
+    let n_programs = env_u64("COVPRUNE_SOUNDNESS_SEQUENCES", 20);
+    let first_seed = env_u64("COVPRUNE_SOUNDNESS_SEED", 1);
+    let dir = harness_dir();
+    let (mut chains, mut uncovered, mut proved) = (0, 0, 0);
+    let mut false_claims = Vec::new();
+    for seed in first_seed..first_seed + n_programs {
+        // Programs over memory (with calls of unknown code) every other seed.
+        let (text, _, _) = generate_full(seed, false, seed % 2 == 0, false);
+        let (text, hyper) = with_sequences(seed, &text);
+        let path = dir.path().join(format!("seq{seed}.c"));
+        std::fs::write(&path, &text).unwrap();
+        if let Some(keep) = std::env::var_os("COVPRUNE_SOUNDNESS_KEEP") {
+            std::fs::create_dir_all(&keep).unwrap();
+            std::fs::write(Path::new(&keep).join(format!("seq{seed}.c")), &text).unwrap();
+        }
+        let hls = covprune::hyper::parse_file(&hyper).unwrap();
+        let program = frontend::load(&path, &PreprocessOptions::default())
+            .unwrap()
+            .program;
+        let rows = covprune::hyper::report::prove(
+            &program,
+            &hls,
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+            &harness_config(),
+        );
+        let pooled = pooled_record(dir.path(), &path, 0);
+        for (h, row) in hls.iter().zip(&rows) {
+            chains += 1;
+            let truth = cover(h, std::slice::from_ref(&pooled));
+            uncovered += usize::from(truth == HyperCover::NotCovered);
+            if matches!(row.claim, HyperClaim::Uncoverable { .. }) {
+                proved += 1;
+                if truth != HyperCover::NotCovered {
+                    false_claims.push(format!(
+                        "seed {seed}: chain {} proved infeasible, completed over all inputs",
+                        h.id
+                    ));
+                }
+            }
+        }
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "soundness (sequences): {n_programs} programs, {chains} chains, {uncovered} not completed \
+         over all inputs, {proved} proved infeasible ({}), {} false",
+        percent(proved, uncovered),
+        false_claims.len()
+    );
+    assert!(
+        uncovered > 0 && proved > 0,
+        "the programs give chains to check"
+    );
+    assert!(false_claims.is_empty(), "{}", false_claims.join("\n"));
+}

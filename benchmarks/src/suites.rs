@@ -80,6 +80,8 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
         crate::machine_note()
     );
     let mut hyper_md = String::new();
+    let mut grey_md = String::new();
+    let mut grey_total = [0usize; 4];
     for &(name, folder, file, link) in PROGRAMS {
         if only.as_deref().is_some_and(|o| o != name) {
             continue;
@@ -145,6 +147,18 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
                 .unwrap_or(0)
         };
         let len = |v: &serde_json::Value| v.as_array().map_or(0, Vec::len);
+        // The grey zone: labels no test covers and no proof says infeasible.
+        let labels = covprune::report::labels::read(&annotated.with_extension("labels"))?;
+        let count = |status: &str| labels.rows.iter().filter(|r| r.status == status).count();
+        let (all, covered_rows, infeasible) = (labels.rows.len(), count("covered"), count("uncoverable"));
+        let grey = all - covered_rows - infeasible;
+        for (t, v) in grey_total.iter_mut().zip([all, covered_rows, infeasible, grey]) {
+            *t += v;
+        }
+        let _ = writeln!(
+            grey_md,
+            "| {name} | {all} | {covered_rows} | {infeasible} | {grey} |"
+        );
         let b = &words["behaviour"];
         let row = format!(
             "| {name} | {} | {} | {split_unlike_sh} | {} | {} | {} | {} | {} | {} | {} | {secs:.1} |\n",
@@ -195,6 +209,17 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
          global buffer on long tokens and prints what the address layout left there; not \
          compared)."
     );
+    let _ = writeln!(
+        grey_md,
+        "| all | {} | {} | {} | {} |",
+        grey_total[0], grey_total[1], grey_total[2], grey_total[3]
+    );
+    md.push_str(
+        "\nThe grey zone: labels no test of the universe covers and no proof says infeasible \
+         (each is infeasible and unproved, or feasible and untested):\n\n\
+         | program | labels | covered | proved infeasible | neither |\n|---|---|---|---|---|\n",
+    );
+    md.push_str(&grey_md);
     if !hyper_md.is_empty() {
         md.push_str(
             "\nHyperlabels, as `measure` decides them on the words form (covered by the universe; \

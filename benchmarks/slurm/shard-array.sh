@@ -11,7 +11,8 @@ n=$2
 out=$(mkdir -p "$3" && cd "$3" && pwd)
 criteria=${4:-CC}
 covprune=$(command -v "${COVPRUNE:-covprune}")
-stem=$(basename "$file" .c)_labels
+base=$(basename "$file")
+stem=${base%.*}_labels
 rm -rf "$out/whole" "$out/sharded"
 "$covprune" annotate "$file" --criteria "$criteria" -o "$out/whole" >/dev/null
 "$covprune" annotate "$file" --criteria "$criteria" -o "$out/sharded" >/dev/null

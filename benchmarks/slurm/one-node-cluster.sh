@@ -1,7 +1,8 @@
 #!/bin/sh
 # Starts a one-node Slurm cluster on this machine (Debian's slurm-wlm and munge), its state in
 # DIR: munged, slurmctld and slurmd, with a partition `covprune` of this machine's cores.
-# Prints the SLURM_CONF to export; `one-node-cluster.sh DIR stop` stops it.
+# Prints the SLURM_CONF to export; `one-node-cluster.sh DIR stop` stops it. The daemons listen
+# on $SLURMCTLD_PORT and $SLURMD_PORT (default 6817 and 6818) and run as the calling user.
 # Usage: one-node-cluster.sh DIR [stop]
 set -eu
 dir=$(mkdir -p "$1" && cd "$1" && pwd)
@@ -35,8 +36,10 @@ SchedulerType=sched/builtin
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
-SlurmUser=root
-SlurmdUser=root
+SlurmctldPort=${SLURMCTLD_PORT:-6817}
+SlurmdPort=${SLURMD_PORT:-6818}
+SlurmUser=$(id -un)
+SlurmdUser=$(id -un)
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmdSpoolDir=$dir/spool

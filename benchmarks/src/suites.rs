@@ -150,9 +150,13 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
         // The grey zone: labels no test covers and no proof says infeasible.
         let labels = covprune::report::labels::read(&annotated.with_extension("labels"))?;
         let count = |status: &str| labels.rows.iter().filter(|r| r.status == status).count();
-        let (all, covered_rows, infeasible) = (labels.rows.len(), count("covered"), count("uncoverable"));
+        let (all, covered_rows, infeasible) =
+            (labels.rows.len(), count("covered"), count("uncoverable"));
         let grey = all - covered_rows - infeasible;
-        for (t, v) in grey_total.iter_mut().zip([all, covered_rows, infeasible, grey]) {
+        for (t, v) in grey_total
+            .iter_mut()
+            .zip([all, covered_rows, infeasible, grey])
+        {
             *t += v;
         }
         let _ = writeln!(

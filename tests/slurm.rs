@@ -1,8 +1,8 @@
 //! The batch-engine recipe run for real: a one-node Slurm cluster started by
 //! `benchmarks/slurm/one-node-cluster.sh` (Debian's `slurm-wlm` and `munge`; its state, key,
 //! logs and free ports of its own), then `benchmarks/slurm/shard-array.sh`: a job array of
-//! `prune --shard K/3` over tritype and `merge`, whose ledger and labels file must equal one
-//! unsharded run's byte for byte.
+//! `prune --shard K/3` over tritype (CC, and RACC's hyperlabels) and `merge`, whose ledger,
+//! labels file and hyperlabels file must equal one unsharded run's byte for byte.
 
 use std::path::Path;
 use std::process::Command;
@@ -57,7 +57,7 @@ fn a_slurm_job_array_of_shards_merges_into_the_unsharded_result() {
         .arg("benchmarks/programs/tritype.c")
         .arg("3")
         .arg(&out)
-        .arg("CC,MCC")
+        .arg("CC,RACC")
         .env("SLURM_CONF", state.join("slurm.conf"))
         .env("COVPRUNE", env!("CARGO_BIN_EXE_covprune"))
         .output()
@@ -71,7 +71,7 @@ fn a_slurm_job_array_of_shards_merges_into_the_unsharded_result() {
     );
     // Three array tasks, each its shard file, and the merged result as one run's.
     assert!(
-        report.contains("| tritype.c | CC,MCC | 3 | 3 |") && report.ends_with("| yes | yes |\n"),
+        report.contains("| tritype.c | CC,RACC | 3 | 3 |") && report.ends_with("| yes | yes |\n"),
         "{report}"
     );
 }

@@ -2,7 +2,7 @@
 # Proves one C file as a Slurm job array and checks the merged result against one unsharded
 # run: annotates FILE for CRITERIA (default CC) twice into OUT, prunes one copy in one run and
 # the other as N array tasks (`prune --shard K/N`), merges the shards, and compares the ledgers
-# and labels files byte for byte. Needs a running cluster (one-node-cluster.sh) and
+# and labels files (and hyperlabels files) byte for byte. Needs a running cluster (one-node-cluster.sh) and
 # SLURM_CONF; COVPRUNE: the covprune binary (default: covprune on PATH).
 # Usage: shard-array.sh FILE N OUT [CRITERIA]
 set -eu
@@ -29,6 +29,10 @@ array_s=$(( $(date +%s) - start ))
 same() { cmp -s "$out/whole/$1" "$out/sharded/$1" && echo yes || echo NO; }
 ledger=$(same "$stem.covprune.json")
 labels=$(same "$stem.labels")
+# Hyperlabel criteria: their statuses too.
+if [ -f "$out/whole/$stem.hyperlabels" ] && [ "$(same "$stem.hyperlabels")" = NO ]; then
+    labels=NO
+fi
 tasks=$(ls "$out/sharded/$stem".shard-*-of-"$n".json | wc -l)
 cat <<REPORT
 | file | criteria | array tasks | shard files | unsharded s | array s | ledger identical | labels identical |

@@ -23,6 +23,9 @@ pub struct ShardFile {
     /// The runs the claims hold for (the ledger's view).
     #[serde(default)]
     pub view: super::config::View,
+    /// The run's configuration, for what `merge` still asks (the hyperlabels' questions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<super::config::PruneConfig>,
     pub results: Vec<FunctionResult>,
 }
 

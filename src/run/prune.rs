@@ -530,6 +530,7 @@ impl Prepared {
                 source_hash,
                 shard,
                 view: ledger::View::of(&config),
+                config: Some(config.clone()),
                 results,
             };
             let text = serde_json::to_string(&file).map_err(Error::internal)? + "\n";
@@ -685,6 +686,10 @@ pub fn merge(opts: &MergeOptions) -> Result<PruneReport> {
     }
     let t0 = std::time::Instant::now();
     let view = shards[0].view;
+    let config = shards[0]
+        .config
+        .clone()
+        .unwrap_or_else(|| PruneConfig::of_view(view));
     if shards.iter().any(|s| s.view != view) {
         return Err(anyhow::anyhow!(
             "the shards were proved with different entries or --open-statics"
@@ -701,7 +706,7 @@ pub fn merge(opts: &MergeOptions) -> Result<PruneReport> {
         verdicts,
         &run_stats,
         t0.elapsed().as_millis(),
-        (opts.timings, &PruneConfig::of_view(view)),
+        (opts.timings, &config),
     )
 }
 

@@ -490,3 +490,33 @@ fn sequences_are_covered_by_runs_that_reach_their_positions_in_order() {
     measured(&file, &dir.join("c.tests"));
     assert_eq!(statuses(&hyper)[..3], ["COVERED", "COVERED", "UNKNOWN"]);
 }
+
+/// LAnnotate's own CACC output (the program, its labels and its hyperlabels, as LTest writes
+/// them) goes through `prune`: every hyperlabel read, decided and given a status.
+#[test]
+fn lannotates_cacc_hyperlabels_are_read_and_pruned() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    for ext in ["c", "labels", "hyperlabels"] {
+        std::fs::copy(
+            format!("tests/fixtures/lannotate/sample_CACC.{ext}"),
+            dir.join(format!("sample_CACC.{ext}")),
+        )
+        .unwrap();
+    }
+    let file = dir.join("sample_CACC.c");
+    covprune()
+        .args(["prune", "--no-progress"])
+        .arg(&file)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("CACC hyperlabels: 15,"));
+    let ledger: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("sample_CACC.covprune.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(ledger["hyperlabels"].as_array().unwrap().len(), 15);
+    let written = statuses(&dir.join("sample_CACC.hyperlabels"));
+    assert_eq!(written.len(), 15);
+    assert!(written.iter().all(|s| s == "UNKNOWN" || s == "UNCOVERABLE"));
+}

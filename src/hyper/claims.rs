@@ -14,7 +14,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::coverage::{first_fit, Bound};
 use super::values::Values;
+use super::{Disjunct, Hyperlabel, Item};
+use crate::report::ledger::Claim;
+pub use crate::report::ledger::HyperClaim;
 
 /// What the prover says beyond the labels' claims: the values labels can bind, and the
 /// sequences proved infeasible.
@@ -23,9 +27,6 @@ pub struct Facts {
     pub values: BTreeMap<u64, Values>,
     pub infeasible_sequences: BTreeSet<u64>,
 }
-use super::{Disjunct, Hyperlabel, Item};
-use crate::report::ledger::Claim;
-pub use crate::report::ledger::HyperClaim;
 
 /// Why a disjunct is dead, if it is.
 fn dead(d: &Disjunct, claims: &BTreeMap<u64, Claim>, facts: &Facts) -> Option<String> {
@@ -41,13 +42,12 @@ fn dead(d: &Disjunct, claims: &BTreeMap<u64, Claim>, facts: &Facts) -> Option<St
     if d.guards.is_empty() {
         return None;
     }
-    let values = &facts.values;
     // Per label, its possible environments.
-    let mut choices: Vec<Vec<super::Env>> = Vec::new();
+    let mut choices: Vec<Vec<Bound>> = Vec::new();
     let mut bound: BTreeSet<&String> = BTreeSet::new();
     for item in &d.items {
         let Item::Label(id) = item else { return None };
-        match values.get(id)? {
+        match facts.values.get(id)? {
             Values::Free => {}
             Values::Unknown => return None,
             Values::Tuples(names, tuples) => {
@@ -68,27 +68,12 @@ fn dead(d: &Disjunct, claims: &BTreeMap<u64, Claim>, facts: &Facts) -> Option<St
     if read.iter().any(|n| !bound.contains(n)) {
         return None;
     }
-    let combinations = choices.iter().map(Vec::len).product::<usize>();
-    if combinations > 1 << 16 {
+    if choices.iter().map(Vec::len).product::<usize>() > 1 << 16 {
         return None;
     }
-    let mut pick = vec![0usize; choices.len()];
-    for _ in 0..combinations {
-        let mut env = super::Env::new();
-        let consistent = choices.iter().zip(&pick).all(|(c, &k)| {
-            c[k].iter()
-                .all(|(n, v)| *env.entry(n.clone()).or_insert(*v) == *v)
-        });
-        if consistent && d.guards.iter().all(|g| g.holds(&env)) {
-            return None;
-        }
-        for (k, c) in pick.iter_mut().zip(&choices).rev() {
-            *k += 1;
-            if *k < c.len() {
-                break;
-            }
-            *k = 0;
-        }
+    let choices: Vec<Vec<&Bound>> = choices.iter().map(|c| c.iter().collect()).collect();
+    if first_fit(&choices, &d.guards).is_some() {
+        return None;
     }
     let labels: Vec<String> = d
         .items
@@ -106,24 +91,34 @@ fn dead(d: &Disjunct, claims: &BTreeMap<u64, Claim>, facts: &Facts) -> Option<St
 
 /// Why `h` is uncoverable (each disjunct's reason), if it is.
 pub fn uncoverable(h: &Hyperlabel, claims: &BTreeMap<u64, Claim>, facts: &Facts) -> Option<String> {
-    let dnf = h.dnf();
-    if dnf.is_empty() {
+    let reasons: Vec<Option<String>> = h.dnf().iter().map(|d| dead(d, claims, facts)).collect();
+    all_dead(&reasons)
+}
+
+/// Every disjunct's reasons joined, when every disjunct has one (and there is one).
+fn all_dead(reasons: &[Option<String>]) -> Option<String> {
+    if reasons.is_empty() {
         return None;
     }
-    let mut why = Vec::new();
-    for d in &dnf {
-        why.push(dead(d, claims, facts)?);
-    }
+    let mut why: Vec<&str> = reasons
+        .iter()
+        .map(Option::as_deref)
+        .collect::<Option<_>>()?;
     why.dedup();
     Some(why.join("; "))
 }
 
-/// Label `x`'s coverage implies label `y`'s in the same run.
-fn label_implies(x: u64, y: u64, claims: &BTreeMap<u64, Claim>) -> bool {
-    let class = |l: u64| match claims.get(&l) {
+/// The representative of a label's duplicate class.
+fn class_of(l: u64, claims: &BTreeMap<u64, Claim>) -> u64 {
+    match claims.get(&l) {
         Some(Claim::Duplicate(of)) => *of,
         _ => l,
-    };
+    }
+}
+
+/// Label `x`'s coverage implies label `y`'s in the same run.
+fn label_implies(x: u64, y: u64, claims: &BTreeMap<u64, Claim>) -> bool {
+    let class = |l| class_of(l, claims);
     class(x) == class(y)
         || matches!(claims.get(&y), Some(Claim::Subsumed(by)) if by.iter().any(|b| class(*b) == class(x)))
 }
@@ -149,20 +144,27 @@ pub fn decide(
     claims: &BTreeMap<u64, Claim>,
     facts: &Facts,
 ) -> Vec<HyperClaim> {
-    let mut out: Vec<HyperClaim> = hyperlabels
+    // Every disjunct of each hyperlabel, with why it is dead if it is.
+    let dnfs: Vec<Vec<Disjunct>> = hyperlabels.iter().map(Hyperlabel::dnf).collect();
+    let reasons: Vec<Vec<Option<String>>> = dnfs
         .iter()
-        .map(|h| match uncoverable(h, claims, facts) {
+        .map(|dnf| dnf.iter().map(|d| dead(d, claims, facts)).collect())
+        .collect();
+    let mut out: Vec<HyperClaim> = reasons
+        .iter()
+        .map(|r| match all_dead(r) {
             Some(why) => HyperClaim::Uncoverable { why },
             None => HyperClaim::Unknown,
         })
         .collect();
-    // Live disjuncts of each coverable hyperlabel, and all disjuncts.
-    let dnfs: Vec<Vec<Disjunct>> = hyperlabels.iter().map(Hyperlabel::dnf).collect();
     let live: Vec<Vec<&Disjunct>> = dnfs
         .iter()
-        .map(|dnf| {
+        .zip(&reasons)
+        .map(|(dnf, r)| {
             dnf.iter()
-                .filter(|d| dead(d, claims, facts).is_none())
+                .zip(r)
+                .filter(|(_, why)| why.is_none())
+                .map(|(d, _)| d)
                 .collect()
         })
         .collect();
@@ -194,16 +196,9 @@ pub fn decide(
         }
     }
     let implying = |y: u64| -> BTreeSet<u64> {
-        let class = match claims.get(&y) {
-            Some(Claim::Duplicate(of)) => *of,
-            _ => y,
-        };
-        let mut roots = vec![class];
+        let mut roots = vec![class_of(y, claims)];
         if let Some(Claim::Subsumed(by)) = claims.get(&y) {
-            roots.extend(by.iter().map(|b| match claims.get(b) {
-                Some(Claim::Duplicate(of)) => *of,
-                _ => *b,
-            }));
+            roots.extend(by.iter().map(|b| class_of(*b, claims)));
         }
         let mut out = BTreeSet::new();
         for r in roots {

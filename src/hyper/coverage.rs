@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Disjunct, Env, Hyperlabel, Item};
+use super::{Disjunct, Env, Guard, Hyperlabel, Item};
 
 /// What one run covered: per covered label, the distinct environments of its bindings (one
 /// empty environment for a label without bindings).
@@ -31,10 +31,7 @@ pub enum HyperCover {
 }
 
 /// A binding environment as a run recorded it.
-type Bound = Vec<(String, i64)>;
-
-/// Per item of a disjunct, where it was covered: (run, environment).
-type Candidates<'a> = Vec<Vec<(usize, &'a Bound)>>;
+pub(super) type Bound = Vec<(String, i64)>;
 
 /// At most this many combinations of environments are tried per disjunct.
 const MAX_COMBINATIONS: u64 = 1_000_000;
@@ -53,7 +50,7 @@ pub fn cover(h: &Hyperlabel, runs: &[RunCover]) -> HyperCover {
 
 fn cover_disjunct(d: &Disjunct, runs: &[RunCover]) -> HyperCover {
     // Per item, its candidates: (run, environment).
-    let mut candidates: Candidates = Vec::new();
+    let mut candidates: Vec<Vec<(usize, &Bound)>> = Vec::new();
     let nothing_bound: Bound = Vec::new();
     for item in &d.items {
         // Each distinct environment once, with the first run that bound it: the guard reads
@@ -88,27 +85,46 @@ fn cover_disjunct(d: &Disjunct, runs: &[RunCover]) -> HyperCover {
             "more than {MAX_COMBINATIONS} combinations of bound values"
         ));
     }
-    let mut pick = vec![0usize; candidates.len()];
+    let choices: Vec<Vec<&Bound>> = candidates
+        .iter()
+        .map(|c| c.iter().map(|(_, e)| *e).collect())
+        .collect();
+    match first_fit(&choices, &d.guards) {
+        Some(pick) => {
+            let tests: BTreeSet<String> = candidates
+                .iter()
+                .zip(&pick)
+                .map(|(c, &i)| runs[c[i].0].name.clone())
+                .collect();
+            HyperCover::Covered(tests.into_iter().collect())
+        }
+        None => HyperCover::NotCovered,
+    }
+}
+
+/// The first combination of environments, one per item (the last item fastest), that agree
+/// on every name two of them bind and whose union satisfies every guard: its index in each
+/// item's choices.
+pub(super) fn first_fit(choices: &[Vec<&Bound>], guards: &[Guard]) -> Option<Vec<usize>> {
+    if choices.iter().any(Vec::is_empty) {
+        return None;
+    }
+    let mut pick = vec![0usize; choices.len()];
     loop {
-        if let Some(env) = merged(&candidates, &pick) {
-            if d.guards.iter().all(|g| g.holds(&env)) {
-                let tests: BTreeSet<String> = candidates
-                    .iter()
-                    .zip(&pick)
-                    .map(|(c, &i)| runs[c[i].0].name.clone())
-                    .collect();
-                return HyperCover::Covered(tests.into_iter().collect());
+        if let Some(env) = merged(choices, &pick) {
+            if guards.iter().all(|g| g.holds(&env)) {
+                return Some(pick);
             }
         }
         // The next combination, the last item fastest.
-        let mut k = candidates.len();
+        let mut k = choices.len();
         loop {
             if k == 0 {
-                return HyperCover::NotCovered;
+                return None;
             }
             k -= 1;
             pick[k] += 1;
-            if pick[k] < candidates[k].len() {
+            if pick[k] < choices[k].len() {
                 break;
             }
             pick[k] = 0;
@@ -117,10 +133,10 @@ fn cover_disjunct(d: &Disjunct, runs: &[RunCover]) -> HyperCover {
 }
 
 /// The union of the picked environments; None when two bind one name to different values.
-fn merged(candidates: &Candidates, pick: &[usize]) -> Option<Env> {
+fn merged(choices: &[Vec<&Bound>], pick: &[usize]) -> Option<Env> {
     let mut env = Env::new();
-    for (c, &i) in candidates.iter().zip(pick) {
-        for (name, value) in c[i].1 {
+    for (c, &i) in choices.iter().zip(pick) {
+        for (name, value) in c[i] {
             if *env.entry(name.clone()).or_insert(*value) != *value {
                 return None;
             }

@@ -121,6 +121,19 @@ impl Hyperlabel {
     }
 }
 
+/// Step 1 of every label of `questions`, a copy of the program whose labels are the
+/// hyperlabel questions, under `config` (without its trace or dumped questions, which are the
+/// run's own labels').
+fn ask(
+    questions: &crate::ir::Program,
+    config: &crate::prune::PruneConfig,
+) -> Vec<crate::prune::LabelVerdict> {
+    let mut c = config.clone();
+    c.trace = false;
+    c.dump_smt = None;
+    crate::prune::step1(questions, &c)
+}
+
 /// Where the hyperlabels of an annotated file are: `STEM_labels.hyperlabels` beside it.
 pub fn path_of(annotated: &Path) -> std::path::PathBuf {
     annotated.with_extension("hyperlabels")

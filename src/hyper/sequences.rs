@@ -87,15 +87,16 @@ pub fn infeasible(
             .map(|(id, (_, len, var))| (*id, *len, var.clone()))
             .collect();
         // Code outside the program may call back into it, through any function it can name
-        // or was given: does any such function lead here?
-        let from_outside = program.functions.iter().any(|h| {
-            let callable = h.linkage != crate::ir::Linkage::Internal
-                || program
-                    .function_uses
-                    .get(&h.name)
-                    .is_none_or(|u| u.referenced);
-            callable && reaches.get(&h.name).is_some_and(|r| r.contains(&f.name))
-        });
+        // or was given: does any such function lead here? (Asked only where chains are.)
+        let from_outside = !mine.is_empty()
+            && program.functions.iter().any(|h| {
+                let callable = h.linkage != crate::ir::Linkage::Internal
+                    || program
+                        .function_uses
+                        .get(&h.name)
+                        .is_none_or(|u| u.referenced);
+                callable && reaches.get(&h.name).is_some_and(|r| r.contains(&f.name))
+            });
         // One ghost local per chain of the function.
         let mut ghost: BTreeMap<u64, LocalId> = BTreeMap::new();
         for (id, _, _) in &mine {
@@ -201,10 +202,7 @@ pub fn infeasible(
             }
         }
     }
-    let mut c = config.clone();
-    c.trace = false;
-    c.dump_smt = None;
-    crate::prune::step1(&questions, &c)
+    super::ask(&questions, config)
         .into_iter()
         .filter(|v| v.status == Status::Infeasible && asked.contains_key(&v.id))
         .map(|v| v.id)

@@ -145,11 +145,8 @@ pub fn bound_values(
             }
         }
     }
-    let mut c = config.clone();
-    c.trace = false;
-    c.dump_smt = None;
     let mut possible: BTreeMap<u64, BTreeSet<Vec<i64>>> = BTreeMap::new();
-    for v in crate::prune::step1(&questions, &c) {
+    for v in super::ask(&questions, config) {
         let (id, tuple) = (v.id >> MAX_BINDINGS, v.id & ((1 << MAX_BINDINGS) - 1));
         let Some(n) = names.get(&id) else { continue };
         let set = possible.entry(id).or_default();

@@ -162,6 +162,8 @@ struct Inputs {
     file_only: Vec<u64>,
     /// Other files whose functions were not merged, with why.
     refused: Vec<(String, Refused)>,
+    /// The `.hyperlabels` file beside the program, read before anything is proved.
+    hyperlabels: Option<Vec<crate::hyper::Hyperlabel>>,
 }
 
 /// Checks a labels file against the program: every label of the program must have its row.
@@ -220,6 +222,12 @@ fn read_inputs(
         )
         .into());
     }
+    let hyper_path = crate::hyper::path_of(file);
+    let hyperlabels = if hyper_path.exists() {
+        Some(crate::hyper::read(&hyper_path).map_err(|e| anyhow::anyhow!(e))?)
+    } else {
+        None
+    };
     Ok(Inputs {
         program,
         source,
@@ -227,6 +235,7 @@ fn read_inputs(
         labels_file,
         file_only,
         refused,
+        hyperlabels,
     })
 }
 
@@ -372,6 +381,9 @@ pub(crate) fn prepare(opts: &PruneOptions) -> Result<Prepared> {
                 .clone()
                 .unwrap_or_else(|| opts.file.with_extension("labels")),
         )?;
+        if inputs.hyperlabels.is_some() {
+            super::check_writable(&crate::hyper::path_of(&opts.file))?;
+        }
     }
     let (journal_path, fingerprint) = journal_of(
         &opts.file,
@@ -814,6 +826,7 @@ fn finish(
         labels_path,
         mut labels_file,
         file_only,
+        hyperlabels: hyper,
         ..
     } = inputs;
     let not_analysed = if file_only.is_empty() {
@@ -884,16 +897,10 @@ fn finish(
     let file_name = super::file_name(file);
     let mut ledger = Ledger::new(&file_name, &source, &program, &verdicts, timings, view);
     let claims = ledger::claims_of_statuses(verdicts.iter().map(|v| (v.id, &v.status)));
-    let hyper_path = crate::hyper::path_of(file);
-    let hyper = if hyper_path.exists() {
-        let hls = crate::hyper::read(&hyper_path).map_err(|e| anyhow::anyhow!(e))?;
-        super::check_writable(&hyper_path)?;
+    if let Some(hls) = &hyper {
         let tags: BTreeMap<u64, String> = verdicts.iter().map(|v| (v.id, v.tag.clone())).collect();
-        ledger.hyperlabels = crate::hyper::report::prove(&program, &hls, &tags, &claims, config);
-        Some(hls)
-    } else {
-        None
-    };
+        ledger.hyperlabels = crate::hyper::report::prove(&program, hls, &tags, &claims, config);
+    }
     let ledger_path = ledger_path_of(file);
     labels::write_atomic(&ledger_path, ledger.to_json())
         .map_err(|e| write_failed(&ledger_path, e))?;
@@ -936,8 +943,12 @@ fn finish(
     let out_labels = labels_path.unwrap_or_else(|| file.with_extension("labels"));
     labels::write_atomic(&out_labels, lf.to_text()).map_err(|e| write_failed(&out_labels, e))?;
     if let Some(hls) = &hyper {
-        crate::hyper::report::write_statuses(&hyper_path, hls, &ledger.hyperlabels)
-            .map_err(|e| anyhow::anyhow!(e))?;
+        crate::hyper::report::write_statuses(
+            &crate::hyper::path_of(file),
+            hls,
+            &ledger.hyperlabels,
+        )
+        .map_err(|e| anyhow::anyhow!(e))?;
     }
     let hyperlabels = crate::hyper::report::pruned_rows(&ledger.hyperlabels);
 

@@ -132,6 +132,20 @@ fn closed_static(g: GlobalId, gl: &Global, address_taken: &HashSet<GlobalId>) ->
         && !address_taken.contains(&g)
 }
 
+/// The constants a global's initialiser stores, when it stores constants only (zeroing
+/// included); None otherwise.
+fn constant_initialiser(gl: &Global) -> Option<Vec<i128>> {
+    let mut stored = Vec::new();
+    for s in &gl.init {
+        match &s.kind {
+            StmtKind::ZeroInit { .. } => {}
+            StmtKind::Assign { src, .. } => stored.push(src.as_const()?),
+            _ => return None,
+        }
+    }
+    Some(stored)
+}
+
 /// Every statement of a function that writes a place, with the place.
 fn stores(prog: &Program) -> impl Iterator<Item = (&Stmt, &LValue)> {
     prog.functions.iter().flat_map(|f| {
@@ -170,44 +184,23 @@ fn static_values(
             },
             _ => continue,
         };
-        let mut values = BTreeSet::from([0]);
-        let mut constant = true;
-        for s in &gl.init {
-            match &s.kind {
-                StmtKind::ZeroInit { .. } => {}
-                StmtKind::Assign { src, .. } => match src.as_const() {
-                    Some(c) => {
-                        values.insert(c);
-                    }
-                    None => constant = false,
-                },
-                _ => constant = false,
-            }
+        let Some(stored) = constant_initialiser(gl) else {
+            continue;
+        };
+        // An array's elements the initialiser leaves hold 0; a scalar with an initialiser
+        // never holds the 0 before it.
+        let mut values: BTreeSet<i128> = stored.iter().copied().collect();
+        if elements.is_some() || stored.is_empty() {
+            values.insert(0);
         }
-        // A scalar with an initialiser never holds the 0 before it.
-        if elements.is_none()
-            && gl
-                .init
-                .iter()
-                .any(|s| matches!(s.kind, StmtKind::Assign { .. }))
-        {
-            values.remove(&0);
-            for s in &gl.init {
-                if let StmtKind::Assign { src, .. } = &s.kind {
-                    values.extend(src.as_const());
-                }
-            }
-        }
-        if constant {
-            out.insert(
-                g,
-                StaticValues {
-                    kind,
-                    elements,
-                    values,
-                },
-            );
-        }
+        out.insert(
+            g,
+            StaticValues {
+                kind,
+                elements,
+                values,
+            },
+        );
     }
     for (s, dst) in stores(prog) {
         let Some(g) = named_global(dst) else { continue };
@@ -251,11 +244,7 @@ fn unwritten_statics(prog: &Program, address_taken: &HashSet<GlobalId>) -> HashS
             let gl = &prog.globals[g.0 as usize];
             closed_static(*g, gl, address_taken)
                 && !written.contains(g)
-                && gl.init.iter().all(|s| match &s.kind {
-                    StmtKind::ZeroInit { .. } => true,
-                    StmtKind::Assign { src, .. } => src.as_const().is_some(),
-                    _ => false,
-                })
+                && constant_initialiser(gl).is_some()
         })
         .collect()
 }

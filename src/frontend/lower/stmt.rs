@@ -490,9 +490,7 @@ impl<'s> Lowerer<'s> {
             );
             return;
         };
-        let id_expr = self.lower_const_expr(*id_node);
-        let Some(id) = crate::ir::consteval::eval(&id_expr).and_then(|v| u64::try_from(v).ok())
-        else {
+        let Some(id) = self.const_u64(*id_node) else {
             self.fallback(
                 *id_node,
                 FallbackKind::UnsupportedStmt,
@@ -502,10 +500,7 @@ impl<'s> Lowerer<'s> {
         };
         let tag = args
             .get(2)
-            .map(|t| {
-                let bytes = crate::frontend::literals::decode_literal(&self.text[t.byte_range()]);
-                String::from_utf8_lossy(&bytes).into_owned()
-            })
+            .map(|t| self.literal_text(*t))
             .unwrap_or_default();
         let text = one_line(self.node_text(*pred_node));
         let pred = if has_effects(*pred_node) {
@@ -532,18 +527,25 @@ impl<'s> Lowerer<'s> {
         );
     }
 
+    /// A string literal's text (a label's tag, a binding's name).
+    fn literal_text(&self, node: Node) -> String {
+        let bytes = crate::frontend::literals::decode_literal(&self.text[node.byte_range()]);
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// A constant expression's non-negative value (a label's id, a sequence's numbers).
+    fn const_u64(&mut self, node: Node) -> Option<u64> {
+        let e = self.lower_const_expr(node);
+        crate::ir::consteval::eval(&e).and_then(|v| u64::try_from(v).ok())
+    }
+
     /// LTest's `pc_label_sequence(cond, id, pos, len, var, n, ...)` (a position of a chain) and
     /// `pc_label_sequence_condition(0, var)` (a break of `var`'s chains), kept as marks for the
     /// hyperlabel questions. A position whose numbers are not constants is marked with id
     /// `u64::MAX`, which makes every sequence question of the program unanswered.
     pub(super) fn sequence_call(&mut self, node: Node, position: bool, args: &[Node]) {
         let loc = self.loc(node);
-        let number = |this: &mut Self, k: usize| {
-            args.get(k).and_then(|n| {
-                let e = this.lower_const_expr(*n);
-                crate::ir::consteval::eval(&e).and_then(|v| u64::try_from(v).ok())
-            })
-        };
+        let number = |this: &mut Self, k: usize| args.get(k).and_then(|n| this.const_u64(*n));
         let var_at = if position { 4 } else { 1 };
         let var = args
             .get(var_at)
@@ -596,9 +598,9 @@ impl<'s> Lowerer<'s> {
             if name.kind() != "string_literal" || has_effects(*value) {
                 continue;
             }
-            let bytes = crate::frontend::literals::decode_literal(&self.text[name.byte_range()]);
+            let name = self.literal_text(*name);
             let e = self.pure_expr(*value);
-            out.push((String::from_utf8_lossy(&bytes).into_owned(), e));
+            out.push((name, e));
         }
         out
     }

@@ -1,7 +1,8 @@
-//! Hyperlabels through `measure`: tritype's CACC and RACC hyperlabels covered by its shipped
-//! tests, computed here by hand from the program's decisions and compared with what
-//! `measure` writes into the `.hyperlabels` file; a hyperlabel file in LTest's grammar with
-//! statuses read back; uncoverable hyperlabels derived from a ledger.
+//! Hyperlabels through `prune`, `measure` and `audit`: tritype's CACC and RACC hyperlabels
+//! covered by its shipped tests, computed here by hand from the program's decisions and
+//! compared with what `measure` writes into the `.hyperlabels` file; hyperlabels proved
+//! uncoverable by an infeasible label or by a guard no bound values satisfy; data-flow pairs;
+//! LTest's sequences measured and proved; LAnnotate's own hyperlabels read and pruned.
 
 use std::path::Path;
 
@@ -109,6 +110,22 @@ fn measured(file: &Path, tests: &Path) -> serde_json::Value {
     serde_json::from_slice(&out).unwrap()
 }
 
+/// `prune` of an annotated file, which must succeed.
+fn pruned(file: &Path) -> assert_cmd::assert::Assert {
+    covprune()
+        .args(["prune", "--no-progress"])
+        .arg(file)
+        .assert()
+        .success()
+}
+
+/// The ledger `prune` wrote beside an annotated file.
+fn ledger_of(file: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(file.with_extension("covprune.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The status word of each entry of a `.hyperlabels` file.
 fn statuses(path: &Path) -> Vec<String> {
     std::fs::read_to_string(path)
         .unwrap()
@@ -121,13 +138,7 @@ fn statuses(path: &Path) -> Vec<String> {
 fn tritype_cacc_and_racc_hyperlabels_are_covered_as_computed_by_hand() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    covprune()
-        .args(["annotate", "--criteria", "CACC,RACC", "-o"])
-        .arg(dir)
-        .arg("benchmarks/programs/tritype.c")
-        .assert()
-        .success();
-    let file = dir.join("tritype_labels.c");
+    let file = common::annotate("benchmarks/programs/tritype.c", "CACC,RACC", dir);
     let v = measured(&file, Path::new("benchmarks/programs/tritype.tests"));
     let tests: Vec<(i32, i32, i32)> = std::fs::read_to_string("benchmarks/programs/tritype.tests")
         .unwrap()
@@ -173,21 +184,10 @@ fn hyperlabels_with_an_infeasible_label_in_every_disjunct_are_uncoverable() {
          int main(int argc, char **argv) { (void)argv; return f(argc); }\n",
     )
     .unwrap();
-    covprune()
-        .args(["annotate", "--criteria", "CACC", "-o"])
-        .arg(dir)
-        .arg(dir.join("f.c"))
-        .assert()
-        .success();
-    let file = dir.join("f_labels.c");
-    covprune()
-        .args(["prune", "--no-progress"])
-        .arg(&file)
-        .assert()
-        .success()
-        .stdout(predicates::str::contains(
-            "CACC hyperlabels: 2, pruned 1 (uncoverable 1, duplicate 0, subsumed 0)",
-        ));
+    let file = common::annotate(&dir.join("f.c").to_string_lossy(), "CACC", dir);
+    pruned(&file).stdout(predicates::str::contains(
+        "CACC hyperlabels: 2, pruned 1 (uncoverable 1, duplicate 0, subsumed 0)",
+    ));
     // prune marks it in the file already.
     assert_eq!(
         statuses(&dir.join("f_labels.hyperlabels")),
@@ -242,21 +242,9 @@ fn a_guard_no_bound_values_satisfy_makes_a_hyperlabel_uncoverable() {
          \x20 return f(atoi(argv[1]), atoi(argv[2]), atoi(argv[3]));\n}\n",
     )
     .unwrap();
-    covprune()
-        .args(["annotate", "--criteria", "RACC", "-o"])
-        .arg(dir)
-        .arg(dir.join("g.c"))
-        .assert()
-        .success();
-    let file = dir.join("g_labels.c");
-    covprune()
-        .args(["prune", "--no-progress"])
-        .arg(&file)
-        .assert()
-        .success();
-    let ledger: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("g_labels.covprune.json")).unwrap())
-            .unwrap();
+    let file = common::annotate(&dir.join("g.c").to_string_lossy(), "RACC", dir);
+    pruned(&file);
+    let ledger = ledger_of(&file);
     let rows = ledger["hyperlabels"].as_array().unwrap();
     // The hyperlabels: `a` of `if (a)`, `a`, `b`, `c` of the second decision, `main`'s test.
     assert_eq!(rows.len(), 5, "{ledger:#}");
@@ -315,26 +303,13 @@ fn ghost_lines(annotated: &str, original: &str) -> std::collections::BTreeMap<St
 fn all_uses_keeps_exactly_the_def_use_pairs_and_all_defs_covers_definitions() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    covprune()
-        .args(["annotate", "--criteria", "ADC,AUC", "-o"])
-        .arg(dir)
-        .arg("tests/fixtures/dataflow/du.c")
-        .assert()
-        .success();
-    let file = dir.join("du_labels.c");
-    covprune()
-        .args(["prune", "--no-progress"])
-        .arg(&file)
-        .assert()
-        .success();
+    let file = common::annotate("tests/fixtures/dataflow/du.c", "ADC,AUC", dir);
+    pruned(&file);
     let ghosts = ghost_lines(
         &std::fs::read_to_string(&file).unwrap(),
         &std::fs::read_to_string("tests/fixtures/dataflow/du.c").unwrap(),
     );
-    let ledger: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("du_labels.covprune.json")).unwrap(),
-    )
-    .unwrap();
+    let ledger = ledger_of(&file);
     let labels = std::fs::read_to_string(dir.join("du_labels.labels")).unwrap();
     let use_line: std::collections::BTreeMap<u64, usize> = labels
         .lines()
@@ -418,15 +393,8 @@ fn sequences_are_covered_by_runs_that_reach_their_positions_in_order() {
     )
     .unwrap();
     let hyper = dir.join("seq_labels.hyperlabels");
-    covprune()
-        .args(["prune", "--no-progress"])
-        .arg(&file)
-        .assert()
-        .success();
-    let ledger: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("seq_labels.covprune.json")).unwrap(),
-    )
-    .unwrap();
+    pruned(&file);
+    let ledger = ledger_of(&file);
     let claimed: Vec<(u64, &str)> = ledger["hyperlabels"]
         .as_array()
         .unwrap()
@@ -505,16 +473,8 @@ fn lannotates_cacc_hyperlabels_are_read_and_pruned() {
         .unwrap();
     }
     let file = dir.join("sample_CACC.c");
-    covprune()
-        .args(["prune", "--no-progress"])
-        .arg(&file)
-        .assert()
-        .success()
-        .stdout(predicates::str::contains("CACC hyperlabels: 15,"));
-    let ledger: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("sample_CACC.covprune.json")).unwrap(),
-    )
-    .unwrap();
+    pruned(&file).stdout(predicates::str::contains("CACC hyperlabels: 15,"));
+    let ledger = ledger_of(&file);
     assert_eq!(ledger["hyperlabels"].as_array().unwrap().len(), 15);
     let written = statuses(&dir.join("sample_CACC.hyperlabels"));
     assert_eq!(written.len(), 15);

@@ -235,10 +235,7 @@ fn exhaustive_runs_check_the_sequence_claims() {
         let (text, hyper) = with_sequences(seed, &text);
         let path = dir.path().join(format!("seq{seed}.c"));
         std::fs::write(&path, &text).unwrap();
-        if let Some(keep) = std::env::var_os("COVPRUNE_SOUNDNESS_KEEP") {
-            std::fs::create_dir_all(&keep).unwrap();
-            std::fs::write(Path::new(&keep).join(format!("seq{seed}.c")), &text).unwrap();
-        }
+        keep_copy(&format!("seq{seed}.c"), &text);
         let hls = covprune::hyper::parse_file(&hyper).unwrap();
         let program = frontend::load(&path, &PreprocessOptions::default())
             .unwrap()

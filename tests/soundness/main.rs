@@ -682,6 +682,15 @@ fn run_harness(
     );
 }
 
+/// `COVPRUNE_SOUNDNESS_KEEP=DIR`: a copy of every generated program, named `name`, to look into
+/// one by hand.
+fn keep_copy(name: &str, text: &str) {
+    if let Some(keep) = std::env::var_os("COVPRUNE_SOUNDNESS_KEEP") {
+        std::fs::create_dir_all(&keep).unwrap();
+        std::fs::write(Path::new(&keep).join(name), text).unwrap();
+    }
+}
+
 /// Checks `n_programs` generated programs from `COVPRUNE_SOUNDNESS_SEED` under `config`,
 /// reports them and asserts that no claim is false; returns the tally for further checks.
 fn run_harness_with(
@@ -698,11 +707,7 @@ fn run_harness_with(
         let (text, n_labels, placed) = generate(seed);
         let path = dir.path().join(format!("{prefix}{seed}.c"));
         std::fs::write(&path, &text).unwrap();
-        // `COVPRUNE_SOUNDNESS_KEEP=DIR`: a copy of every program, to look into one by hand.
-        if let Some(keep) = std::env::var_os("COVPRUNE_SOUNDNESS_KEEP") {
-            std::fs::create_dir_all(&keep).unwrap();
-            std::fs::write(Path::new(&keep).join(format!("{prefix}{seed}.c")), &text).unwrap();
-        }
+        keep_copy(&format!("{prefix}{seed}.c"), &text);
         check_with(
             dir.path(),
             seed,

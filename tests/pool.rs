@@ -324,3 +324,125 @@ fn crash_in(jobs: &str) {
     assert_eq!(status(2)["status"], "infeasible");
     assert_eq!(status(3)["status"], "unknown");
 }
+
+/// The big-function fixture annotated with CC into `dir`: the annotated file and its fresh
+/// labels file.
+fn big_function(dir: &Path) -> (PathBuf, String) {
+    let file = common::annotate("tests/fixtures/engine/big_function.c", "CC", dir);
+    let fresh = read(&file.with_extension("labels"));
+    (file, fresh)
+}
+
+/// The ledger's statuses of the labels of `function`.
+fn statuses_in(file: &Path, function: &str) -> Vec<serde_json::Value> {
+    let ledger: serde_json::Value =
+        serde_json::from_str(&read(&file.with_extension("covprune.json"))).unwrap();
+    ledger["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["function"] == function)
+        .cloned()
+        .collect()
+}
+
+/// A function with more labels than a share holds is proved in shares, by as many workers as
+/// there are; the outputs are the same bytes whatever the number of workers, in worker
+/// processes or in threads.
+#[test]
+fn a_big_function_is_proved_in_shares_with_the_same_bytes_for_any_number_of_workers() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, fresh) = big_function(dir.path());
+    let mut runs = Vec::new();
+    for mode in [
+        &["--jobs", "1", "-v"][..],
+        &["--jobs", "2"],
+        &["--jobs", "2", "--in-process"],
+        &["--jobs", "1", "--in-process"],
+    ] {
+        let out = Cmd::cargo_bin("covprune")
+            .unwrap()
+            .arg("prune")
+            .arg(&file)
+            .args(COMPARED)
+            .args(mode)
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        if mode.contains(&"-v") {
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains("big (share 1 of 2)"), "{err}");
+            assert!(err.contains("big (share 2 of 2)"), "{err}");
+            assert!(!err.contains("small (share"), "{err}");
+        }
+        runs.push(outputs(&file, &fresh));
+    }
+    for (k, r) in runs.iter().enumerate().skip(1) {
+        assert_eq!(&runs[0], r, "run {k} differs from the first");
+    }
+    // Both shares prove: infeasible labels and implications, in groups of both shares.
+    prune(&file, &["--jobs", "2"]);
+    let big = statuses_in(&file, "big");
+    assert_eq!(big.len(), 172);
+    let count = |s: &str| big.iter().filter(|l| l["status"] == s).count();
+    assert!(count("infeasible") >= 2, "{big:?}");
+    assert!(count("subsumed") >= 40, "{big:?}");
+    assert!(count("duplicate") >= 10, "{big:?}");
+}
+
+/// A run resumed from any prefix of the journal of a run with shares ends as the whole run.
+#[test]
+fn a_run_with_shares_resumed_from_any_prefix_of_its_journal_ends_as_the_whole_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, fresh) = big_function(dir.path());
+    prune(&file, &["--jobs", "1"]);
+    let whole = outputs(&file, &fresh);
+    let journal = file.with_extension("covprune.journal");
+    let lines: Vec<String> = read(&journal).lines().map(str::to_string).collect();
+    let shares: Vec<usize> = (0..lines.len())
+        .filter(|&k| lines[k].starts_with("{\"share\""))
+        .collect();
+    assert_eq!(shares.len(), 2, "two shares journaled");
+    // Before the first share is in, between the two, after both but before the finish.
+    for keep in [shares[0], shares[0] + 1, shares[1] + 1] {
+        std::fs::write(&journal, lines[..keep].join("\n") + "\n").unwrap();
+        prune(&file, &["--jobs", "1", "--in-process", "--resume"]);
+        assert_eq!(
+            outputs(&file, &fresh),
+            whole,
+            "resumed from the journal's first {keep} lines"
+        );
+    }
+}
+
+/// The prover dies in a function proved in shares: its labels stay unknown (or keep the
+/// step-1 answers journaled before), and the other function is proved as usual.
+#[test]
+fn a_crash_in_a_share_costs_only_its_function() {
+    for jobs in ["1", "2"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, _) = big_function(dir.path());
+        Cmd::cargo_bin("covprune")
+            .unwrap()
+            .arg("prune")
+            .arg(&file)
+            .args(["--no-progress", "--jobs", jobs])
+            .env("COVPRUNE_TEST_ABORT_IN", "big")
+            .assert()
+            .success()
+            .stderr(predicates::str::contains("while proving big"));
+        let big = statuses_in(&file, "big");
+        assert_eq!(big.len(), 172);
+        assert!(
+            big.iter()
+                .all(|l| l["status"] == "unknown" || l["status"] == "infeasible"),
+            "{big:?}"
+        );
+        assert!(big
+            .iter()
+            .any(|l| l["reason"].as_str().is_some_and(|r| r.contains("died"))));
+        let small = statuses_in(&file, "small");
+        assert!(small.iter().any(|l| l["status"] == "subsumed"), "{small:?}");
+    }
+}

@@ -498,7 +498,8 @@ pub struct SolverFlags {
     /// `prune --in-process`.
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
-    /// Wall-clock budget per function in seconds (0: none); labels left when it runs out stay
+    /// Wall-clock budget per function in seconds (0: none), or per share of a function with more
+    /// than 150 labels (its questions split between workers); labels left when it runs out stay
     /// unknown.
     #[arg(long, default_value_t = run::prune::DEFAULT_FUNCTION_BUDGET_S)]
     pub function_budget_s: u64,

@@ -135,6 +135,20 @@ impl Budget {
         }
     }
 
+    /// The part `num / den` of this budget (a share of a function's questions gets the part
+    /// of the function's budget its weight is of the function's).
+    pub(super) fn part(self, num: u64, den: u64) -> Budget {
+        let den = u128::from(den.max(1));
+        let scale = |x: u128| x * u128::from(num) / den;
+        Budget {
+            start: self.start,
+            wall: self
+                .wall
+                .map(|w| std::time::Duration::from_nanos(scale(w.as_nanos()) as u64)),
+            units: self.units.map(|u| scale(u128::from(u)) as u64),
+        }
+    }
+
     pub(super) fn new(config: &PruneConfig, start: Instant) -> Budget {
         let s = config.function_budget_s;
         if s == 0 {

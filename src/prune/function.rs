@@ -4,14 +4,15 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;
 
-use super::asker::{Asker, Budget};
+use super::asker::{Asker, Budget, MemoryShare};
+use super::shares::{self, ShareResult};
 use super::{
     contexts, groups, FunctionResult, Hooks, Occurrence, Outcome, Progress, Prover, PruneConfig,
     Reason, RunStats, ANCHOR_BASE,
 };
 use crate::console::print_err;
 use crate::ir::{BlockId, Callee, Function, Loc, Program, StmtKind};
-use crate::vc::encode::{encode, encode_until, LabelVc};
+use crate::vc::encode::{encode, encode_until, FunctionVc, LabelVc};
 use crate::vc::Summaries;
 
 /// Location, tag and text of each label of a function (its first statement, for an id written
@@ -204,22 +205,129 @@ pub(super) fn prove_function(
     progress: Progress,
     hooks: &Hooks,
 ) -> FunctionResult {
-    crate::smt::in_fresh_context(|| prove_function_here(prover, f, context, progress, hooks))
+    let config = &prover.config;
+    crate::smt::in_fresh_context(|| {
+        let t0 = Instant::now();
+        let Some(vc) = encode_within(prover, f, t0) else {
+            let r = unencoded_function(f, config);
+            progress(r.occurrences.len() as u64);
+            return r;
+        };
+        let encode_ms = t0.elapsed().as_millis();
+        let groups = co_reached_groups(prover, f, context, &vc.context_labels);
+        let all_labels = all_labels(&vc.labels, &vc.context_labels);
+        let labels = FunctionLabels::new(f, &vc.labels, &all_labels, groups);
+        let mut asker = function_asker(
+            prover,
+            f,
+            vc.terms,
+            (&vc.facts, &vc.exactness),
+            Budget::new(config, t0),
+        );
+        let every_label: Vec<usize> = (0..labels.own.len()).collect();
+        let every_group: Vec<usize> = (0..labels.groups.len()).collect();
+        let ask = Asked {
+            labels: &every_label,
+            groups: &every_group,
+            encode_ms,
+            share: None,
+        };
+        let share = ask_own(&mut asker, &labels, &ask, config, progress, hooks);
+        let own = Own {
+            inputs: &vc.inputs,
+            opaque_calls: &vc.opaque_calls,
+        };
+        finish_here(prover, &mut asker, &labels, &own, vec![share], t0)
+            .unwrap_or_else(|| unencoded_function(f, config))
+    })
 }
 
-pub(super) fn prove_function_here(
+/// Proves share `share` of function `f`'s own questions ([`shares`](super::shares)), in a
+/// solver context of its own, with its part of the function's budget.
+pub(super) fn prove_share(
     prover: &Prover,
     f: &Function,
     context: &[(String, Vec<u64>)],
+    share: usize,
     progress: Progress,
     hooks: &Hooks,
+) -> ShareResult {
+    let config = &prover.config;
+    crate::smt::in_fresh_context(|| {
+        let t0 = Instant::now();
+        let Some(vc) = encode_within(prover, f, t0) else {
+            return ShareResult {
+                function: f.name.clone(),
+                share,
+                occurrences: Vec::new(),
+                context_infeasible: BTreeSet::new(),
+                groups: Vec::new(),
+                stats: RunStats::default(),
+                unencoded: true,
+            };
+        };
+        let encode_ms = t0.elapsed().as_millis();
+        let groups = co_reached_groups(prover, f, context, &vc.context_labels);
+        let all_labels = all_labels(&vc.labels, &vc.context_labels);
+        let labels = FunctionLabels::new(f, &vc.labels, &all_labels, groups);
+        let shares = shares::shares_of(f);
+        let part = shares::assign(&labels, shares, share);
+        // Each share has the function's budget, and its part of what questions with memory
+        // may spend before one of them proves something.
+        let budget = Budget::new(config, t0);
+        let memory = MemoryShare::of(&Budget::new(config, t0).part(part.weight, part.total));
+        let mut asker = function_asker(prover, f, vc.terms, (&vc.facts, &vc.exactness), budget);
+        asker.memory = memory;
+        let ask = Asked {
+            labels: &part.labels,
+            groups: &part.groups,
+            encode_ms,
+            share: Some((share, shares)),
+        };
+        ask_own(&mut asker, &labels, &ask, config, progress, hooks)
+    })
+}
+
+/// Finishes function `f` once every share of its own questions is in: its callees' copies
+/// in their calling contexts and the witnesses, in a solver context of its own.
+pub(super) fn finish_function(
+    prover: &Prover,
+    f: &Function,
+    context: &[(String, Vec<u64>)],
+    shares: Vec<ShareResult>,
 ) -> FunctionResult {
-    let (program, config, cg) = (prover.program, &prover.config, &prover.cg);
-    let t0 = Instant::now();
-    // The budget bounds the encoding too: one that outlasts it is given up, unasked.
+    let config = &prover.config;
+    crate::smt::in_fresh_context(|| {
+        let t0 = Instant::now();
+        let Some(vc) = encode_within(prover, f, t0) else {
+            return unencoded_function(f, config);
+        };
+        let groups = co_reached_groups(prover, f, context, &vc.context_labels);
+        let all_labels = all_labels(&vc.labels, &vc.context_labels);
+        let labels = FunctionLabels::new(f, &vc.labels, &all_labels, groups);
+        let mut asker = function_asker(
+            prover,
+            f,
+            vc.terms,
+            (&vc.facts, &vc.exactness),
+            Budget::new(config, t0),
+        );
+        let own = Own {
+            inputs: &vc.inputs,
+            opaque_calls: &vc.opaque_calls,
+        };
+        finish_here(prover, &mut asker, &labels, &own, shares, t0)
+            .unwrap_or_else(|| unencoded_function(f, config))
+    })
+}
+
+/// Encodes `f` within its budget (which bounds the encoding too: one that outlasts it is
+/// given up, unasked).
+fn encode_within(prover: &Prover, f: &Function, t0: Instant) -> Option<FunctionVc> {
+    let config = &prover.config;
     let deadline = (config.function_budget_s > 0)
         .then(|| t0 + std::time::Duration::from_secs(config.function_budget_s));
-    let Some(vc) = encode_until(program, f, &prover.sums, &config.encode, deadline) else {
+    let Some(vc) = encode_until(prover.program, f, &prover.sums, &config.encode, deadline) else {
         if config.trace {
             print_err(&format!(
                 "covprune: {}: encoding given up after {} ms, over the function's budget",
@@ -227,73 +335,159 @@ pub(super) fn prove_function_here(
                 t0.elapsed().as_millis()
             ));
         }
-        let r = unencoded_function(f, config);
-        progress(r.occurrences.len() as u64);
-        return r;
+        return None;
     };
-    let backend = crate::smt::backend(&config.solver, config.dump_smt.as_deref(), &f.name);
-    let encode_ms = t0.elapsed().as_millis();
     if config.trace {
+        let names = |v: &[String]| match v.is_empty() {
+            true => "none".to_string(),
+            false => v.join(", "),
+        };
         print_err(&format!(
             "covprune: {}: encoded {} blocks, {} terms, {} labels in {} ms",
             f.name,
             f.blocks.len(),
             vc.terms.len(),
             vc.labels.len(),
-            encode_ms
+            t0.elapsed().as_millis()
         ));
         print_err(&format!(
             "covprune: {}: memories of their own: {}; shared memory: {}",
             f.name,
-            if vc.own_objects.is_empty() {
-                "none".to_string()
-            } else {
-                vc.own_objects.join(", ")
-            },
-            if vc.shared_objects.is_empty() {
-                "none".to_string()
-            } else {
-                vc.shared_objects.join(", ")
-            }
+            names(&vc.own_objects),
+            names(&vc.shared_objects)
         ));
     }
-    let budget = Budget::new(config, t0);
-    let mut asker = Asker::new(
-        backend,
-        vc.terms,
-        &vc.facts,
-        &vc.exactness,
-        budget,
-        &config.faults,
-    );
-    let groups = co_reached_groups(prover, f, context, &vc.context_labels);
-    let all_labels: Vec<LabelVc> = vc
-        .labels
-        .iter()
-        .chain(&vc.context_labels)
-        .cloned()
-        .collect();
-    let labels = FunctionLabels::new(f, &vc.labels, &all_labels, groups);
+    Some(vc)
+}
+
+/// The function's own labels, then those of its inlined called-once callees.
+fn all_labels(own: &[LabelVc], context: &[LabelVc]) -> Vec<LabelVc> {
+    own.iter().chain(context).cloned().collect()
+}
+
+/// The asker of one encoding of `f`, with `budget`.
+fn function_asker<'a>(
+    prover: &'a Prover,
+    f: &Function,
+    terms: crate::vc::term::Terms,
+    (facts, exactness): (
+        &'a [crate::vc::encode::Fact],
+        &'a crate::vc::encode::Exactness,
+    ),
+    budget: Budget,
+) -> Asker<'a> {
+    let config = &prover.config;
+    let backend = crate::smt::backend(&config.solver, config.dump_smt.as_deref(), &f.name);
+    Asker::new(backend, terms, facts, exactness, budget, &config.faults)
+}
+
+/// Which of a function's own questions one asker asks.
+pub(super) struct Asked<'a> {
+    /// Indices into the function's own labels (step 1).
+    pub(super) labels: &'a [usize],
+    /// Indices into its groups (steps 2 and 3).
+    pub(super) groups: &'a [usize],
+    pub(super) encode_ms: u128,
+    /// `(k, n)`: share k of n, for `-v`.
+    pub(super) share: Option<(usize, usize)>,
+}
+
+/// What the finish reads of the function's own encoding.
+struct Own<'a> {
+    inputs: &'a [crate::vc::term::T],
+    opaque_calls: &'a BTreeSet<String>,
+}
+
+/// Asks step 1 of the labels and steps 2 and 3 of the groups in `ask`.
+fn ask_own(
+    asker: &mut Asker,
+    labels: &FunctionLabels,
+    ask: &Asked,
+    config: &PruneConfig,
+    progress: Progress,
+    hooks: &Hooks,
+) -> ShareResult {
+    let t0 = Instant::now();
     // Models seen so far, per group: each a vector of predicate values of the members.
     let mut models: Vec<GroupModels> = vec![Vec::new(); labels.groups.len()];
-    let t1 = Instant::now();
-    let (mut occurrences, infeasible) = super::step1::ask(
-        &mut asker,
-        &labels,
+    let (occurrences, infeasible) = super::step1::ask(
+        asker,
+        labels,
+        ask,
         &mut models,
         hooks,
         progress,
         config.model_filter,
-        encode_ms,
     );
-    asker.stats.step1.ms = t1.elapsed().as_millis();
-    // What each part of the function's work spent of its budget, for `-v`.
+    asker.stats.step1.ms = t0.elapsed().as_millis();
     let units_step1 = asker.backend.work();
     let t23 = Instant::now();
-    let (context_infeasible, results) =
-        super::steps23::ask(&mut asker, &labels, &models, config, &infeasible);
-    let units_steps23 = asker.backend.work() - units_step1;
-    let ms_steps23 = t23.elapsed().as_millis();
+    let (context_infeasible, groups) =
+        super::steps23::ask(asker, labels, ask.groups, &models, config, &infeasible);
+    if config.trace {
+        let f = &labels.function.name;
+        let what = match ask.share {
+            Some((k, n)) => format!("{f} (share {} of {n})", k + 1),
+            None => f.clone(),
+        };
+        print_err(&format!(
+            "covprune: {what}: asked in {} ms (step 1 {} ms and {} units, steps 2-3 {} ms and {} units); questions {}/{}/{} ({} answered by earlier models, {} asked before); questions with memory {} ({} proved, {} units{}){}",
+            t0.elapsed().as_millis(),
+            asker.stats.step1.ms,
+            units_step1,
+            t23.elapsed().as_millis(),
+            asker.backend.work() - units_step1,
+            asker.stats.step1.queries,
+            asker.stats.step2.queries,
+            asker.stats.step3.queries,
+            asker.backend.reused_models(),
+            asker.backend.repeated_questions(),
+            asker.memory.asked,
+            asker.memory.proved,
+            asker.memory.spent_units,
+            if asker.memory.spent() {
+                ", their share spent"
+            } else {
+                ""
+            },
+            if asker.over_budget() {
+                " (budget exhausted)"
+            } else {
+                ""
+            }
+        ));
+    }
+    ShareResult {
+        function: labels.function.name.clone(),
+        share: ask.share.map_or(0, |(k, _)| k),
+        occurrences: ask.labels.iter().copied().zip(occurrences).collect(),
+        context_infeasible,
+        groups: ask.groups.iter().copied().zip(groups).collect(),
+        stats: std::mem::take(&mut asker.stats),
+        unencoded: false,
+    }
+}
+
+/// The function's result from the answers to its own questions (`shares`): then the
+/// witnesses of its subsumers, in `asker`'s encoding, and its callees' copies in their
+/// calling contexts, in an encoding of their own. `None` when a share was not encoded.
+fn finish_here(
+    prover: &Prover,
+    asker: &mut Asker,
+    labels: &FunctionLabels,
+    own: &Own,
+    shares: Vec<ShareResult>,
+    t0: Instant,
+) -> Option<FunctionResult> {
+    let (program, config, cg) = (prover.program, &prover.config, &prover.cg);
+    let f = labels.function;
+    let shares::Combined {
+        mut occurrences,
+        context_infeasible,
+        groups: results,
+        stats,
+    } = shares::combine_shares(shares)?;
+    asker.stats = stats;
     // Subsumers witnessed here, once the function's own questions are asked (a witness only
     // lets a label stand as a partner; it proves nothing polluting).
     let witnessed = config.witnessed_subsumers.then(|| {
@@ -308,14 +502,14 @@ pub(super) fn prove_function_here(
             .flat_map(|g| g.implications.iter().map(|(a, _)| *a))
             .collect();
         let per_ms = config.solver.units_per_ms();
-        asker.budget = contexts::witness_budget(&asker, per_ms);
+        asker.budget = contexts::witness_budget(asker, per_ms);
         subsumers
             .into_iter()
             .filter(|id| {
                 let Some(l) = labels.label(*id) else {
                     return false;
                 };
-                !asker.over_budget() && asker.witness(l, &vc.inputs, true)
+                !asker.over_budget() && asker.witness(l, own.inputs, true)
             })
             .collect()
     });
@@ -330,13 +524,12 @@ pub(super) fn prove_function_here(
         .map(|o| o.id)
         .collect();
     let (decided, copied) =
-        contexts::prove_copies(prover, f, &recheck, &vc.opaque_calls, &mut asker.stats);
+        contexts::prove_copies(prover, f, &recheck, own.opaque_calls, &mut asker.stats);
     for o in occurrences.iter_mut() {
         if decided.own_infeasible.contains(&o.id) {
             o.outcome = Outcome::Infeasible;
         }
     }
-    let ms_copies = t_copies.elapsed().as_millis();
     let mut relevant: BTreeSet<&str> = BTreeSet::from([f.name.as_str()]);
     for (path, function) in &copied {
         relevant.insert(function.as_str());
@@ -349,41 +542,20 @@ pub(super) fn prove_function_here(
     if config.trace {
         let st = &asker.stats;
         print_err(&format!(
-            "covprune: {}: done in {} ms (encoding {} ms, step 1 {} ms and {} units, steps 2-3 {} ms and {} units, calling contexts {} ms); questions {}/{}/{} ({} answered by earlier models, {} asked before); questions with memory {} ({} proved, {} units{}); solver work {} units{}{}",
+            "covprune: {}: done in {} ms (calling contexts {} ms); questions {}/{}/{}{}",
             f.name,
             t0.elapsed().as_millis(),
-            encode_ms,
-            st.step1.ms,
-            units_step1,
-            ms_steps23,
-            units_steps23,
-            ms_copies,
+            t_copies.elapsed().as_millis(),
             st.step1.queries,
             st.step2.queries,
             st.step3.queries,
-            asker.backend.reused_models(),
-            asker.backend.repeated_questions(),
-            asker.memory.asked,
-            asker.memory.proved,
-            asker.memory.spent_units,
-            if asker.memory.spent() {
-                ", their share spent"
-            } else {
-                ""
-            },
-            asker.backend.work(),
             match &witnessed {
                 Some(w) => format!("; {} subsumers witnessed", w.len()),
                 None => String::new(),
             },
-            if asker.over_budget() {
-                " (budget exhausted)"
-            } else {
-                ""
-            }
         ));
     }
-    FunctionResult {
+    Some(FunctionResult {
         function: f.name.clone(),
         occurrences,
         context_infeasible,
@@ -393,8 +565,8 @@ pub(super) fn prove_function_here(
         run_infeasible: decided.run_infeasible,
         call_sites,
         witnessed,
-        stats: asker.stats,
-    }
+        stats: std::mem::take(&mut asker.stats),
+    })
 }
 
 /// The co-reached groups of `f`'s single-occurrence labels (with steps 2 or 3; the model

@@ -9,9 +9,10 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+use super::shares::ShareResult;
 use super::{FunctionResult, Outcome};
 
-pub const SCHEMA: &str = "covprune-journal/2";
+pub const SCHEMA: &str = "covprune-journal/3";
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -23,6 +24,8 @@ enum Entry {
     /// A step-1 answer: function, index of the label occurrence in it, outcome.
     Step1(String, usize, Outcome),
     Function(Box<FunctionResult>),
+    /// A share of a function's own questions ([`super::shares`]).
+    Share(Box<ShareResult>),
     /// The process died while proving this function (written by the supervisor): a resumed
     /// run keeps its step-1 answers and asks nothing more about it.
     Crashed(String),
@@ -33,6 +36,8 @@ enum Entry {
 pub struct Prior {
     pub done: BTreeMap<String, FunctionResult>,
     pub step1: BTreeMap<(String, usize), Outcome>,
+    /// Shares of functions' questions, by function and share.
+    pub shares: BTreeMap<(String, usize), ShareResult>,
     pub crashed: std::collections::BTreeSet<String>,
 }
 
@@ -95,6 +100,9 @@ fn read_prior(path: &Path, text: &str, fingerprint: &str) -> Result<Prior, Journ
             }
             Ok(Entry::Function(r)) => {
                 prior.done.insert(r.function.clone(), *r);
+            }
+            Ok(Entry::Share(r)) => {
+                prior.shares.insert((r.function.clone(), r.share), *r);
             }
             Ok(Entry::Crashed(f)) => {
                 prior.crashed.insert(f);
@@ -193,6 +201,10 @@ impl Journal {
     /// worker left torn, so that it stays one unreadable line and spoils nothing after it.
     pub fn crashed(&self, function: &str) {
         self.write_entry("\n", &Entry::Crashed(function.to_string()));
+    }
+
+    pub fn share_done(&self, r: &ShareResult) {
+        self.append(&Entry::Share(Box::new(r.clone())));
     }
 
     pub fn function_done(&self, r: &FunctionResult) {

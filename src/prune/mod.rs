@@ -21,6 +21,7 @@ pub mod groups;
 pub mod journal;
 pub mod pool;
 pub mod shard;
+pub mod shares;
 pub mod status;
 mod step1;
 mod steps23;
@@ -28,7 +29,10 @@ pub mod unreached;
 mod verdicts;
 
 pub use config::PruneConfig;
-use function::{crashed_function, prove_function, unentered_function};
+use function::{
+    crashed_function, finish_function, prove_function, prove_share, unentered_function,
+};
+use shares::{Part, ShareResult};
 pub use status::{Reason, Status};
 pub(crate) use verdicts::implication_classes;
 pub use verdicts::{
@@ -156,11 +160,38 @@ pub fn prove(
         ));
     }
     let order = prover.order(hooks.shard);
+    // Big functions in shares ([`shares`]), then each finished once its shares are in.
+    let items: Vec<(usize, Part)> = order
+        .iter()
+        .flat_map(|&i| {
+            shares::parts_of(&program.functions[i])
+                .into_iter()
+                .map(move |p| (i, p))
+        })
+        .collect();
     let work = || -> Vec<FunctionResult> {
-        order
+        let parts: Vec<(usize, Result<FunctionResult, ShareResult>)> = items
             .par_iter()
-            .map(|&i| prover.prove_one(i, progress, hooks))
-            .collect()
+            .map(|&(i, part)| match part {
+                Part::Share(k) => (i, Err(prover.prove_share(i, k, progress, hooks))),
+                _ => (i, Ok(prover.prove_one(i, progress, hooks))),
+            })
+            .collect();
+        let mut whole = Vec::new();
+        let mut split: BTreeMap<usize, Vec<ShareResult>> = BTreeMap::new();
+        for (i, r) in parts {
+            match r {
+                Ok(r) => whole.push(r),
+                Err(s) => split.entry(i).or_default().push(s),
+            }
+        }
+        let split: Vec<(usize, Vec<ShareResult>)> = split.into_iter().collect();
+        whole.par_extend(
+            split
+                .into_par_iter()
+                .map(|(i, shares)| prover.finish_one(i, shares, progress, hooks)),
+        );
+        whole
     };
     let mut results = if config.jobs > 0 {
         match rayon::ThreadPoolBuilder::new()
@@ -249,6 +280,76 @@ impl<'p> Prover<'p> {
     /// the longest encodings do not start last.
     pub fn order(&self, shard: Option<(usize, usize)>) -> Vec<usize> {
         prove_order(self.program, shard)
+    }
+
+    /// Is function `i`'s result known without asking its questions (proved by an earlier run,
+    /// crashed in one, or entered by no run)?
+    fn settled(&self, i: usize, prior: Option<&journal::Prior>) -> bool {
+        let name = &self.program.functions[i].name;
+        prior.is_some_and(|p| p.done.contains_key(name) || p.crashed.contains(name))
+            || self.never_entered.contains(name) && self.config.steps.contains(&1)
+    }
+
+    /// Proves share `k` of function `i`'s own questions ([`shares`]), or takes it from the
+    /// journal of an earlier run; journals it. Nothing is asked of a function whose result is
+    /// known without it: its finish gives that.
+    pub fn prove_share(
+        &self,
+        i: usize,
+        k: usize,
+        progress: Progress,
+        hooks: &Hooks,
+    ) -> ShareResult {
+        let f = &self.program.functions[i];
+        if self.settled(i, hooks.prior) {
+            return ShareResult {
+                function: f.name.clone(),
+                share: k,
+                occurrences: Vec::new(),
+                context_infeasible: BTreeSet::new(),
+                groups: Vec::new(),
+                stats: RunStats::default(),
+                unencoded: false,
+            };
+        }
+        if let Some(done) = hooks.prior.and_then(|p| p.shares.get(&(f.name.clone(), k))) {
+            progress(done.occurrences.len() as u64);
+            return done.clone();
+        }
+        let no_context = Vec::new();
+        let ctx = self.context.get(&f.name).unwrap_or(&no_context);
+        let r = prove_share(self, f, ctx, k, progress, hooks);
+        if let Some(j) = hooks.journal {
+            j.share_done(&r);
+        }
+        r
+    }
+
+    /// Function `i`'s result from its `shares`, once all are in (or as [`Prover::prove_one`]
+    /// gives it when it is known without them); journals it.
+    pub fn finish_one(
+        &self,
+        i: usize,
+        shares: Vec<ShareResult>,
+        progress: Progress,
+        hooks: &Hooks,
+    ) -> FunctionResult {
+        if self.settled(i, hooks.prior) {
+            return self.prove_one(i, progress, hooks);
+        }
+        let f = &self.program.functions[i];
+        let no_context = Vec::new();
+        let ctx = self.context.get(&f.name).unwrap_or(&no_context);
+        let r = if shares.len() == shares::shares_of(f) {
+            finish_function(self, f, ctx, shares)
+        } else {
+            // A share missing from the journal: as if its worker had died.
+            crashed_function(self.program, f, &self.sums, &self.config, hooks)
+        };
+        if let Some(j) = hooks.journal {
+            j.function_done(&r);
+        }
+        r
     }
 
     /// Proves function `i` of the program, or takes its result from the journal of an earlier

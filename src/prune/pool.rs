@@ -7,9 +7,11 @@
 //! Protocol. A worker is the executable run with `COVPRUNE_WORKER=serve` in its environment (so
 //! it works whatever the executable is called). On stdin it reads one line of JSON, the
 //! [`Job`], then function indices, one per line, and `end`; another job line on the way
-//! switches it to that job's program (a project's files share one queue, [`prove_units`]). On
-//! stdout it answers `p N` for N labels decided (progress) and `d INDEX` once a function's
-//! result is in the journal. A worker whose stdin closes without `end` (the supervisor died)
+//! switches it to that job's program (a project's files share one queue, [`prove_units`]). An
+//! index alone asks for the whole function; `INDEX sK` for share K of its questions, `INDEX f`
+//! for its finish once every share is in ([`super::shares`]). On stdout it answers `p N` for
+//! N labels decided (progress) and `d` with the line it was handed once that result is in the
+//! journal. A worker whose stdin closes without `end` (the supervisor died)
 //! exits at once.
 
 use std::collections::BTreeMap;
@@ -21,6 +23,7 @@ use std::sync::Mutex;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use super::journal::Journal;
+use super::shares::Part;
 use super::{FunctionResult, Hooks, Prover, PruneConfig};
 use crate::ir::Program;
 
@@ -103,8 +106,12 @@ pub fn serve<I: DeserializeOwned>(
                 job_line = line;
                 continue 'jobs;
             }
-            let Ok(i) = line.trim().parse::<usize>() else {
-                anyhow::bail!("worker: expected a function index, got `{line}`");
+            let mut words = line.split_whitespace();
+            let (Some(i), Some(part)) = (
+                words.next().and_then(|w| w.parse::<usize>().ok()),
+                Part::parse(words.next()),
+            ) else {
+                anyhow::bail!("worker: expected a function index and its part, got `{line}`");
             };
             if i >= program.functions.len() {
                 anyhow::bail!("worker: no function {i}");
@@ -130,8 +137,29 @@ pub fn serve<I: DeserializeOwned>(
                     .open(log)
                     .and_then(|mut f| f.write_all(line.as_bytes()));
             }
-            prover.prove_one(i, &|n| say(format!("p {n}")), &hooks);
-            say(format!("d {i}"));
+            let progress = |n| say(format!("p {n}"));
+            match part {
+                Part::Whole => {
+                    prover.prove_one(i, &progress, &hooks);
+                }
+                Part::Share(k) => {
+                    prover.prove_share(i, k, &progress, &hooks);
+                }
+                Part::Finish => {
+                    // The shares (and any crash) other workers journaled since this one joined.
+                    let now = Journal::read(&job.journal, &job.fingerprint)?;
+                    let shares = (0..super::shares::shares_of(&program.functions[i]))
+                        .filter_map(|k| now.shares.get(&(name.clone(), k)).cloned())
+                        .collect();
+                    let hooks = Hooks {
+                        journal: Some(&journal),
+                        prior: Some(&now),
+                        shard: job.shard,
+                    };
+                    prover.finish_one(i, shares, &progress, &hooks);
+                }
+            }
+            say(format!("d {i}{}", part.word()));
         }
         return Ok(());
     }
@@ -147,6 +175,11 @@ pub struct Unit {
     names: Vec<String>,
     /// The functions to prove (indices), with their sizes in blocks.
     order: Vec<(usize, usize)>,
+    /// The parts each function to prove is handed out in, by index.
+    parts: BTreeMap<usize, Vec<Part>>,
+    /// The shares still out, by index of a function proved in shares: its finish is handed
+    /// out when none is.
+    shares_out: Mutex<BTreeMap<usize, usize>>,
     journal: Journal,
     /// Milliseconds workers spent on this unit's functions.
     busy_ms: AtomicU64,
@@ -172,6 +205,17 @@ impl Unit {
                 .iter()
                 .map(|&i| (i, program.functions[i].blocks.len()))
                 .collect(),
+            parts: order
+                .iter()
+                .map(|&i| (i, super::shares::parts_of(&program.functions[i])))
+                .collect(),
+            shares_out: Mutex::new(
+                order
+                    .iter()
+                    .map(|&i| (i, super::shares::shares_of(&program.functions[i])))
+                    .filter(|&(_, n)| n > 1)
+                    .collect(),
+            ),
             journal,
             busy_ms: AtomicU64::new(0),
         })
@@ -203,8 +247,8 @@ const AFFINITY_WINDOW: usize = 4;
 struct Supervisor<'a> {
     exe: &'a Path,
     units: &'a [Unit],
-    /// (unit, function index) not yet handed out, biggest first across units.
-    queue: Mutex<Vec<(usize, usize)>>,
+    /// (unit, function index, part) not yet handed out, biggest first across units.
+    queue: Mutex<Vec<(usize, usize, Part)>>,
     progress: super::Progress<'a>,
     restarts: AtomicUsize,
     /// Why a unit failed, by unit.
@@ -216,24 +260,51 @@ struct Supervisor<'a> {
 impl Supervisor<'_> {
     /// The next function for a worker that has `loaded` the program of that unit: one of its
     /// program among the first few of the queue, else the first.
-    fn next(&self, loaded: Option<usize>) -> Option<(usize, usize)> {
+    fn next(&self, loaded: Option<usize>) -> Option<(usize, usize, Part)> {
         let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         let k = loaded
             .and_then(|u| {
                 queue
                     .iter()
                     .take(AFFINITY_WINDOW)
-                    .position(|&(v, _)| v == u)
+                    .position(|&(v, _, _)| v == u)
             })
             .unwrap_or(0);
         (k < queue.len()).then(|| queue.remove(k))
+    }
+
+    /// A part is done (or given up): the last share of a function puts its finish at the
+    /// head of the queue.
+    fn part_done(&self, u: usize, i: usize, part: Part) {
+        if !matches!(part, Part::Share(_)) {
+            return;
+        }
+        let mut out = self.units[u]
+            .shares_out
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let Some(n) = out.get_mut(&i) else { return };
+        *n -= 1;
+        if *n == 0 {
+            out.remove(&i);
+            let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+            // A failed unit's queue stays empty.
+            if !self
+                .unit_failures
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains_key(&u)
+            {
+                queue.insert(0, (u, i, Part::Finish));
+            }
+        }
     }
 
     fn fail_unit(&self, unit: usize, e: PoolError) {
         self.queue
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .retain(|&(u, _)| u != unit);
+            .retain(|&(u, _, _)| u != unit);
         self.unit_failures
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -252,22 +323,27 @@ pub fn prove_units(
     units: Vec<Unit>,
     progress: super::Progress,
 ) -> Result<Vec<UnitOutcome>, PoolError> {
-    let mut queue: Vec<(usize, usize, usize)> = units
+    let mut queue: Vec<(usize, usize, usize, Part)> = units
         .iter()
         .enumerate()
-        .flat_map(|(u, unit)| unit.order.iter().map(move |&(i, size)| (u, i, size)))
+        .flat_map(|(u, unit)| {
+            unit.order
+                .iter()
+                .flat_map(move |&(i, size)| unit.parts[&i].iter().map(move |&p| (u, i, size, p)))
+        })
         .collect();
     // The order a single program's run proves in (biggest first, then by name), across units.
     queue.sort_by(|a, b| {
         b.2.cmp(&a.2)
             .then_with(|| units[a.0].names[a.1].cmp(&units[b.0].names[b.1]))
             .then(a.0.cmp(&b.0))
+            .then(a.3.cmp(&b.3))
     });
     let workers = workers.clamp(1, queue.len().max(1));
     let state = Supervisor {
         exe,
         units: &units,
-        queue: Mutex::new(queue.iter().map(|&(u, i, _)| (u, i)).collect()),
+        queue: Mutex::new(queue.iter().map(|&(u, i, _, p)| (u, i, p)).collect()),
         progress,
         restarts: AtomicUsize::new(0),
         unit_failures: Mutex::new(BTreeMap::new()),
@@ -362,14 +438,14 @@ fn drive_worker(state: &Supervisor) -> Result<(), PoolError> {
         let mut loaded: Option<usize> = None;
         let mut died = false;
         // Hand out functions until the queue is empty or the worker dies.
-        while let (Some((u, i)), false) = (pending, died) {
+        while let (Some((u, i, part)), false) = (pending, died) {
             let unit = &state.units[u];
             let switch = match loaded == Some(u) {
                 true => Ok(()),
                 false => writeln!(to_child, "{}", unit.job_line),
             };
             if switch
-                .and_then(|_| writeln!(to_child, "{i}"))
+                .and_then(|_| writeln!(to_child, "{i}{}", part.word()))
                 .and_then(|_| to_child.flush())
                 .is_err()
             {
@@ -378,7 +454,7 @@ fn drive_worker(state: &Supervisor) -> Result<(), PoolError> {
             }
             loaded = Some(u);
             let started = std::time::Instant::now();
-            let done = format!("d {i}");
+            let done = format!("d {i}{}", part.word());
             let mut line = String::new();
             loop {
                 line.clear();
@@ -401,6 +477,7 @@ fn drive_worker(state: &Supervisor) -> Result<(), PoolError> {
             if died {
                 break;
             }
+            state.part_done(u, i, part);
             pending = state.next(loaded);
         }
         if !died {
@@ -418,7 +495,7 @@ fn drive_worker(state: &Supervisor) -> Result<(), PoolError> {
             }
             return Ok(());
         }
-        let Some((u, i)) = pending else {
+        let Some((u, i, part)) = pending else {
             // It died before it was handed anything: starting it is what fails.
             return Err(PoolError::Failed(format!(
                 "a prover worker died at start ({status})"
@@ -428,6 +505,7 @@ fn drive_worker(state: &Supervisor) -> Result<(), PoolError> {
             // The worker said why (its unit's input refused, a journal mismatch): not a
             // crash, and the unit's other functions would fare alike.
             state.fail_unit(u, PoolError::WorkerExit(c as u8));
+            state.part_done(u, i, part);
             pending = state.next(None);
             continue;
         }

@@ -7,22 +7,24 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use super::asker::Asker;
-use super::function::{FunctionLabels, GroupModels};
+use super::function::{Asked, FunctionLabels, GroupModels};
 use super::{Hooks, Occurrence, Outcome, Progress, Reason};
 use crate::vc::term::T;
 
-/// Asks step 1 of every label of the function (or takes its answer from an earlier run's
-/// journal), journals each answer; returns the occurrences with their outcomes and the ids
-/// proved infeasible. `models` gathers the models found, per co-reached group.
+/// Asks step 1 of the function's labels in `ask` (every one, or a share's) or takes its
+/// answer from an earlier run's journal, journals each answer; returns their occurrences with
+/// their outcomes, in the order of `ask.labels`, and the ids proved infeasible. `models`
+/// gathers the models found, per co-reached group.
 pub(super) fn ask(
     asker: &mut Asker,
     labels: &FunctionLabels,
+    ask: &Asked,
     models: &mut [GroupModels],
     hooks: &Hooks,
     progress: Progress,
     model_filter: bool,
-    encode_ms: u128,
 ) -> (Vec<Occurrence>, BTreeSet<u64>) {
+    let (ks, encode_ms) = (ask.labels, ask.encode_ms);
     // Cheap questions first: every label is asked its cheap question (exact, or with memory
     // reads unconstrained) before any label is asked the costly one with the function's
     // memory, so that a function whose budget runs out has still asked every label the first.
@@ -36,7 +38,8 @@ pub(super) fn ask(
         progress(1);
         outcomes[k] = Some(outcome);
     };
-    for (k, l) in labels.own.iter().enumerate() {
+    for &k in ks {
+        let l = &labels.own[k];
         let t = Instant::now();
         if let Some(o) = hooks
             .prior
@@ -73,10 +76,13 @@ pub(super) fn ask(
         settle(k, outcome, &mut outcomes);
         spent_ms[k] += t.elapsed().as_millis();
     }
-    let mut occurrences = Vec::with_capacity(labels.own.len());
+    let mut occurrences = Vec::with_capacity(ks.len());
     let mut infeasible: BTreeSet<u64> = BTreeSet::new();
-    for ((k, l), outcome) in labels.own.iter().enumerate().zip(outcomes) {
-        let outcome = outcome.expect("every label is settled by one of the two passes");
+    for &k in ks {
+        let l = &labels.own[k];
+        let outcome = outcomes[k]
+            .take()
+            .expect("every label asked is settled by one of the two passes");
         if matches!(outcome, Outcome::Infeasible) {
             infeasible.insert(l.id);
         }

@@ -11,22 +11,23 @@ use super::{GroupResult, Outcome, PruneConfig, MAX_STEP3_GROUP};
 use crate::vc::encode::LabelVc;
 use crate::vc::term::T;
 
-/// Steps 2 and 3 of every co-reached group of the function (not its labels proved infeasible
-/// by step 1, `infeasible`); the labels of called-once callees get their step 1 here, in their
-/// only context. Returns those proved infeasible there, and each group's result.
+/// Steps 2 and 3 of the co-reached groups `gis` of the function (indices into its groups;
+/// every one, or a share's), not of their labels proved infeasible by step 1, `infeasible`;
+/// the labels of called-once callees get their step 1 here, in their only context. Returns
+/// those proved infeasible there, and each group's result, in the order of `gis`.
 pub(super) fn ask(
     asker: &mut Asker,
     labels: &FunctionLabels,
+    gis: &[usize],
     models: &[GroupModels],
     config: &PruneConfig,
     infeasible: &BTreeSet<u64>,
 ) -> (BTreeSet<u64>, Vec<GroupResult>) {
     // Labels of called-once callees get their step 1 here too, in their only context.
     let mut context_infeasible = BTreeSet::new();
-    for id in labels
-        .groups
+    for id in gis
         .iter()
-        .flatten()
+        .flat_map(|&gi| &labels.groups[gi])
         .copied()
         .filter(|id| labels.is_context(*id))
     {
@@ -40,7 +41,8 @@ pub(super) fn ask(
         }
     }
     let mut results = Vec::new();
-    for (gi, group) in labels.groups.iter().enumerate() {
+    for &gi in gis {
+        let group = &labels.groups[gi];
         let in_context = group.iter().any(|id| labels.is_context(*id));
         let members: Vec<u64> = group
             .iter()

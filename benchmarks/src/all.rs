@@ -1137,7 +1137,7 @@ fn report(o: &Options, all_inputs: &[Input]) -> Result<()> {
                 if *b > 0.0 { a / b } else { 0.0 }
             ));
         }
-        md.push_str("\nThe pool benchmark ([pool.md](pool.md)) has the same comparison on SQLite with CC.\n");
+        md.push_str("\nThe pool benchmark ([pool-sqlite3.md](pool-sqlite3.md)) has the same comparison on SQLite with CC.\n");
     }
     let points: Vec<(String, f64, f64)> = rows
         .iter()

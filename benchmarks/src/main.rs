@@ -505,11 +505,11 @@ fn measure_gzip(args: &Args) -> Result<()> {
     Ok(())
 }
 
-/// The worker pool: the same prune run with `--jobs 1` and `--jobs 2` as child processes,
-/// wall time and peak resident memory of each (sampled from /proc), and the speed-up.
+/// The worker pool: the same prune run with `--jobs 1`, `--jobs 2`, ... as child processes,
+/// wall time and peak resident memory of each (sampled from /proc), and the speed-ups.
 /// `COVPRUNE_POOL_FILE` (default: the corpus's sqlite3.c), `COVPRUNE_POOL_CRITERIA` (CC),
-/// `COVPRUNE_POOL_TIMEOUT_MS` (500), `COVPRUNE_POOL_BUDGET_S` (10). Writes
-/// `artifacts/pool.{md,json}`.
+/// `COVPRUNE_POOL_TIMEOUT_MS` (300), `COVPRUNE_POOL_BUDGET_S` (8), `COVPRUNE_POOL_JOBS`
+/// (`1,2`; the first is the speed-ups' base). Writes `artifacts/pool-STEM.{md,json}`.
 fn pool_bench(args: &Args) -> Result<()> {
     let env = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
     let file = PathBuf::from(env(
@@ -524,6 +524,14 @@ fn pool_bench(args: &Args) -> Result<()> {
     let criteria = env("COVPRUNE_POOL_CRITERIA", "CC");
     let timeout = env("COVPRUNE_POOL_TIMEOUT_MS", "300");
     let budget = env("COVPRUNE_POOL_BUDGET_S", "8");
+    let job_counts: Vec<usize> = env("COVPRUNE_POOL_JOBS", "1,2")
+        .split(',')
+        .map(|j| j.trim().parse::<usize>())
+        .collect::<Result<_, _>>()
+        .map_err(|e| anyhow::anyhow!("COVPRUNE_POOL_JOBS: {e}"))?;
+    if job_counts.is_empty() || job_counts.contains(&0) {
+        bail!("COVPRUNE_POOL_JOBS: give worker counts of at least 1, e.g. 1,2,4");
+    }
     let exe = std::env::current_exe()?.with_file_name("covprune");
     let work = std::env::temp_dir().join(format!("covprune-pool-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
@@ -549,7 +557,7 @@ fn pool_bench(args: &Args) -> Result<()> {
     let fresh = std::fs::read_to_string(&labels)?;
     let mut rows = Vec::new();
     let mut ledgers = Vec::new();
-    for jobs in [1, 2] {
+    for &jobs in &job_counts {
         std::fs::write(&labels, &fresh)?;
         let t = Instant::now();
         let mut child = std::process::Command::new(&exe)
@@ -632,22 +640,41 @@ fn pool_bench(args: &Args) -> Result<()> {
         );
         rows.push(serde_json::json!({"jobs": jobs, "wall_s": wall, "peak_rss_mb": peak_sum_kb / 1024, "peak_rss_one_process_mb": peak_one_kb / 1024}));
     }
-    let speedup =
-        rows[0]["wall_s"].as_f64().unwrap_or(0.0) / rows[1]["wall_s"].as_f64().unwrap_or(1.0);
-    let same = ledgers[0] == ledgers[1];
+    let base = rows[0]["wall_s"].as_f64().unwrap_or(0.0);
+    let same = ledgers.iter().all(|l| *l == ledgers[0]);
+    let mut table = String::new();
+    for r in &mut rows {
+        let wall = r["wall_s"].as_f64().unwrap_or(0.0);
+        let speedup = base / wall.max(1e-9);
+        r["speedup"] = serde_json::json!(speedup);
+        table.push_str(&format!(
+            "| {} | {wall:.1} | {speedup:.2}x | {} | {} |\n",
+            r["jobs"], r["peak_rss_mb"], r["peak_rss_one_process_mb"]
+        ));
+    }
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let md = format!(
-        "# Worker pool: {} ({criteria}), steps 1-3\n\n`cargo run --release -p covprune-benchmarks -- pool` ({}); {timeout} ms per question, {budget} s per function.\n\n`prune --jobs N` runs N worker processes (each with its own Z3) under a supervisor. Peak RSS: the largest sum of resident sizes of the supervisor and its workers, sampled every 200 ms; and the largest single process.\n\n| jobs | wall (s) | peak RSS, all processes (MB) | peak RSS, largest process (MB) |\n|---|---|---|---|\n| 1 | {:.1} | {} | {} |\n| 2 | {:.1} | {} | {} |\n\nSpeed-up: **{speedup:.2}x**. Ledgers of the two runs byte-identical: {same}.\n",
-        file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        "# Worker pool: {name} ({criteria}), steps 1-3\n\n`COVPRUNE_POOL_FILE={name} COVPRUNE_POOL_CRITERIA={criteria} COVPRUNE_POOL_TIMEOUT_MS={timeout} COVPRUNE_POOL_BUDGET_S={budget} COVPRUNE_POOL_JOBS={} cargo run --release -p covprune-benchmarks -- pool` ({}); {timeout} ms per question, {budget} s per function (or per share of a function with more than 150 labels).\n\n`prune --jobs N` runs N worker processes (each with its own Z3) under a supervisor; a big function's questions are split in shares that any worker takes. Peak RSS: the largest sum of resident sizes of the supervisor and its workers, sampled every 200 ms; and the largest single process.\n\n| jobs | wall (s) | speed-up | peak RSS, all processes (MB) | peak RSS, largest process (MB) |\n|---|---|---|---|---|\n{table}\nLedgers of the runs byte-identical: {same}.\n",
+        job_counts
+            .iter()
+            .map(|j| j.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
         machine_note(),
-        rows[0]["wall_s"].as_f64().unwrap_or(0.0), rows[0]["peak_rss_mb"], rows[0]["peak_rss_one_process_mb"],
-        rows[1]["wall_s"].as_f64().unwrap_or(0.0), rows[1]["peak_rss_mb"], rows[1]["peak_rss_one_process_mb"],
     );
+    let stem_name = file
+        .file_stem()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     std::fs::create_dir_all(&args.out)?;
-    std::fs::write(args.out.join("pool.md"), md)?;
+    std::fs::write(args.out.join(format!("pool-{stem_name}.md")), md)?;
     std::fs::write(
-        args.out.join("pool.json"),
+        args.out.join(format!("pool-{stem_name}.json")),
         serde_json::to_string_pretty(
-            &serde_json::json!({"file": file.display().to_string(), "criteria": criteria, "timeout_ms": timeout, "budget_s": budget, "runs": rows, "speedup": speedup, "ledgers_identical": same}),
+            &serde_json::json!({"file": name, "criteria": criteria, "timeout_ms": timeout, "budget_s": budget, "runs": rows, "ledgers_identical": same}),
         )? + "\n",
     )?;
     let _ = std::fs::remove_dir_all(&work);

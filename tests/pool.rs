@@ -446,3 +446,55 @@ fn a_crash_in_a_share_costs_only_its_function() {
         assert!(small.iter().any(|l| l["status"] == "subsumed"), "{small:?}");
     }
 }
+
+/// Shards split a big function's shares between them; `merge` finishes the function, and the
+/// merged outputs are those of one unsharded run.
+#[test]
+fn shards_spread_a_big_functions_shares_and_merge_finishes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, fresh) = big_function(dir.path());
+    prune(&file, &["--jobs", "1"]);
+    let whole = outputs(&file, &fresh);
+    for n in [2, 3] {
+        let mut shard_files = Vec::new();
+        for k in 1..=n {
+            let mode = if k == 1 { "--in-process" } else { "--jobs" };
+            let mut extra = vec!["--shard".to_string(), format!("{k}/{n}"), mode.to_string()];
+            if mode == "--jobs" {
+                extra.push("2".into());
+            }
+            let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+            prune(&file, &extra);
+            shard_files.push(
+                dir.path()
+                    .join(format!("big_function_labels.shard-{k}-of-{n}.json")),
+            );
+        }
+        // Each of the first two shards holds one share of `big`, and no result for it.
+        for path in &shard_files[..2] {
+            let shard: serde_json::Value = serde_json::from_str(&read(path)).unwrap();
+            let shares = shard["shares"].as_array().unwrap();
+            assert_eq!(shares.len(), 1, "{}", path.display());
+            assert_eq!(shares[0]["function"], "big");
+            assert!(shard["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|r| r["function"] != "big"));
+        }
+        // A missing shard is refused, naming what is missing.
+        Cmd::cargo_bin("covprune")
+            .unwrap()
+            .arg("merge")
+            .args(&shard_files[..n - 1])
+            .assert()
+            .code(2);
+        Cmd::cargo_bin("covprune")
+            .unwrap()
+            .arg("merge")
+            .args(&shard_files)
+            .assert()
+            .success();
+        assert_eq!(outputs(&file, &fresh), whole, "{n} shards merged");
+    }
+}

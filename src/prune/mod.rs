@@ -74,7 +74,7 @@ pub fn run(
     config: &PruneConfig,
     progress: Progress,
 ) -> (Vec<LabelVerdict>, RunStats) {
-    combine(prove(program, config, progress, &Hooks::default()))
+    combine(prove(program, config, progress, &Hooks::default()).functions)
 }
 
 /// What a run keeps beyond its answers: a journal to append results to as they are found,
@@ -128,27 +128,54 @@ fn to_prove(program: &Program) -> BTreeSet<String> {
         .collect()
 }
 
-/// The functions a shard proves: every n-th one of the functions to prove, by name.
-pub fn in_shard(program: &Program, shard: Option<(usize, usize)>) -> BTreeSet<String> {
-    let mut names: Vec<String> = to_prove(program).into_iter().collect();
-    names.sort_unstable();
-    names.dedup();
-    names
-        .into_iter()
+/// The parts of functions a run proves, by function index: the functions to prove, by name,
+/// each in its parts ([`shares::parts_of`]); a shard `(k, n)` takes every n-th part, so that
+/// the shares of one big function are spread over shards too.
+pub fn parts_in_shard(
+    program: &Program,
+    shard: Option<(usize, usize)>,
+) -> BTreeMap<usize, Vec<Part>> {
+    let chosen = to_prove(program);
+    let mut functions: Vec<(&str, usize)> = program
+        .functions
+        .iter()
         .enumerate()
-        .filter(|(i, _)| shard.is_none_or(|(k, n)| i % n == k - 1))
-        .map(|(_, n)| n.to_string())
-        .collect()
+        .filter(|(_, f)| chosen.contains(&f.name))
+        .map(|(i, f)| (f.name.as_str(), i))
+        .collect();
+    functions.sort_unstable();
+    let mut out: BTreeMap<usize, Vec<Part>> = BTreeMap::new();
+    let parts = functions.into_iter().flat_map(|(_, i)| {
+        shares::parts_of(&program.functions[i])
+            .into_iter()
+            .map(move |p| (i, p))
+    });
+    for (j, (i, part)) in parts.enumerate() {
+        if shard.is_none_or(|(k, n)| j % n == k - 1) {
+            out.entry(i).or_default().push(part);
+        }
+    }
+    out
+}
+
+/// Does a run with `parts` of function `f` finish it (it proves the whole function, or every
+/// share of it)?
+pub fn finishes(f: &crate::ir::Function, parts: &[Part]) -> bool {
+    parts == shares::parts_of(f).as_slice()
+}
+
+/// What a run proved: functions, and shares of functions it does not finish (those of a
+/// shard run whose other shares other shards prove; `merge` finishes them).
+#[derive(Default)]
+pub struct Proved {
+    pub functions: Vec<FunctionResult>,
+    pub shares: Vec<ShareResult>,
 }
 
 /// Proves the configured steps function by function (in parallel, biggest first), and
-/// returns each function's raw results, sorted by function name.
-pub fn prove(
-    program: &Program,
-    config: &PruneConfig,
-    progress: Progress,
-    hooks: &Hooks,
-) -> Vec<FunctionResult> {
+/// returns each function's raw results, sorted by function name (and the shares of those it
+/// does not finish).
+pub fn prove(program: &Program, config: &PruneConfig, progress: Progress, hooks: &Hooks) -> Proved {
     let prover = Prover::new(program, config);
     // (Worker processes name them one by one, as they are handed them.)
     if config.trace && !prover.never_entered.is_empty() {
@@ -160,40 +187,45 @@ pub fn prove(
         ));
     }
     let order = prover.order(hooks.shard);
-    // Big functions in shares ([`shares`]), then each finished once its shares are in.
+    // Big functions in shares ([`shares`]), then each finished once its shares are in, when
+    // this run proves all of them.
+    let parts = parts_in_shard(program, hooks.shard);
     let items: Vec<(usize, Part)> = order
         .iter()
-        .flat_map(|&i| {
-            shares::parts_of(&program.functions[i])
-                .into_iter()
-                .map(move |p| (i, p))
-        })
+        .flat_map(|&i| parts[&i].iter().map(move |&p| (i, p)))
         .collect();
-    let work = || -> Vec<FunctionResult> {
-        let parts: Vec<(usize, Result<FunctionResult, ShareResult>)> = items
+    let work = || -> Proved {
+        let answers: Vec<(usize, Result<FunctionResult, ShareResult>)> = items
             .par_iter()
             .map(|&(i, part)| match part {
                 Part::Share(k) => (i, Err(prover.prove_share(i, k, progress, hooks))),
                 _ => (i, Ok(prover.prove_one(i, progress, hooks))),
             })
             .collect();
-        let mut whole = Vec::new();
+        let mut proved = Proved::default();
         let mut split: BTreeMap<usize, Vec<ShareResult>> = BTreeMap::new();
-        for (i, r) in parts {
+        for (i, r) in answers {
             match r {
-                Ok(r) => whole.push(r),
+                Ok(r) => proved.functions.push(r),
                 Err(s) => split.entry(i).or_default().push(s),
             }
         }
-        let split: Vec<(usize, Vec<ShareResult>)> = split.into_iter().collect();
-        whole.par_extend(
-            split
+        let mut to_finish = Vec::new();
+        for (i, shares) in split {
+            if finishes(&program.functions[i], &parts[&i]) {
+                to_finish.push((i, shares));
+            } else {
+                proved.shares.extend(shares);
+            }
+        }
+        proved.functions.par_extend(
+            to_finish
                 .into_par_iter()
                 .map(|(i, shares)| prover.finish_one(i, shares, progress, hooks)),
         );
-        whole
+        proved
     };
-    let mut results = if config.jobs > 0 {
+    let mut proved = if config.jobs > 0 {
         match rayon::ThreadPoolBuilder::new()
             .num_threads(config.jobs)
             .build()
@@ -204,8 +236,60 @@ pub fn prove(
     } else {
         work()
     };
-    results.sort_by(|a, b| a.function.cmp(&b.function));
-    results
+    proved.functions.sort_by(|a, b| a.function.cmp(&b.function));
+    proved
+        .shares
+        .sort_by(|a, b| (&a.function, a.share).cmp(&(&b.function, b.share)));
+    proved
+}
+
+/// Joins what shard runs proved (`merge`): each function's result once (a cached one may come
+/// with several shards), and the functions whose shares the shards proved finished here.
+/// Every share of such a function must be in.
+pub fn finish_shards(
+    program: &Program,
+    config: &PruneConfig,
+    functions: Vec<FunctionResult>,
+    shares: Vec<ShareResult>,
+) -> anyhow::Result<Vec<FunctionResult>> {
+    let mut by_name: BTreeMap<String, FunctionResult> = BTreeMap::new();
+    for r in functions {
+        by_name.entry(r.function.clone()).or_insert(r);
+    }
+    let mut split: BTreeMap<String, BTreeMap<usize, ShareResult>> = BTreeMap::new();
+    for s in shares {
+        if !by_name.contains_key(&s.function) {
+            split
+                .entry(s.function.clone())
+                .or_default()
+                .insert(s.share, s);
+        }
+    }
+    let mut to_finish = Vec::new();
+    for (name, shares) in split {
+        let Some(i) = program.functions.iter().position(|f| f.name == name) else {
+            anyhow::bail!("the shard files name a function `{name}` the program does not have");
+        };
+        let n = shares::shares_of(&program.functions[i]);
+        if shares.keys().copied().ne(0..n) {
+            anyhow::bail!(
+                "the shard files hold {} of the {n} shares of `{name}`: every shard is needed",
+                shares.len()
+            );
+        }
+        to_finish.push((i, shares.into_values().collect::<Vec<_>>()));
+    }
+    if !to_finish.is_empty() {
+        let prover = Prover::new(program, config);
+        let finished: Vec<FunctionResult> = to_finish
+            .into_par_iter()
+            .map(|(i, shares)| prover.finish_one(i, shares, &|_| {}, &Hooks::default()))
+            .collect();
+        for r in finished {
+            by_name.insert(r.function.clone(), r);
+        }
+    }
+    Ok(by_name.into_values().collect())
 }
 
 /// What every function's proof shares: summaries, the call graph, the called-once contexts.
@@ -394,10 +478,7 @@ impl<'p> Prover<'p> {
 /// The functions a run proves (indices into the program's functions): those to prove in the
 /// shard, biggest first.
 pub fn prove_order(program: &Program, shard: Option<(usize, usize)>) -> Vec<usize> {
-    let chosen = in_shard(program, shard);
-    let mut order: Vec<usize> = (0..program.functions.len())
-        .filter(|&i| chosen.contains(&program.functions[i].name))
-        .collect();
+    let mut order: Vec<usize> = parts_in_shard(program, shard).into_keys().collect();
     let f = |i: usize| &program.functions[i];
     order.sort_by_key(|&i| (std::cmp::Reverse(f(i).blocks.len()), f(i).name.clone()));
     order

@@ -14,7 +14,7 @@
 //! journal. A worker whose stdin closes without `end` (the supervisor died)
 //! exits at once.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -24,7 +24,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use super::journal::Journal;
 use super::shares::Part;
-use super::{FunctionResult, Hooks, Prover, PruneConfig};
+use super::{Hooks, Prover, PruneConfig};
 use crate::ir::Program;
 
 /// The environment variable that makes the executable a pool worker, and its value.
@@ -175,11 +175,13 @@ pub struct Unit {
     names: Vec<String>,
     /// The functions to prove (indices), with their sizes in blocks.
     order: Vec<(usize, usize)>,
-    /// The parts each function to prove is handed out in, by index.
+    /// The parts of each function to prove the run proves, by index.
     parts: BTreeMap<usize, Vec<Part>>,
-    /// The shares still out, by index of a function proved in shares: its finish is handed
+    /// The shares still out, by index of a function the run finishes: its finish is handed
     /// out when none is.
     shares_out: Mutex<BTreeMap<usize, usize>>,
+    /// The functions in shares the run finishes.
+    finished: BTreeSet<usize>,
     journal: Journal,
     /// Milliseconds workers spent on this unit's functions.
     busy_ms: AtomicU64,
@@ -196,6 +198,22 @@ impl Unit {
     ) -> Result<Unit, PoolError> {
         let job_line = serde_json::to_string(job)
             .map_err(|e| PoolError::Failed(format!("the job does not serialise: {e}")))?;
+        let parts = super::parts_in_shard(program, job.shard);
+        // The functions in shares that the run finishes (it proves every share of them).
+        let finished: BTreeSet<usize> = order
+            .iter()
+            .copied()
+            .filter(|i| {
+                let f = &program.functions[*i];
+                super::shares::shares_of(f) > 1 && super::finishes(f, &parts[i])
+            })
+            .collect();
+        if let Some(i) = order.iter().find(|i| !parts.contains_key(i)) {
+            return Err(PoolError::Failed(format!(
+                "function {} is not to be proved in this run",
+                program.functions[*i].name
+            )));
+        }
         Ok(Unit {
             job_line,
             journal_path: job.journal.clone(),
@@ -205,17 +223,14 @@ impl Unit {
                 .iter()
                 .map(|&i| (i, program.functions[i].blocks.len()))
                 .collect(),
-            parts: order
-                .iter()
-                .map(|&i| (i, super::shares::parts_of(&program.functions[i])))
-                .collect(),
             shares_out: Mutex::new(
-                order
+                finished
                     .iter()
                     .map(|&i| (i, super::shares::shares_of(&program.functions[i])))
-                    .filter(|&(_, n)| n > 1)
                     .collect(),
             ),
+            finished,
+            parts: order.iter().map(|&i| (i, parts[&i].clone())).collect(),
             journal,
             busy_ms: AtomicU64::new(0),
         })
@@ -231,9 +246,9 @@ impl Unit {
 
 /// What [`prove_units`] gives for one unit.
 pub struct UnitOutcome {
-    /// Each function's result, sorted by function name; or why the unit failed (its input
-    /// refused by a worker, a result missing).
-    pub results: Result<Vec<FunctionResult>, PoolError>,
+    /// Each function's result, sorted by function name, and the shares of those the run does
+    /// not finish; or why the unit failed (its input refused by a worker, a result missing).
+    pub results: Result<super::Proved, PoolError>,
     /// Milliseconds workers spent on the unit's functions.
     pub busy_ms: u64,
 }
@@ -385,6 +400,8 @@ pub fn prove_units(
             fingerprint,
             names,
             order,
+            parts,
+            finished,
             journal,
             busy_ms,
             ..
@@ -398,23 +415,42 @@ pub fn prove_units(
             });
             continue;
         }
-        // Every function's result is in the journal now.
+        // Every function's result, or share's, is in the journal now.
         let results = Journal::read(&journal_path, &fingerprint)
             .map_err(|e| PoolError::Failed(e.to_string()))
             .and_then(|done| {
-                let mut results = Vec::with_capacity(order.len());
+                let missing = |what: String| {
+                    PoolError::Failed(format!(
+                        "the workers ended without a result for {what} (see {})",
+                        journal_path.display()
+                    ))
+                };
+                let mut proved = super::Proved::default();
                 for &(i, _) in &order {
                     let name = &names[i];
-                    let r = done.done.get(name).ok_or_else(|| {
-                        PoolError::Failed(format!(
-                            "the workers ended without a result for {name} (see {})",
-                            journal_path.display()
-                        ))
-                    })?;
-                    results.push(r.clone());
+                    let shares: Vec<usize> = parts[&i]
+                        .iter()
+                        .filter_map(|p| match p {
+                            Part::Share(k) => Some(*k),
+                            _ => None,
+                        })
+                        .collect();
+                    // A function this run finishes, or proves whole.
+                    if shares.is_empty() || finished.contains(&i) {
+                        let r = done.done.get(name).ok_or_else(|| missing(name.clone()))?;
+                        proved.functions.push(r.clone());
+                        continue;
+                    }
+                    for k in shares {
+                        let s = done
+                            .shares
+                            .get(&(name.clone(), k))
+                            .ok_or_else(|| missing(format!("share {} of {name}", k + 1)))?;
+                        proved.shares.push(s.clone());
+                    }
                 }
-                results.sort_by(|a, b| a.function.cmp(&b.function));
-                Ok(results)
+                proved.functions.sort_by(|a, b| a.function.cmp(&b.function));
+                Ok(proved)
             });
         outcomes.push(UnitOutcome { results, busy_ms });
     }

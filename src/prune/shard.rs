@@ -1,13 +1,14 @@
-//! Shard files (`STEM.shard-K-of-N.json`, schema `covprune-shard/2`): the raw results of one
+//! Shard files (`STEM.shard-K-of-N.json`, schema `covprune-shard/3`): the raw results of one
 //! `prune --shard K/N` run, and the checks that a set of them is one whole run to merge.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::shares::ShareResult;
 use super::FunctionResult;
 
-pub const SCHEMA: &str = "covprune-shard/2";
+pub const SCHEMA: &str = "covprune-shard/3";
 
 /// A shard's results, for `covprune merge`.
 #[derive(Serialize, Deserialize)]
@@ -27,6 +28,9 @@ pub struct ShardFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<super::config::PruneConfig>,
     pub results: Vec<FunctionResult>,
+    /// Shares of big functions whose other shares other shards prove: `merge` finishes them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shares: Vec<ShareResult>,
 }
 
 /// `K/N` with 1 <= K <= N.

@@ -393,7 +393,7 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
     let labels: u64 = runs.iter().map(|(_, _, r)| r.labels).sum();
     let bar = crate::console::Progress::new(labels, "proving", opts.progress);
     bar.inc(runs.iter().map(|(_, _, r)| r.reused_labels()).sum());
-    let proved: Vec<(u128, Result<Vec<crate::prune::FunctionResult>>)> = match &opts.execution {
+    let proved: Vec<(u128, Result<crate::prune::Proved>)> = match &opts.execution {
         Execution::Pool { exe } => {
             // Per run: whether it has a unit in the pool (runs with nothing to prove have
             // none), or why its unit could not be made.
@@ -423,7 +423,7 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
                 .into_iter()
                 .map(|has| match has {
                     Err(e) => (0, Err(e)),
-                    Ok(false) => (0, Ok(Vec::new())),
+                    Ok(false) => (0, Ok(crate::prune::Proved::default())),
                     Ok(true) => match outcomes.next() {
                         Some(o) => (u128::from(o.busy_ms), o.results.map_err(pool_error)),
                         None => (

@@ -300,7 +300,7 @@ pub fn prune(opts: &PruneOptions) -> Result<PruneOutcome> {
     bar.inc(run.reused_labels());
     let results = match &opts.execution {
         Execution::Pool { exe } => match run.unit()? {
-            None => Ok(Vec::new()),
+            None => Ok(engine::Proved::default()),
             Some(unit) => pool::prove_units(exe, run.config.jobs, vec![unit], &|n| bar.inc(n))
                 .map_err(pool_error)
                 .and_then(|mut o| o.remove(0).results.map_err(pool_error)),
@@ -478,12 +478,9 @@ impl Prepared {
     }
 
     /// Proves the functions in this process's threads.
-    pub(crate) fn prove_in_process(
-        &mut self,
-        progress: engine::Progress,
-    ) -> Vec<engine::FunctionResult> {
+    pub(crate) fn prove_in_process(&mut self, progress: engine::Progress) -> engine::Proved {
         let Some(inputs) = &self.inputs else {
-            return Vec::new();
+            return engine::Proved::default();
         };
         let mut prior = std::mem::take(&mut self.prior);
         // Results the cache holds come out as those of an earlier run would.
@@ -498,24 +495,25 @@ impl Prepared {
             prior: Some(&prior),
             shard: self.opts.shard,
         };
-        let all = engine::prove(&inputs.program, &self.config, progress, &hooks);
+        let mut all = engine::prove(&inputs.program, &self.config, progress, &hooks);
         // Split them again: the cache's hits are added back when concluding, as for the pool.
-        let (hits, proved): (Vec<_>, Vec<_>) = all
+        let (hits, proved): (Vec<_>, Vec<_>) = std::mem::take(&mut all.functions)
             .into_iter()
             .partition(|r| hit_names.contains(&r.function));
         if let Some(c) = self.cache.as_mut() {
             c.hits = hits;
         }
-        proved
+        all.functions = proved;
+        all
     }
 
     /// Stores the results proved in the cache, then writes the shard file, or the ledger and
     /// the labels file; `elapsed_ms` is the time the report gives.
-    pub(crate) fn conclude(
-        self,
-        mut results: Vec<engine::FunctionResult>,
-        elapsed_ms: u128,
-    ) -> Result<PruneOutcome> {
+    pub(crate) fn conclude(self, proved: engine::Proved, elapsed_ms: u128) -> Result<PruneOutcome> {
+        let engine::Proved {
+            functions: mut results,
+            shares,
+        } = proved;
         let Prepared {
             opts,
             config,
@@ -533,7 +531,11 @@ impl Prepared {
             None => None,
         };
         if let Some(shard) = opts.shard {
-            let labels: u64 = results.iter().map(|r| r.occurrences.len() as u64).sum();
+            let labels: u64 = results
+                .iter()
+                .map(|r| r.occurrences.len() as u64)
+                .chain(shares.iter().map(|s| s.occurrences.len() as u64))
+                .sum();
             let out = shard::path_of(&opts.file, shard);
             let file = ShardFile {
                 schema: shard::SCHEMA.into(),
@@ -544,6 +546,7 @@ impl Prepared {
                 view: ledger::View::of(&config),
                 config: Some(config.clone()),
                 results,
+                shares,
             };
             let text = serde_json::to_string(&file).map_err(Error::internal)? + "\n";
             labels::write_atomic(&out, &text).map_err(|e| write_failed(&out, e))?;
@@ -708,9 +711,13 @@ pub fn merge(opts: &MergeOptions) -> Result<PruneReport> {
         )
         .into());
     }
-    let mut results: Vec<engine::FunctionResult> =
-        shards.into_iter().flat_map(|s| s.results).collect();
-    results.sort_by(|a, b| a.function.cmp(&b.function));
+    let (mut results, mut shares) = (Vec::new(), Vec::new());
+    for s in shards {
+        results.extend(s.results);
+        shares.extend(s.shares);
+    }
+    let results = engine::finish_shards(&inputs.program, &config, results, shares)
+        .map_err(Error::BadInput)?;
     let (verdicts, run_stats) = engine::combine(results);
     finish(
         &file,

@@ -375,6 +375,8 @@ fn a_big_function_is_proved_in_shares_with_the_same_bytes_for_any_number_of_work
             assert!(err.contains("big (share 1 of 2)"), "{err}");
             assert!(err.contains("big (share 2 of 2)"), "{err}");
             assert!(!err.contains("small (share"), "{err}");
+            // Where each share's time went.
+            assert!(err.contains("ms, outside the solver "), "{err}");
         }
         runs.push(outputs(&file, &fresh));
     }

@@ -408,6 +408,7 @@ fn ask_own(
     hooks: &Hooks,
 ) -> ShareResult {
     let t0 = Instant::now();
+    let profile0 = asker.backend.profile();
     // Models seen so far, per group: each a vector of predicate values of the members.
     let mut models: Vec<GroupModels> = vec![Vec::new(); labels.groups.len()];
     let (occurrences, infeasible) = super::step1::ask(
@@ -430,13 +431,24 @@ fn ask_own(
             Some((k, n)) => format!("{f} (share {} of {n})", k + 1),
             None => f.clone(),
         };
+        // Where the time went: in the solver's checks, its models, the rest of its questions
+        // (translation), and outside them (choosing facts, bookkeeping).
+        let p = asker.backend.profile();
+        let spent = crate::smt::Profile {
+            total: p.total.saturating_sub(profile0.total),
+            solver: p.solver.saturating_sub(profile0.solver),
+            models: p.models.saturating_sub(profile0.models),
+        };
+        let (solver_ms, models_ms, translation_ms) = spent.split_ms();
+        let elapsed = t0.elapsed();
         print_err(&format!(
-            "covprune: {what}: asked in {} ms (step 1 {} ms and {} units, steps 2-3 {} ms and {} units); questions {}/{}/{} ({} answered by earlier models, {} asked before); questions with memory {} ({} proved, {} units{}){}",
-            t0.elapsed().as_millis(),
+            "covprune: {what}: asked in {} ms (step 1 {} ms and {} units, steps 2-3 {} ms and {} units; checks {solver_ms} ms, models {models_ms} ms, translation {translation_ms} ms, outside the solver {} ms); questions {}/{}/{} ({} answered by earlier models, {} asked before); questions with memory {} ({} proved, {} units{}){}",
+            elapsed.as_millis(),
             asker.stats.step1.ms,
             units_step1,
             t23.elapsed().as_millis(),
             asker.backend.work() - units_step1,
+            elapsed.saturating_sub(spent.total).as_millis(),
             asker.stats.step1.queries,
             asker.stats.step2.queries,
             asker.stats.step3.queries,

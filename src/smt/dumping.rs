@@ -67,4 +67,8 @@ impl<B: Backend> Backend for Dumping<B> {
     fn set_model_reuse(&mut self, on: bool) {
         self.inner.set_model_reuse(on);
     }
+
+    fn profile(&self) -> super::Profile {
+        self.inner.profile()
+    }
 }

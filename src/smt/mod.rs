@@ -134,6 +134,32 @@ pub trait Backend {
     }
     /// Whether the next questions may be answered by an earlier model (on by default).
     fn set_model_reuse(&mut self, _on: bool) {}
+    /// Where the questions' time went so far, for `-v`.
+    fn profile(&self) -> Profile {
+        Profile::default()
+    }
+}
+
+/// Where a backend's time went: in its checks, in its models (earlier ones tried on a new
+/// question, new ones read), and in all of its questions (the rest is translation and
+/// bookkeeping).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Profile {
+    pub total: std::time::Duration,
+    pub solver: std::time::Duration,
+    pub models: std::time::Duration,
+}
+
+impl Profile {
+    /// Milliseconds in the checks, in models, and in the rest.
+    pub fn split_ms(&self) -> (u128, u128, u128) {
+        let rest = self.total.saturating_sub(self.solver + self.models);
+        (
+            self.solver.as_millis(),
+            self.models.as_millis(),
+            rest.as_millis(),
+        )
+    }
 }
 
 /// The backend every question of one encoding goes through: a solver session, and with
@@ -181,6 +207,8 @@ const MAX_READ_CASES: usize = 4096;
 
 /// One incremental solver with the background facts of one encoding asserted.
 pub struct Session {
+    /// Where the time of its questions went.
+    profile: Profile,
     solver: Solver,
     /// The solver of the abstract questions (every memory read unconstrained), kept apart so
     /// that the byte-level facts kept in `solver` do not weigh on them.
@@ -300,6 +328,7 @@ impl Session {
             reuse_models: true,
             answers: HashMap::new(),
             repeated_questions: 0,
+            profile: Profile::default(),
         };
         s.apply_params();
         s
@@ -370,7 +399,7 @@ impl Session {
         let g = self.boolean(terms, goal);
         let obs: Vec<Dynamic> = observe.iter().map(|&t| self.translate(terms, t)).collect();
         if !self.incremental {
-            if let Some(values) = self.known_model(terms, context, &g, &obs) {
+            if let Some(values) = self.timed_known_model(terms, context, &g, &obs) {
                 return Verdict::Refuted(values);
             }
             let ctx: Vec<Bool> = context.iter().map(|&t| self.boolean(terms, t)).collect();
@@ -389,7 +418,7 @@ impl Session {
             let b = self.boolean(terms, t);
             self.solver.assert(&b);
         }
-        if let Some(values) = self.known_model(terms, &[], &g, &obs) {
+        if let Some(values) = self.timed_known_model(terms, &[], &g, &obs) {
             return Verdict::Refuted(values);
         }
         let v = self.solve(false, &[], &g, &obs);
@@ -403,6 +432,20 @@ impl Session {
         // again with its own facts alone.
         let ctx: Vec<Bool> = context.iter().map(|&t| self.boolean(terms, t)).collect();
         self.solve(true, &ctx, &g, &obs)
+    }
+
+    /// [`Session::known_model`], its time counted as the models'.
+    fn timed_known_model(
+        &mut self,
+        terms: &Terms,
+        context: &[T],
+        g: &Bool,
+        obs: &[Dynamic],
+    ) -> Option<Vec<Option<u128>>> {
+        let t = std::time::Instant::now();
+        let r = self.known_model(terms, context, g, obs);
+        self.profile.models += t.elapsed();
+        r
     }
 
     /// Is `context ∧ g` true in one of the latest models of this kind of question (abstract or
@@ -495,6 +538,7 @@ impl Session {
         // limit): reading statistics costs more than many small checks.
         let counting = self.rlimit > 0;
         let before = if counting { rlimit_count(solver) } else { 0 };
+        let t_check = std::time::Instant::now();
         let r = std::thread::scope(|sc| {
             let (done, rx) = std::sync::mpsc::channel::<()>();
             sc.spawn(move || {
@@ -506,6 +550,8 @@ impl Session {
             let _ = done.send(());
             r
         });
+        self.profile.solver += t_check.elapsed();
+        let t_model = std::time::Instant::now();
         let spent = if counting {
             rlimit_count(solver).wrapping_sub(before) & u64::from(u32::MAX)
         } else {
@@ -532,6 +578,7 @@ impl Session {
                     .unwrap_or_else(|| "unknown".to_string()),
             ),
         };
+        self.profile.models += t_model.elapsed();
         solver.assert(guard.not());
         self.work += spent;
         verdict
@@ -748,6 +795,36 @@ impl Session {
 
 impl Backend for Session {
     fn check(&mut self, q: &Query) -> Verdict {
+        let t = std::time::Instant::now();
+        let v = self.check_uncounted(q);
+        self.profile.total += t.elapsed();
+        v
+    }
+
+    fn work(&self) -> u64 {
+        self.work
+    }
+
+    fn reused_models(&self) -> u64 {
+        self.reused_models
+    }
+
+    fn repeated_questions(&self) -> u64 {
+        self.repeated_questions
+    }
+
+    fn set_model_reuse(&mut self, on: bool) {
+        self.reuse_models = on;
+    }
+
+    fn profile(&self) -> Profile {
+        self.profile
+    }
+}
+
+impl Session {
+    /// [`Backend::check`], without counting its time.
+    fn check_uncounted(&mut self, q: &Query) -> Verdict {
         let key = AnswerKey {
             goal: q.goal,
             context: q.context.to_vec(),
@@ -773,22 +850,6 @@ impl Backend for Session {
             self.answers.insert(key, v.clone());
         }
         v
-    }
-
-    fn work(&self) -> u64 {
-        self.work
-    }
-
-    fn reused_models(&self) -> u64 {
-        self.reused_models
-    }
-
-    fn repeated_questions(&self) -> u64 {
-        self.repeated_questions
-    }
-
-    fn set_model_reuse(&mut self, on: bool) {
-        self.reuse_models = on;
     }
 }
 
@@ -822,162 +883,4 @@ fn bv_value(bv: &BV) -> Option<u128> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn proves_and_refutes_bitvector_facts() {
-        let mut t = Terms::default();
-        let x = t.var(Sort::Bv(8), "x");
-        let one = t.bv(8, 1);
-        let y = t.bin(BvOp::Add, x, one);
-        // x + 1 == x is impossible
-        let same = t.eq(y, x);
-        let mut s = Session::new(&SolverConfig::default());
-        assert_eq!(s.check(&t, same, &[]), Verdict::Proved);
-        // x + 1 <u x happens exactly for x == 255
-        let wrap = t.cmp(CmpOp::Ult, y, x);
-        match s.check(&t, wrap, &[x]) {
-            Verdict::Refuted(v) => assert_eq!(v, vec![Some(255)]),
-            other => panic!("expected a model, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn memory_reads_back_what_was_stored() {
-        let mut t = Terms::default();
-        let mem = t.var(Sort::Mem, "m");
-        let a = t.var(Sort::Bv(64), "a");
-        let v = t.var(Sort::Bv(32), "v");
-        let m2 = t.store_value(mem, a, v);
-        let r = t.load(m2, a, 4);
-        let eq = t.eq(r, v);
-        let ne = t.not(eq);
-        let mut s = Session::new(&SolverConfig::default());
-        assert_eq!(s.check(&t, ne, &[]), Verdict::Proved);
-    }
-
-    #[test]
-    fn a_question_an_earlier_model_satisfies_is_answered_by_it() {
-        let mut t = Terms::default();
-        let x = t.var(Sort::Bv(8), "x");
-        let y = t.var(Sort::Bv(8), "y");
-        let ten = t.bv(8, 10);
-        let x_is_ten = t.eq(x, ten);
-        let mut s = Session::new(&SolverConfig::default());
-        s.set_model_reuse(true);
-        assert!(matches!(s.check(&t, x_is_ten, &[]), Verdict::Refuted(_)));
-        assert_eq!(s.reused_models(), 0);
-        // `x > 5` holds in that model (x = 10), whatever `y` is: answered without a check,
-        // with the model's value of x.
-        let five = t.bv(8, 5);
-        let x_above_five = t.cmp(CmpOp::Ult, five, x);
-        assert_eq!(
-            s.check(&t, x_above_five, &[x]),
-            Verdict::Refuted(vec![Some(10)])
-        );
-        assert_eq!(s.reused_models(), 1);
-        // `x < 3` does not hold there: asked, and found satisfiable by the solver.
-        let three = t.bv(8, 3);
-        let x_below_three = t.cmp(CmpOp::Ult, x, three);
-        match s.check(&t, x_below_three, &[x]) {
-            Verdict::Refuted(v) => assert!(v[0].is_some_and(|v| v < 3)),
-            other => panic!("expected a model, got {other:?}"),
-        }
-        assert_eq!(s.reused_models(), 1);
-        // An unsatisfiable question is never answered by a model: `x = 10 ∧ x ≠ 10`.
-        let not_ten = t.not(x_is_ten);
-        let both = t.and2(x_is_ten, not_ten);
-        assert_eq!(s.check(&t, both, &[]), Verdict::Proved);
-        // Nor is one whose context a model breaks: `y = x + 1 ∧ y = 0 ∧ x = 10`.
-        let one = t.bv(8, 1);
-        let x1 = t.bin(BvOp::Add, x, one);
-        let def = t.eq(y, x1);
-        let zero = t.bv(8, 0);
-        let y_zero = t.eq(y, zero);
-        let goal = t.and2(y_zero, x_is_ten);
-        assert_eq!(s.check_with(&t, &[def], goal, &[]), Verdict::Proved);
-        assert_eq!(s.reused_models(), 1);
-        // Nor one that a fact kept from an earlier question contradicts there: `y = 0` alone
-        // holds in the first model (y left free, completed as 0), but `y = x + 1` is kept
-        // asserted; the check finds x = 255.
-        match s.check(&t, y_zero, &[x]) {
-            Verdict::Refuted(v) => assert_eq!(v, vec![Some(255)]),
-            other => panic!("expected a model, got {other:?}"),
-        }
-        assert_eq!(s.reused_models(), 1);
-    }
-
-    #[test]
-    fn a_question_scaled_up_gets_more_resource_units() {
-        // x * y == y * x for 16-bit x and y: a proof Z3 must work for (bit-blasting).
-        let mut t = Terms::default();
-        let x = t.var(Sort::Bv(16), "x");
-        let y = t.var(Sort::Bv(16), "y");
-        let xy = t.bin(BvOp::Mul, x, y);
-        let yx = t.bin(BvOp::Mul, y, x);
-        let same = t.eq(xy, yx);
-        let differ = t.not(same);
-        let ask = |rlimit: u32, units_scale: u32| {
-            let mut s = Session::new(&SolverConfig {
-                timeout_ms: 60_000,
-                rlimit,
-                ..SolverConfig::default()
-            });
-            let v = Backend::check(
-                &mut s,
-                &Query {
-                    terms: &t,
-                    context: &[],
-                    goal: differ,
-                    observe: &[],
-                    memory: Memory::Bytes,
-                    units_scale,
-                },
-            );
-            (v, s.work())
-        };
-        let (v, needed) = ask(u32::MAX / 4, 1);
-        assert_eq!(v, Verdict::Proved);
-        let half = u32::try_from(needed / 2).unwrap();
-        assert!(half > 0);
-        assert!(matches!(ask(half, 1).0, Verdict::Unknown(_)));
-        assert_eq!(ask(half, 3).0, Verdict::Proved);
-    }
-
-    #[test]
-    fn a_question_asked_again_is_answered_without_a_check_unless_it_was_a_model() {
-        let mut t = Terms::default();
-        let x = t.var(Sort::Bv(8), "x");
-        let ten = t.bv(8, 10);
-        let x_is_ten = t.eq(x, ten);
-        let not_ten = t.not(x_is_ten);
-        let contradiction = t.and2(x_is_ten, not_ten);
-        let mut s = Session::new(&SolverConfig::default());
-        let ask = |s: &mut Session, goal: T, context: &[T], units_scale: u32| {
-            Backend::check(
-                s,
-                &Query {
-                    terms: &t,
-                    context,
-                    goal,
-                    observe: &[],
-                    memory: Memory::Bytes,
-                    units_scale,
-                },
-            )
-        };
-        assert_eq!(ask(&mut s, contradiction, &[], 1), Verdict::Proved);
-        assert_eq!(s.repeated_questions(), 0);
-        assert_eq!(ask(&mut s, contradiction, &[], 1), Verdict::Proved);
-        assert_eq!(s.repeated_questions(), 1);
-        // Other limits or other facts make another question.
-        assert_eq!(ask(&mut s, contradiction, &[], 4), Verdict::Proved);
-        assert_eq!(ask(&mut s, contradiction, &[x_is_ten], 1), Verdict::Proved);
-        assert_eq!(s.repeated_questions(), 1);
-        // A model is not kept as an answer: the question is asked again.
-        assert!(matches!(ask(&mut s, x_is_ten, &[], 1), Verdict::Refuted(_)));
-        assert!(matches!(ask(&mut s, x_is_ten, &[], 1), Verdict::Refuted(_)));
-        assert_eq!(s.repeated_questions(), 1);
-    }
-}
+mod tests;

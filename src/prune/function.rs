@@ -39,9 +39,10 @@ pub(super) struct FunctionLabels<'a> {
     /// The function's own label occurrences, in encoding order.
     pub(super) own: &'a [LabelVc],
     /// Its own, then the labels of inlined called-once callees.
-    pub(super) all: &'a [LabelVc],
-    /// The first encoding of each label, by id (a map: functions may hold thousands).
-    by_id: HashMap<u64, &'a LabelVc>,
+    pub(super) all: Vec<LabelVc>,
+    /// The first encoding of each label (its index in `all`), by id (a map: functions may
+    /// hold thousands).
+    by_id: HashMap<u64, usize>,
     /// Location, tag and text of each label ([`label_stmts`]).
     pub(super) stmts: BTreeMap<u64, (Loc, String, String)>,
     pub(super) groups: Vec<Vec<u64>>,
@@ -50,15 +51,20 @@ pub(super) struct FunctionLabels<'a> {
 }
 
 impl<'a> FunctionLabels<'a> {
+    /// The labels of an encoding of `function`: its own (`own`) and those of the called-once
+    /// callees inlined in the `context` of their call (`inlined`), in co-reached groups.
     fn new(
+        prover: &Prover,
         function: &'a Function,
+        context: &[(String, Vec<u64>)],
         own: &'a [LabelVc],
-        all: &'a [LabelVc],
-        groups: Vec<Vec<u64>>,
+        inlined: &[LabelVc],
     ) -> Self {
-        let mut by_id: HashMap<u64, &LabelVc> = HashMap::with_capacity(all.len());
-        for l in all {
-            by_id.entry(l.id).or_insert(l);
+        let groups = co_reached_groups(prover, function, context, inlined);
+        let all: Vec<LabelVc> = own.iter().chain(inlined).cloned().collect();
+        let mut by_id: HashMap<u64, usize> = HashMap::with_capacity(all.len());
+        for (k, l) in all.iter().enumerate() {
+            by_id.entry(l.id).or_insert(k);
         }
         let group_of = groups
             .iter()
@@ -77,8 +83,8 @@ impl<'a> FunctionLabels<'a> {
     }
 
     /// The first encoding of label `id`.
-    pub(super) fn label(&self, id: u64) -> Option<&'a LabelVc> {
-        self.by_id.get(&id).copied()
+    pub(super) fn label(&self, id: u64) -> Option<&LabelVc> {
+        self.by_id.get(&id).map(|&k| &self.all[k])
     }
 
     /// A label of a called-once callee, encoded in its context here.
@@ -214,9 +220,7 @@ pub(super) fn prove_function(
             return r;
         };
         let encode_ms = t0.elapsed().as_millis();
-        let groups = co_reached_groups(prover, f, context, &vc.context_labels);
-        let all_labels = all_labels(&vc.labels, &vc.context_labels);
-        let labels = FunctionLabels::new(f, &vc.labels, &all_labels, groups);
+        let labels = FunctionLabels::new(prover, f, context, &vc.labels, &vc.context_labels);
         let mut asker = function_asker(
             prover,
             f,
@@ -267,9 +271,7 @@ pub(super) fn prove_share(
             };
         };
         let encode_ms = t0.elapsed().as_millis();
-        let groups = co_reached_groups(prover, f, context, &vc.context_labels);
-        let all_labels = all_labels(&vc.labels, &vc.context_labels);
-        let labels = FunctionLabels::new(f, &vc.labels, &all_labels, groups);
+        let labels = FunctionLabels::new(prover, f, context, &vc.labels, &vc.context_labels);
         let shares = shares::shares_of(f);
         let part = shares::assign(&labels, shares, share);
         // Each share has the function's budget, and its part of what questions with memory
@@ -302,9 +304,7 @@ pub(super) fn finish_function(
         let Some(vc) = encode_within(prover, f, t0) else {
             return unencoded_function(f, config);
         };
-        let groups = co_reached_groups(prover, f, context, &vc.context_labels);
-        let all_labels = all_labels(&vc.labels, &vc.context_labels);
-        let labels = FunctionLabels::new(f, &vc.labels, &all_labels, groups);
+        let labels = FunctionLabels::new(prover, f, context, &vc.labels, &vc.context_labels);
         let mut asker = function_asker(
             prover,
             f,
@@ -358,11 +358,6 @@ fn encode_within(prover: &Prover, f: &Function, t0: Instant) -> Option<FunctionV
         ));
     }
     Some(vc)
-}
-
-/// The function's own labels, then those of its inlined called-once callees.
-fn all_labels(own: &[LabelVc], context: &[LabelVc]) -> Vec<LabelVc> {
-    own.iter().chain(context).cloned().collect()
 }
 
 /// The asker of one encoding of `f`, with `budget`.

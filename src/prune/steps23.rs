@@ -80,7 +80,7 @@ pub(super) fn ask(
                         survivors: &survivors,
                         group,
                         models: &models[gi],
-                        labels: labels.all,
+                        labels: &labels.all,
                     },
                     config.model_filter,
                 );

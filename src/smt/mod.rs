@@ -399,7 +399,7 @@ impl Session {
         let g = self.boolean(terms, goal);
         let obs: Vec<Dynamic> = observe.iter().map(|&t| self.translate(terms, t)).collect();
         if !self.incremental {
-            if let Some(values) = self.timed_known_model(terms, context, &g, &obs) {
+            if let Some(values) = self.in_models(|s| s.known_model(terms, context, &g, &obs)) {
                 return Verdict::Refuted(values);
             }
             let ctx: Vec<Bool> = context.iter().map(|&t| self.boolean(terms, t)).collect();
@@ -418,7 +418,7 @@ impl Session {
             let b = self.boolean(terms, t);
             self.solver.assert(&b);
         }
-        if let Some(values) = self.timed_known_model(terms, &[], &g, &obs) {
+        if let Some(values) = self.in_models(|s| s.known_model(terms, &[], &g, &obs)) {
             return Verdict::Refuted(values);
         }
         let v = self.solve(false, &[], &g, &obs);
@@ -434,16 +434,10 @@ impl Session {
         self.solve(true, &ctx, &g, &obs)
     }
 
-    /// [`Session::known_model`], its time counted as the models'.
-    fn timed_known_model(
-        &mut self,
-        terms: &Terms,
-        context: &[T],
-        g: &Bool,
-        obs: &[Dynamic],
-    ) -> Option<Vec<Option<u128>>> {
+    /// `f` on this session, its time counted as the models'.
+    fn in_models<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
         let t = std::time::Instant::now();
-        let r = self.known_model(terms, context, g, obs);
+        let r = f(self);
         self.profile.models += t.elapsed();
         r
     }

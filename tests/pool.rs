@@ -447,6 +447,36 @@ fn a_crash_in_a_share_costs_only_its_function() {
         let small = statuses_in(&file, "small");
         assert!(small.iter().any(|l| l["status"] == "subsumed"), "{small:?}");
     }
+    // In shard runs, which hand their shares on to `merge`: the crash goes with them.
+    let dir = tempfile::tempdir().unwrap();
+    let (file, _) = big_function(dir.path());
+    let mut shard_files = Vec::new();
+    for k in 1..=2 {
+        Cmd::cargo_bin("covprune")
+            .unwrap()
+            .arg("prune")
+            .arg(&file)
+            .args(["--no-progress", "--jobs", "1", "--shard", &format!("{k}/2")])
+            .env("COVPRUNE_TEST_ABORT_IN", "big")
+            .assert()
+            .success();
+        shard_files.push(
+            dir.path()
+                .join(format!("big_function_labels.shard-{k}-of-2.json")),
+        );
+    }
+    Cmd::cargo_bin("covprune")
+        .unwrap()
+        .arg("merge")
+        .args(&shard_files)
+        .assert()
+        .success();
+    let big = statuses_in(&file, "big");
+    assert_eq!(big.len(), 172);
+    assert!(big.iter().all(|l| l["status"] == "unknown"), "{big:?}");
+    assert!(statuses_in(&file, "small")
+        .iter()
+        .any(|l| l["status"] == "subsumed"));
 }
 
 /// Shards split a big function's shares between them; `merge` finishes the function, and the

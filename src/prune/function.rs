@@ -268,6 +268,7 @@ pub(super) fn prove_share(
                 groups: Vec::new(),
                 stats: RunStats::default(),
                 unencoded: true,
+                crashed: false,
             };
         };
         let encode_ms = t0.elapsed().as_millis();
@@ -472,6 +473,7 @@ fn ask_own(
         groups: ask.groups.iter().copied().zip(groups).collect(),
         stats: std::mem::take(&mut asker.stats),
         unencoded: false,
+        crashed: false,
     }
 }
 

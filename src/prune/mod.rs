@@ -386,7 +386,9 @@ impl<'p> Prover<'p> {
     ) -> ShareResult {
         let f = &self.program.functions[i];
         if self.settled(i, hooks.prior) {
-            return ShareResult {
+            // Journaled all the same: a run that does not finish the function hands its
+            // shares on (a crash, to the finish in `merge`).
+            let r = ShareResult {
                 function: f.name.clone(),
                 share: k,
                 occurrences: Vec::new(),
@@ -394,7 +396,12 @@ impl<'p> Prover<'p> {
                 groups: Vec::new(),
                 stats: RunStats::default(),
                 unencoded: false,
+                crashed: hooks.prior.is_some_and(|p| p.crashed.contains(&f.name)),
             };
+            if let Some(j) = hooks.journal {
+                j.share_done(&r);
+            }
+            return r;
         }
         if let Some(done) = hooks.prior.and_then(|p| p.shares.get(&(f.name.clone(), k))) {
             progress(done.occurrences.len() as u64);
@@ -424,10 +431,11 @@ impl<'p> Prover<'p> {
         let f = &self.program.functions[i];
         let no_context = Vec::new();
         let ctx = self.context.get(&f.name).unwrap_or(&no_context);
-        let r = if shares.len() == shares::shares_of(f) {
+        let r = if shares.len() == shares::shares_of(f) && !shares.iter().any(|s| s.crashed) {
             finish_function(self, f, ctx, shares)
         } else {
-            // A share missing from the journal: as if its worker had died.
+            // A share missing from the journal, or one whose worker died (in a shard run
+            // that handed it on): the function's labels stay unknown.
             crashed_function(self.program, f, &self.sums, &self.config, hooks)
         };
         if let Some(j) = hooks.journal {

@@ -199,6 +199,12 @@ impl Unit {
         let job_line = serde_json::to_string(job)
             .map_err(|e| PoolError::Failed(format!("the job does not serialise: {e}")))?;
         let parts = super::parts_in_shard(program, job.shard);
+        if let Some(i) = order.iter().find(|i| !parts.contains_key(i)) {
+            return Err(PoolError::Failed(format!(
+                "function {} is not to be proved in this run",
+                program.functions[*i].name
+            )));
+        }
         // The functions in shares that the run finishes (it proves every share of them).
         let finished: BTreeSet<usize> = order
             .iter()
@@ -208,12 +214,6 @@ impl Unit {
                 super::shares::shares_of(f) > 1 && super::finishes(f, &parts[i])
             })
             .collect();
-        if let Some(i) = order.iter().find(|i| !parts.contains_key(i)) {
-            return Err(PoolError::Failed(format!(
-                "function {} is not to be proved in this run",
-                program.functions[*i].name
-            )));
-        }
         Ok(Unit {
             job_line,
             journal_path: job.journal.clone(),

@@ -85,6 +85,9 @@ pub struct ShareResult {
     pub stats: RunStats,
     /// Its encoding outlasted the budget: nothing asked.
     pub unencoded: bool,
+    /// The prover died on the function in the run that proved the share: nothing asked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub crashed: bool,
 }
 
 /// What one share asks: its labels (indices into the function's own) and its groups

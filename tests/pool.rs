@@ -227,16 +227,30 @@ fn a_run_resumed_from_any_prefix_of_the_journal_ends_as_the_whole_run() {
         lines.len() > 20,
         "the fixture's journal is long enough to cut"
     );
-    for keep in [
+    let keeps = [
         2,
         lines.len() / 10,
         lines.len() * 2 / 5,
         lines.len() * 3 / 5,
-    ] {
+    ];
+    resumes_as_the_whole_run(&file, &fresh, &whole, &lines, &keeps);
+}
+
+/// For each number of lines in `keeps`: the journal of a whole run (`lines`) cut there, then
+/// resumed, ends with the whole run's outputs.
+fn resumes_as_the_whole_run(
+    file: &Path,
+    fresh: &str,
+    whole: &(String, String),
+    lines: &[String],
+    keeps: &[usize],
+) {
+    let journal = file.with_extension("covprune.journal");
+    for &keep in keeps {
         std::fs::write(&journal, lines[..keep].join("\n") + "\n").unwrap();
-        prune(&file, &["--jobs", "1", "--in-process", "--resume"]);
+        prune(file, &["--jobs", "1", "--in-process", "--resume"]);
         assert_eq!(
-            outputs(&file, &fresh),
+            &outputs(file, fresh),
             whole,
             "resumed from the journal's first {keep} lines"
         );
@@ -407,15 +421,8 @@ fn a_run_with_shares_resumed_from_any_prefix_of_its_journal_ends_as_the_whole_ru
         .collect();
     assert_eq!(shares.len(), 2, "two shares journaled");
     // Before the first share is in, between the two, after both but before the finish.
-    for keep in [shares[0], shares[0] + 1, shares[1] + 1] {
-        std::fs::write(&journal, lines[..keep].join("\n") + "\n").unwrap();
-        prune(&file, &["--jobs", "1", "--in-process", "--resume"]);
-        assert_eq!(
-            outputs(&file, &fresh),
-            whole,
-            "resumed from the journal's first {keep} lines"
-        );
-    }
+    let keeps = [shares[0], shares[0] + 1, shares[1] + 1];
+    resumes_as_the_whole_run(&file, &fresh, &whole, &lines, &keeps);
 }
 
 /// The prover dies in a function proved in shares: its labels stay unknown (or keep the

@@ -221,13 +221,7 @@ pub(super) fn prove_function(
         };
         let encode_ms = t0.elapsed().as_millis();
         let labels = FunctionLabels::new(prover, f, context, &vc.labels, &vc.context_labels);
-        let mut asker = function_asker(
-            prover,
-            f,
-            vc.terms,
-            (&vc.facts, &vc.exactness),
-            Budget::new(config, t0),
-        );
+        let mut asker = function_asker(prover, f, vc.terms, (&vc.facts, &vc.exactness), t0);
         let every_label: Vec<usize> = (0..labels.own.len()).collect();
         let every_group: Vec<usize> = (0..labels.groups.len()).collect();
         let ask = Asked {
@@ -247,7 +241,8 @@ pub(super) fn prove_function(
 }
 
 /// Proves share `share` of function `f`'s own questions ([`shares`](super::shares)), in a
-/// solver context of its own, with its part of the function's budget.
+/// solver context of its own, with the function's budget and its part of the memory
+/// questions' share of it.
 pub(super) fn prove_share(
     prover: &Prover,
     f: &Function,
@@ -277,10 +272,8 @@ pub(super) fn prove_share(
         let part = shares::assign(&labels, shares, share);
         // Each share has the function's budget, and its part of what questions with memory
         // may spend before one of them proves something.
-        let budget = Budget::new(config, t0);
-        let memory = MemoryShare::of(&Budget::new(config, t0).part(part.weight, part.total));
-        let mut asker = function_asker(prover, f, vc.terms, (&vc.facts, &vc.exactness), budget);
-        asker.memory = memory;
+        let mut asker = function_asker(prover, f, vc.terms, (&vc.facts, &vc.exactness), t0);
+        asker.memory = MemoryShare::of(&Budget::new(config, t0).part(part.weight, part.total));
         let ask = Asked {
             labels: &part.labels,
             groups: &part.groups,
@@ -306,13 +299,7 @@ pub(super) fn finish_function(
             return unencoded_function(f, config);
         };
         let labels = FunctionLabels::new(prover, f, context, &vc.labels, &vc.context_labels);
-        let mut asker = function_asker(
-            prover,
-            f,
-            vc.terms,
-            (&vc.facts, &vc.exactness),
-            Budget::new(config, t0),
-        );
+        let mut asker = function_asker(prover, f, vc.terms, (&vc.facts, &vc.exactness), t0);
         let own = Own {
             inputs: &vc.inputs,
             opaque_calls: &vc.opaque_calls,
@@ -361,7 +348,7 @@ fn encode_within(prover: &Prover, f: &Function, t0: Instant) -> Option<FunctionV
     Some(vc)
 }
 
-/// The asker of one encoding of `f`, with `budget`.
+/// The asker of one encoding of `f`, with the function's budget from `t0` on.
 fn function_asker<'a>(
     prover: &'a Prover,
     f: &Function,
@@ -370,10 +357,11 @@ fn function_asker<'a>(
         &'a [crate::vc::encode::Fact],
         &'a crate::vc::encode::Exactness,
     ),
-    budget: Budget,
+    t0: Instant,
 ) -> Asker<'a> {
     let config = &prover.config;
     let backend = crate::smt::backend(&config.solver, config.dump_smt.as_deref(), &f.name);
+    let budget = Budget::new(config, t0);
     Asker::new(backend, terms, facts, exactness, budget, &config.faults)
 }
 

@@ -186,10 +186,10 @@ pub fn prove(program: &Program, config: &PruneConfig, progress: Progress, hooks:
             names.join(", ")
         ));
     }
-    let order = prover.order(hooks.shard);
     // Big functions in shares ([`shares`]), then each finished once its shares are in, when
     // this run proves all of them.
     let parts = parts_in_shard(program, hooks.shard);
+    let order = biggest_first(program, parts.keys().copied());
     let items: Vec<(usize, Part)> = order
         .iter()
         .flat_map(|&i| parts[&i].iter().map(move |&p| (i, p)))
@@ -360,12 +360,6 @@ impl<'p> Prover<'p> {
         }
     }
 
-    /// The functions to prove (indices into the program's functions), biggest first so that
-    /// the longest encodings do not start last.
-    pub fn order(&self, shard: Option<(usize, usize)>) -> Vec<usize> {
-        prove_order(self.program, shard)
-    }
-
     /// Is function `i`'s result known without asking its questions (proved by an earlier run,
     /// crashed in one, or entered by no run)?
     fn settled(&self, i: usize, prior: Option<&journal::Prior>) -> bool {
@@ -486,7 +480,13 @@ impl<'p> Prover<'p> {
 /// The functions a run proves (indices into the program's functions): those to prove in the
 /// shard, biggest first.
 pub fn prove_order(program: &Program, shard: Option<(usize, usize)>) -> Vec<usize> {
-    let mut order: Vec<usize> = parts_in_shard(program, shard).into_keys().collect();
+    biggest_first(program, parts_in_shard(program, shard).into_keys())
+}
+
+/// `functions` (indices into the program's functions), biggest first so that the longest
+/// encodings do not start last, then by name.
+fn biggest_first(program: &Program, functions: impl IntoIterator<Item = usize>) -> Vec<usize> {
+    let mut order: Vec<usize> = functions.into_iter().collect();
     let f = |i: usize| &program.functions[i];
     order.sort_by_key(|&i| (std::cmp::Reverse(f(i).blocks.len()), f(i).name.clone()));
     order

@@ -140,11 +140,20 @@ pub const ALWAYS_RETURN: &[&str] = &[
     "_setjmp",
     "__sigsetjmp",
     "sqrt",
+    "sqrtf",
     "pow",
     "floor",
+    "floorf",
     "ceil",
+    "ceilf",
+    "trunc",
+    "truncf",
+    "round",
+    "roundf",
     "fabs",
+    "fabsf",
     "exp",
+    "expf",
     "log",
     "sin",
     "cos",
@@ -157,6 +166,43 @@ pub const ALWAYS_RETURN: &[&str] = &[
     "__builtin_alloca",
     "alloca",
 ];
+
+/// Math functions whose result covprune computes: IEEE-754 and C require the square root
+/// correctly rounded and the others exact; of `exp`, only its range is known (never negative,
+/// NaN exactly for a NaN).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Math {
+    Sqrt,
+    Fabs,
+    Floor,
+    Ceil,
+    Trunc,
+    Round,
+    Exp,
+}
+
+/// The math function `name` is, with the width of its argument and result (64 for `double`,
+/// 32 for the `f`-suffixed `float` versions).
+pub fn math_function(name: &str) -> Option<(Math, u32)> {
+    let name = name.strip_prefix("__builtin_").unwrap_or(name);
+    let base = |n: &str| {
+        Some(match n {
+            "sqrt" => Math::Sqrt,
+            "fabs" => Math::Fabs,
+            "floor" => Math::Floor,
+            "ceil" => Math::Ceil,
+            "trunc" => Math::Trunc,
+            "round" => Math::Round,
+            "exp" => Math::Exp,
+            _ => return None,
+        })
+    };
+    let (m, width) = match base(name) {
+        Some(m) => (m, 64),
+        None => (base(name.strip_suffix('f')?)?, 32),
+    };
+    Some((m, width))
+}
 
 /// Library functions that write no program-visible memory (they may read it).
 pub const WRITES_NO_MEMORY: &[&str] = &[
@@ -360,7 +406,19 @@ pub fn format_writes(format: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::format_writes;
+    use super::{format_writes, math_function, Math};
+
+    #[test]
+    fn math_functions_are_known_with_their_format() {
+        assert_eq!(math_function("sqrt"), Some((Math::Sqrt, 64)));
+        assert_eq!(math_function("sqrtf"), Some((Math::Sqrt, 32)));
+        assert_eq!(math_function("__builtin_fabs"), Some((Math::Fabs, 64)));
+        assert_eq!(math_function("ceilf"), Some((Math::Ceil, 32)));
+        assert_eq!(math_function("expf"), Some((Math::Exp, 32)));
+        assert_eq!(math_function("log"), None);
+        assert_eq!(math_function("f"), None);
+        assert_eq!(math_function("sqrtl"), None);
+    }
 
     #[test]
     fn only_a_percent_n_conversion_writes() {

@@ -36,8 +36,14 @@ fn expectations(path: &Path) -> BTreeMap<u64, &'static str> {
 }
 
 fn check_fixture(path: &Path) {
+    check_fixture_with(path, &PruneConfig::default());
+}
+
+/// Checks a fixture's step-1 verdicts against its expectations under `config`; returns the
+/// labels proved infeasible.
+fn check_fixture_with(path: &Path, config: &PruneConfig) -> Vec<u64> {
     let loaded = frontend::load(path, &PreprocessOptions::default()).unwrap();
-    let verdicts = step1(&loaded.program, &PruneConfig::default());
+    let verdicts = step1(&loaded.program, config);
     let expected = expectations(path);
     let got: BTreeMap<u64, &'static str> = verdicts
         .iter()
@@ -69,6 +75,95 @@ fn check_fixture(path: &Path) {
         path.display(),
         wrong.join("\n")
     );
+    verdicts
+        .iter()
+        .filter(|v| v.status == Status::Infeasible)
+        .map(|v| v.id)
+        .collect()
+}
+
+/// Runs the float fixture on special values (NaNs, infinities, signed zeros, huge and tiny
+/// numbers) and every `unsigned char`; prints the labels some run covers.
+const FLOAT_DRIVER: &str = r#"
+#include <math.h>
+#include <stdio.h>
+static int covered[64];
+#define pc_label(c, id, tag) do { if (c) covered[id] = 1; } while (0)
+#include FIXTURE
+int main(void) {
+    double xs[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, 1.0, -1.0, 3.75, 1e17, -1e17,
+                   1e300, 5e-324, 2147483648.5, 0.1};
+    float fs[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1.0f, 1e30f, -2.5f, 0.1f, 16777216.0f,
+                  1e-45f, 3.0f};
+    int is[] = {0, 1, -1, 7, 2147483647, -2147483647 - 1};
+    for (unsigned x = 0; x < sizeof xs / sizeof *xs; x++)
+        for (unsigned f = 0; f < sizeof fs / sizeof *fs; f++) {
+            for (unsigned i = 0; i < sizeof is / sizeof *is; i++) traps(xs[x], fs[f], is[i]);
+            library(xs[x], fs[f]);
+            for (int c = 0; c < 256; c++) conversions(xs[x], fs[f], (unsigned char)c);
+        }
+    for (int id = 0; id < 64; id++)
+        if (covered[id]) printf("%d\n", id);
+    return 0;
+}
+"#;
+
+/// IEEE-754 floats: the fixture's expectations hold, no label proved infeasible is covered by
+/// a real run, and every label expected feasible is covered by one (but for a conversion out
+/// of range, undefined in C, marked `undefined`).
+#[test]
+fn float_labels_match_their_expectations_and_real_runs() {
+    let path = Path::new("tests/fixtures/engine/floats.c");
+    // A wall-clock limit far above what the questions take here, so that a slow machine does
+    // not turn a proof into a timeout.
+    let config = PruneConfig {
+        solver: covprune::smt::SolverConfig {
+            timeout_ms: 30_000,
+            ..PruneConfig::default().solver
+        },
+        ..PruneConfig::default()
+    };
+    let proved = check_fixture_with(path, &config);
+    let dir = tempfile::tempdir().unwrap();
+    let driver = dir.path().join("driver.c");
+    std::fs::write(&driver, FLOAT_DRIVER).unwrap();
+    let exe = dir.path().join("floats");
+    let fixture = std::fs::canonicalize(path).unwrap();
+    let status = std::process::Command::new("cc")
+        .args(["-O0", "-w", "-fno-fast-math"])
+        .arg(format!("-DFIXTURE=\"{}\"", fixture.display()))
+        .arg("-o")
+        .arg(&exe)
+        .arg(&driver)
+        .arg("-lm")
+        .status()
+        .expect("cc runs");
+    assert!(status.success(), "the float driver compiles");
+    let out = std::process::Command::new(&exe).output().expect("it runs");
+    assert!(out.status.success());
+    let covered: Vec<u64> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    for id in &proved {
+        assert!(
+            !covered.contains(id),
+            "label {id} is proved infeasible, yet a run covers it"
+        );
+    }
+    let text = std::fs::read_to_string(path).unwrap();
+    for (id, want) in expectations(path) {
+        let undefined = text
+            .lines()
+            .any(|l| l.contains(&format!(", {id}, \"T\")")) && l.contains("undefined"));
+        if want == "unknown" && !undefined {
+            assert!(
+                covered.contains(&id),
+                "label {id} is expected feasible, yet no run covers it"
+            );
+        }
+    }
 }
 
 #[test]

@@ -7,7 +7,9 @@ use crate::ir::{FloatKind, IntKind};
 /// A number literal's value and C type.
 pub enum Number {
     Int(i128, IntKind),
-    Float(f64, FloatKind),
+    /// The value, exactly as the C compiler reads it (`None` where covprune cannot: a
+    /// hexadecimal literal with more significant bits than its type holds, or `long double`).
+    Float(Option<f64>, FloatKind),
 }
 
 /// Reads a C number literal with its type (C11 6.4.4.1, LP64).
@@ -28,10 +30,12 @@ pub fn parse_number(text: &str) -> Option<Number> {
         } else {
             FloatKind::Double
         };
-        let v = if is_hex {
-            0.0
-        } else {
-            body.parse::<f64>().unwrap_or(0.0)
+        let v = match kind {
+            FloatKind::LongDouble => None,
+            _ if is_hex => hex_float(&body[2..], kind),
+            // Read directly in the literal's own format: rounding once, as C does.
+            FloatKind::Float => body.parse::<f32>().ok().map(f64::from),
+            FloatKind::Double => body.parse::<f64>().ok(),
         };
         return Some(Number::Float(v, kind));
     }
@@ -73,6 +77,28 @@ pub fn parse_number(text: &str) -> Option<Number> {
     }
     // Too large for its candidates: GCC gives it an unsigned type.
     (value <= u128::from(u64::MAX)).then_some(Number::Int(value as i128, IntKind::ULong))
+}
+
+/// The value of a hexadecimal floating literal's digits and binary exponent (`1.8p3`), when
+/// its significand fits its type exactly and the value is a normal number or zero.
+fn hex_float(text: &str, kind: FloatKind) -> Option<f64> {
+    let (digits, exp) = text.split_once('p')?;
+    let exp: i32 = exp.parse().ok()?;
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let all = format!("{int}{frac}");
+    let m = u64::from_str_radix(&all, 16).ok()?;
+    let significant = 64 - m.leading_zeros() - m.trailing_zeros();
+    let limit = if kind == FloatKind::Float { 24 } else { 53 };
+    if m != 0 && significant > limit {
+        return None;
+    }
+    let v = (m as f64) * 2f64.powi(exp.checked_sub(4 * frac.len() as i32)?);
+    let normal = if kind == FloatKind::Float {
+        (v as f32).is_normal()
+    } else {
+        v.is_normal()
+    };
+    (v == 0.0 || normal).then_some(v)
 }
 
 /// The bytes of a string or character literal, escapes decoded (prefix and quotes removed).
@@ -163,6 +189,25 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn float_literals_round_once_in_their_own_format() {
+        let value = |text: &str| match parse_number(text) {
+            Some(Number::Float(v, _)) => v,
+            _ => panic!("{text} is not a floating literal"),
+        };
+        assert_eq!(value("0.1"), Some(0.1));
+        // Read as a float, not as a double then narrowed.
+        assert_eq!(value("0.1f"), Some(f64::from(0.1f32)));
+        assert_eq!(value("1e-3"), Some(0.001));
+        assert_eq!(value(".5"), Some(0.5));
+        assert_eq!(value("0x1.8p3"), Some(12.0));
+        assert_eq!(value("0x10p-4f"), Some(1.0));
+        assert_eq!(value("0x0p0"), Some(0.0));
+        // More significant bits than a double holds, or a long double: not read.
+        assert_eq!(value("0x1.00000000000001p0"), None);
+        assert_eq!(value("1.5L"), None);
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! process or worker) changes nothing.
 
 mod dumping;
+mod float;
 pub mod smtlib;
 
 pub use dumping::Dumping;
@@ -241,6 +242,10 @@ pub struct Session {
     work: u64,
     /// The latest models found, newest first (see [`Session::known_model`]).
     models: std::collections::VecDeque<KeptModel>,
+    /// Are the solvers ones that know floating point? (See [`Session::allow_floats`].)
+    floats: bool,
+    /// The nominal time limit of each check, which bounds questions with floats.
+    nominal_timeout_ms: u32,
     /// Questions answered by a model already found, without a check.
     reused_models: u64,
     reuse_models: bool,
@@ -324,6 +329,8 @@ impl Session {
             max_memory_mb: config.max_memory_mb,
             work: 0,
             models: Default::default(),
+            floats: false,
+            nominal_timeout_ms: config.timeout_ms.max(1),
             reused_models: 0,
             reuse_models: true,
             answers: HashMap::new(),
@@ -332,6 +339,27 @@ impl Session {
         };
         s.apply_params();
         s
+    }
+
+    /// Replaces the solvers by [`float_solver`]s once the terms use floating point: the solver
+    /// for bit-vectors and arrays does not know floats (it answers as if their operations were
+    /// uninterpreted). What was kept asserted goes with the old solvers. Z3's resource counter
+    /// barely counts the work of these solvers (it saw 100 units per millisecond where
+    /// bit-vector questions count thousands), so the nominal time limit bounds their checks:
+    /// the answers of questions with floats may depend on the machine's speed.
+    fn allow_floats(&mut self, terms: &Terms) {
+        if self.floats || !terms.has_floats() {
+            return;
+        }
+        self.floats = true;
+        self.timeout_ms = self.timeout_ms.min(self.nominal_timeout_ms);
+        self.solver = float_solver();
+        self.abstract_solver = float_solver();
+        self.alone_solver = float_solver();
+        self.kept = Kept::default();
+        self.abstract_kept = Kept::default();
+        self.models.clear();
+        self.apply_params();
     }
 
     /// Sets the limits of the next checks (parameter names checked by a test: Z3 ignores a
@@ -381,6 +409,7 @@ impl Session {
     }
 
     pub fn assert(&mut self, terms: &Terms, t: T) {
+        self.allow_floats(terms);
         let b = self.boolean(terms, t);
         self.solver.assert(&b);
     }
@@ -396,6 +425,7 @@ impl Session {
         if terms.as_bool(goal) == Some(false) {
             return Verdict::Proved;
         }
+        self.allow_floats(terms);
         let g = self.boolean(terms, goal);
         let obs: Vec<Dynamic> = observe.iter().map(|&t| self.translate(terms, t)).collect();
         if !self.incremental {
@@ -783,6 +813,12 @@ impl Session {
                 let b = self.bv(terms, byte);
                 Dynamic::from_ast(&m.store(&a, &b))
             }
+            node @ (Node::FpBin(..)
+            | Node::FpUn(..)
+            | Node::FpCmp(..)
+            | Node::FpOfInt { .. }
+            | Node::FpToInt { .. }
+            | Node::FpResize { .. }) => float::build(&node, |x| self.bv(terms, x)),
         }
     }
 }
@@ -854,6 +890,20 @@ fn model_value(model: &z3::Model, d: &Dynamic) -> Option<u128> {
         return b.as_bool().map(u128::from);
     }
     v.as_bv().and_then(|bv| bv_value(&bv))
+}
+
+/// A solver for questions with floating-point terms: floats turned into bit-vector circuits,
+/// then Z3's strategy for bit-vectors and arrays, each check solved anew, the questions asked
+/// before (their guards asserted false) simplified away first. (Z3's incremental
+/// core, which the guarded questions would otherwise use, reasons about floats far more slowly:
+/// 1.3 s against 0.1 s for `2a < a` with `a >= 0` in binary64.)
+fn float_solver() -> Solver {
+    z3::Tactic::new("simplify")
+        .and_then(&z3::Tactic::new("propagate-values"))
+        .and_then(&z3::Tactic::new("simplify"))
+        .and_then(&z3::Tactic::new("fpa2bv"))
+        .and_then(&z3::Tactic::new("qfaufbv"))
+        .solver()
 }
 
 fn bv_const(width: u32, value: u128) -> BV {

@@ -1,12 +1,15 @@
 //! SMT-LIB 2 text of a question, written from our own terms (no solver involved), so that a
 //! user can replay any question with any solver: one `define-fun` per shared term, in
 //! dependency order, then the context and the goal as assertions and `(check-sat)`.
+//! Floating-point terms turn floats back into bit patterns with `fp.to_ieee_bv`, an extension
+//! of Z3's (SMT-LIB has no such function).
 
 use std::collections::HashSet;
 use std::fmt::Write;
 
 use super::{Memory, Query};
-use crate::vc::term::{BvOp, CmpOp, Node, Sort, Terms, T};
+use crate::vc::fp::{canonical_nan, format};
+use crate::vc::term::{BvOp, CmpOp, FpCmpOp, FpOp, FpUnOp, Node, Sort, Terms, T};
 
 fn sort(s: Sort) -> String {
     match s {
@@ -97,8 +100,66 @@ fn body(terms: &Terms, t: T, abstract_memory: bool) -> String {
         Node::Store { mem, addr, byte } => {
             format!("(store {} {} {})", n(mem), n(addr), n(byte))
         }
+        Node::FpBin(op, a, b) => {
+            let op = match op {
+                FpOp::Add => "fp.add",
+                FpOp::Sub => "fp.sub",
+                FpOp::Mul => "fp.mul",
+                FpOp::Div => "fp.div",
+            };
+            let w = terms.width(t);
+            let r = format!("({op} RNE {} {})", float(w, &n(a)), float(w, &n(b)));
+            pattern(w, &r)
+        }
+        Node::FpUn(op, a) => {
+            let op = match op {
+                FpUnOp::Sqrt => "fp.sqrt RNE",
+                FpUnOp::Floor => "fp.roundToIntegral RTN",
+                FpUnOp::Ceil => "fp.roundToIntegral RTP",
+                FpUnOp::Trunc => "fp.roundToIntegral RTZ",
+                FpUnOp::Round => "fp.roundToIntegral RNA",
+            };
+            let w = terms.width(t);
+            pattern(w, &format!("({op} {})", float(w, &n(a))))
+        }
+        Node::FpCmp(op, a, b) => {
+            let op = match op {
+                FpCmpOp::Lt => "fp.lt",
+                FpCmpOp::Le => "fp.leq",
+                FpCmpOp::Eq => "fp.eq",
+            };
+            let w = terms.width(*a);
+            format!("({op} {} {})", float(w, &n(a)), float(w, &n(b)))
+        }
+        Node::FpOfInt { signed, width, arg } => {
+            let (e, s) = format(*width);
+            let to = if *signed { "to_fp" } else { "to_fp_unsigned" };
+            pattern(*width, &format!("((_ {to} {e} {s}) RNE {})", n(arg)))
+        }
+        Node::FpToInt { signed, width, arg } => {
+            let to = if *signed { "fp.to_sbv" } else { "fp.to_ubv" };
+            let f = float(terms.width(*arg), &n(arg));
+            format!("((_ {to} {width}) RTZ {f})")
+        }
+        Node::FpResize { width, arg } => {
+            let (e, s) = format(*width);
+            let f = float(terms.width(*arg), &n(arg));
+            pattern(*width, &format!("((_ to_fp {e} {s}) RNE {f})"))
+        }
         Node::True | Node::False | Node::Bv { .. } | Node::Var { .. } => name(terms, t, false),
     }
+}
+
+/// The float whose pattern of `width` bits is the term `bits`.
+fn float(width: u32, bits: &str) -> String {
+    let (e, s) = format(width);
+    format!("((_ to_fp {e} {s}) {bits})")
+}
+
+/// The pattern of the float term `f`, every NaN as the canonical one.
+fn pattern(width: u32, f: &str) -> String {
+    let nan = canonical_nan(width);
+    format!("(ite (fp.isNaN {f}) (_ bv{nan} {width}) (fp.to_ieee_bv {f}))")
 }
 
 /// The SMT-LIB 2 script of a question; `answer` (covprune's) goes in a comment at the top.
@@ -138,7 +199,14 @@ pub fn query(q: &Query, answer: &str) -> String {
             "; memory reads are unconstrained bytes (abstract memory)"
         );
     }
-    let _ = writeln!(out, "(set-logic QF_AUFBV)");
+    // With floats, a logic that has them (SMT-LIB names none with arrays, bit-vectors and
+    // floats together).
+    let logic = if terms.has_floats() {
+        "ALL"
+    } else {
+        "QF_AUFBV"
+    };
+    let _ = writeln!(out, "(set-logic {logic})");
     for &t in &order {
         let node = terms.node(t);
         match node {

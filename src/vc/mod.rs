@@ -5,6 +5,7 @@
 
 pub mod cone;
 pub mod encode;
+pub mod fp;
 pub mod pointsto;
 pub mod regions;
 pub mod term;

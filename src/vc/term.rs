@@ -39,6 +39,35 @@ pub enum CmpOp {
     Sle,
 }
 
+/// IEEE-754 binary operations on floating-point bit patterns, rounding to nearest, ties to
+/// even (see [`crate::vc::fp`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FpOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+/// IEEE-754 operations of one operand: the correctly rounded square root, and rounding to an
+/// integral value downwards, upwards, towards zero, or to nearest with ties away from zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FpUnOp {
+    Sqrt,
+    Floor,
+    Ceil,
+    Trunc,
+    Round,
+}
+
+/// IEEE-754 comparisons (false when an operand is NaN; `-0 == +0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FpCmpOp {
+    Lt,
+    Le,
+    Eq,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
     True,
@@ -84,6 +113,29 @@ pub enum Node {
         addr: T,
         byte: T,
     },
+    /// Floating-point terms read and give bit patterns (32 bits: binary32, 64: binary64); a
+    /// NaN result is one fixed NaN pattern (see [`crate::vc::fp`]).
+    FpBin(FpOp, T, T),
+    FpUn(FpUnOp, T),
+    FpCmp(FpCmpOp, T, T),
+    /// The integer `arg` (signed or not) rounded to the floating-point format of `width` bits.
+    FpOfInt {
+        signed: bool,
+        width: u32,
+        arg: T,
+    },
+    /// The floating-point `arg` rounded towards zero to an integer of `width` bits (meaningful
+    /// only where it fits: the encoder guards it).
+    FpToInt {
+        signed: bool,
+        width: u32,
+        arg: T,
+    },
+    /// The floating-point `arg` rounded to the format of `width` bits.
+    FpResize {
+        width: u32,
+        arg: T,
+    },
 }
 
 impl Node {
@@ -92,15 +144,21 @@ impl Node {
     pub fn push_operands(&self, out: &mut Vec<T>) {
         match self {
             Node::True | Node::False | Node::Bv { .. } | Node::Var { .. } => {}
-            Node::Not(a) | Node::BvNot(a) | Node::BvNeg(a) => out.push(*a),
-            Node::Extract { arg, .. } | Node::ZeroExt { arg, .. } | Node::SignExt { arg, .. } => {
-                out.push(*arg)
-            }
+            Node::Not(a) | Node::BvNot(a) | Node::BvNeg(a) | Node::FpUn(_, a) => out.push(*a),
+            Node::Extract { arg, .. }
+            | Node::ZeroExt { arg, .. }
+            | Node::SignExt { arg, .. }
+            | Node::FpOfInt { arg, .. }
+            | Node::FpToInt { arg, .. }
+            | Node::FpResize { arg, .. } => out.push(*arg),
             Node::And(xs) | Node::Or(xs) => out.extend(xs.iter().copied()),
             Node::Ite(a, b, c) => out.extend([*a, *b, *c]),
-            Node::Eq(a, b) | Node::BvBin(_, a, b) | Node::Cmp(_, a, b) | Node::Concat(a, b) => {
-                out.extend([*a, *b])
-            }
+            Node::Eq(a, b)
+            | Node::BvBin(_, a, b)
+            | Node::Cmp(_, a, b)
+            | Node::Concat(a, b)
+            | Node::FpBin(_, a, b)
+            | Node::FpCmp(_, a, b) => out.extend([*a, *b]),
             Node::Select { mem, addr } => out.extend([*mem, *addr]),
             Node::Store { mem, addr, byte } => out.extend([*mem, *addr, *byte]),
         }
@@ -129,6 +187,8 @@ pub struct Terms {
     /// The base addresses of distinct C objects (variables, not string literals, which may
     /// share storage), with their sizes in bytes: see [`Terms::same_cell`].
     objects: HashMap<T, u64>,
+    /// Does any term use floating-point operations?
+    floats: bool,
 }
 
 fn mask(width: u32) -> u128 {
@@ -139,7 +199,7 @@ fn mask(width: u32) -> u128 {
     }
 }
 
-fn to_signed(v: u128, width: u32) -> i128 {
+pub(super) fn to_signed(v: u128, width: u32) -> i128 {
     if width >= 128 {
         return v as i128;
     }
@@ -214,6 +274,11 @@ impl Terms {
         (inside(x, i) && inside(y, j)).then_some(false)
     }
 
+    /// Does any term use floating-point operations (which a solver must then know)?
+    pub fn has_floats(&self) -> bool {
+        self.floats
+    }
+
     pub fn node(&self, t: T) -> &Node {
         &self.nodes[t.0 as usize]
     }
@@ -233,11 +298,20 @@ impl Terms {
         }
     }
 
-    fn intern(&mut self, node: Node, sort: Sort) -> T {
+    pub(super) fn intern(&mut self, node: Node, sort: Sort) -> T {
         if let Some(&t) = self.dedup.get(&node) {
             return t;
         }
         let t = T(self.nodes.len() as u32);
+        self.floats |= matches!(
+            node,
+            Node::FpBin(..)
+                | Node::FpUn(..)
+                | Node::FpCmp(..)
+                | Node::FpOfInt { .. }
+                | Node::FpToInt { .. }
+                | Node::FpResize { .. }
+        );
         self.nodes.push(node.clone());
         self.sorts.push(sort);
         self.dedup.insert(node, t);

@@ -67,6 +67,9 @@ pub(crate) struct Gen {
     /// Programs over memory too: globals, arrays, a struct, a pointer that aliases some of
     /// them on some inputs, `memset`/`memcpy`.
     memory: bool,
+    /// Programs over floating-point values too: `double` and `float` locals computed from the
+    /// inputs, with NaNs, infinities and signed zeros among their values.
+    floats: bool,
     next_label: u32,
     loops: u32,
     out: String,
@@ -108,6 +111,66 @@ impl Gen {
         self.var().to_string()
     }
 
+    /// A floating-point operand: a `double` or `float` local, an input converted, or a
+    /// constant (signed zeros and huge values among them).
+    fn fatom(&mut self) -> String {
+        match self.rng.below(8) {
+            0..=2 => ["u", "w", "v"][self.rng.below(3) as usize].into(),
+            3 => format!("(double){}", self.var()),
+            4 => format!("({} / 16.0)", self.var()),
+            _ => [
+                "0.0",
+                "-0.0",
+                "0.5",
+                "-2.5",
+                "0.1",
+                "1e300",
+                "3.0f",
+                "(1.0 / 3.0)",
+                "1e-310",
+            ][self.rng.below(9) as usize]
+                .into(),
+        }
+    }
+
+    /// A floating-point expression: arithmetic (overflow to infinities, 0/0 and inf - inf to
+    /// NaN), the math functions covprune knows, narrowing to `float`, a choice.
+    fn fexpr(&mut self, depth: u32) -> String {
+        if depth == 0 || self.rng.chance(30) {
+            return self.fatom();
+        }
+        let a = self.fexpr(depth - 1);
+        match self.rng.below(11) {
+            0 => format!("({a} + {})", self.fexpr(depth - 1)),
+            1 => format!("({a} - {})", self.fexpr(depth - 1)),
+            2 => format!("({a} * {})", self.fexpr(depth - 1)),
+            3 => format!("({a} / {})", self.fexpr(depth - 1)),
+            4 => format!("sqrt({a})"),
+            5 => format!("fabs({a})"),
+            6 => format!("floor({a})"),
+            7 => format!("ceil({a})"),
+            8 => format!("(float)({a})"),
+            9 => format!("sqrtf((float)({a}))"),
+            _ => format!("({} > 0 ? {a} : {})", self.atom(), self.fatom()),
+        }
+    }
+
+    /// A condition on floating-point values: a comparison, a NaN test, or the sign of a
+    /// quotient (which tells a negative zero from a positive one).
+    fn fcond(&mut self) -> String {
+        let a = self.fexpr(2);
+        match self.rng.below(6) {
+            0 => format!("({a} != {a})"),
+            1 => format!("(1.0 / ({a}) < 0)"),
+            _ => {
+                let ops = ["<", "<=", ">", ">=", "==", "!="];
+                let op = ops[self.rng.below(6) as usize];
+                let b = self.fexpr(1);
+                format!("({a} {op} {b})")
+            }
+        }
+    }
+
     fn var(&mut self) -> &'static str {
         self.vars[self.rng.below(self.vars.len() as u64) as usize]
     }
@@ -132,6 +195,11 @@ impl Gen {
     }
 
     fn expr(&mut self, depth: u32) -> String {
+        if self.floats && self.rng.chance(10) {
+            // A floating-point value back to an integer, only where that is defined.
+            let e = self.fexpr(1);
+            return format!("(fabs({e}) < 1000.0 ? (int)({e}) : 0)");
+        }
         if depth == 0 || self.rng.chance(30) {
             return self.atom();
         }
@@ -161,6 +229,9 @@ impl Gen {
                 1 => format!("({l} || {r})"),
                 _ => format!("!({l})"),
             };
+        }
+        if self.floats && self.rng.chance(50) {
+            return self.fcond();
         }
         let ops = ["<", "<=", ">", ">=", "==", "!="];
         let op = ops[self.rng.below(6) as usize];
@@ -288,6 +359,11 @@ impl Gen {
         }
         match choice {
             0 | 1 => self.label(indent),
+            2 if self.floats && self.rng.chance(50) => {
+                let v = ["u", "w", "v"][self.rng.below(3) as usize];
+                let e = self.fexpr(3);
+                let _ = writeln!(self.out, "{indent}{v} = {e};");
+            }
             2 => {
                 let v = ["x", "y", "z"][self.rng.below(3) as usize];
                 let e = self.expr(3);
@@ -407,9 +483,25 @@ pub(crate) fn generate_full(
     memory: bool,
     helpers: bool,
 ) -> Generated {
+    generate_in(seed, emit_labels, memory, helpers, false)
+}
+
+/// Programs over floating-point values (see [`Gen::fexpr`]), without memory or helpers.
+pub(crate) fn generate_floats(seed: u64) -> Generated {
+    generate_in(seed, true, false, false, true)
+}
+
+fn generate_in(
+    seed: u64,
+    emit_labels: bool,
+    memory: bool,
+    helpers: bool,
+    floats: bool,
+) -> Generated {
     let mut g = Gen {
         emit_labels,
         memory,
+        floats,
         rng: Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
         next_label: 0,
         loops: 0,
@@ -464,6 +556,11 @@ pub(crate) fn generate_full(
     }
     g.out
         .push_str("int f(unsigned char a, signed char b)\n{\n    int x = a, y = b, z = 0;\n");
+    if floats {
+        g.out.insert_str(0, "#include <math.h>\n");
+        g.out
+            .push_str("    double u = a / 8.0 - 3.0, w = b * 0.25;\n    float v = b / 3.0f;\n");
+    }
     if memory {
         g.out.push_str(
             "    int loc[4] = {0};\n    struct S ls;\n    memset(&ls, 0, sizeof ls);\n    int *p = (b & 1) ? &g2 : &garr[(a) & 3];\n\

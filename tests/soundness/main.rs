@@ -25,7 +25,7 @@ use covprune::smt::SolverConfig;
 
 mod generator;
 mod hyper;
-use generator::{generate, generate_full, generate_with, Generated, Kind, Placed};
+use generator::{generate, generate_floats, generate_full, generate_with, Generated, Kind, Placed};
 
 /// The driver runs `f` on every input with the project's recording runtime
 /// (`covprune::measure::runtime`), resetting it before each input.
@@ -116,6 +116,7 @@ fn harness_program(
         .arg(program)
         .arg(dir.join("driver.c"))
         .arg(dir.join("runtime.c"))
+        .arg("-lm")
         .status()
         .expect("cc runs");
     assert!(
@@ -820,6 +821,28 @@ fn exhaustive_runs_never_contradict_an_infeasible_claim() {
         "gen",
         generate,
         0.5,
+    );
+}
+
+/// Programs over `double` and `float` values computed from the inputs (NaNs, infinities and
+/// signed zeros among them), with the math functions covprune knows:
+/// `COVPRUNE_SOUNDNESS_FLOATS` programs (default 40). Questions with floats are bounded by the
+/// wall clock alone, so they get the CLI's default limit (2 s) rather than the harness's 10 s.
+#[test]
+fn exhaustive_runs_check_the_claims_on_float_programs() {
+    let mut config = harness_config();
+    config.solver.timeout_ms = config.solver.timeout_ms.min(2_000);
+    let tally = run_harness_with(
+        "float programs",
+        env_u64("COVPRUNE_SOUNDNESS_FLOATS", 40),
+        "flt",
+        generate_floats,
+        &config,
+    );
+    assert!(
+        tally.recall() >= 0.3,
+        "recall fell to {:.1}%",
+        100.0 * tally.recall()
     );
 }
 

@@ -41,6 +41,14 @@ impl Enc<'_> {
                     }
                     self.opaque_calls.insert(n.clone());
                 }
+                // A math function's result, from its argument before the call's effects.
+                let math = match (callee, dst) {
+                    (Callee::Direct(n), Some(d)) => {
+                        let dty = self.lvalue_type(d);
+                        self.math_call(n, args, &dty, st)
+                    }
+                    _ => None,
+                };
                 let writes = self.call_writes(callee, args);
                 if writes.external {
                     st.mem = self.t.var(Sort::Mem, "mem_call");
@@ -53,7 +61,10 @@ impl Enc<'_> {
                 self.havoc_globals(&w, st);
                 if let Some(d) = dst {
                     let dty = self.lvalue_type(d);
-                    self.havoc_object(d, &dty, st);
+                    match math {
+                        Some(v) => self.write(d, &dty, v, st),
+                        None => self.havoc_object(d, &dty, st),
+                    }
                 }
             }
             StmtKind::Label { .. } if !self.record_labels => {}
@@ -85,7 +96,7 @@ impl Enc<'_> {
         let w = width_of(&e.ty);
         match &e.kind {
             ExprKind::Const(v) => self.t.bv_i(w, *v),
-            ExprKind::FloatConst(_) => self.fresh(w, "float"),
+            ExprKind::FloatConst(v) => self.float_const(*v, &e.ty),
             ExprKind::Str(i) => self.base(MemObj::Str(*i)),
             ExprKind::Read(lv) => self.read(lv, &e.ty, st),
             ExprKind::AddrOf(lv) => self.addr(lv, st),
@@ -104,7 +115,10 @@ impl Enc<'_> {
             }
             ExprKind::Unary(op, a) => {
                 if matches!(e.ty, CType::Float(_)) || matches!(a.ty, CType::Float(_)) {
-                    return self.fresh(w, "float");
+                    return match op {
+                        UnOp::Neg => self.float_neg(a, &e.ty, st),
+                        _ => self.fresh(w, "float"),
+                    };
                 }
                 match op {
                     UnOp::Neg => {
@@ -167,10 +181,13 @@ impl Enc<'_> {
             }
             ExprKind::Const(v) => self.t.bool_const(*v != 0),
             _ => {
-                if matches!(e.ty, CType::Float(_)) {
-                    return self.t.var(Sort::Bool, "float_cond");
-                }
                 let v = self.eval(e, st);
+                if matches!(e.ty, CType::Float(_)) {
+                    return match self.t.width(v) {
+                        32 | 64 => self.float_truth(v),
+                        _ => self.t.var(Sort::Bool, "float_cond"),
+                    };
+                }
                 let w = self.t.width(v);
                 let zero = self.t.bv(w, 0);
                 let is_zero = self.t.eq(v, zero);
@@ -181,7 +198,7 @@ impl Enc<'_> {
 
     pub(super) fn compare(&mut self, op: BinOp, a: &Expr, b: &Expr, st: &mut State) -> T {
         if matches!(a.ty, CType::Float(_)) || matches!(b.ty, CType::Float(_)) {
-            return self.t.var(Sort::Bool, "float_cmp");
+            return self.float_compare(op, a, b, st);
         }
         let x = self.eval(a, st);
         let y = self.eval(b, st);
@@ -228,7 +245,7 @@ impl Enc<'_> {
             || matches!(a.ty, CType::Float(_))
             || matches!(b.ty, CType::Float(_))
         {
-            return self.fresh(w, "float");
+            return self.float_binary(op, a, b, ty, st);
         }
         match op {
             BinOp::PtrAdd => {
@@ -320,7 +337,7 @@ impl Enc<'_> {
     pub(super) fn convert(&mut self, v: T, from: &CType, to: &CType) -> T {
         let w = width_of(to);
         match (from, to) {
-            (CType::Float(_), _) | (_, CType::Float(_)) => self.fresh(w, "float_conv"),
+            (CType::Float(_), _) | (_, CType::Float(_)) => self.float_convert(v, from, to),
             (_, CType::Int(IntKind::Bool)) => {
                 let vw = self.t.width(v);
                 let zero = self.t.bv(vw, 0);

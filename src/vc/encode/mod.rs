@@ -20,10 +20,12 @@
 //! - Calls: a callee that may write memory (program function by summary, unknown external,
 //!   indirect call) makes the shared memory fresh, and the memories of the globals it may
 //!   write by name ([`super::regions::GlobalWrites`]); the result is a fresh value.
-//! - Division by zero, out-of-range shifts, floating point and fallbacks give fresh values.
+//! - Division by zero, out-of-range shifts, `long double` and fallbacks give fresh values;
+//!   `float` and `double` are IEEE-754 bit patterns (`float`).
 
 mod calls;
 mod eval;
+mod float;
 mod loops;
 mod memory;
 
@@ -280,6 +282,9 @@ struct Enc<'a> {
     bases: HashMap<MemObj, T>,
     objects: Vec<(T, u64, u64)>,
     func_addrs: HashMap<String, T>,
+    /// The result of each floating-point operation with its NaN made any NaN (see
+    /// `float::fp_result`).
+    fp_results: HashMap<T, T>,
     labels: Vec<LabelVc>,
     /// The block being encoded (labels record it).
     cur_block: BlockId,
@@ -406,6 +411,7 @@ pub fn encode_until(
         bases: HashMap::new(),
         objects: Vec::new(),
         func_addrs: HashMap::new(),
+        fp_results: HashMap::new(),
         labels: Vec::new(),
         cur_block: f.entry,
         cur_once: true,

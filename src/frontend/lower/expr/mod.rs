@@ -505,14 +505,14 @@ impl<'s> Lowerer<'s> {
         if let Some(rest) = text.strip_prefix('-') {
             let v = match parse_number(rest.trim_start()) {
                 Some(Number::Int(v, k)) => Expr::int_const(v, k),
-                Some(Number::Float(v, k)) => Expr::new(ExprKind::FloatConst(v), CType::Float(k)),
+                Some(Number::Float(v, k)) => float_literal(v, k),
                 None => return Expr::fresh(FallbackKind::UnsupportedExpr, CType::INT),
             };
             return self.unary(UnOp::Neg, v);
         }
         match parse_number(&text) {
             Some(Number::Int(v, k)) => Expr::int_const(v, k),
-            Some(Number::Float(v, k)) => Expr::new(ExprKind::FloatConst(v), CType::Float(k)),
+            Some(Number::Float(v, k)) => float_literal(v, k),
             None => {
                 self.fallback(node, FallbackKind::UnsupportedExpr, "unreadable number");
                 Expr::fresh(FallbackKind::UnsupportedExpr, CType::INT)
@@ -593,5 +593,13 @@ pub(super) fn fold(e: Expr) -> Expr {
             }
         }
         _ => e,
+    }
+}
+
+/// A floating literal, or a fresh value of its type where its value was not read.
+fn float_literal(v: Option<f64>, k: FloatKind) -> Expr {
+    match v {
+        Some(v) => Expr::new(ExprKind::FloatConst(v), CType::Float(k)),
+        None => Expr::fresh(FallbackKind::UnsupportedExpr, CType::Float(k)),
     }
 }

@@ -1,0 +1,184 @@
+//! Floating point in the encoding: `float` and `double` values as IEEE-754 bit patterns
+//! ([`crate::vc::fp`]), with C's arithmetic, comparisons and conversions, and the results of
+//! the math functions [`crate::libc::math_function`] knows. `long double` values stay fresh.
+
+use super::*;
+use crate::libc::{math_function, Math};
+use crate::vc::fp;
+use crate::vc::term::{FpCmpOp, FpOp, FpUnOp};
+
+/// The width of a modelled floating-point type (`float`, `double`), if `ty` is one.
+fn format_of(ty: &CType) -> Option<u32> {
+    match ty {
+        CType::Float(_) => Some(width_of(ty)).filter(|w| fp::is_format(*w)),
+        _ => None,
+    }
+}
+
+impl Enc<'_> {
+    /// A floating-point result whose NaN stands for any NaN: the sign and payload of the NaN
+    /// an operation makes are the hardware's, which the encoding does not model.
+    /// The same operation on the same operands gives the same NaN (the hardware is
+    /// deterministic): one choice per result term.
+    fn fp_result(&mut self, r: T) -> T {
+        let w = self.t.width(r);
+        if self
+            .t
+            .as_const(r)
+            .is_some_and(|c| c != fp::canonical_nan(w))
+        {
+            return r;
+        }
+        if let Some(&v) = self.fp_results.get(&r) {
+            return v;
+        }
+        let (_, s) = fp::format(w);
+        let sign = self.fresh(1, "nan_sign");
+        let frac = self.fresh(s - 1, "nan_payload");
+        let any = self.t.fp_any_nan(w, sign, frac);
+        let nan = self.t.fp_is_nan(r);
+        let v = self.t.ite(nan, any, r);
+        self.fp_results.insert(r, v);
+        v
+    }
+
+    /// A floating-point constant of type `ty`.
+    pub(super) fn float_const(&mut self, v: f64, ty: &CType) -> T {
+        match format_of(ty) {
+            Some(w) => self.t.bv(w, fp::bits_of(w, v)),
+            None => self.fresh_of(ty, "long_double"),
+        }
+    }
+
+    /// `-a` on a floating-point operand.
+    pub(super) fn float_neg(&mut self, a: &Expr, ty: &CType, st: &mut State) -> T {
+        match (format_of(&a.ty), format_of(ty)) {
+            (Some(w), Some(v)) if w == v => {
+                let x = self.eval(a, st);
+                self.t.fp_neg(x)
+            }
+            _ => self.fresh_of(ty, "float"),
+        }
+    }
+
+    /// `a op b` with floating-point operands of one type (the lowering converts them).
+    pub(super) fn float_binary(
+        &mut self,
+        op: BinOp,
+        a: &Expr,
+        b: &Expr,
+        ty: &CType,
+        st: &mut State,
+    ) -> T {
+        let fop = match op {
+            BinOp::Add => FpOp::Add,
+            BinOp::Sub => FpOp::Sub,
+            BinOp::Mul => FpOp::Mul,
+            BinOp::Div => FpOp::Div,
+            _ => return self.fresh_of(ty, "float"),
+        };
+        match (format_of(&a.ty), format_of(&b.ty), format_of(ty)) {
+            (Some(x), Some(y), Some(r)) if x == y && y == r => {
+                let x = self.eval(a, st);
+                let y = self.eval(b, st);
+                let v = self.t.fp_bin(fop, x, y);
+                self.fp_result(v)
+            }
+            _ => self.fresh_of(ty, "float"),
+        }
+    }
+
+    /// The comparison `a op b` of floating-point operands of one type: false when either is
+    /// NaN, but for `!=`.
+    pub(super) fn float_compare(&mut self, op: BinOp, a: &Expr, b: &Expr, st: &mut State) -> T {
+        match (format_of(&a.ty), format_of(&b.ty)) {
+            (Some(x), Some(y)) if x == y => {
+                let x = self.eval(a, st);
+                let y = self.eval(b, st);
+                match op {
+                    BinOp::Lt => self.t.fp_cmp(FpCmpOp::Lt, x, y),
+                    BinOp::Le => self.t.fp_cmp(FpCmpOp::Le, x, y),
+                    BinOp::Gt => self.t.fp_cmp(FpCmpOp::Lt, y, x),
+                    BinOp::Ge => self.t.fp_cmp(FpCmpOp::Le, y, x),
+                    BinOp::Eq => self.t.fp_cmp(FpCmpOp::Eq, x, y),
+                    _ => {
+                        let eq = self.t.fp_cmp(FpCmpOp::Eq, x, y);
+                        self.t.not(eq)
+                    }
+                }
+            }
+            _ => self.t.var(Sort::Bool, "float_cmp"),
+        }
+    }
+
+    /// Is the floating-point value `v` non-zero (true for NaN, as in C)?
+    pub(super) fn float_truth(&mut self, v: T) -> T {
+        let zero = self.t.bv(self.t.width(v), 0);
+        let is_zero = self.t.fp_cmp(FpCmpOp::Eq, v, zero);
+        self.t.not(is_zero)
+    }
+
+    /// C conversions from or to a floating-point type (C11 6.3.1.4, 6.3.1.5): rounding to
+    /// nearest; a value out of the target integer's range (undefined) gives a fresh value.
+    pub(super) fn float_convert(&mut self, v: T, from: &CType, to: &CType) -> T {
+        let w = width_of(to);
+        match (from, to, format_of(from), format_of(to)) {
+            (CType::Float(_), CType::Float(_), Some(_), Some(tw)) => {
+                let r = self.t.fp_resize(tw, v);
+                self.fp_result(r)
+            }
+            (CType::Int(k), CType::Float(_), _, Some(tw)) => self.t.fp_of_int(k.is_signed(), tw, v),
+            (CType::Float(_), CType::Int(IntKind::Bool), Some(_), _) => {
+                let nz = self.float_truth(v);
+                self.bool_to_int(nz, 8)
+            }
+            (CType::Float(_), CType::Int(k), Some(_), _) => {
+                let fits = self.t.fp_fits_int(k.is_signed(), w, v);
+                let i = self.t.fp_to_int(k.is_signed(), w, v);
+                let junk = self.fresh(w, "float_out_of_range");
+                self.t.ite(fits, i, junk)
+            }
+            _ => self.fresh(w, "float_conv"),
+        }
+    }
+
+    /// The result of a call to a math function the library defines, when its argument and
+    /// the destination have the function's type; `None` for any other call.
+    pub(super) fn math_call(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        dst_ty: &CType,
+        st: &mut State,
+    ) -> Option<T> {
+        let (m, w) = math_function(name)?;
+        let [arg] = args else { return None };
+        if format_of(&arg.ty) != Some(w) || format_of(dst_ty) != Some(w) {
+            return None;
+        }
+        let x = self.eval(arg, st);
+        let un = |op| Some(op);
+        let op = match m {
+            Math::Fabs => return Some(self.t.fp_abs(x)),
+            Math::Sqrt => un(FpUnOp::Sqrt),
+            Math::Floor => un(FpUnOp::Floor),
+            Math::Ceil => un(FpUnOp::Ceil),
+            Math::Trunc => un(FpUnOp::Trunc),
+            Math::Round => un(FpUnOp::Round),
+            Math::Exp => None,
+        };
+        if let Some(op) = op {
+            let r = self.t.fp_un(op, x);
+            return Some(self.fp_result(r));
+        }
+        // exp: NaN exactly for a NaN, never negative otherwise (+0 for -infinity).
+        let r = self.fresh(w, "exp");
+        let x_nan = self.t.fp_is_nan(x);
+        let r_nan = self.t.fp_is_nan(r);
+        let zero = self.t.bv(w, 0);
+        let nonneg = self.t.fp_cmp(FpCmpOp::Le, zero, r);
+        let fact = self.t.ite(x_nan, r_nan, nonneg);
+        self.fact(&[r], fact);
+        Some(r)
+    }
+}

@@ -5,6 +5,8 @@
 //! inputs, or a subsumer covered by an input that misses the subsumed label, is a soundness bug.
 //! Also reports recall on infeasibility (found / truly infeasible) and the number of claims.
 //!
+//! Float programs add `double` and `float` locals computed from the inputs.
+//!
 //! The generator is in `generator.rs`; `hyper.rs` checks hyperlabel claims the same way.
 //!
 //! `COVPRUNE_SOUNDNESS_PROGRAMS` sets the number of programs (default 200);
@@ -826,7 +828,7 @@ fn exhaustive_runs_never_contradict_an_infeasible_claim() {
 
 /// Programs over `double` and `float` values computed from the inputs (NaNs, infinities and
 /// signed zeros among them), with the math functions covprune knows:
-/// `COVPRUNE_SOUNDNESS_FLOATS` programs (default 40). Questions with floats are bounded by the
+/// `COVPRUNE_SOUNDNESS_FLOATS` programs (default 20). Questions with floats are bounded by the
 /// wall clock alone, so they get the CLI's default limit (2 s) rather than the harness's 10 s.
 #[test]
 fn exhaustive_runs_check_the_claims_on_float_programs() {
@@ -834,7 +836,7 @@ fn exhaustive_runs_check_the_claims_on_float_programs() {
     config.solver.timeout_ms = config.solver.timeout_ms.min(2_000);
     let tally = run_harness_with(
         "float programs",
-        env_u64("COVPRUNE_SOUNDNESS_FLOATS", 40),
+        env_u64("COVPRUNE_SOUNDNESS_FLOATS", 20),
         "flt",
         generate_floats,
         &config,

@@ -7,6 +7,13 @@ use crate::libc::{math_function, Math};
 use crate::vc::fp;
 use crate::vc::term::{FpCmpOp, FpOp, FpUnOp};
 
+/// How much floating-point work one function's encoding models, in weights of operations
+/// (an addition, subtraction or conversion 1, a multiplication 2, a division or square root
+/// 4); operations beyond it give fresh values. Each operation becomes a bit-level circuit
+/// (thousands of gates for a `double` multiplication): a loop of multiplications and divisions,
+/// peeled, made every question of tot_info's `gcf` run to its time limit.
+const FP_WORK: u32 = 16;
+
 /// The width of a modelled floating-point type (`float`, `double`), if `ty` is one.
 fn format_of(ty: &CType) -> Option<u32> {
     match ty {
@@ -16,6 +23,15 @@ fn format_of(ty: &CType) -> Option<u32> {
 }
 
 impl Enc<'_> {
+    /// Takes `weight` of the function's floating-point work, if that much is left.
+    fn fp_afford(&mut self, weight: u32) -> bool {
+        if self.fp_work + weight > FP_WORK {
+            return false;
+        }
+        self.fp_work += weight;
+        true
+    }
+
     /// A floating-point result whose NaN stands for any NaN: the sign and payload of the NaN
     /// an operation makes are the hardware's, which the encoding does not model.
     /// The same operation on the same operands gives the same NaN (the hardware is
@@ -82,6 +98,16 @@ impl Enc<'_> {
                 let x = self.eval(a, st);
                 let y = self.eval(b, st);
                 let v = self.t.fp_bin(fop, x, y);
+                if self.t.as_const(v).is_none() {
+                    let weight = match fop {
+                        FpOp::Add | FpOp::Sub => 1,
+                        FpOp::Mul => 2,
+                        FpOp::Div => 4,
+                    };
+                    if !self.fp_afford(weight) {
+                        return self.fresh_of(ty, "float_work");
+                    }
+                }
                 self.fp_result(v)
             }
             _ => self.fresh_of(ty, "float"),
@@ -122,6 +148,9 @@ impl Enc<'_> {
     /// nearest; a value out of the target integer's range (undefined) gives a fresh value.
     pub(super) fn float_convert(&mut self, v: T, from: &CType, to: &CType) -> T {
         let w = width_of(to);
+        if self.t.as_const(v).is_none() && !self.fp_afford(1) {
+            return self.fresh(w, "float_work");
+        }
         match (from, to, format_of(from), format_of(to)) {
             (CType::Float(_), CType::Float(_), Some(_), Some(tw)) => {
                 let r = self.t.fp_resize(tw, v);
@@ -157,6 +186,14 @@ impl Enc<'_> {
             return None;
         }
         let x = self.eval(arg, st);
+        let weight = match m {
+            Math::Sqrt => 4,
+            Math::Fabs | Math::Exp => 0,
+            _ => 1,
+        };
+        if self.t.as_const(x).is_none() && !self.fp_afford(weight) {
+            return Some(self.fresh(w, "float_work"));
+        }
         let un = |op| Some(op);
         let op = match m {
             Math::Fabs => return Some(self.t.fp_abs(x)),

@@ -285,6 +285,8 @@ struct Enc<'a> {
     /// The result of each floating-point operation with its NaN made any NaN (see
     /// `float::fp_result`).
     fp_results: HashMap<T, T>,
+    /// The weight of the floating-point operations encoded so far (see `float::FP_WORK`).
+    fp_work: u32,
     labels: Vec<LabelVc>,
     /// The block being encoded (labels record it).
     cur_block: BlockId,
@@ -412,6 +414,7 @@ pub fn encode_until(
         objects: Vec::new(),
         func_addrs: HashMap::new(),
         fp_results: HashMap::new(),
+        fp_work: 0,
         labels: Vec::new(),
         cur_block: f.entry,
         cur_once: true,

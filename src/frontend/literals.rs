@@ -80,25 +80,29 @@ pub fn parse_number(text: &str) -> Option<Number> {
 }
 
 /// The value of a hexadecimal floating literal's digits and binary exponent (`1.8p3`), when
-/// its significand fits its type exactly and the value is a normal number or zero.
+/// it is zero, or its significand fits its type and the value is a normal number (then exact).
 fn hex_float(text: &str, kind: FloatKind) -> Option<f64> {
     let (digits, exp) = text.split_once('p')?;
     let exp: i32 = exp.parse().ok()?;
     let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
     let all = format!("{int}{frac}");
     let m = u64::from_str_radix(&all, 16).ok()?;
+    if m == 0 {
+        return Some(0.0);
+    }
     let significant = 64 - m.leading_zeros() - m.trailing_zeros();
     let limit = if kind == FloatKind::Float { 24 } else { 53 };
-    if m != 0 && significant > limit {
+    if significant > limit {
         return None;
     }
+    // Exact: a significand that fits, scaled by a power of two, where the result is normal.
     let v = (m as f64) * 2f64.powi(exp.checked_sub(4 * frac.len() as i32)?);
     let normal = if kind == FloatKind::Float {
         (v as f32).is_normal()
     } else {
         v.is_normal()
     };
-    (v == 0.0 || normal).then_some(v)
+    normal.then_some(v)
 }
 
 /// The bytes of a string or character literal, escapes decoded (prefix and quotes removed).
@@ -205,6 +209,9 @@ mod tests {
         assert_eq!(value("0x1.8p3"), Some(12.0));
         assert_eq!(value("0x10p-4f"), Some(1.0));
         assert_eq!(value("0x0p0"), Some(0.0));
+        // Subnormal or beyond the exponent range: not read.
+        assert_eq!(value("0x1p-1070"), None);
+        assert_eq!(value("0x1p-140f"), None);
         // More significant bits than a double holds, or a long double: not read.
         assert_eq!(value("0x1.00000000000001p0"), None);
         assert_eq!(value("1.5L"), None);

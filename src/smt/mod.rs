@@ -242,10 +242,15 @@ pub struct Session {
     work: u64,
     /// The latest models found, newest first (see [`Session::known_model`]).
     models: std::collections::VecDeque<KeptModel>,
-    /// Are the solvers ones that know floating point? (See [`Session::allow_floats`].)
-    floats: bool,
+    /// The solvers of questions with floating-point terms and what they keep, made at the
+    /// first such question and swapped in while one is asked (see [`Session::check_with`]).
+    floats: Option<float::FloatSide>,
+    /// Is the float side swapped in?
+    in_floats: bool,
     /// The nominal time limit of each check, which bounds questions with floats.
     nominal_timeout_ms: u32,
+    /// Whether each term uses floating point (a term's operands included).
+    float_terms: HashMap<T, bool>,
     /// Questions answered by a model already found, without a check.
     reused_models: u64,
     reuse_models: bool,
@@ -300,6 +305,8 @@ impl Kept {
 /// solver that keeps them, none if it came from the one without.
 struct KeptModel {
     abstract_mode: bool,
+    /// Found by the float side's solvers (whose kept facts `satisfies_kept` counts).
+    floats: bool,
     satisfies_kept: usize,
     model: z3::Model,
 }
@@ -329,8 +336,10 @@ impl Session {
             max_memory_mb: config.max_memory_mb,
             work: 0,
             models: Default::default(),
-            floats: false,
+            floats: None,
+            in_floats: false,
             nominal_timeout_ms: config.timeout_ms.max(1),
+            float_terms: HashMap::new(),
             reused_models: 0,
             reuse_models: true,
             answers: HashMap::new(),
@@ -341,41 +350,19 @@ impl Session {
         s
     }
 
-    /// Replaces the solvers by [`float_solver`]s once the terms use floating point: the solver
-    /// for bit-vectors and arrays does not know floats (it answers as if their operations were
-    /// uninterpreted). What was kept asserted goes with the old solvers. Z3's resource counter
-    /// barely counts the work of these solvers (it saw 100 units per millisecond where
-    /// bit-vector questions count thousands), so the nominal time limit bounds their checks:
-    /// the answers of questions with floats may depend on the machine's speed.
-    fn allow_floats(&mut self, terms: &Terms) {
-        if self.floats || !terms.has_floats() {
-            return;
-        }
-        self.floats = true;
-        self.timeout_ms = self.timeout_ms.min(self.nominal_timeout_ms);
-        self.solver = float_solver();
-        self.abstract_solver = float_solver();
-        self.alone_solver = float_solver();
-        self.kept = Kept::default();
-        self.abstract_kept = Kept::default();
-        self.models.clear();
-        self.apply_params();
-    }
-
     /// Sets the limits of the next checks (parameter names checked by a test: Z3 ignores a
     /// misspelt one silently).
     fn apply_params(&self) {
-        let mut p = Params::new();
-        p.set_u32("timeout", self.timeout_ms.max(1));
-        if self.current_rlimit > 0 {
-            p.set_u32("rlimit", self.current_rlimit);
+        let solvers = [&self.solver, &self.abstract_solver, &self.alone_solver];
+        set_limits(
+            &solvers,
+            self.timeout_ms,
+            self.current_rlimit,
+            self.max_memory_mb,
+        );
+        if let Some(side) = &self.floats {
+            side.set_limits(self.current_rlimit, self.max_memory_mb);
         }
-        if self.max_memory_mb > 0 {
-            p.set_u32("max_memory", self.max_memory_mb);
-        }
-        self.solver.set_params(&p);
-        self.abstract_solver.set_params(&p);
-        self.alone_solver.set_params(&p);
     }
 
     /// Gives the next checks `scale` times the configured resource limit.
@@ -393,11 +380,18 @@ impl Session {
         goal: T,
         observe: &[T],
     ) -> Verdict {
+        let floats = self.uses_floats(terms, context, goal);
+        if floats {
+            self.swap_floats();
+        }
         self.abstract_mode = true;
         self.swap_abstract();
-        let v = self.check_with(terms, context, goal, observe);
+        let v = self.check_in_place(terms, context, goal, observe);
         self.swap_abstract();
         self.abstract_mode = false;
+        if floats {
+            self.swap_floats();
+        }
         v
     }
 
@@ -408,12 +402,6 @@ impl Session {
         std::mem::swap(&mut self.kept, &mut self.abstract_kept);
     }
 
-    pub fn assert(&mut self, terms: &Terms, t: T) {
-        self.allow_floats(terms);
-        let b = self.boolean(terms, t);
-        self.solver.assert(&b);
-    }
-
     /// Is `goal` satisfiable together with the asserted facts? On `Refuted`, the model values
     /// of `observe` (booleans as 0/1) are returned in order.
     pub fn check(&mut self, terms: &Terms, goal: T, observe: &[T]) -> Verdict {
@@ -422,10 +410,22 @@ impl Session {
 
     /// Like [`Session::check`], with `context` facts asserted for this question only.
     pub fn check_with(&mut self, terms: &Terms, context: &[T], goal: T, observe: &[T]) -> Verdict {
+        let floats = self.uses_floats(terms, context, goal);
+        if floats {
+            self.swap_floats();
+        }
+        let v = self.check_in_place(terms, context, goal, observe);
+        if floats {
+            self.swap_floats();
+        }
+        v
+    }
+
+    /// [`Session::check_with`] on the solvers swapped in.
+    fn check_in_place(&mut self, terms: &Terms, context: &[T], goal: T, observe: &[T]) -> Verdict {
         if terms.as_bool(goal) == Some(false) {
             return Verdict::Proved;
         }
-        self.allow_floats(terms);
         let g = self.boolean(terms, goal);
         let obs: Vec<Dynamic> = observe.iter().map(|&t| self.translate(terms, t)).collect();
         if !self.incremental {
@@ -491,7 +491,7 @@ impl Session {
             || !self
                 .models
                 .iter()
-                .any(|m| m.abstract_mode == self.abstract_mode)
+                .any(|m| m.abstract_mode == self.abstract_mode && m.floats == self.in_floats)
         {
             return None;
         }
@@ -502,7 +502,9 @@ impl Session {
         let candidates: Vec<usize> = (0..self.models.len())
             .filter(|&i| {
                 let m = &self.models[i];
-                m.abstract_mode == self.abstract_mode && holds(&m.model, g)
+                m.abstract_mode == self.abstract_mode
+                    && m.floats == self.in_floats
+                    && holds(&m.model, g)
             })
             .collect();
         if candidates.is_empty() {
@@ -588,6 +590,7 @@ impl Session {
                     let values = obs.iter().map(|d| model_value(&m, d)).collect();
                     self.models.push_front(KeptModel {
                         abstract_mode: self.abstract_mode,
+                        floats: self.in_floats,
                         satisfies_kept: if alone { 0 } else { self.kept.len() },
                         model: m,
                     });
@@ -892,18 +895,19 @@ fn model_value(model: &z3::Model, d: &Dynamic) -> Option<u128> {
     v.as_bv().and_then(|bv| bv_value(&bv))
 }
 
-/// A solver for questions with floating-point terms: floats turned into bit-vector circuits,
-/// then Z3's strategy for bit-vectors and arrays, each check solved anew, the questions asked
-/// before (their guards asserted false) simplified away first. (Z3's incremental
-/// core, which the guarded questions would otherwise use, reasons about floats far more slowly:
-/// 1.3 s against 0.1 s for `2a < a` with `a >= 0` in binary64.)
-fn float_solver() -> Solver {
-    z3::Tactic::new("simplify")
-        .and_then(&z3::Tactic::new("propagate-values"))
-        .and_then(&z3::Tactic::new("simplify"))
-        .and_then(&z3::Tactic::new("fpa2bv"))
-        .and_then(&z3::Tactic::new("qfaufbv"))
-        .solver()
+/// Sets the limits of the next checks of `solvers`.
+fn set_limits(solvers: &[&Solver], timeout_ms: u32, rlimit: u32, max_memory_mb: u32) {
+    let mut p = Params::new();
+    p.set_u32("timeout", timeout_ms.max(1));
+    if rlimit > 0 {
+        p.set_u32("rlimit", rlimit);
+    }
+    if max_memory_mb > 0 {
+        p.set_u32("max_memory", max_memory_mb);
+    }
+    for s in solvers {
+        s.set_params(&p);
+    }
 }
 
 fn bv_const(width: u32, value: u128) -> BV {

@@ -157,3 +157,42 @@ fn a_question_asked_again_is_answered_without_a_check_unless_it_was_a_model() {
     assert!(matches!(ask(&mut s, x_is_ten, &[], 1), Verdict::Refuted(_)));
     assert_eq!(s.repeated_questions(), 1);
 }
+
+#[test]
+fn float_questions_get_ieee_answers_beside_bitvector_ones() {
+    use crate::vc::fp::bits_of;
+    use crate::vc::term::{FpCmpOp, FpOp};
+    let mut t = Terms::default();
+    let x = t.var(Sort::Bv(64), "x");
+    let mut s = Session::new(&SolverConfig::default());
+    // A bit-vector question first, on the session's own solver.
+    let zero = t.bv(64, 0);
+    let x_zero = t.eq(x, zero);
+    assert!(matches!(s.check(&t, x_zero, &[]), Verdict::Refuted(_)));
+    // x != x holds for NaN only: satisfiable, with a NaN pattern.
+    let eq = t.fp_cmp(FpCmpOp::Eq, x, x);
+    let nan = t.not(eq);
+    match s.check(&t, nan, &[x]) {
+        Verdict::Refuted(v) => {
+            let bits = v[0].expect("a value of x") as u64;
+            assert!(f64::from_bits(bits).is_nan(), "{bits:#x}");
+        }
+        other => panic!("expected a NaN, got {other:?}"),
+    }
+    // x < x never holds; 2x < x with x >= 0 neither (infinities and NaN included).
+    let lt = t.fp_cmp(FpCmpOp::Lt, x, x);
+    assert_eq!(s.check(&t, lt, &[]), Verdict::Proved);
+    let two = t.bv(64, bits_of(64, 2.0));
+    let twice = t.fp_bin(FpOp::Mul, x, two);
+    let below = t.fp_cmp(FpCmpOp::Lt, twice, x);
+    let nonneg = t.fp_cmp(FpCmpOp::Le, zero, x);
+    let both = t.and2(nonneg, below);
+    assert_eq!(s.check(&t, both, &[]), Verdict::Proved);
+    // Without x >= 0, a negative x does it.
+    assert!(matches!(s.check(&t, below, &[]), Verdict::Refuted(_)));
+    // The bit-vector questions still get their answers after the float ones.
+    let one = t.bv(64, 1);
+    let succ = t.bin(BvOp::Add, x, one);
+    let same = t.eq(succ, x);
+    assert_eq!(s.check(&t, same, &[]), Verdict::Proved);
+}

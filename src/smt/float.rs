@@ -45,54 +45,34 @@ fn float_solver() -> Solver {
 }
 
 impl Session {
-    /// Does the question use floating point? Such a question goes to [`float_solver`]s: the
-    /// solver for bit-vectors and arrays does not know floats (it answers as if their
-    /// operations were uninterpreted), and the float solvers, which solve each check anew,
-    /// would make the function's other questions slow. Z3's resource counter barely counts the
-    /// float solvers' work (it saw 100 units per millisecond where bit-vector questions count
-    /// thousands), so the nominal time limit bounds their checks: the answers of questions
-    /// with floats may depend on the machine's speed.
-    pub(super) fn uses_floats(&mut self, terms: &Terms, context: &[T], goal: T) -> bool {
-        if !terms.has_floats() {
-            return false;
+    /// Asks a question with `ask` on the side it belongs to: one that uses floating point
+    /// goes to [`float_solver`]s. The solver for bit-vectors and arrays does not know floats (it
+    /// answers as if their operations were uninterpreted), and the float solvers, which solve
+    /// each check anew, would make the function's other questions slow. Z3's resource counter
+    /// barely counts the float solvers' work (it saw 100 units per millisecond where bit-vector
+    /// questions count thousands), so the nominal time limit bounds their checks: the answers
+    /// of questions with floats may depend on the machine's speed.
+    pub(super) fn on_its_side(
+        &mut self,
+        terms: &Terms,
+        context: &[T],
+        goal: T,
+        ask: impl FnOnce(&mut Session) -> super::Verdict,
+    ) -> super::Verdict {
+        let floats = context.iter().chain([&goal]).any(|&t| terms.uses_floats(t));
+        if floats {
+            self.swap_floats();
         }
-        let mut any = false;
-        for &root in context.iter().chain([&goal]) {
-            let mut stack = vec![(root, false)];
-            while let Some((t, expanded)) = stack.pop() {
-                if self.float_terms.contains_key(&t) {
-                    continue;
-                }
-                let node = terms.node(t);
-                if !expanded {
-                    stack.push((t, true));
-                    for c in node.operands() {
-                        if !self.float_terms.contains_key(&c) {
-                            stack.push((c, false));
-                        }
-                    }
-                    continue;
-                }
-                let own = matches!(
-                    node,
-                    Node::FpBin(..)
-                        | Node::FpUn(..)
-                        | Node::FpCmp(..)
-                        | Node::FpOfInt { .. }
-                        | Node::FpToInt { .. }
-                        | Node::FpResize { .. }
-                );
-                let v = own || node.operands().iter().any(|c| self.float_terms[c]);
-                self.float_terms.insert(t, v);
-            }
-            any |= self.float_terms[&root];
+        let v = ask(self);
+        if floats {
+            self.swap_floats();
         }
-        any
+        v
     }
 
     /// Swaps the float side's solvers, kept facts and time limit in (or back out), making it
     /// at its first use.
-    pub(super) fn swap_floats(&mut self) {
+    fn swap_floats(&mut self) {
         let (nominal, rlimit, memory) = (
             self.nominal_timeout_ms,
             self.current_rlimit,

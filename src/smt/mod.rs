@@ -243,14 +243,13 @@ pub struct Session {
     /// The latest models found, newest first (see [`Session::known_model`]).
     models: std::collections::VecDeque<KeptModel>,
     /// The solvers of questions with floating-point terms and what they keep, made at the
-    /// first such question and swapped in while one is asked (see [`Session::check_with`]).
+    /// first such question and swapped in while one is asked (see `Session::on_its_side`).
     floats: Option<float::FloatSide>,
     /// Is the float side swapped in?
     in_floats: bool,
     /// The nominal time limit of each check, which bounds questions with floats.
     nominal_timeout_ms: u32,
-    /// Whether each term uses floating point (a term's operands included).
-    float_terms: HashMap<T, bool>,
+
     /// Questions answered by a model already found, without a check.
     reused_models: u64,
     reuse_models: bool,
@@ -339,7 +338,7 @@ impl Session {
             floats: None,
             in_floats: false,
             nominal_timeout_ms: config.timeout_ms.max(1),
-            float_terms: HashMap::new(),
+
             reused_models: 0,
             reuse_models: true,
             answers: HashMap::new(),
@@ -380,19 +379,14 @@ impl Session {
         goal: T,
         observe: &[T],
     ) -> Verdict {
-        let floats = self.uses_floats(terms, context, goal);
-        if floats {
-            self.swap_floats();
-        }
-        self.abstract_mode = true;
-        self.swap_abstract();
-        let v = self.check_in_place(terms, context, goal, observe);
-        self.swap_abstract();
-        self.abstract_mode = false;
-        if floats {
-            self.swap_floats();
-        }
-        v
+        self.on_its_side(terms, context, goal, |s| {
+            s.abstract_mode = true;
+            s.swap_abstract();
+            let v = s.check_in_place(terms, context, goal, observe);
+            s.swap_abstract();
+            s.abstract_mode = false;
+            v
+        })
     }
 
     /// Swaps the abstract questions' solver, kept facts and translations in (or back out).
@@ -410,15 +404,9 @@ impl Session {
 
     /// Like [`Session::check`], with `context` facts asserted for this question only.
     pub fn check_with(&mut self, terms: &Terms, context: &[T], goal: T, observe: &[T]) -> Verdict {
-        let floats = self.uses_floats(terms, context, goal);
-        if floats {
-            self.swap_floats();
-        }
-        let v = self.check_in_place(terms, context, goal, observe);
-        if floats {
-            self.swap_floats();
-        }
-        v
+        self.on_its_side(terms, context, goal, |s| {
+            s.check_in_place(terms, context, goal, observe)
+        })
     }
 
     /// [`Session::check_with`] on the solvers swapped in.

@@ -201,7 +201,7 @@ pub fn query(q: &Query, answer: &str) -> String {
     }
     // With floats, a logic that has them (SMT-LIB names none with arrays, bit-vectors and
     // floats together).
-    let logic = if terms.has_floats() {
+    let logic = if roots.iter().any(|&t| terms.uses_floats(t)) {
         "ALL"
     } else {
         "QF_AUFBV"

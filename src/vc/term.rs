@@ -164,6 +164,19 @@ impl Node {
         }
     }
 
+    /// Is this a floating-point operation?
+    pub fn is_float(&self) -> bool {
+        matches!(
+            self,
+            Node::FpBin(..)
+                | Node::FpUn(..)
+                | Node::FpCmp(..)
+                | Node::FpOfInt { .. }
+                | Node::FpToInt { .. }
+                | Node::FpResize { .. }
+        )
+    }
+
     /// The operands of a term, in order.
     pub fn operands(&self) -> Vec<T> {
         let mut out = Vec::new();
@@ -187,8 +200,10 @@ pub struct Terms {
     /// The base addresses of distinct C objects (variables, not string literals, which may
     /// share storage), with their sizes in bytes: see [`Terms::same_cell`].
     objects: HashMap<T, u64>,
-    /// Does any term use floating-point operations?
-    floats: bool,
+    /// By term: does it, or a term below it, use a floating-point operation?
+    floats_below: Vec<bool>,
+    /// Operands of the term being interned (kept to avoid an allocation per term).
+    scratch: Vec<T>,
 }
 
 fn mask(width: u32) -> u128 {
@@ -274,9 +289,10 @@ impl Terms {
         (inside(x, i) && inside(y, j)).then_some(false)
     }
 
-    /// Does any term use floating-point operations (which a solver must then know)?
-    pub fn has_floats(&self) -> bool {
-        self.floats
+    /// Does `t`, or a term below it, use floating-point operations (which a solver must then
+    /// know)?
+    pub fn uses_floats(&self, t: T) -> bool {
+        self.floats_below[t.0 as usize]
     }
 
     pub fn node(&self, t: T) -> &Node {
@@ -303,15 +319,12 @@ impl Terms {
             return t;
         }
         let t = T(self.nodes.len() as u32);
-        self.floats |= matches!(
-            node,
-            Node::FpBin(..)
-                | Node::FpUn(..)
-                | Node::FpCmp(..)
-                | Node::FpOfInt { .. }
-                | Node::FpToInt { .. }
-                | Node::FpResize { .. }
-        );
+        let mut operands = std::mem::take(&mut self.scratch);
+        operands.clear();
+        node.push_operands(&mut operands);
+        let floats = node.is_float() || operands.iter().any(|c| self.uses_floats(*c));
+        self.scratch = operands;
+        self.floats_below.push(floats);
         self.nodes.push(node.clone());
         self.sorts.push(sort);
         self.dedup.insert(node, t);

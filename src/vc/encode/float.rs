@@ -194,21 +194,22 @@ impl Enc<'_> {
         if self.t.as_const(x).is_none() && !self.fp_afford(weight) {
             return Some(self.fresh(w, "float_work"));
         }
-        let un = |op| Some(op);
         let op = match m {
             Math::Fabs => return Some(self.t.fp_abs(x)),
-            Math::Sqrt => un(FpUnOp::Sqrt),
-            Math::Floor => un(FpUnOp::Floor),
-            Math::Ceil => un(FpUnOp::Ceil),
-            Math::Trunc => un(FpUnOp::Trunc),
-            Math::Round => un(FpUnOp::Round),
-            Math::Exp => None,
+            Math::Exp => return Some(self.exp_of(x, w)),
+            Math::Sqrt => FpUnOp::Sqrt,
+            Math::Floor => FpUnOp::Floor,
+            Math::Ceil => FpUnOp::Ceil,
+            Math::Trunc => FpUnOp::Trunc,
+            Math::Round => FpUnOp::Round,
         };
-        if let Some(op) = op {
-            let r = self.t.fp_un(op, x);
-            return Some(self.fp_result(r));
-        }
-        // exp: NaN exactly for a NaN, never negative otherwise (+0 for -infinity).
+        let r = self.t.fp_un(op, x);
+        Some(self.fp_result(r))
+    }
+
+    /// `exp(x)`: a fresh value, NaN exactly for a NaN, never negative otherwise (+0 for
+    /// -infinity).
+    fn exp_of(&mut self, x: T, w: u32) -> T {
         let r = self.fresh(w, "exp");
         let x_nan = self.t.fp_is_nan(x);
         let r_nan = self.t.fp_is_nan(r);
@@ -216,6 +217,6 @@ impl Enc<'_> {
         let nonneg = self.t.fp_cmp(FpCmpOp::Le, zero, r);
         let fact = self.t.ite(x_nan, r_nan, nonneg);
         self.fact(&[r], fact);
-        Some(r)
+        r
     }
 }

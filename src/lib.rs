@@ -18,3 +18,4 @@ pub mod report;
 pub mod run;
 pub mod smt;
 pub mod vc;
+pub mod witness;

@@ -81,7 +81,8 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
     );
     let mut hyper_md = String::new();
     let mut grey_md = String::new();
-    let mut grey_total = [0usize; 4];
+    let mut grey_total = [0usize; 6];
+    let mut grey_seconds = 0.0;
     for &(name, folder, file, link) in PROGRAMS {
         if only.as_deref().is_some_and(|o| o != name) {
             continue;
@@ -147,21 +148,37 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
                 .unwrap_or(0)
         };
         let len = |v: &serde_json::Value| v.as_array().map_or(0, Vec::len);
-        // The grey zone: labels no test covers and no proof says infeasible.
+        // The grey zone: labels no test covers and no proof says infeasible, before and after
+        // `witness` (which asks only labels the universe left uncovered).
         let labels = covprune::report::labels::read(&annotated.with_extension("labels"))?;
         let count = |status: &str| labels.rows.iter().filter(|r| r.status == status).count();
         let (all, covered_rows, infeasible) =
             (labels.rows.len(), count("covered"), count("uncoverable"));
+        let t = Instant::now();
+        let w = covprune_json(
+            Command::new(&exe)
+                .arg("witness")
+                .arg(&annotated)
+                .arg("--out")
+                .arg(pdir.join("witnesses"))
+                .args(["--jobs", "2", "--json"]),
+        )?;
+        let witness_s = t.elapsed().as_secs_f64();
+        let shown = w["shown_feasible"].as_u64().unwrap_or(0) as usize;
         let grey = all - covered_rows - infeasible;
-        for (t, v) in grey_total
-            .iter_mut()
-            .zip([all, covered_rows, infeasible, grey])
+        let neither = grey - shown;
+        for (t, v) in
+            grey_total
+                .iter_mut()
+                .zip([all, covered_rows, infeasible, grey, shown, neither])
         {
             *t += v;
         }
+        grey_seconds += witness_s;
         let _ = writeln!(
             grey_md,
-            "| {name} | {all} | {covered_rows} | {infeasible} | {grey} |"
+            "| {name} | {all} | {covered_rows} | {infeasible} | {grey} | {shown} ({} tests) | {neither} | {witness_s:.1} |",
+            w["tests"]
         );
         let b = &words["behaviour"];
         let row = format!(
@@ -215,13 +232,16 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
     );
     let _ = writeln!(
         grey_md,
-        "| all | {} | {} | {} | {} |",
-        grey_total[0], grey_total[1], grey_total[2], grey_total[3]
+        "| all | {} | {} | {} | {} | {} | {} | {grey_seconds:.1} |",
+        grey_total[0], grey_total[1], grey_total[2], grey_total[3], grey_total[4], grey_total[5]
     );
     md.push_str(
         "\nThe grey zone: labels no test of the universe covers and no proof says infeasible \
-         (each is infeasible and unproved, or feasible and untested):\n\n\
-         | program | labels | covered | proved infeasible | neither |\n|---|---|---|---|---|\n",
+         (each is infeasible and unproved, or feasible and untested), and what `covprune \
+         witness` shows feasible among them: calls built from models of each label, run under \
+         the sanitizers; a label a run covers is feasible, and the run is written as a test \
+         (`TC_n.c`). Neither: still undecided.\n\n\
+         | program | labels | covered | proved infeasible | grey zone | shown feasible by `witness` | neither | witness s |\n|---|---|---|---|---|---|---|---|\n",
     );
     md.push_str(&grey_md);
     if !hyper_md.is_empty() {
@@ -247,6 +267,22 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
     print!("{md}");
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
+}
+
+/// Runs a covprune command that must succeed; its JSON output.
+fn covprune_json(cmd: &mut Command) -> Result<serde_json::Value> {
+    let o = cmd.output()?;
+    if !o.status.success() {
+        bail!(
+            "{cmd:?} failed (exit {:?}): {}",
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr)
+                .chars()
+                .take(2000)
+                .collect::<String>()
+        );
+    }
+    Ok(serde_json::from_slice(&o.stdout)?)
 }
 
 fn covprune_ok(cmd: &mut Command) -> Result<()> {

@@ -734,6 +734,7 @@ mod tests {
             function: "f".into(),
             predicate: format!("p{id}"),
             time_ms: 0,
+            witness: None,
         }
     }
 

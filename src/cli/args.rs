@@ -373,6 +373,39 @@ pub struct AuditArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct WitnessArgs {
+    /// The annotated C file, pruned.
+    pub file: PathBuf,
+    /// The directory the tests are written to (new, empty, or holding only tests an earlier
+    /// run wrote, which are replaced).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// The ledger (default: STEM.covprune.json).
+    #[arg(long)]
+    pub ledger: Option<PathBuf>,
+    /// The labels file (default: STEM.labels, if it exists).
+    #[arg(long)]
+    pub labels: Option<PathBuf>,
+    /// Unknown labels asked for a model per function, at most.
+    #[arg(long, default_value_t = 64)]
+    pub per_function: usize,
+    /// Seconds for one function's encoding and models.
+    #[arg(long, default_value_t = 20)]
+    pub function_s: u64,
+    /// Milliseconds for one run of a call.
+    #[arg(long, default_value_t = 2000)]
+    pub run_ms: u64,
+    /// Worker threads (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub cc: CcFlags,
+}
+
+#[derive(Args, Debug)]
 pub struct MergeArgs {
     /// Shard files written by `covprune prune --shard K/N` (all N of them).
     #[arg(required = true)]

@@ -74,6 +74,10 @@ pub enum Command {
     /// How redundant each criterion is: counts per criterion and function, duplicate classes,
     /// subsumers, the criterion × criterion matrix; DOT, HTML and SARIF reports.
     Audit(AuditArgs),
+    /// For the labels a prune left unknown: run calls built from models of them; write the
+    /// calls that cover some as LTest drivers (DIR/TC_n.c) and record in the ledger and the
+    /// .labels file which test shows each feasible.
+    Witness(WitnessArgs),
     /// Insert test objectives (labels) for coverage criteria: writes DIR/STEM_labels.c and
     /// DIR/STEM_labels.labels.
     Annotate(AnnotateArgs),
@@ -330,6 +334,21 @@ fn execute(command: Command) -> run::Result<Exit> {
             if !report.below_threshold.is_empty() {
                 return Ok(Exit::Findings);
             }
+        }
+        Command::Witness(args) => {
+            let preprocess = args.cc.options_for(&args.file)?;
+            let report = run::witness::witness(&run::witness::WitnessOptions {
+                file: args.file,
+                out: args.out,
+                ledger: args.ledger,
+                labels: args.labels,
+                preprocess,
+                per_function: args.per_function,
+                function_ms: args.function_s * 1000,
+                run_ms: args.run_ms,
+                jobs: args.jobs,
+            })?;
+            show(&report, args.json, run::witness::WitnessReport::to_text);
         }
         Command::Audit(args) => {
             let preprocess = args.cc.options_for(&args.file)?;

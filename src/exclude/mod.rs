@@ -559,6 +559,7 @@ mod tests {
                     function: String::new(),
                     predicate: format!("p{id}"),
                     time_ms: 0,
+                    witness: None,
                 })
                 .collect(),
         };

@@ -289,6 +289,29 @@ impl Asker<'_> {
         }
     }
 
+    /// A model of label `l` (reached, predicate true) with the function's memory written out,
+    /// as the values of `observe` (terms of the entry state): the inputs of a concrete call
+    /// that may cover it. `None` when the solver finds none within its limits.
+    pub(super) fn model_of(&mut self, l: &LabelVc, observe: &[T]) -> Option<Vec<Option<u128>>> {
+        let goal = self.terms.and2(l.reach, l.pred);
+        let mut roots = vec![goal];
+        roots.extend_from_slice(observe);
+        let (ids, _) = needed_facts(&self.terms, self.facts, &self.index, &roots, false);
+        let context: Vec<T> = ids.into_iter().map(|i| self.facts[i].fact).collect();
+        let q = Query {
+            terms: &self.terms,
+            context: &context,
+            goal,
+            observe,
+            memory: Memory::Bytes,
+            units_scale: 1,
+        };
+        match self.backend.check(&q) {
+            Verdict::Refuted(v) if v.len() == observe.len() => Some(v),
+            _ => None,
+        }
+    }
+
     /// Is a model of `l` (reached, predicate true) a run that covers it? So when `l`'s
     /// reachability and predicate depend on the entry state alone, with no over-approximation
     /// on the way ([`crate::vc::encode::Exactness`]), and callers may choose any entry state

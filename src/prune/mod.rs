@@ -27,6 +27,7 @@ mod step1;
 mod steps23;
 pub mod unreached;
 mod verdicts;
+pub mod witness;
 
 pub use config::PruneConfig;
 use function::{

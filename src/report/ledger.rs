@@ -86,6 +86,10 @@ pub struct LedgerLabel {
     pub predicate: String,
     /// Solver time (0 unless the run was asked for timings).
     pub time_ms: u64,
+    /// For a label nothing proved: the test `witness` wrote that covers it (`TC_n.c`), which
+    /// shows it feasible.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub witness: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -144,6 +148,7 @@ impl Ledger {
                 } else {
                     0
                 },
+                witness: None,
             })
             .collect();
         labels.sort_by_key(|l| l.id);
@@ -387,6 +392,7 @@ mod tests {
             function: "f".into(),
             predicate: "x > 0".into(),
             time_ms: 0,
+            witness: None,
         };
         Ledger {
             schema: SCHEMA.into(),

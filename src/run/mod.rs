@@ -13,6 +13,7 @@ pub mod measure;
 pub mod project;
 pub mod project_measure;
 pub mod prune;
+pub mod witness;
 
 use std::path::{Path, PathBuf};
 

@@ -150,11 +150,24 @@ pub struct FunctionVc {
     /// The values of the root function's parameters at its entry, in order (a parameter
     /// living in memory has none): what a caller chooses, for witnesses of coverage.
     pub inputs: Vec<T>,
+    /// The root's entry state as a caller sets it up: what a concrete call needs.
+    pub entry: EntryState,
     /// Functions some encoded direct call of which was not inlined (too big, past the
     /// inlining budget, too deep, recursive): their executions there are not in the encoding.
     pub opaque_calls: BTreeSet<String>,
     /// Which symbols stand for the entry state and which for over-approximations.
     pub exactness: Exactness,
+}
+
+/// The entry state of the encoded function, as terms a model gives values to: each
+/// parameter's value (`None` for one living in memory), the shared memory at entry, and, for
+/// each global the encoding reads at entry, the memory holding it and its address there (a
+/// global with a memory of its own is at offset 0 of it).
+#[derive(Clone, Debug, Default)]
+pub struct EntryState {
+    pub params: Vec<Option<T>>,
+    pub mem0: Option<T>,
+    pub globals: BTreeMap<GlobalId, (T, T)>,
 }
 
 /// The encoding's symbols sorted by what they stand for, so that a model can be told to be a
@@ -299,6 +312,8 @@ struct Enc<'a> {
     outer_once: bool,
     /// The root's parameters at entry ([`FunctionVc::inputs`]).
     inputs: Vec<T>,
+    /// The root's entry state ([`FunctionVc::entry`]; its globals are filled in at the end).
+    entry: EntryState,
     /// Which regions address-taken locals, string literals and dereferences are in.
     pts: PointsTo,
     /// When to give the encoding up ([`encode_until`]), and whether it was.
@@ -420,6 +435,7 @@ pub fn encode_until(
         cur_once: true,
         outer_once: true,
         inputs: Vec::new(),
+        entry: EntryState::default(),
         pts,
         deadline,
         out_of_time: false,
@@ -461,6 +477,20 @@ pub fn encode_until(
     let labels = merge_occurrences(&mut e.t, e.labels);
     let context_labels = merge_occurrences(&mut e.t, e.context_labels);
     let copies = merge_copies(&mut e.t, e.copies);
+    let mut entry = std::mem::take(&mut e.entry);
+    for (o, &m) in &e.own_init {
+        if let MemObj::Global(g) = *o {
+            let at = e.t.bv(64, 0);
+            entry.globals.insert(g, (m, at));
+        }
+    }
+    if let Some(mem0) = entry.mem0 {
+        for (o, &b) in &e.bases {
+            if let MemObj::Global(g) = *o {
+                entry.globals.entry(g).or_insert((mem0, b));
+            }
+        }
+    }
     Some(FunctionVc {
         terms: e.t,
         facts: e.facts,
@@ -470,6 +500,7 @@ pub fn encode_until(
         own_objects,
         shared_objects,
         inputs: e.inputs,
+        entry,
         opaque_calls: e.opaque_calls,
         exactness: e.exactness,
     })
@@ -659,6 +690,8 @@ impl<'a> Enc<'a> {
             .iter()
             .filter_map(|p| init.vars[p.0 as usize])
             .collect();
+        self.entry.params = f.params.iter().map(|p| init.vars[p.0 as usize]).collect();
+        self.entry.mem0 = Some(mem0);
         let tru = self.t.tru();
         if config.entry_main && f.name == "main" {
             for g in &self.prog.globals {

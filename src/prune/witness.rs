@@ -1,0 +1,277 @@
+//! Inputs for witnesses that run: for a label nothing proved, a model of its question (reached,
+//! predicate true, with the function's memory written out) read as a concrete call of its
+//! function: each parameter's value, the bytes a pointer parameter points to, and the values
+//! of the globals the function reads at entry. A model is only a guess at such a call (the
+//! encoding over-approximates loops and calls): whether the call covers the label is for a
+//! real run to say ([`crate::witness`]).
+//!
+//! What a call can set is what a test of the function could: its arguments, buffers of plain
+//! data behind its pointer arguments, and the file's external, non-constant globals of plain
+//! data (no pointers in them). A pointer in the data a pointer argument reaches is left null;
+//! `static` globals keep what the program gave them, since no test outside the file can set
+//! them (the engine's whole-file facts assume as much).
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use super::asker::{Asker, Budget};
+use super::faults::Faults;
+use super::{Prover, PruneConfig};
+use crate::ir::{CType, Function, GlobalId, Linkage, Program};
+use crate::vc::encode::{encode_until, EntryState};
+use crate::vc::term::{BvOp, Terms, T};
+
+/// Bytes a pointer argument's buffer holds.
+pub const BUFFER_BYTES: u64 = 256;
+/// Largest global a call sets (bytes); bigger ones keep their initial value.
+pub const MAX_GLOBAL_BYTES: u64 = 1024;
+
+/// One argument of a call.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Arg {
+    /// A scalar, as the bits of its type (integers and IEEE-754 floats alike).
+    Bits(u128),
+    /// A pointer to a buffer of [`BUFFER_BYTES`] holding these bytes first (zeros after).
+    Buffer(Vec<u8>),
+    /// A null pointer.
+    Null,
+}
+
+/// A concrete call of a function, from a model of one of its labels.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Call {
+    pub function: String,
+    /// The label whose model gave the call.
+    pub target: u64,
+    pub args: Vec<Arg>,
+    /// Globals set before the call, with their bytes.
+    pub globals: Vec<(GlobalId, Vec<u8>)>,
+}
+
+/// Limits of the models' questions.
+#[derive(Clone, Copy, Debug)]
+pub struct ModelLimits {
+    /// Labels asked per function, at most.
+    pub per_function: usize,
+    /// Time for one function's encoding and questions.
+    pub function_ms: u64,
+}
+
+/// Why a function gets no calls.
+pub fn unsupported(f: &Function) -> Option<&'static str> {
+    if f.name == "main" {
+        return Some("`main` is run by the program's own tests");
+    }
+    if f.linkage == Linkage::Internal {
+        return Some("a static function: only its callers in the file reach it");
+    }
+    if f.ty.variadic {
+        return Some("variadic");
+    }
+    for p in &f.params {
+        match &f.local(*p).ty {
+            CType::Int(_) | CType::Pointer(_) => {}
+            CType::Float(k) if k.size() <= 8 => {}
+            _ => return Some("a parameter of a type a call cannot be written for"),
+        }
+    }
+    None
+}
+
+/// Does a value of `ty` hold a pointer (or something the engine does not know)?
+pub fn holds_pointers(program: &Program, ty: &CType) -> bool {
+    match ty {
+        CType::Int(_) | CType::Float(_) | CType::Void => false,
+        CType::Array(elem, _) => holds_pointers(program, elem),
+        CType::Record(id) => match program.records.get(id.0 as usize) {
+            Some(r) if r.complete => r.fields.iter().any(|f| holds_pointers(program, &f.ty)),
+            _ => true,
+        },
+        CType::Pointer(_) | CType::Function(_) | CType::Unknown => true,
+    }
+}
+
+/// Can a test set global `g` before a call (and should it)?
+pub fn settable_global(program: &Program, g: GlobalId) -> bool {
+    let glob = &program.globals[g.0 as usize];
+    glob.linkage == Linkage::External
+        && !glob.is_extern_decl
+        && !glob.is_const
+        && !glob.volatile
+        && !holds_pointers(program, &glob.ty)
+        && program
+            .layout()
+            .size_of(&glob.ty)
+            .is_some_and(|s| s > 0 && s <= MAX_GLOBAL_BYTES)
+}
+
+/// How each observed value maps back to the call.
+enum Slot {
+    /// A scalar parameter: one term.
+    Scalar,
+    /// A pointer parameter: the pointer, then the bytes it points to (none when the data
+    /// holds pointers: a zeroed buffer).
+    Pointer { bytes: usize },
+    /// A parameter the model cannot give (one living in memory): zero.
+    Zero,
+}
+
+/// The terms to observe in a model for a call of `f`, and how to read them back.
+struct Plan {
+    observe: Vec<T>,
+    slots: Vec<Slot>,
+    globals: Vec<(GlobalId, usize)>,
+}
+
+fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &mut Terms) -> Plan {
+    let layout = program.layout();
+    let mut observe = Vec::new();
+    let mut slots = Vec::new();
+    let bytes_at = |terms: &mut Terms, mem: T, at: T, n: u64, observe: &mut Vec<T>| {
+        for k in 0..n {
+            let off = terms.bv(64, u128::from(k));
+            let addr = if k == 0 {
+                at
+            } else {
+                terms.bin(BvOp::Add, at, off)
+            };
+            observe.push(terms.select(mem, addr));
+        }
+    };
+    for (i, p) in f.params.iter().enumerate() {
+        let ty = &f.local(*p).ty;
+        match (entry.params.get(i).copied().flatten(), ty) {
+            (Some(v), CType::Pointer(to)) => {
+                observe.push(v);
+                let n = match (entry.mem0, holds_pointers(program, to)) {
+                    (Some(mem0), false) => {
+                        bytes_at(terms, mem0, v, BUFFER_BYTES, &mut observe);
+                        BUFFER_BYTES as usize
+                    }
+                    _ => 0,
+                };
+                slots.push(Slot::Pointer { bytes: n });
+            }
+            (Some(v), _) => {
+                observe.push(v);
+                slots.push(Slot::Scalar);
+            }
+            (None, _) => slots.push(Slot::Zero),
+        }
+    }
+    let mut globals = Vec::new();
+    for (&g, &(mem, at)) in &entry.globals {
+        if !settable_global(program, g) {
+            continue;
+        }
+        let size = layout
+            .size_of(&program.globals[g.0 as usize].ty)
+            .unwrap_or(0);
+        bytes_at(terms, mem, at, size, &mut observe);
+        globals.push((g, size as usize));
+    }
+    Plan {
+        observe,
+        slots,
+        globals,
+    }
+}
+
+impl Plan {
+    fn call(&self, f: &Function, target: u64, values: &[Option<u128>]) -> Call {
+        let mut at = 0;
+        let mut next = || {
+            let v = values.get(at).copied().flatten().unwrap_or(0);
+            at += 1;
+            v
+        };
+        let mut args = Vec::with_capacity(self.slots.len());
+        for slot in &self.slots {
+            args.push(match slot {
+                Slot::Scalar => Arg::Bits(next()),
+                Slot::Zero => Arg::Bits(0),
+                Slot::Pointer { bytes } => {
+                    let p = next();
+                    let data: Vec<u8> = (0..*bytes).map(|_| next() as u8).collect();
+                    if p == 0 {
+                        Arg::Null
+                    } else {
+                        Arg::Buffer(data)
+                    }
+                }
+            });
+        }
+        let globals = self
+            .globals
+            .iter()
+            .map(|&(g, n)| (g, (0..n).map(|_| next() as u8).collect()))
+            .collect();
+        Call {
+            function: f.name.clone(),
+            target,
+            args,
+            globals,
+        }
+    }
+}
+
+/// Calls from models of the labels `targets` asks, by function (each function's labels in the
+/// order given, at most [`ModelLimits::per_function`] of them), functions in parallel on the
+/// current thread pool. Functions [`unsupported`] get none.
+pub fn calls(
+    program: &Program,
+    config: &PruneConfig,
+    targets: &BTreeMap<String, Vec<u64>>,
+    limits: ModelLimits,
+) -> Vec<Call> {
+    let prover = Prover::new(program, config);
+    let todo: Vec<(&Function, &Vec<u64>)> = targets
+        .iter()
+        .filter_map(|(name, ids)| Some((program.function(name)?, ids)))
+        .filter(|(f, _)| unsupported(f).is_none())
+        .collect();
+    let mut out: Vec<Call> = todo
+        .par_iter()
+        .flat_map_iter(|(f, ids)| {
+            crate::smt::in_fresh_context(|| calls_of(&prover, f, ids, limits))
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn calls_of(prover: &Prover, f: &Function, ids: &[u64], limits: ModelLimits) -> Vec<Call> {
+    let t0 = Instant::now();
+    let deadline = t0 + Duration::from_millis(limits.function_ms);
+    let config = &prover.config;
+    let Some(mut vc) = encode_until(
+        prover.program,
+        f,
+        &prover.sums,
+        &config.encode,
+        Some(deadline),
+    ) else {
+        return Vec::new();
+    };
+    let plan = plan(prover.program, f, &vc.entry, &mut vc.terms);
+    let backend = crate::smt::backend(&config.solver, None, &f.name);
+    let budget = Budget::of_wall(Duration::from_millis(limits.function_ms), t0);
+    let faults = Faults::default();
+    let mut asker = Asker::new(backend, vc.terms, &vc.facts, &vc.exactness, budget, &faults);
+    let mut out = Vec::new();
+    for id in ids.iter().take(limits.per_function) {
+        if asker.over_budget() {
+            break;
+        }
+        let Some(l) = vc.labels.iter().find(|l| l.id == *id) else {
+            continue;
+        };
+        if let Some(values) = asker.model_of(l, &plan.observe) {
+            out.push(plan.call(f, *id, &values));
+        }
+    }
+    out
+}

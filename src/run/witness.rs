@@ -1,0 +1,343 @@
+//! `witness`: for the labels a `prune` run left unknown, calls built from models of them are
+//! run ([`crate::witness`]); a label a run covers is shown feasible. The tests that cover them
+//! are written to the directory the user names as LTest drivers (`TC_n.c`), and the ledger
+//! and the labels file record, for each such label, the test that covers it. A run covering a
+//! label the ledger says infeasible is a soundness alarm: the tests are written (to reproduce
+//! it) and the ledger and labels file are left as they were.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::error::{write_failed, Error, Result};
+use crate::frontend::PreprocessOptions;
+use crate::prune::witness::{self as models, ModelLimits};
+use crate::prune::{PruneConfig, Status};
+use crate::report::labels;
+use crate::report::ledger;
+
+/// The first line of every test `witness` writes: what it may replace in the output directory.
+const MARK: &str = "/* A witness written by covprune";
+
+#[derive(Clone, Debug)]
+pub struct WitnessOptions {
+    /// The annotated C file, pruned (its ledger beside it, or `ledger`).
+    pub file: PathBuf,
+    /// Where the tests go (created if needed; only tests an earlier run wrote are replaced).
+    pub out: PathBuf,
+    pub ledger: Option<PathBuf>,
+    pub labels: Option<PathBuf>,
+    pub preprocess: PreprocessOptions,
+    /// Labels asked per function, at most.
+    pub per_function: usize,
+    /// Time for one function's models.
+    pub function_ms: u64,
+    /// Time for one run.
+    pub run_ms: u64,
+    /// Worker threads (0: the machine's cores).
+    pub jobs: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct WitnessReport {
+    pub file: String,
+    pub out: String,
+    /// Labels the ledger leaves unknown and the labels file does not mark covered.
+    pub unknown: usize,
+    /// Of those, in functions a call can be written for.
+    pub asked: usize,
+    /// Calls from models (distinct).
+    pub calls: usize,
+    /// Runs stopped by the time limit.
+    pub timed_out: usize,
+    /// Tests kept (written as `TC_n.c`).
+    pub tests: usize,
+    /// Unknown labels a kept test covers: shown feasible.
+    pub shown_feasible: usize,
+    /// Functions no call is written for, with why and how many unknown labels they hold.
+    pub unsupported: Vec<Unsupported>,
+    pub seconds: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Unsupported {
+    pub function: String,
+    pub why: String,
+    pub labels: usize,
+}
+
+impl WitnessReport {
+    pub fn to_text(&self) -> String {
+        let mut out = format!(
+            "{}\nunknown labels no test covers: {}; in functions a call can be written for: {}\ncalls from models: {} ({} stopped by the time limit)\nshown feasible by a test: {} labels, {} tests written to {}\n",
+            self.file,
+            self.unknown,
+            self.asked,
+            self.calls,
+            self.timed_out,
+            self.shown_feasible,
+            self.tests,
+            self.out
+        );
+        for u in &self.unsupported {
+            out.push_str(&format!(
+                "  no calls for {} ({} unknown labels): {}\n",
+                u.function, u.labels, u.why
+            ));
+        }
+        out
+    }
+}
+
+pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
+    let t0 = Instant::now();
+    let ledger_path = opts
+        .ledger
+        .clone()
+        .unwrap_or_else(|| super::prune::ledger_path_of(&opts.file));
+    if !opts.file.exists() {
+        return Err(anyhow::anyhow!("{}: no such file", opts.file.display()).into());
+    }
+    if !ledger_path.exists() {
+        return Err(anyhow::anyhow!(
+            "{}: no ledger (prune {} first)",
+            ledger_path.display(),
+            opts.file.display()
+        )
+        .into());
+    }
+    let labels_path = opts
+        .labels
+        .clone()
+        .unwrap_or_else(|| opts.file.with_extension("labels"));
+    let mut labels_file = if labels_path.exists() {
+        Some(labels::read(&labels_path)?)
+    } else {
+        None
+    };
+    let ids: Option<Vec<u64>> = labels_file
+        .as_ref()
+        .map(|lf| lf.rows.iter().map(|r| r.id).collect());
+    let mut ledger = ledger::read_bound(&ledger_path, &opts.file, ids.as_deref())?;
+    if ledger.view.entry_main {
+        return Err(anyhow::anyhow!(
+            "{}: its claims are about runs from main (--entry main); witnesses call functions directly",
+            ledger_path.display()
+        )
+        .into());
+    }
+    let earlier = prepare_out(&opts.out)?;
+    super::check_writable(&ledger_path)?;
+    if labels_file.is_some() {
+        super::check_writable(&labels_path)?;
+    }
+
+    let mut program = super::load(&opts.file, &opts.preprocess)?.program;
+    if ledger.view.open_statics {
+        program.open_statics();
+    }
+    // Labels a test of the user's already covers (a `measure` run marked them) need no
+    // witness.
+    let covered: BTreeSet<u64> = labels_file
+        .iter()
+        .flat_map(|lf| &lf.rows)
+        .filter(|r| r.status == "covered")
+        .map(|r| r.id)
+        .collect();
+    let unknown: Vec<(u64, String)> = ledger
+        .labels
+        .iter()
+        .filter(|l| matches!(l.status, Status::Unknown { .. }) && !covered.contains(&l.id))
+        .map(|l| (l.id, l.function.clone()))
+        .collect();
+    let mut targets: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    let mut unsupported: BTreeMap<String, (String, usize)> = BTreeMap::new();
+    for (id, function) in &unknown {
+        match program.function(function) {
+            Some(f) => match models::unsupported(f) {
+                None => targets.entry(function.clone()).or_default().push(*id),
+                Some(why) => {
+                    let e = unsupported
+                        .entry(function.clone())
+                        .or_insert((why.to_string(), 0));
+                    e.1 += 1;
+                }
+            },
+            None if !function.is_empty() => {
+                let e = unsupported
+                    .entry(function.clone())
+                    .or_insert(("not analysed".to_string(), 0));
+                e.1 += 1;
+            }
+            None => {}
+        }
+    }
+    let asked: usize = targets.values().map(Vec::len).sum();
+    let config = PruneConfig::of_view(ledger.view);
+    let limits = ModelLimits {
+        per_function: opts.per_function,
+        function_ms: opts.function_ms,
+    };
+    let jobs = if opts.jobs == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        opts.jobs
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(Error::internal)?;
+    let calls = pool.install(|| models::calls(&program, &config, &targets, limits));
+    let work = tempfile::tempdir().map_err(Error::internal)?;
+    // The runner is built in a scratch directory: paths of the flags made absolute.
+    let absolute = |p: &PathBuf| p.canonicalize().unwrap_or_else(|_| p.clone());
+    let mut pre = opts.preprocess.clone();
+    pre.include_dirs = pre.include_dirs.iter().map(absolute).collect();
+    pre.force_includes = pre.force_includes.iter().map(absolute).collect();
+    let (mut flags, _) =
+        crate::frontend::preprocess::database_build_flags(&opts.preprocess, &opts.file)?;
+    flags.extend(crate::frontend::preprocess::user_flags(&pre));
+    let run_opts = crate::witness::RunOptions {
+        cc: opts.preprocess.cc.clone().unwrap_or_else(|| "cc".into()),
+        flags,
+        timeout: Duration::from_millis(opts.run_ms),
+    };
+    let runs = pool
+        .install(|| crate::witness::run(&program, &opts.file, &calls, &run_opts, work.path()))
+        .map_err(|e| match e {
+            crate::witness::WitnessError::Build { .. } => Error::BadInput(e.into()),
+            other => Error::internal(other),
+        })?;
+    let wanted: BTreeSet<u64> = unknown.iter().map(|(id, _)| *id).collect();
+    let (kept, by_label) = crate::witness::choose(&runs, &wanted);
+
+    // Every test kept, then the check of every run against the proofs.
+    let include = include_path(&opts.out, &opts.file);
+    for p in earlier {
+        std::fs::remove_file(&p).map_err(|e| write_failed(&p, e))?;
+    }
+    for (n, &k) in kept.iter().enumerate() {
+        let path = opts.out.join(crate::witness::test_file(n + 1));
+        let text = crate::witness::driver::standalone(&include, &program, &calls[k], n + 1);
+        labels::write_atomic(&path, text).map_err(|e| write_failed(&path, e))?;
+    }
+    let infeasible: BTreeSet<u64> = ledger
+        .labels
+        .iter()
+        .filter(|l| l.status == Status::Infeasible)
+        .map(|l| l.id)
+        .collect();
+    let contradicted: Vec<(u64, usize)> = runs
+        .covered
+        .iter()
+        .enumerate()
+        .flat_map(|(k, c)| c.iter().map(move |id| (*id, k)))
+        .filter(|(id, _)| infeasible.contains(id))
+        .collect();
+    if let Some((id, k)) = contradicted.first() {
+        return Err(Error::SoundnessAlarm(format!(
+            "label {id} was proved infeasible, but the call of {} from a model of label {} covers it ({} such labels); tests written to {}, ledger unchanged",
+            calls[*k].function,
+            calls[*k].target,
+            contradicted.iter().map(|c| c.0).collect::<BTreeSet<_>>().len(),
+            opts.out.display()
+        )));
+    }
+
+    let name = |n: usize| crate::witness::test_file(n + 1).display().to_string();
+    for l in &mut ledger.labels {
+        l.witness = by_label.get(&l.id).map(|&n| name(n));
+    }
+    labels::write_atomic(&ledger_path, ledger.to_json())
+        .map_err(|e| write_failed(&ledger_path, e))?;
+    if let Some(lf) = &mut labels_file {
+        for row in &mut lf.rows {
+            if let Some(&n) = by_label.get(&row.id) {
+                row.status = "covered".into();
+                let driver = (n + 1).to_string();
+                if !row.drivers.split_whitespace().any(|d| d == driver) {
+                    row.drivers = if row.drivers.trim().is_empty() {
+                        driver
+                    } else {
+                        format!("{} {driver}", row.drivers.trim())
+                    };
+                }
+            }
+        }
+        labels::write_atomic(&labels_path, lf.to_text())
+            .map_err(|e| write_failed(&labels_path, e))?;
+    }
+    Ok(WitnessReport {
+        file: super::file_name(&opts.file),
+        out: opts.out.display().to_string(),
+        unknown: unknown.len(),
+        asked,
+        calls: calls.len(),
+        timed_out: runs.timed_out,
+        tests: kept.len(),
+        shown_feasible: by_label.len(),
+        unsupported: unsupported
+            .into_iter()
+            .map(|(function, (why, labels))| Unsupported {
+                function,
+                why,
+                labels,
+            })
+            .collect(),
+        seconds: (t0.elapsed().as_millis() / 100) as f64 / 10.0,
+    })
+}
+
+/// Creates the output directory, or checks that what it holds can go: only tests an earlier
+/// `witness` run wrote (their first line says so), returned to be replaced; anything else is
+/// refused, so that nothing of the user's is lost.
+fn prepare_out(out: &Path) -> Result<Vec<PathBuf>> {
+    if !out.exists() {
+        std::fs::create_dir_all(out).map_err(|e| write_failed(out, e))?;
+        return Ok(Vec::new());
+    }
+    let entries = std::fs::read_dir(out).map_err(|e| write_failed(out, e))?;
+    let mut ours = Vec::new();
+    for e in entries {
+        let p = e.map_err(|e| write_failed(out, e))?.path();
+        let is_test = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("TC_") && n.ends_with(".c"));
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        if !is_test || !text.starts_with(MARK) {
+            return Err(anyhow::anyhow!(
+                "{}: holds {}, which covprune did not write: name an empty or new directory",
+                out.display(),
+                p.display()
+            )
+            .into());
+        }
+        ours.push(p);
+    }
+    Ok(ours)
+}
+
+/// How a test in `out` includes the annotated `file`: a relative path when both are under one
+/// directory, else the absolute one.
+fn include_path(out: &Path, file: &Path) -> String {
+    let (Ok(o), Ok(f)) = (out.canonicalize(), file.canonicalize()) else {
+        return file.display().to_string();
+    };
+    let oc: Vec<_> = o.components().collect();
+    let fc: Vec<_> = f.components().collect();
+    let common = oc.iter().zip(&fc).take_while(|(a, b)| a == b).count();
+    if common <= 1 {
+        return f.display().to_string();
+    }
+    let mut rel = PathBuf::new();
+    for _ in common..oc.len() {
+        rel.push("..");
+    }
+    for c in &fc[common..] {
+        rel.push(c);
+    }
+    rel.display().to_string()
+}

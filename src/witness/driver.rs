@@ -1,0 +1,174 @@
+//! The C text of witnesses: each test is a function that sets the globals a model gave, fills
+//! the buffers behind pointer arguments and calls the function under test. A test is written
+//! twice from the same body: as an LTest driver (`TC_K.c`: includes the annotated file, whose
+//! `pc_label` is a no-op unless a runtime defines it, and calls the test from `main`), and in
+//! the runner covprune compiles, where `pc_label` reports each covered label on the spot.
+
+use crate::ir::{CType, FloatKind, Program};
+use crate::prune::witness::{Arg, Call, BUFFER_BYTES};
+
+/// The name of test `k`'s function.
+fn test_name(k: usize) -> String {
+    format!("covprune_witness_{k}")
+}
+
+fn bytes_list(bytes: &[u8]) -> String {
+    let items: Vec<String> = bytes.iter().map(|b| b.to_string()).collect();
+    items.join(", ")
+}
+
+/// How a scalar parameter of type `ty` is declared (`None`: a pointer).
+fn scalar_spelling(ty: &CType) -> Option<&'static str> {
+    match ty {
+        CType::Int(k) => Some(k.name()),
+        CType::Float(FloatKind::Float) => Some("float"),
+        CType::Float(_) => Some("double"),
+        _ => None,
+    }
+}
+
+/// The declaration of scalar `name` of type `ty` holding `bits`: a literal where C has one
+/// for the value, else its bytes copied in (NaNs, infinities).
+fn scalar(program: &Program, ty: &CType, spelling: &str, name: &str, bits: u128) -> String {
+    let size = program.layout().size_of(ty).unwrap_or(8).min(16) as usize;
+    let literal = match ty {
+        CType::Int(k) => {
+            let width = k.bits();
+            let mask = if width >= 128 {
+                u128::MAX
+            } else {
+                (1u128 << width) - 1
+            };
+            let v = bits & mask;
+            if k.is_signed() && width <= 64 && v >> (width - 1) & 1 == 1 {
+                let neg = (v as i128) - (1i128 << width);
+                if neg == i128::from(i64::MIN) {
+                    // The most negative value has no literal of its own.
+                    Some(format!("({spelling})(-9223372036854775807LL - 1)"))
+                } else {
+                    Some(format!("({spelling})({neg}LL)"))
+                }
+            } else if width <= 64 {
+                let suffix = if k.is_signed() { "LL" } else { "ULL" };
+                Some(format!("({spelling}){v}{suffix}"))
+            } else {
+                None
+            }
+        }
+        CType::Float(FloatKind::Float) => {
+            let f = f32::from_bits(bits as u32);
+            f.is_finite().then(|| format!("{f:e}f"))
+        }
+        CType::Float(_) => {
+            let f = f64::from_bits(bits as u64);
+            f.is_finite().then(|| format!("{f:e}"))
+        }
+        _ => None,
+    };
+    match literal {
+        Some(l) => format!("  {spelling} {name} = {l};\n"),
+        None => {
+            let bytes: Vec<u8> = bits.to_le_bytes()[..size].to_vec();
+            format!(
+                "  {spelling} {name};\n  {{\n    static const unsigned char v[{size}] = {{{}}};\n    __builtin_memcpy(&{name}, v, sizeof v);\n  }}\n",
+                bytes_list(&bytes)
+            )
+        }
+    }
+}
+
+/// The body of test `k`: a function calling `call.function` as `call` says.
+pub fn test_function(program: &Program, call: &Call, k: usize) -> String {
+    let f = program
+        .function(&call.function)
+        .expect("calls are of the program's functions");
+    let mut out = format!(
+        "/* {}: from a model of label {} */\nstatic void {}(void)\n{{\n",
+        call.function,
+        call.target,
+        test_name(k)
+    );
+    for (g, bytes) in &call.globals {
+        let name = &program.globals[g.0 as usize].name;
+        out.push_str(&format!(
+            "  {{\n    static const unsigned char v[{}] = {{{}}};\n    __builtin_memcpy((void *)&{name}, v, sizeof v);\n  }}\n",
+            bytes.len(),
+            bytes_list(bytes)
+        ));
+    }
+    let mut names = Vec::with_capacity(call.args.len());
+    for (i, (arg, p)) in call.args.iter().zip(&f.params).enumerate() {
+        let ty = &f.local(*p).ty;
+        let name = format!("a{i}");
+        match (arg, scalar_spelling(ty)) {
+            (Arg::Bits(bits), Some(spelling)) => {
+                out.push_str(&scalar(program, ty, spelling, &name, *bits));
+            }
+            (Arg::Buffer(bytes), None) => {
+                let mut all = bytes.clone();
+                all.resize(BUFFER_BYTES as usize, 0);
+                out.push_str(&format!(
+                    "  static unsigned char {name}_data[{BUFFER_BYTES}] __attribute__((aligned(16))) = {{{}}};\n  void *{name} = {name}_data;\n",
+                    bytes_list(&all)
+                ));
+            }
+            (_, Some(spelling)) => out.push_str(&format!("  {spelling} {name} = 0;\n")),
+            (_, None) => out.push_str(&format!("  void *{name} = (void *)0;\n")),
+        }
+        names.push(name);
+    }
+    out.push_str(&format!("  {}({});\n}}\n", call.function, names.join(", ")));
+    out
+}
+
+/// `#include` of the annotated file with its `main` renamed, so that a driver has its own.
+fn include(annotated: &str) -> String {
+    format!("#define main covprune_program_main\n#include \"{annotated}\"\n#undef main\n")
+}
+
+/// An LTest driver (`TC_n.c`) for `call`: `annotated` is how it includes the annotated file.
+pub fn standalone(annotated: &str, program: &Program, call: &Call, n: usize) -> String {
+    format!(
+        "/* A witness written by covprune: a call of {} that covers labels of {annotated}. */\n{}\n{}\nint main(void)\n{{\n  {}();\n  return 0;\n}}\n",
+        call.function,
+        include(annotated),
+        test_function(program, call, n),
+        test_name(n)
+    )
+}
+
+/// The runner: every test, chosen by its number in `argv[1]`; each label covered is written
+/// on the standard output (`id` and a newline) at once, so that a run that crashes or is
+/// killed later has told what it covered before.
+pub fn runner(annotated: &str, bodies: &[String]) -> String {
+    let mut out = String::from(
+        "#include <unistd.h>\n\
+         static unsigned char covprune_seen[1 << 17];\n\
+         static void covprune_hit(int c, long id)\n\
+         {\n\
+         \x20 char buf[24];\n\
+         \x20 int n = 0;\n\
+         \x20 unsigned long v = (unsigned long)id;\n\
+         \x20 if (!c) return;\n\
+         \x20 if (v < (1UL << 20)) {\n\
+         \x20   if (covprune_seen[v >> 3] & (1 << (v & 7))) return;\n\
+         \x20   covprune_seen[v >> 3] |= (unsigned char)(1 << (v & 7));\n\
+         \x20 }\n\
+         \x20 buf[sizeof buf - 1] = '\\n';\n\
+         \x20 do { buf[sizeof buf - 2 - n++] = (char)('0' + v % 10); v /= 10; } while (v);\n\
+         \x20 if (write(1, buf + sizeof buf - 1 - n, (size_t)n + 1) < 0) return;\n\
+         }\n\
+         #define pc_label(c, id, ...) covprune_hit((c) ? 1 : 0, (long)(id))\n",
+    );
+    out.push_str(&include(annotated));
+    for b in bodies {
+        out.push('\n');
+        out.push_str(b);
+    }
+    out.push_str("\nint main(int argc, char **argv)\n{\n  long k = 0;\n  const char *s = argc > 1 ? argv[1] : \"\";\n  while (*s >= '0' && *s <= '9') k = k * 10 + (*s++ - '0');\n  switch (k) {\n");
+    for k in 0..bodies.len() {
+        out.push_str(&format!("  case {k}: {}(); break;\n", test_name(k)));
+    }
+    out.push_str("  default: return 2;\n  }\n  return 0;\n}\n");
+    out
+}

@@ -1,0 +1,186 @@
+//! Witnesses that run: calls built from models of labels nothing proved
+//! ([`crate::prune::witness`]) are compiled into one runner with the annotated program, under
+//! AddressSanitizer and UndefinedBehaviorSanitizer (a sanitizer stops the run at the first
+//! error it sees), and each is run on its own, bounded in time. A label a run reports covered
+//! before it ends, crashes or is stopped was covered by a real execution of the program from
+//! the call's inputs: it is feasible, and the call is its test. A run that does not cover a
+//! label says nothing of it.
+//!
+//! The tests kept are chosen greedily in call order: a test is kept when it covers a label no
+//! earlier kept test covers.
+
+pub mod driver;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::ir::Program;
+use crate::prune::witness::Call;
+
+/// How the runner is built and run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub cc: String,
+    /// Flags for the compiler (`-I`, `-D`), before the runner's source.
+    pub flags: Vec<String>,
+    /// Per run.
+    pub timeout: Duration,
+}
+
+/// What the runs of a set of calls covered.
+#[derive(Clone, Debug, Default)]
+pub struct Runs {
+    /// Per call (in the order given): the labels its run covered.
+    pub covered: Vec<BTreeSet<u64>>,
+    /// Runs stopped by the time limit.
+    pub timed_out: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WitnessError {
+    #[error("cannot build the witnesses' runner with {cc}: {why}")]
+    Build { cc: String, why: String },
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Compiles `calls` with the annotated file `annotated` in `work` (a scratch directory) and
+/// runs each.
+pub fn run(
+    program: &Program,
+    annotated: &Path,
+    calls: &[Call],
+    opts: &RunOptions,
+    work: &Path,
+) -> Result<Runs, WitnessError> {
+    if calls.is_empty() {
+        return Ok(Runs::default());
+    }
+    let annotated = annotated.canonicalize()?;
+    let bodies: Vec<String> = calls
+        .iter()
+        .enumerate()
+        .map(|(k, c)| driver::test_function(program, c, k))
+        .collect();
+    let source = work.join("covprune_witnesses.c");
+    std::fs::write(
+        &source,
+        driver::runner(&annotated.display().to_string(), &bodies),
+    )?;
+    let exe = work.join("covprune_witnesses");
+    let mut args: Vec<String> = vec![
+        "-w".into(),
+        "-g".into(),
+        "-O0".into(),
+        "-fsanitize=address,undefined".into(),
+        "-fno-sanitize-recover=all".into(),
+    ];
+    if let Some(dir) = annotated.parent() {
+        args.push(format!("-I{}", dir.display()));
+    }
+    args.extend(opts.flags.iter().cloned());
+    args.push(source.display().to_string());
+    args.push("-o".into());
+    args.push(exe.display().to_string());
+    args.push("-lm".into());
+    let out = Command::new(&opts.cc)
+        .args(&args)
+        .current_dir(work)
+        .output()
+        .map_err(|e| WitnessError::Build {
+            cc: opts.cc.clone(),
+            why: e.to_string(),
+        })?;
+    if !out.status.success() {
+        return Err(WitnessError::Build {
+            cc: opts.cc.clone(),
+            why: String::from_utf8_lossy(&out.stderr)
+                .chars()
+                .take(4000)
+                .collect(),
+        });
+    }
+    let results: Vec<std::io::Result<(BTreeSet<u64>, bool)>> = (0..calls.len())
+        .into_par_iter()
+        .map(|k| run_one(&exe, k, work, opts.timeout))
+        .collect();
+    let mut runs = Runs::default();
+    for r in results {
+        let (covered, timed_out) = r?;
+        runs.covered.push(covered);
+        runs.timed_out += usize::from(timed_out);
+    }
+    Ok(runs)
+}
+
+/// Runs test `k` of the runner in a directory of its own; the labels it reported, and whether
+/// it was stopped by the time limit.
+fn run_one(
+    exe: &Path,
+    k: usize,
+    work: &Path,
+    timeout: Duration,
+) -> std::io::Result<(BTreeSet<u64>, bool)> {
+    let dir = work.join(format!("run{k}"));
+    std::fs::create_dir_all(&dir)?;
+    let out_path = dir.join("covered");
+    let mut child = Command::new(exe)
+        .arg(k.to_string())
+        .current_dir(&dir)
+        .env("ASAN_OPTIONS", "detect_leaks=0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(std::fs::File::create(&out_path)?))
+        .stderr(Stdio::null())
+        .spawn()?;
+    let start = Instant::now();
+    let timed_out = loop {
+        if child.try_wait()?.is_some() {
+            break false;
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            break true;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    let text = std::fs::read_to_string(&out_path).unwrap_or_default();
+    let covered = text
+        .lines()
+        .filter_map(|l| l.trim().parse::<u64>().ok())
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok((covered, timed_out))
+}
+
+/// The tests kept, in call order: each covers a label of `wanted` that no earlier kept test
+/// covers. Returns, per kept test, its call's index; and each wanted label covered, with the
+/// kept test (its position in the first list) that covers it first.
+pub fn choose(runs: &Runs, wanted: &BTreeSet<u64>) -> (Vec<usize>, BTreeMap<u64, usize>) {
+    let mut kept = Vec::new();
+    let mut by_label: BTreeMap<u64, usize> = BTreeMap::new();
+    for (k, covered) in runs.covered.iter().enumerate() {
+        let new: Vec<u64> = covered
+            .iter()
+            .filter(|id| wanted.contains(id) && !by_label.contains_key(id))
+            .copied()
+            .collect();
+        if new.is_empty() {
+            continue;
+        }
+        for id in new {
+            by_label.insert(id, kept.len());
+        }
+        kept.push(k);
+    }
+    (kept, by_label)
+}
+
+/// The file name of kept test `n` (numbered from 1): `TC_n.c`, LTest's form.
+pub fn test_file(n: usize) -> PathBuf {
+    PathBuf::from(format!("TC_{n}.c"))
+}

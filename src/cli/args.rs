@@ -377,7 +377,7 @@ pub struct WitnessArgs {
     /// The annotated C file, pruned.
     pub file: PathBuf,
     /// The directory the tests are written to (new, empty, or holding only tests an earlier
-    /// run wrote, which are replaced).
+    /// run wrote: the new ones are numbered after them).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// The ledger (default: STEM.covprune.json).
@@ -387,7 +387,7 @@ pub struct WitnessArgs {
     #[arg(long)]
     pub labels: Option<PathBuf>,
     /// Unknown labels asked for a model per function, at most.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 500)]
     pub per_function: usize,
     /// Seconds for one function's encoding and models.
     #[arg(long, default_value_t = 20)]

@@ -180,7 +180,22 @@ fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &mut Terms) 
 }
 
 impl Plan {
-    fn call(&self, f: &Function, target: u64, values: &[Option<u128>]) -> Call {
+    /// The calls a model gives: one, and when it makes a pointer argument null yet reads
+    /// through it (the encoding lets a pointer argument hold any address), a second with a
+    /// buffer there holding what it read.
+    fn calls(&self, f: &Function, target: u64, values: &[Option<u128>]) -> Vec<Call> {
+        let first = self.call(f, target, values, false);
+        let null_read = first.args.iter().any(|a| matches!(a, Arg::Null));
+        let mut out = vec![first];
+        if null_read {
+            out.push(self.call(f, target, values, true));
+        }
+        out
+    }
+
+    /// The call of a model; `no_null`: a null pointer argument the model reads through gets
+    /// a buffer.
+    fn call(&self, f: &Function, target: u64, values: &[Option<u128>], no_null: bool) -> Call {
         let mut at = 0;
         let mut next = || {
             let v = values.get(at).copied().flatten().unwrap_or(0);
@@ -195,7 +210,8 @@ impl Plan {
                 Slot::Pointer { bytes } => {
                     let p = next();
                     let data: Vec<u8> = (0..*bytes).map(|_| next() as u8).collect();
-                    if p == 0 {
+                    let read = data.iter().any(|b| *b != 0);
+                    if p == 0 && !(no_null && read) {
                         Arg::Null
                     } else {
                         Arg::Buffer(data)
@@ -217,6 +233,72 @@ impl Plan {
     }
 }
 
+/// How deep in the calls from an entry a static function's labels are looked for (the
+/// encoding inlines calls this deep).
+const CALL_DEPTH: usize = 2;
+
+/// Where the labels of `unknown` (by function) are asked: a function a call can be written for
+/// asks its own, and those of the static functions it calls (directly or through static
+/// functions, [`CALL_DEPTH`] deep), whose copies its encoding holds. Returns the labels asked
+/// per entry function (a static function's in each entry reaching it), and the functions none
+/// is asked for, with why.
+pub fn entries(
+    program: &Program,
+    unknown: &BTreeMap<String, Vec<u64>>,
+) -> (BTreeMap<String, Vec<u64>>, BTreeMap<String, &'static str>) {
+    let cg = crate::cfg::callgraph::CallGraph::build(program);
+    let mut asked: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    let mut reached: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    for f in &program.functions {
+        if unsupported(f).is_some() {
+            continue;
+        }
+        let mut ids: Vec<u64> = unknown.get(&f.name).cloned().unwrap_or_default();
+        let mut frontier = vec![f.name.clone()];
+        let mut seen = std::collections::BTreeSet::from([f.name.clone()]);
+        for _ in 0..CALL_DEPTH {
+            let mut next = Vec::new();
+            for caller in &frontier {
+                for (callee, _) in cg.callees(caller) {
+                    let Some(g) = program.function(&callee) else {
+                        continue;
+                    };
+                    if g.linkage != Linkage::Internal || !seen.insert(callee.clone()) {
+                        continue;
+                    }
+                    if let Some(more) = unknown.get(&callee) {
+                        ids.extend(more);
+                        reached.insert(g.name.as_str());
+                    }
+                    next.push(callee);
+                }
+            }
+            frontier = next;
+        }
+        if !ids.is_empty() {
+            asked.insert(f.name.clone(), ids);
+        }
+    }
+    let mut not_asked = BTreeMap::new();
+    for name in unknown.keys() {
+        let why = match program.function(name) {
+            Some(f) => match unsupported(f) {
+                Some(_) if f.linkage == Linkage::Internal && reached.contains(name.as_str()) => {
+                    continue
+                }
+                Some(_) if f.linkage == Linkage::Internal => {
+                    "a static function no function a call can be written for reaches"
+                }
+                Some(why) => why,
+                None => continue,
+            },
+            None => "not analysed",
+        };
+        not_asked.insert(name.clone(), why);
+    }
+    (asked, not_asked)
+}
+
 /// Calls from models of the labels `targets` asks, by function (each function's labels in the
 /// order given, at most [`ModelLimits::per_function`] of them), functions in parallel on the
 /// current thread pool. Functions [`unsupported`] get none.
@@ -230,7 +312,6 @@ pub fn calls(
     let todo: Vec<(&Function, &Vec<u64>)> = targets
         .iter()
         .filter_map(|(name, ids)| Some((program.function(name)?, ids)))
-        .filter(|(f, _)| unsupported(f).is_none())
         .collect();
     let mut out: Vec<Call> = todo
         .par_iter()
@@ -247,13 +328,11 @@ fn calls_of(prover: &Prover, f: &Function, ids: &[u64], limits: ModelLimits) -> 
     let t0 = Instant::now();
     let deadline = t0 + Duration::from_millis(limits.function_ms);
     let config = &prover.config;
-    let Some(mut vc) = encode_until(
-        prover.program,
-        f,
-        &prover.sums,
-        &config.encode,
-        Some(deadline),
-    ) else {
+    // With the copies of static callees, whose labels are asked here too.
+    let mut encode = config.encode.clone();
+    encode.context_functions = prover.context_functions.clone();
+    let Some(mut vc) = encode_until(prover.program, f, &prover.sums, &encode, Some(deadline))
+    else {
         return Vec::new();
     };
     let plan = plan(prover.program, f, &vc.entry, &mut vc.terms);
@@ -266,11 +345,17 @@ fn calls_of(prover: &Prover, f: &Function, ids: &[u64], limits: ModelLimits) -> 
         if asker.over_budget() {
             break;
         }
-        let Some(l) = vc.labels.iter().find(|l| l.id == *id) else {
+        let found = vc
+            .labels
+            .iter()
+            .chain(&vc.context_labels)
+            .chain(vc.copies.iter().flat_map(|c| &c.labels))
+            .find(|l| l.id == *id);
+        let Some(l) = found else {
             continue;
         };
         if let Some(values) = asker.model_of(l, &plan.observe) {
-            out.push(plan.call(f, *id, &values));
+            out.extend(plan.calls(f, *id, &values));
         }
     }
     out

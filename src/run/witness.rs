@@ -1,7 +1,9 @@
 //! `witness`: for the labels a `prune` run left unknown, calls built from models of them are
 //! run ([`crate::witness`]); a label a run covers is shown feasible. The tests that cover them
-//! are written to the directory the user names as LTest drivers (`TC_n.c`), and the ledger
-//! and the labels file record, for each such label, the test that covers it. A run covering a
+//! are written to the directory the user names as LTest drivers (`TC_n.c`, numbered after
+//! those an earlier run left there), and the ledger and the labels file record, for each such
+//! label, the test that covers it. Labels the labels file marks covered (by a `measure` run of
+//! the user's tests, or by earlier witnesses) are not asked again. A run covering a
 //! label the ledger says infeasible is a soundness alarm: the tests are written (to reproduce
 //! it) and the ledger and labels file are left as they were.
 
@@ -25,7 +27,7 @@ const MARK: &str = "/* A witness written by covprune";
 pub struct WitnessOptions {
     /// The annotated C file, pruned (its ledger beside it, or `ledger`).
     pub file: PathBuf,
-    /// Where the tests go (created if needed; only tests an earlier run wrote are replaced).
+    /// Where the tests go (created if needed; it may hold only tests an earlier run wrote).
     pub out: PathBuf,
     pub ledger: Option<PathBuf>,
     pub labels: Option<PathBuf>,
@@ -152,29 +154,19 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         .filter(|l| matches!(l.status, Status::Unknown { .. }) && !covered.contains(&l.id))
         .map(|l| (l.id, l.function.clone()))
         .collect();
-    let mut targets: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-    let mut unsupported: BTreeMap<String, (String, usize)> = BTreeMap::new();
+    let mut by_function: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for (id, function) in &unknown {
-        match program.function(function) {
-            Some(f) => match models::unsupported(f) {
-                None => targets.entry(function.clone()).or_default().push(*id),
-                Some(why) => {
-                    let e = unsupported
-                        .entry(function.clone())
-                        .or_insert((why.to_string(), 0));
-                    e.1 += 1;
-                }
-            },
-            None if !function.is_empty() => {
-                let e = unsupported
-                    .entry(function.clone())
-                    .or_insert(("not analysed".to_string(), 0));
-                e.1 += 1;
-            }
-            None => {}
-        }
+        by_function.entry(function.clone()).or_default().push(*id);
     }
-    let asked: usize = targets.values().map(Vec::len).sum();
+    let (targets, not_asked) = models::entries(&program, &by_function);
+    let unsupported: BTreeMap<String, (String, usize)> = not_asked
+        .into_iter()
+        .map(|(f, why)| {
+            let n = by_function.get(&f).map_or(0, Vec::len);
+            (f, (why.to_string(), n))
+        })
+        .collect();
+    let asked: usize = targets.values().flatten().collect::<BTreeSet<_>>().len();
     let config = PruneConfig::of_view(ledger.view);
     let limits = ModelLimits {
         per_function: opts.per_function,
@@ -215,12 +207,10 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
 
     // Every test kept, then the check of every run against the proofs.
     let include = include_path(&opts.out, &opts.file);
-    for p in earlier {
-        std::fs::remove_file(&p).map_err(|e| write_failed(&p, e))?;
-    }
     for (n, &k) in kept.iter().enumerate() {
-        let path = opts.out.join(crate::witness::test_file(n + 1));
-        let text = crate::witness::driver::standalone(&include, &program, &calls[k], n + 1);
+        let path = opts.out.join(crate::witness::test_file(earlier + n + 1));
+        let text =
+            crate::witness::driver::standalone(&include, &program, &calls[k], earlier + n + 1);
         labels::write_atomic(&path, text).map_err(|e| write_failed(&path, e))?;
     }
     let infeasible: BTreeSet<u64> = ledger
@@ -246,9 +236,15 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         )));
     }
 
-    let name = |n: usize| crate::witness::test_file(n + 1).display().to_string();
+    let name = |n: usize| {
+        crate::witness::test_file(earlier + n + 1)
+            .display()
+            .to_string()
+    };
     for l in &mut ledger.labels {
-        l.witness = by_label.get(&l.id).map(|&n| name(n));
+        if let Some(&n) = by_label.get(&l.id) {
+            l.witness = Some(name(n));
+        }
     }
     labels::write_atomic(&ledger_path, ledger.to_json())
         .map_err(|e| write_failed(&ledger_path, e))?;
@@ -256,7 +252,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         for row in &mut lf.rows {
             if let Some(&n) = by_label.get(&row.id) {
                 row.status = "covered".into();
-                let driver = (n + 1).to_string();
+                let driver = (earlier + n + 1).to_string();
                 if !row.drivers.split_whitespace().any(|d| d == driver) {
                     row.drivers = if row.drivers.trim().is_empty() {
                         driver
@@ -290,32 +286,37 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
     })
 }
 
-/// Creates the output directory, or checks that what it holds can go: only tests an earlier
-/// `witness` run wrote (their first line says so), returned to be replaced; anything else is
-/// refused, so that nothing of the user's is lost.
-fn prepare_out(out: &Path) -> Result<Vec<PathBuf>> {
+/// Creates the output directory, or checks that it holds only tests an earlier `witness` run
+/// wrote (their first line says so), which stay: anything else is refused, so that the tests
+/// of a run are never mixed with files of the user's. Returns how many tests it holds (the
+/// new ones are numbered after them).
+fn prepare_out(out: &Path) -> Result<usize> {
     if !out.exists() {
         std::fs::create_dir_all(out).map_err(|e| write_failed(out, e))?;
-        return Ok(Vec::new());
+        return Ok(0);
     }
     let entries = std::fs::read_dir(out).map_err(|e| write_failed(out, e))?;
-    let mut ours = Vec::new();
+    let mut ours = 0;
     for e in entries {
         let p = e.map_err(|e| write_failed(out, e))?.path();
-        let is_test = p
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("TC_") && n.ends_with(".c"));
+        let number = p.file_name().and_then(|n| n.to_str()).and_then(|n| {
+            n.strip_prefix("TC_")?
+                .strip_suffix(".c")?
+                .parse::<usize>()
+                .ok()
+        });
         let text = std::fs::read_to_string(&p).unwrap_or_default();
-        if !is_test || !text.starts_with(MARK) {
-            return Err(anyhow::anyhow!(
-                "{}: holds {}, which covprune did not write: name an empty or new directory",
-                out.display(),
-                p.display()
-            )
-            .into());
+        match number {
+            Some(n) if text.starts_with(MARK) => ours = ours.max(n),
+            _ => {
+                return Err(anyhow::anyhow!(
+                    "{}: holds {}, which covprune did not write: name an empty or new directory",
+                    out.display(),
+                    p.display()
+                )
+                .into())
+            }
         }
-        ours.push(p);
     }
     Ok(ours)
 }

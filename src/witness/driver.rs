@@ -172,3 +172,50 @@ pub fn runner(annotated: &str, bodies: &[String]) -> String {
     out.push_str("  default: return 2;\n  }\n  return 0;\n}\n");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::IntKind;
+
+    fn program() -> Program {
+        let src = "int f(void) { return 0; }\n";
+        crate::frontend::load_text(src.as_bytes(), "t.c", std::path::Path::new("t.c"), 0)
+            .expect("a tiny program lowers")
+            .program
+    }
+
+    #[test]
+    fn scalars_are_literals_where_c_has_one_and_bytes_where_not() {
+        let p = program();
+        let int = CType::Int(IntKind::Int);
+        let long = CType::Int(IntKind::Long);
+        let uint = CType::Int(IntKind::UInt);
+        assert_eq!(
+            scalar(&p, &int, "int", "a0", 0xffff_fffb),
+            "  int a0 = (int)(-5LL);\n"
+        );
+        assert_eq!(
+            scalar(&p, &long, "long", "a0", 1u128 << 63),
+            "  long a0 = (long)(-9223372036854775807LL - 1);\n"
+        );
+        assert_eq!(
+            scalar(&p, &uint, "unsigned int", "a0", 0xffff_ffff),
+            "  unsigned int a0 = (unsigned int)4294967295ULL;\n"
+        );
+        let double = CType::Float(FloatKind::Double);
+        assert_eq!(
+            scalar(&p, &double, "double", "a0", u128::from(1.5f64.to_bits())),
+            "  double a0 = 1.5e0;\n"
+        );
+        let float = CType::Float(FloatKind::Float);
+        assert_eq!(
+            scalar(&p, &float, "float", "a0", u128::from(0.1f32.to_bits())),
+            "  float a0 = 1e-1f;\n"
+        );
+        // A NaN has no literal: its bytes are copied in.
+        let nan = scalar(&p, &double, "double", "a0", u128::from(f64::NAN.to_bits()));
+        assert!(nan.contains("__builtin_memcpy(&a0, v, sizeof v)"), "{nan}");
+        assert!(nan.contains("{0, 0, 0, 0, 0, 0, 248, 127}"), "{nan}");
+    }
+}

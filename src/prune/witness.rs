@@ -5,11 +5,11 @@
 //! encoding over-approximates loops and calls): whether the call covers the label is for a
 //! real run to say ([`crate::witness`]).
 //!
-//! What a call can set is what a test of the function could: its arguments, buffers of plain
-//! data behind its pointer arguments, and the file's external, non-constant globals of plain
-//! data (no pointers in them). A pointer in the data a pointer argument reaches is left null;
-//! `static` globals keep what the program gave them, since no test outside the file can set
-//! them (the engine's whole-file facts assume as much).
+//! What a call can set is what a test of the function could: its arguments, the data behind
+//! its pointer arguments, and the file's external, non-constant globals. Only bytes that hold
+//! no pointer are set: a pointer in the data a pointer argument reaches is left null, one in a
+//! global keeps its value. `static` globals keep what the program gave them, since no test
+//! outside the file can set them (the engine's whole-file facts assume as much).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -46,8 +46,8 @@ pub struct Call {
     /// The label whose model gave the call.
     pub target: u64,
     pub args: Vec<Arg>,
-    /// Globals set before the call, with their bytes.
-    pub globals: Vec<(GlobalId, Vec<u8>)>,
+    /// Globals set before the call: runs of bytes, each at its offset in the global.
+    pub globals: Vec<(GlobalId, Vec<(u64, Vec<u8>)>)>,
 }
 
 /// Limits of the models' questions.
@@ -80,17 +80,62 @@ pub fn unsupported(f: &Function) -> Option<&'static str> {
     None
 }
 
-/// Does a value of `ty` hold a pointer (or something the engine does not know)?
-pub fn holds_pointers(program: &Program, ty: &CType) -> bool {
+/// Which bytes of a value of `ty` (from `at` on, in `mask`) hold a pointer, or something the
+/// engine does not know the layout of: a call leaves them alone.
+fn mark_pointers(program: &Program, ty: &CType, at: u64, mask: &mut [bool]) {
+    let layout = program.layout();
+    let everything = mask.len() as u64;
     match ty {
-        CType::Int(_) | CType::Float(_) | CType::Void => false,
-        CType::Array(elem, _) => holds_pointers(program, elem),
-        CType::Record(id) => match program.records.get(id.0 as usize) {
-            Some(r) if r.complete => r.fields.iter().any(|f| holds_pointers(program, &f.ty)),
-            _ => true,
+        CType::Int(_) | CType::Float(_) | CType::Void => {}
+        CType::Array(elem, n) => match (layout.size_of(elem).unwrap_or(0), n) {
+            (0, _) | (_, None) => mark(mask, at, everything),
+            (size, Some(n)) => {
+                for k in 0..*n {
+                    if at + k * size >= everything {
+                        break;
+                    }
+                    mark_pointers(program, elem, at + k * size, mask);
+                }
+            }
         },
-        CType::Pointer(_) | CType::Function(_) | CType::Unknown => true,
+        CType::Record(id) => match program.records.get(id.0 as usize) {
+            Some(r) if r.complete => {
+                for f in &r.fields {
+                    if f.bits.is_none() {
+                        mark_pointers(program, &f.ty, at + f.offset, mask);
+                    }
+                }
+            }
+            _ => mark(mask, at, everything),
+        },
+        CType::Pointer(_) | CType::Function(_) | CType::Unknown => {
+            mark(mask, at, layout.size_of(ty).unwrap_or(8));
+        }
     }
+}
+
+/// Marks `n` bytes of `mask` from `from` on (those inside it).
+fn mark(mask: &mut [bool], from: u64, n: u64) {
+    for b in from..from.saturating_add(n) {
+        if let Some(m) = mask.get_mut(b as usize) {
+            *m = true;
+        }
+    }
+}
+
+/// The pointer bytes of `n` bytes holding values of `ty` one after another.
+pub fn pointer_mask(program: &Program, ty: &CType, n: u64) -> Vec<bool> {
+    let mut mask = vec![false; n as usize];
+    let stride = program.layout().size_of(ty).unwrap_or(0);
+    if stride == 0 {
+        return vec![!matches!(ty, CType::Void | CType::Int(_)); n as usize];
+    }
+    let mut at = 0;
+    while at < n {
+        mark_pointers(program, ty, at, &mut mask);
+        at += stride;
+    }
+    mask
 }
 
 /// Can a test set global `g` before a call (and should it)?
@@ -100,7 +145,6 @@ pub fn settable_global(program: &Program, g: GlobalId) -> bool {
         && !glob.is_extern_decl
         && !glob.is_const
         && !glob.volatile
-        && !holds_pointers(program, &glob.ty)
         && program
             .layout()
             .size_of(&glob.ty)
@@ -111,9 +155,9 @@ pub fn settable_global(program: &Program, g: GlobalId) -> bool {
 enum Slot {
     /// A scalar parameter: one term.
     Scalar,
-    /// A pointer parameter: the pointer, then the bytes it points to (none when the data
-    /// holds pointers: a zeroed buffer).
-    Pointer { bytes: usize },
+    /// A pointer parameter: the pointer, then the bytes it points to (`true` in the mask:
+    /// a pointer's, left zero).
+    Pointer { mask: Vec<bool> },
     /// A parameter the model cannot give (one living in memory): zero.
     Zero,
 }
@@ -122,15 +166,16 @@ enum Slot {
 struct Plan {
     observe: Vec<T>,
     slots: Vec<Slot>,
-    globals: Vec<(GlobalId, usize)>,
+    /// Each global set, with the mask of its bytes that hold pointers (not observed).
+    globals: Vec<(GlobalId, Vec<bool>)>,
 }
 
 fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &mut Terms) -> Plan {
     let layout = program.layout();
     let mut observe = Vec::new();
     let mut slots = Vec::new();
-    let bytes_at = |terms: &mut Terms, mem: T, at: T, n: u64, observe: &mut Vec<T>| {
-        for k in 0..n {
+    let bytes_at = |terms: &mut Terms, mem: T, at: T, from: u64, n: u64, observe: &mut Vec<T>| {
+        for k in from..from + n {
             let off = terms.bv(64, u128::from(k));
             let addr = if k == 0 {
                 at
@@ -145,14 +190,19 @@ fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &mut Terms) 
         match (entry.params.get(i).copied().flatten(), ty) {
             (Some(v), CType::Pointer(to)) => {
                 observe.push(v);
-                let n = match (entry.mem0, holds_pointers(program, to)) {
-                    (Some(mem0), false) => {
-                        bytes_at(terms, mem0, v, BUFFER_BYTES, &mut observe);
-                        BUFFER_BYTES as usize
+                let mask = match (entry.mem0, to.as_ref()) {
+                    (_, CType::Function(_)) | (None, _) => vec![true; BUFFER_BYTES as usize],
+                    (Some(mem0), to) => {
+                        let mask = pointer_mask(program, to, BUFFER_BYTES);
+                        for (k, pointer) in mask.iter().enumerate() {
+                            if !pointer {
+                                bytes_at(terms, mem0, v, k as u64, 1, &mut observe);
+                            }
+                        }
+                        mask
                     }
-                    _ => 0,
                 };
-                slots.push(Slot::Pointer { bytes: n });
+                slots.push(Slot::Pointer { mask });
             }
             (Some(v), _) => {
                 observe.push(v);
@@ -166,11 +216,18 @@ fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &mut Terms) 
         if !settable_global(program, g) {
             continue;
         }
-        let size = layout
-            .size_of(&program.globals[g.0 as usize].ty)
-            .unwrap_or(0);
-        bytes_at(terms, mem, at, size, &mut observe);
-        globals.push((g, size as usize));
+        let ty = &program.globals[g.0 as usize].ty;
+        let size = layout.size_of(ty).unwrap_or(0);
+        let mask = pointer_mask(program, ty, size);
+        if mask.iter().all(|p| *p) {
+            continue;
+        }
+        for (k, pointer) in mask.iter().enumerate() {
+            if !pointer {
+                bytes_at(terms, mem, at, k as u64, 1, &mut observe);
+            }
+        }
+        globals.push((g, mask));
     }
     Plan {
         observe,
@@ -207,9 +264,12 @@ impl Plan {
             args.push(match slot {
                 Slot::Scalar => Arg::Bits(next()),
                 Slot::Zero => Arg::Bits(0),
-                Slot::Pointer { bytes } => {
+                Slot::Pointer { mask } => {
                     let p = next();
-                    let data: Vec<u8> = (0..*bytes).map(|_| next() as u8).collect();
+                    let data: Vec<u8> = mask
+                        .iter()
+                        .map(|pointer| if *pointer { 0 } else { next() as u8 })
+                        .collect();
                     let read = data.iter().any(|b| *b != 0);
                     if p == 0 && !(no_null && read) {
                         Arg::Null
@@ -222,7 +282,21 @@ impl Plan {
         let globals = self
             .globals
             .iter()
-            .map(|&(g, n)| (g, (0..n).map(|_| next() as u8).collect()))
+            .map(|(g, mask)| {
+                // Runs of bytes that hold no pointer, each with its offset.
+                let mut runs: Vec<(u64, Vec<u8>)> = Vec::new();
+                for (k, pointer) in mask.iter().enumerate() {
+                    if *pointer {
+                        continue;
+                    }
+                    let b = next() as u8;
+                    match runs.last_mut() {
+                        Some((at, bytes)) if *at + bytes.len() as u64 == k as u64 => bytes.push(b),
+                        _ => runs.push((k as u64, vec![b])),
+                    }
+                }
+                (*g, runs)
+            })
             .collect();
         Call {
             function: f.name.clone(),

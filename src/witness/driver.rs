@@ -88,13 +88,20 @@ pub fn test_function(program: &Program, call: &Call, k: usize) -> String {
         call.target,
         test_name(k)
     );
-    for (g, bytes) in &call.globals {
+    for (g, runs) in &call.globals {
         let name = &program.globals[g.0 as usize].name;
-        out.push_str(&format!(
-            "  {{\n    static const unsigned char v[{}] = {{{}}};\n    __builtin_memcpy((void *)&{name}, v, sizeof v);\n  }}\n",
-            bytes.len(),
-            bytes_list(bytes)
-        ));
+        for (at, bytes) in runs {
+            let place = if *at == 0 {
+                format!("(void *)&{name}")
+            } else {
+                format!("(unsigned char *)&{name} + {at}")
+            };
+            out.push_str(&format!(
+                "  {{\n    static const unsigned char v[{}] = {{{}}};\n    __builtin_memcpy({place}, v, sizeof v);\n  }}\n",
+                bytes.len(),
+                bytes_list(bytes)
+            ));
+        }
     }
     let mut names = Vec::with_capacity(call.args.len());
     for (i, (arg, p)) in call.args.iter().zip(&f.params).enumerate() {

@@ -39,6 +39,9 @@ pub enum Arg {
     Null,
 }
 
+/// Bytes written at an offset.
+pub type Run = (u64, Vec<u8>);
+
 /// A concrete call of a function, from a model of one of its labels.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Call {
@@ -47,7 +50,7 @@ pub struct Call {
     pub target: u64,
     pub args: Vec<Arg>,
     /// Globals set before the call: runs of bytes, each at its offset in the global.
-    pub globals: Vec<(GlobalId, Vec<(u64, Vec<u8>)>)>,
+    pub globals: Vec<(GlobalId, Vec<Run>)>,
 }
 
 /// Limits of the models' questions.
@@ -284,7 +287,7 @@ impl Plan {
             .iter()
             .map(|(g, mask)| {
                 // Runs of bytes that hold no pointer, each with its offset.
-                let mut runs: Vec<(u64, Vec<u8>)> = Vec::new();
+                let mut runs: Vec<Run> = Vec::new();
                 for (k, pointer) in mask.iter().enumerate() {
                     if *pointer {
                         continue;

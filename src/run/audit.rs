@@ -10,7 +10,6 @@ use super::error::{write_failed, Error, Result};
 use super::prune::{Execution, PruneOptions};
 use crate::frontend::PreprocessOptions;
 use crate::report::labels;
-use crate::report::ledger;
 
 #[derive(Clone, Debug)]
 pub struct AuditOptions {
@@ -90,19 +89,8 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
             imports: Default::default(),
         })?;
     }
-    let labels_path = opts
-        .labels
-        .clone()
-        .unwrap_or_else(|| opts.file.with_extension("labels"));
-    let labels_file = if labels_path.exists() {
-        Some(labels::read(&labels_path)?)
-    } else {
-        None
-    };
-    let ids: Option<Vec<u64>> = labels_file
-        .as_ref()
-        .map(|lf| lf.rows.iter().map(|r| r.id).collect());
-    let ledger = ledger::read_bound(&ledger_path, &opts.file, ids.as_deref())?;
+    let (_, labels_file, ledger) =
+        super::labels_and_ledger(&opts.file, opts.labels.as_deref(), &ledger_path)?;
     let rows = &ledger.labels;
     let report = crate::audit::audit(rows);
     // Where each label comes from: the original file and line (labels file), else the

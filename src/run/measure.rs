@@ -540,16 +540,8 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         ),
         (_, Some(o)) => (Some(o.clone()), None),
     };
-    // The program is built in a scratch directory: paths of the flags made absolute.
-    let absolute = |p: &PathBuf| p.canonicalize().unwrap_or_else(|_| p.clone());
-    let mut pre = opts.preprocess.clone();
-    pre.include_dirs = pre.include_dirs.iter().map(absolute).collect();
-    pre.force_includes = pre.force_includes.iter().map(absolute).collect();
-    // A compilation database gives its entry's flags (paths made absolute) and link flags.
-    let (db_flags, db_link) =
-        crate::frontend::preprocess::database_build_flags(&opts.preprocess, &opts.file)?;
-    let mut flags = db_flags;
-    flags.extend(crate::frontend::preprocess::user_flags(&pre));
+    // The program is built in a scratch directory.
+    let (flags, db_link) = super::build_flags(&opts.preprocess, &opts.file)?;
     let mut link = db_link;
     link.extend(opts.link.iter().cloned());
     let build = BuildOptions {

@@ -65,3 +65,43 @@ pub fn check_writable(path: &Path) -> Result<()> {
     }
     Ok(())
 }
+
+/// The labels file of `file` (`labels`, or STEM.labels when it exists) and its ledger at
+/// `ledger_path`, bound to the file and to the labels file's ids.
+pub(crate) fn labels_and_ledger(
+    file: &Path,
+    labels: Option<&Path>,
+    ledger_path: &Path,
+) -> Result<(
+    PathBuf,
+    Option<crate::report::labels::LabelsFile>,
+    crate::report::ledger::Ledger,
+)> {
+    let labels_path = labels.map_or_else(|| file.with_extension("labels"), Path::to_path_buf);
+    let labels_file = if labels_path.exists() {
+        Some(crate::report::labels::read(&labels_path)?)
+    } else {
+        None
+    };
+    let ids: Option<Vec<u64>> = labels_file
+        .as_ref()
+        .map(|lf| lf.rows.iter().map(|r| r.id).collect());
+    let ledger = crate::report::ledger::read_bound(ledger_path, file, ids.as_deref())?;
+    Ok((labels_path, labels_file, ledger))
+}
+
+/// The compiler flags that build `file` in a scratch directory: the compilation database's
+/// (paths made absolute) then the user's (`-I` and `-include` paths made absolute), and the
+/// database's link flags.
+pub(crate) fn build_flags(
+    preprocess: &PreprocessOptions,
+    file: &Path,
+) -> Result<(Vec<String>, Vec<String>)> {
+    let absolute = |p: &PathBuf| p.canonicalize().unwrap_or_else(|_| p.clone());
+    let mut pre = preprocess.clone();
+    pre.include_dirs = pre.include_dirs.iter().map(absolute).collect();
+    pre.force_includes = pre.force_includes.iter().map(absolute).collect();
+    let (mut flags, link) = frontend::preprocess::database_build_flags(preprocess, file)?;
+    flags.extend(frontend::preprocess::user_flags(&pre));
+    Ok((flags, link))
+}

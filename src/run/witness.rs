@@ -18,7 +18,6 @@ use crate::frontend::PreprocessOptions;
 use crate::prune::witness::{self as models, ModelLimits};
 use crate::prune::{PruneConfig, Status};
 use crate::report::labels;
-use crate::report::ledger;
 
 /// The first line of every test `witness` writes: what it may replace in the output directory.
 const MARK: &str = "/* A witness written by covprune";
@@ -110,19 +109,8 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         )
         .into());
     }
-    let labels_path = opts
-        .labels
-        .clone()
-        .unwrap_or_else(|| opts.file.with_extension("labels"));
-    let mut labels_file = if labels_path.exists() {
-        Some(labels::read(&labels_path)?)
-    } else {
-        None
-    };
-    let ids: Option<Vec<u64>> = labels_file
-        .as_ref()
-        .map(|lf| lf.rows.iter().map(|r| r.id).collect());
-    let mut ledger = ledger::read_bound(&ledger_path, &opts.file, ids.as_deref())?;
+    let (labels_path, mut labels_file, mut ledger) =
+        super::labels_and_ledger(&opts.file, opts.labels.as_deref(), &ledger_path)?;
     if ledger.view.entry_main {
         return Err(anyhow::anyhow!(
             "{}: its claims are about runs from main (--entry main); witnesses call functions directly",
@@ -183,14 +171,8 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         .map_err(Error::internal)?;
     let calls = pool.install(|| models::calls(&program, &config, &targets, limits));
     let work = tempfile::tempdir().map_err(Error::internal)?;
-    // The runner is built in a scratch directory: paths of the flags made absolute.
-    let absolute = |p: &PathBuf| p.canonicalize().unwrap_or_else(|_| p.clone());
-    let mut pre = opts.preprocess.clone();
-    pre.include_dirs = pre.include_dirs.iter().map(absolute).collect();
-    pre.force_includes = pre.force_includes.iter().map(absolute).collect();
-    let (mut flags, _) =
-        crate::frontend::preprocess::database_build_flags(&opts.preprocess, &opts.file)?;
-    flags.extend(crate::frontend::preprocess::user_flags(&pre));
+    // The runner is built in a scratch directory.
+    let (flags, _) = super::build_flags(&opts.preprocess, &opts.file)?;
     let run_opts = crate::witness::RunOptions {
         cc: opts.preprocess.cc.clone().unwrap_or_else(|| "cc".into()),
         flags,

@@ -437,3 +437,43 @@ fn calls_of(prover: &Prover, f: &Function, ids: &[u64], limits: ModelLimits) -> 
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(src: &str) -> Program {
+        crate::frontend::load_text(src.as_bytes(), "t.c", std::path::Path::new("t.c"), 0)
+            .expect("the fixture lowers")
+            .program
+    }
+
+    #[test]
+    fn a_call_sets_every_byte_but_the_pointers() {
+        let p = program(
+            "struct node { int count; struct node *next; char tag[4]; };\n\
+             struct node head; int plain[2]; static int hidden; const int fixed = 1;\n\
+             int f(struct node *n) { return n->count + head.count + plain[0] + hidden + fixed; }\n\
+             static int g(int x) { return x; }\n\
+             int main(void) { return g(0); }\n",
+        );
+        let f = p.function("f").unwrap();
+        let CType::Pointer(node) = &f.local(f.params[0]).ty else {
+            panic!("a pointer parameter")
+        };
+        // int (0..4), padding (4..8), the link (8..16), tag (16..20), padding (20..24); twice.
+        let mask = pointer_mask(&p, node, 48);
+        let pointers: Vec<usize> = (0..48).filter(|k| mask[*k]).collect();
+        let expected: Vec<usize> = (8..16).chain(32..40).collect();
+        assert_eq!(pointers, expected);
+        let global =
+            |name: &str| GlobalId(p.globals.iter().position(|g| g.name == name).unwrap() as u32);
+        assert!(settable_global(&p, global("head")));
+        assert!(settable_global(&p, global("plain")));
+        assert!(!settable_global(&p, global("hidden")));
+        assert!(!settable_global(&p, global("fixed")));
+        assert_eq!(unsupported(f), None);
+        assert!(unsupported(p.function("g").unwrap()).is_some());
+        assert!(unsupported(p.function("main").unwrap()).is_some());
+    }
+}

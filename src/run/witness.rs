@@ -1,5 +1,6 @@
-//! `witness`: for the labels a `prune` run left unknown, calls built from models of them are
-//! run ([`crate::witness`]); a label a run covers is shown feasible. The tests that cover them
+//! `witness`: for the labels in the grey zone (not proved infeasible, covered by no test:
+//! unknown ones, and duplicate or subsumed ones, whose feasibility is as undecided), calls built
+//! from models of them are run ([`crate::witness`]); a label a run covers is shown feasible. The tests that cover them
 //! are written to the directory the user names as LTest drivers (`TC_n.c`, numbered after
 //! those an earlier run left there), and the ledger and the labels file record, for each such
 //! label, the test that covers it. Labels the labels file marks covered (by a `measure` run of
@@ -45,8 +46,8 @@ pub struct WitnessOptions {
 pub struct WitnessReport {
     pub file: String,
     pub out: String,
-    /// Labels the ledger leaves unknown and the labels file does not mark covered.
-    pub unknown: usize,
+    /// The grey zone: labels not proved infeasible that the labels file does not mark covered.
+    pub grey_zone: usize,
     /// Of those, in functions a call can be written for.
     pub asked: usize,
     /// Calls from models (distinct).
@@ -57,7 +58,8 @@ pub struct WitnessReport {
     pub tests: usize,
     /// Unknown labels a kept test covers: shown feasible.
     pub shown_feasible: usize,
-    /// Functions no call is written for, with why and how many unknown labels they hold.
+    /// Functions no call is written for, with why and how many labels of the grey zone they
+    /// hold.
     pub unsupported: Vec<Unsupported>,
     pub seconds: f64,
 }
@@ -72,9 +74,9 @@ pub struct Unsupported {
 impl WitnessReport {
     pub fn to_text(&self) -> String {
         let mut out = format!(
-            "{}\nunknown labels no test covers: {}; in functions a call can be written for: {}\ncalls from models: {} ({} stopped by the time limit)\nshown feasible by a test: {} labels, {} tests written to {}\n",
+            "{}\ngrey zone (not proved infeasible, covered by no test): {} labels; in functions a call can be written for: {}\ncalls from models: {} ({} stopped by the time limit)\nshown feasible by a test: {} labels, {} tests written to {}\n",
             self.file,
-            self.unknown,
+            self.grey_zone,
             self.asked,
             self.calls,
             self.timed_out,
@@ -84,7 +86,7 @@ impl WitnessReport {
         );
         for u in &self.unsupported {
             out.push_str(&format!(
-                "  no calls for {} ({} unknown labels): {}\n",
+                "  no calls for {} ({} labels): {}\n",
                 u.function, u.labels, u.why
             ));
         }
@@ -136,14 +138,14 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         .filter(|r| r.status == "covered")
         .map(|r| r.id)
         .collect();
-    let unknown: Vec<(u64, String)> = ledger
+    let grey: Vec<(u64, String)> = ledger
         .labels
         .iter()
-        .filter(|l| matches!(l.status, Status::Unknown { .. }) && !covered.contains(&l.id))
+        .filter(|l| l.status != Status::Infeasible && !covered.contains(&l.id))
         .map(|l| (l.id, l.function.clone()))
         .collect();
     let mut by_function: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-    for (id, function) in &unknown {
+    for (id, function) in &grey {
         by_function.entry(function.clone()).or_default().push(*id);
     }
     let (targets, not_asked) = models::entries(&program, &by_function);
@@ -184,7 +186,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
             crate::witness::WitnessError::Build { .. } => Error::BadInput(e.into()),
             other => Error::internal(other),
         })?;
-    let wanted: BTreeSet<u64> = unknown.iter().map(|(id, _)| *id).collect();
+    let wanted: BTreeSet<u64> = grey.iter().map(|(id, _)| *id).collect();
     let (kept, by_label) = crate::witness::choose(&runs, &wanted);
 
     // Every test kept, then the check of every run against the proofs.
@@ -250,7 +252,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
     Ok(WitnessReport {
         file: super::file_name(&opts.file),
         out: opts.out.display().to_string(),
-        unknown: unknown.len(),
+        grey_zone: grey.len(),
         asked,
         calls: calls.len(),
         timed_out: runs.timed_out,

@@ -289,11 +289,19 @@ impl Asker<'_> {
         }
     }
 
-    /// A model of label `l` (reached, predicate true) with the function's memory written out,
-    /// as the values of `observe` (terms of the entry state): the inputs of a concrete call
-    /// that may cover it. `None` when the solver finds none within its limits.
-    pub(super) fn model_of(&mut self, l: &LabelVc, observe: &[T]) -> Option<Vec<Option<u128>>> {
-        let goal = self.terms.and2(l.reach, l.pred);
+    /// A model of label `l` (reached, predicate true; and `assume`) with the function's memory
+    /// written out, as the values of `observe` (terms of the entry state): the inputs of a
+    /// concrete call that may cover it. `None` when the solver finds none within its limits.
+    pub(super) fn model_of(
+        &mut self,
+        l: &LabelVc,
+        observe: &[T],
+        assume: Option<T>,
+    ) -> Option<Vec<Option<u128>>> {
+        let mut goal = self.terms.and2(l.reach, l.pred);
+        if let Some(a) = assume {
+            goal = self.terms.and2(goal, a);
+        }
         let mut roots = vec![goal];
         roots.extend_from_slice(observe);
         let (ids, _) = needed_facts(&self.terms, self.facts, &self.index, &roots, false);

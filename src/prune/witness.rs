@@ -21,10 +21,15 @@ use super::faults::Faults;
 use super::{Prover, PruneConfig};
 use crate::ir::{CType, Function, GlobalId, Linkage, Program};
 use crate::vc::encode::{encode_until, EntryState};
-use crate::vc::term::{BvOp, Terms, T};
+use crate::vc::term::{BvOp, CmpOp, Terms, T};
 
-/// Bytes a pointer argument's buffer holds.
-pub const BUFFER_BYTES: u64 = 256;
+/// Bytes a pointer argument's buffer holds: the argument points [`BUFFER_BEFORE`] bytes in, so
+/// that it can be read at negative indices too (as a pointer into an array is).
+pub const BUFFER_BYTES: u64 = 384;
+pub const BUFFER_BEFORE: u64 = 128;
+/// Integer arguments are first asked within these bounds (indices, sizes and counts that stay
+/// within the buffers), then, when no model is found there, anywhere.
+const SMALL: (i128, i128) = (-128, 255);
 /// Largest global a call sets (bytes); bigger ones keep their initial value.
 pub const MAX_GLOBAL_BYTES: u64 = 1024;
 
@@ -33,7 +38,7 @@ pub const MAX_GLOBAL_BYTES: u64 = 1024;
 pub enum Arg {
     /// A scalar, as the bits of its type (integers and IEEE-754 floats alike).
     Bits(u128),
-    /// A pointer to a buffer of [`BUFFER_BYTES`] holding these bytes first (zeros after).
+    /// A pointer [`BUFFER_BEFORE`] bytes into a buffer of [`BUFFER_BYTES`] holding these.
     Buffer(Vec<u8>),
     /// A null pointer.
     Null,
@@ -168,6 +173,8 @@ enum Slot {
 /// The terms to observe in a model for a call of `f`, and how to read them back.
 struct Plan {
     observe: Vec<T>,
+    /// Every integer argument within [`SMALL`].
+    small: T,
     slots: Vec<Slot>,
     /// Each global set, with the mask of its bytes that hold pointers (not observed).
     globals: Vec<(GlobalId, Vec<bool>)>,
@@ -177,16 +184,14 @@ fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &mut Terms) 
     let layout = program.layout();
     let mut observe = Vec::new();
     let mut slots = Vec::new();
-    let bytes_at = |terms: &mut Terms, mem: T, at: T, from: u64, n: u64, observe: &mut Vec<T>| {
-        for k in from..from + n {
-            let off = terms.bv(64, u128::from(k));
-            let addr = if k == 0 {
-                at
-            } else {
-                terms.bin(BvOp::Add, at, off)
-            };
-            observe.push(terms.select(mem, addr));
-        }
+    let byte_at = |terms: &mut Terms, mem: T, at: T, k: i64, observe: &mut Vec<T>| {
+        let off = terms.bv(64, u128::from(k as u64));
+        let addr = if k == 0 {
+            at
+        } else {
+            terms.bin(BvOp::Add, at, off)
+        };
+        observe.push(terms.select(mem, addr));
     };
     for (i, p) in f.params.iter().enumerate() {
         let ty = &f.local(*p).ty;
@@ -196,10 +201,15 @@ fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &mut Terms) 
                 let mask = match (entry.mem0, to.as_ref()) {
                     (_, CType::Function(_)) | (None, _) => vec![true; BUFFER_BYTES as usize],
                     (Some(mem0), to) => {
-                        let mask = pointer_mask(program, to, BUFFER_BYTES);
+                        // Whole elements before the argument, as an array holds them.
+                        let stride = layout.size_of(to).filter(|s| *s > 0).unwrap_or(1);
+                        let pre = BUFFER_BEFORE.div_ceil(stride) * stride;
+                        let whole = pointer_mask(program, to, pre + BUFFER_BYTES - BUFFER_BEFORE);
+                        let mask = whole[(pre - BUFFER_BEFORE) as usize..].to_vec();
                         for (k, pointer) in mask.iter().enumerate() {
                             if !pointer {
-                                bytes_at(terms, mem0, v, k as u64, 1, &mut observe);
+                                let k = k as i64 - BUFFER_BEFORE as i64;
+                                byte_at(terms, mem0, v, k, &mut observe);
                             }
                         }
                         mask
@@ -214,6 +224,31 @@ fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &mut Terms) 
             (None, _) => slots.push(Slot::Zero),
         }
     }
+    let mut bounds = Vec::new();
+    for (i, p) in f.params.iter().enumerate() {
+        if let (Some(v), CType::Int(k)) = (entry.params.get(i).copied().flatten(), &f.local(*p).ty)
+        {
+            let w = k.bits();
+            if w < 16 || w > 64 {
+                continue;
+            }
+            let (lo, hi) = if k.is_signed() {
+                (SMALL.0, SMALL.1)
+            } else {
+                (0, SMALL.1)
+            };
+            let lo = terms.bv_i(w, lo);
+            let hi = terms.bv_i(w, hi);
+            let le = if k.is_signed() {
+                CmpOp::Sle
+            } else {
+                CmpOp::Ule
+            };
+            bounds.push(terms.cmp(le, lo, v));
+            bounds.push(terms.cmp(le, v, hi));
+        }
+    }
+    let small = terms.and(&bounds);
     let mut globals = Vec::new();
     for (&g, &(mem, at)) in &entry.globals {
         if !settable_global(program, g) {
@@ -227,13 +262,14 @@ fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &mut Terms) 
         }
         for (k, pointer) in mask.iter().enumerate() {
             if !pointer {
-                bytes_at(terms, mem, at, k as u64, 1, &mut observe);
+                byte_at(terms, mem, at, k as i64, &mut observe);
             }
         }
         globals.push((g, mask));
     }
     Plan {
         observe,
+        small,
         slots,
         globals,
     }
@@ -431,7 +467,8 @@ fn calls_of(prover: &Prover, f: &Function, ids: &[u64], limits: ModelLimits) -> 
         let Some(l) = found else {
             continue;
         };
-        if let Some(values) = asker.model_of(l, &plan.observe) {
+        let small = asker.model_of(l, &plan.observe, Some(plan.small));
+        if let Some(values) = small.or_else(|| asker.model_of(l, &plan.observe, None)) {
             out.extend(plan.calls(f, *id, &values));
         }
     }

@@ -5,7 +5,7 @@
 //! the runner covprune compiles, where `pc_label` reports each covered label on the spot.
 
 use crate::ir::{CType, FloatKind, Program};
-use crate::prune::witness::{Arg, Call, BUFFER_BYTES};
+use crate::prune::witness::{Arg, Call, BUFFER_BEFORE, BUFFER_BYTES};
 
 /// The name of test `k`'s function.
 fn test_name(k: usize) -> String {
@@ -115,7 +115,7 @@ pub fn test_function(program: &Program, call: &Call, k: usize) -> String {
                 let mut all = bytes.clone();
                 all.resize(BUFFER_BYTES as usize, 0);
                 out.push_str(&format!(
-                    "  static unsigned char {name}_data[{BUFFER_BYTES}] __attribute__((aligned(16))) = {{{}}};\n  void *{name} = {name}_data;\n",
+                    "  static unsigned char {name}_data[{BUFFER_BYTES}] __attribute__((aligned(16))) = {{{}}};\n  void *{name} = {name}_data + {BUFFER_BEFORE};\n",
                     bytes_list(&all)
                 ));
             }

@@ -229,7 +229,7 @@ fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &mut Terms) 
         if let (Some(v), CType::Int(k)) = (entry.params.get(i).copied().flatten(), &f.local(*p).ty)
         {
             let w = k.bits();
-            if w < 16 || w > 64 {
+            if !(16..=64).contains(&w) {
                 continue;
             }
             let (lo, hi) = if k.is_signed() {

@@ -276,21 +276,21 @@ fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &mut Terms) 
 }
 
 impl Plan {
-    /// The calls a model gives: one, and when it makes a pointer argument null yet reads
-    /// through it (the encoding lets a pointer argument hold any address), a second with a
-    /// buffer there holding what it read.
+    /// The calls a model gives: one, and when it makes a pointer argument null, a second with
+    /// a buffer there holding what the model read through it (the encoding lets a pointer
+    /// argument hold any address and be read or written through; a null one stops the run
+    /// at its first access).
     fn calls(&self, f: &Function, target: u64, values: &[Option<u128>]) -> Vec<Call> {
         let first = self.call(f, target, values, false);
-        let null_read = first.args.iter().any(|a| matches!(a, Arg::Null));
+        let null = first.args.iter().any(|a| matches!(a, Arg::Null));
         let mut out = vec![first];
-        if null_read {
+        if null {
             out.push(self.call(f, target, values, true));
         }
         out
     }
 
-    /// The call of a model; `no_null`: a null pointer argument the model reads through gets
-    /// a buffer.
+    /// The call of a model; `no_null`: a null pointer argument gets a buffer.
     fn call(&self, f: &Function, target: u64, values: &[Option<u128>], no_null: bool) -> Call {
         let mut at = 0;
         let mut next = || {
@@ -309,8 +309,7 @@ impl Plan {
                         .iter()
                         .map(|pointer| if *pointer { 0 } else { next() as u8 })
                         .collect();
-                    let read = data.iter().any(|b| *b != 0);
-                    if p == 0 && !(no_null && read) {
+                    if p == 0 && !no_null {
                         Arg::Null
                     } else {
                         Arg::Buffer(data)

@@ -27,6 +27,11 @@ use crate::vc::term::{BvOp, CmpOp, Terms, T};
 /// that it can be read at negative indices too (as a pointer into an array is).
 pub const BUFFER_BYTES: u64 = 384;
 pub const BUFFER_BEFORE: u64 = 128;
+/// Fillers of the bytes of buffers a model leaves zero, one more call each: letters (text
+/// without delimiters), and bytes with the high bit set (negative `char`s).
+const FILLS: &[fn(usize) -> u8] = &[|k| b'a' + (k % 26) as u8, |k| 0x80 | (k % 0x7f) as u8];
+/// The last bytes of a buffer no filler touches.
+const FILL_END: usize = 16;
 /// Integer arguments are first asked within these bounds (indices, sizes and counts that stay
 /// within the buffers), then, when no model is found there, anywhere.
 const SMALL: (i128, i128) = (-128, 255);
@@ -279,19 +284,36 @@ impl Plan {
     /// The calls a model gives: one, and when it makes a pointer argument null, a second with
     /// a buffer there holding what the model read through it (the encoding lets a pointer
     /// argument hold any address and be read or written through; a null one stops the run
-    /// at its first access).
+    /// at its first access). Then, when a call has buffers, the same call with the bytes of
+    /// its buffers the model left zero filled ([`FILLS`]): a model of a label inside a loop
+    /// sees the data the loop reads only as a havoc, so these runs go further.
     fn calls(&self, f: &Function, target: u64, values: &[Option<u128>]) -> Vec<Call> {
-        let first = self.call(f, target, values, false);
+        let first = self.call(f, target, values, false, None);
         let null = first.args.iter().any(|a| matches!(a, Arg::Null));
+        let buffers = self.slots.iter().any(|s| matches!(s, Slot::Pointer { .. }));
         let mut out = vec![first];
         if null {
-            out.push(self.call(f, target, values, true));
+            out.push(self.call(f, target, values, true, None));
+        }
+        if buffers {
+            for fill in FILLS {
+                out.push(self.call(f, target, values, true, Some(*fill)));
+            }
         }
         out
     }
 
-    /// The call of a model; `no_null`: a null pointer argument gets a buffer.
-    fn call(&self, f: &Function, target: u64, values: &[Option<u128>], no_null: bool) -> Call {
+    /// The call of a model; `no_null`: a null pointer argument gets a buffer; `fill`: the
+    /// bytes of buffers the model left zero get `fill(k)` (k: the byte's index), but for the
+    /// last [`FILL_END`], which stay zero (a string there ends).
+    fn call(
+        &self,
+        f: &Function,
+        target: u64,
+        values: &[Option<u128>],
+        no_null: bool,
+        fill: Option<fn(usize) -> u8>,
+    ) -> Call {
         let mut at = 0;
         let mut next = || {
             let v = values.get(at).copied().flatten().unwrap_or(0);
@@ -305,9 +327,19 @@ impl Plan {
                 Slot::Zero => Arg::Bits(0),
                 Slot::Pointer { mask } => {
                     let p = next();
+                    let limit = mask.len().saturating_sub(FILL_END);
                     let data: Vec<u8> = mask
                         .iter()
-                        .map(|pointer| if *pointer { 0 } else { next() as u8 })
+                        .enumerate()
+                        .map(|(k, pointer)| {
+                            if *pointer {
+                                return 0;
+                            }
+                            match (next() as u8, fill) {
+                                (0, Some(fill)) if k < limit => fill(k),
+                                (b, _) => b,
+                            }
+                        })
                         .collect();
                     if p == 0 && !no_null {
                         Arg::Null

@@ -347,6 +347,7 @@ fn execute(command: Command) -> run::Result<Exit> {
                 function_ms: args.function_s * 1000,
                 run_ms: args.run_ms,
                 jobs: args.jobs,
+                progress: !args.json,
             })?;
             show(&report, args.json, run::witness::WitnessReport::to_text);
         }

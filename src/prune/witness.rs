@@ -445,12 +445,13 @@ pub fn entries(
 
 /// Calls from models of the labels `targets` asks, by function (each function's labels in the
 /// order given, at most [`ModelLimits::per_function`] of them), functions in parallel on the
-/// current thread pool. Functions [`unsupported`] get none.
+/// current thread pool; `done(1)` as each function is. Functions [`unsupported`] get none.
 pub fn calls(
     program: &Program,
     config: &PruneConfig,
     targets: &BTreeMap<String, Vec<u64>>,
     limits: ModelLimits,
+    done: &(dyn Fn(u64) + Sync),
 ) -> Vec<Call> {
     let prover = Prover::new(program, config);
     let todo: Vec<(&Function, &Vec<u64>)> = targets
@@ -460,7 +461,9 @@ pub fn calls(
     let mut out: Vec<Call> = todo
         .par_iter()
         .flat_map_iter(|(f, ids)| {
-            crate::smt::in_fresh_context(|| calls_of(&prover, f, ids, limits))
+            let calls = crate::smt::in_fresh_context(|| calls_of(&prover, f, ids, limits));
+            done(1);
+            calls
         })
         .collect();
     out.sort();

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::error::{write_failed, Error, Result};
+use crate::console::Progress;
 use crate::frontend::PreprocessOptions;
 use crate::prune::witness::{self as models, ModelLimits};
 use crate::prune::{PruneConfig, Status};
@@ -40,6 +41,8 @@ pub struct WitnessOptions {
     pub run_ms: u64,
     /// Worker threads (0: the machine's cores).
     pub jobs: usize,
+    /// Draw progress bars (on a terminal).
+    pub progress: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -171,7 +174,10 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         .num_threads(jobs)
         .build()
         .map_err(Error::internal)?;
-    let calls = pool.install(|| models::calls(&program, &config, &targets, limits));
+    let bar = Progress::counting(targets.len() as u64, "models", "functions", opts.progress);
+    let calls =
+        pool.install(|| models::calls(&program, &config, &targets, limits, &|n| bar.inc(n)));
+    bar.finish();
     let work = tempfile::tempdir().map_err(Error::internal)?;
     // The runner is built in a scratch directory.
     let (flags, _) = super::build_flags(&opts.preprocess, &opts.file)?;
@@ -180,12 +186,18 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         flags,
         timeout: Duration::from_millis(opts.run_ms),
     };
+    let bar = Progress::counting(calls.len() as u64, "runs", "calls", opts.progress);
     let runs = pool
-        .install(|| crate::witness::run(&program, &opts.file, &calls, &run_opts, work.path()))
+        .install(|| {
+            crate::witness::run(&program, &opts.file, &calls, &run_opts, work.path(), &|n| {
+                bar.inc(n)
+            })
+        })
         .map_err(|e| match e {
             crate::witness::WitnessError::Build { .. } => Error::BadInput(e.into()),
             other => Error::internal(other),
         })?;
+    bar.finish();
     let wanted: BTreeSet<u64> = grey.iter().map(|(id, _)| *id).collect();
     let (kept, by_label) = crate::witness::choose(&runs, &wanted);
 

@@ -49,13 +49,14 @@ pub enum WitnessError {
 }
 
 /// Compiles `calls` with the annotated file `annotated` in `work` (a scratch directory) and
-/// runs each.
+/// runs each; `done(1)` as each run ends.
 pub fn run(
     program: &Program,
     annotated: &Path,
     calls: &[Call],
     opts: &RunOptions,
     work: &Path,
+    done: &(dyn Fn(u64) + Sync),
 ) -> Result<Runs, WitnessError> {
     if calls.is_empty() {
         return Ok(Runs::default());
@@ -106,7 +107,11 @@ pub fn run(
     }
     let results: Vec<std::io::Result<(BTreeSet<u64>, bool)>> = (0..calls.len())
         .into_par_iter()
-        .map(|k| run_one(&exe, k, work, opts.timeout))
+        .map(|k| {
+            let r = run_one(&exe, k, work, opts.timeout);
+            done(1);
+            r
+        })
         .collect();
     let mut runs = Runs::default();
     for r in results {

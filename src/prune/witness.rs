@@ -3,7 +3,7 @@
 //! function: each parameter's value, the bytes a pointer parameter points to, and the values
 //! of the globals the function reads at entry. A model is only a guess at such a call (the
 //! encoding over-approximates loops and calls): whether the call covers the label is for a
-//! real run to say ([`crate::witness`]).
+//! real run to say (the `witness` module).
 //!
 //! What a call can set is what a test of the function could: its arguments, the data behind
 //! its pointer arguments, and the file's external, non-constant globals. Only bytes that hold

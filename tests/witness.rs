@@ -1,6 +1,7 @@
 //! `witness` end to end: on a fixture whose labels have known answers, every feasible label
 //! nothing proved is shown feasible by a test that, compiled on its own with a recording
-//! `pc_label`, covers it; the infeasible one is not; a second run adds nothing; a directory
+//! `pc_label`, covers it; the infeasible one is not (not even when the program prints its
+//! id); a second run adds nothing; a directory
 //! holding the user's files is refused with nothing written; and a ledger whose claim a run
 //! contradicts raises the soundness alarm and is left as it was.
 
@@ -14,7 +15,7 @@ use common::{covprune, json_and_code};
 const FIXTURE: &str = "tests/fixtures/witness/units.c";
 /// The labels of the fixture that some input covers; label 7 is infeasible, label 9 (subsumed)
 /// is shown feasible by label 2's test.
-const FEASIBLE: &[u64] = &[1, 2, 3, 4, 5, 6, 8, 9];
+const FEASIBLE: &[u64] = &[1, 2, 3, 4, 5, 6, 8, 9, 10];
 
 /// The fixture copied into `dir` and pruned; the annotated file.
 fn pruned(dir: &Path) -> PathBuf {
@@ -64,13 +65,13 @@ fn statuses(file: &Path) -> BTreeMap<u64, (String, Option<String>)> {
         .collect()
 }
 
-/// Compiles test `tc` on its own with a `pc_label` that prints each covered label, runs it,
-/// and returns what it printed.
+/// Compiles test `tc` on its own with a `pc_label` that prints each covered label on the
+/// standard error (the program prints on its output), runs it, and returns what it printed.
 fn covered_by(tc: &Path, dir: &Path) -> Vec<u64> {
     let header = dir.join("record.h");
     std::fs::write(
         &header,
-        "#include <stdio.h>\n#define pc_label(c, id, ...) ((c) ? (void)printf(\"%d\\n\", (int)(id)) : (void)0)\n",
+        "#include <stdio.h>\n#define pc_label(c, id, ...) ((c) ? (void)fprintf(stderr, \"%d\\n\", (int)(id)) : (void)0)\n",
     )
     .unwrap();
     let exe = dir.join(format!("{}.run", tc.file_name().unwrap().to_string_lossy()));
@@ -85,7 +86,7 @@ fn covered_by(tc: &Path, dir: &Path) -> Vec<u64> {
         .unwrap();
     assert!(st.success(), "{} does not compile", tc.display());
     let out = Command::new(&exe).output().unwrap();
-    String::from_utf8_lossy(&out.stdout)
+    String::from_utf8_lossy(&out.stderr)
         .lines()
         .map(|l| l.trim().parse().unwrap())
         .collect()

@@ -145,25 +145,35 @@ pub fn standalone(annotated: &str, program: &Program, call: &Call, n: usize) -> 
 }
 
 /// The runner: every test, chosen by its number in `argv[1]`; each label covered is written
-/// on the standard output (`id` and a newline) at once, so that a run that crashes or is
-/// killed later has told what it covered before.
+/// (`id` and a newline) at once to the file `COVPRUNE_WITNESS_OUT` names, apart from what the
+/// program prints, so that a run that crashes or is killed later has told what it covered
+/// before.
 pub fn runner(annotated: &str, bodies: &[String]) -> String {
     let mut out = String::from(
-        "#include <unistd.h>\n\
+        "#include <fcntl.h>\n\
+         #include <stdlib.h>\n\
+         #include <unistd.h>\n\
          static unsigned char covprune_seen[1 << 17];\n\
+         static int covprune_fd = -1;\n\
          static void covprune_hit(int c, long id)\n\
          {\n\
          \x20 char buf[24];\n\
          \x20 int n = 0;\n\
          \x20 unsigned long v = (unsigned long)id;\n\
          \x20 if (!c) return;\n\
+         \x20 if (covprune_fd < 0) {\n\
+         \x20   const char *path = getenv(\"COVPRUNE_WITNESS_OUT\");\n\
+         \x20   if (!path) return;\n\
+         \x20   covprune_fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);\n\
+         \x20   if (covprune_fd < 0) return;\n\
+         \x20 }\n\
          \x20 if (v < (1UL << 20)) {\n\
          \x20   if (covprune_seen[v >> 3] & (1 << (v & 7))) return;\n\
          \x20   covprune_seen[v >> 3] |= (unsigned char)(1 << (v & 7));\n\
          \x20 }\n\
          \x20 buf[sizeof buf - 1] = '\\n';\n\
          \x20 do { buf[sizeof buf - 2 - n++] = (char)('0' + v % 10); v /= 10; } while (v);\n\
-         \x20 if (write(1, buf + sizeof buf - 1 - n, (size_t)n + 1) < 0) return;\n\
+         \x20 if (write(covprune_fd, buf + sizeof buf - 1 - n, (size_t)n + 1) < 0) return;\n\
          }\n\
          #define pc_label(c, id, ...) covprune_hit((c) ? 1 : 0, (long)(id))\n",
     );

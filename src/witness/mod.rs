@@ -138,8 +138,9 @@ fn run_one(
         .current_dir(&dir)
         // A failed allocation returns null, as the C library's does.
         .env("ASAN_OPTIONS", "detect_leaks=0:allocator_may_return_null=1")
+        .env("COVPRUNE_WITNESS_OUT", &out_path)
         .stdin(Stdio::null())
-        .stdout(Stdio::from(std::fs::File::create(&out_path)?))
+        .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()?;
     let start = Instant::now();

@@ -12,9 +12,10 @@ pub mod unroll;
 /// The lowered function `name` of the C text `src`, for the tests of this module's analyses.
 #[cfg(test)]
 pub(crate) fn test_function(src: &str, name: &str) -> Function {
-    let loaded =
-        crate::frontend::load_text(src.as_bytes(), "t.c", std::path::Path::new("t.c"), 0).unwrap();
-    loaded.program.function(name).unwrap().clone()
+    crate::frontend::test_program(src)
+        .function(name)
+        .unwrap()
+        .clone()
 }
 
 use std::fmt::Write;

@@ -91,6 +91,14 @@ pub fn load(path: &Path, opts: &PreprocessOptions) -> Result<Loaded, FrontendErr
     load_text(&raw, &main_name, path, preprocess_ms)
 }
 
+/// The program of the C text `src` (as the file `t.c`, not preprocessed), for tests.
+#[cfg(test)]
+pub(crate) fn test_program(src: &str) -> crate::ir::Program {
+    load_text(src.as_bytes(), "t.c", Path::new("t.c"), 0)
+        .expect("the test program lowers")
+        .program
+}
+
 /// Parses and lowers already preprocessed text (line markers allowed).
 pub fn load_text(
     raw: &[u8],

@@ -154,9 +154,7 @@ mod tests {
     use crate::prune::PruneConfig;
 
     fn program_of(src: &str) -> Program {
-        crate::frontend::load_text(src.as_bytes(), "t.c", std::path::Path::new("t.c"), 0)
-            .expect("the fixture lowers")
-            .program
+        crate::frontend::test_program(src)
     }
 
     fn keys(src: &str) -> BTreeMap<String, String> {

@@ -62,10 +62,7 @@ mod tests {
     use super::*;
 
     fn unentered(src: &str, entry_main: bool) -> Vec<String> {
-        let program =
-            crate::frontend::load_text(src.as_bytes(), "t.c", std::path::Path::new("t.c"), 0)
-                .expect("the fixture lowers")
-                .program;
+        let program = crate::frontend::test_program(src);
         let cg = CallGraph::build(&program);
         never_entered(&program, &cg, entry_main)
             .into_iter()

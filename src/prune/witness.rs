@@ -513,15 +513,9 @@ fn calls_of(prover: &Prover, f: &Function, ids: &[u64], limits: ModelLimits) -> 
 mod tests {
     use super::*;
 
-    fn program(src: &str) -> Program {
-        crate::frontend::load_text(src.as_bytes(), "t.c", std::path::Path::new("t.c"), 0)
-            .expect("the fixture lowers")
-            .program
-    }
-
     #[test]
     fn a_call_sets_every_byte_but_the_pointers() {
-        let p = program(
+        let p = crate::frontend::test_program(
             "struct node { int count; struct node *next; char tag[4]; };\n\
              struct node head; int plain[2]; static int hidden; const int fixed = 1;\n\
              int f(struct node *n) { return n->count + head.count + plain[0] + hidden + fixed; }\n\

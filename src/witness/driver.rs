@@ -195,16 +195,9 @@ mod tests {
     use super::*;
     use crate::ir::IntKind;
 
-    fn program() -> Program {
-        let src = "int f(void) { return 0; }\n";
-        crate::frontend::load_text(src.as_bytes(), "t.c", std::path::Path::new("t.c"), 0)
-            .expect("a tiny program lowers")
-            .program
-    }
-
     #[test]
     fn scalars_are_literals_where_c_has_one_and_bytes_where_not() {
-        let p = program();
+        let p = crate::frontend::test_program("int f(void) { return 0; }\n");
         let int = CType::Int(IntKind::Int);
         let long = CType::Int(IntKind::Long);
         let uint = CType::Int(IntKind::UInt);

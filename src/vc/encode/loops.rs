@@ -349,10 +349,8 @@ mod tests {
 
     /// The trips of each loop of `name` in `source`, by loop head (in block order).
     fn trips(source: &str, name: &str) -> Vec<Option<u8>> {
-        let loaded =
-            crate::frontend::load_text(source.as_bytes(), "t.c", std::path::Path::new("t.c"), 0)
-                .expect("the test program lowers");
-        let f = loaded.program.function(name).expect("the function");
+        let program = crate::frontend::test_program(source);
+        let f = program.function(name).expect("the function");
         let forest = LoopForest::of(f);
         (0..f.blocks.len() as u32)
             .map(BlockId)

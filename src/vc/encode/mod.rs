@@ -902,10 +902,7 @@ mod tests {
     #[test]
     fn every_label_occurrence_is_encoded_with_its_block_and_the_inputs_are_the_parameters() {
         let source = "int f(int x, int y) {\n  pc_label(x > 0, 1, \"CC\");\n  if (x > y) {\n    pc_label(y < 0, 2, \"CC\");\n  }\n  return x;\n}\n";
-        let loaded =
-            crate::frontend::load_text(source.as_bytes(), "t.c", std::path::Path::new("t.c"), 0)
-                .expect("the test program lowers");
-        let program = &loaded.program;
+        let program = &crate::frontend::test_program(source);
         let f = program.function("f").unwrap();
         let sums = Summaries::new(program, &BTreeMap::new());
         let vc = encode(program, f, &sums, &EncodeConfig::default());

@@ -124,6 +124,18 @@ fn feasible_labels_get_tests_that_cover_them_and_the_infeasible_one_none() {
     let cols: Vec<&str> = row.split(',').map(str::trim).collect();
     assert_eq!((cols[1], cols[6]), ("covered", n), "{row}");
 
+    // `audit` reports them.
+    let o = covprune()
+        .arg("audit")
+        .arg(&file)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let (audit, code) = json_and_code(&o);
+    assert_eq!(code, 0, "{audit}");
+    assert_eq!(audit["shown_feasible"], FEASIBLE.len() as u64, "{audit}");
+    assert_eq!(audit["witness_tests"], report["tests"], "{audit}");
+
     // Again: the grey zone is empty (label 9 is covered by label 2's test), nothing is
     // rewritten.
     let tests_before: Vec<_> = std::fs::read_dir(&out).unwrap().collect();

@@ -49,6 +49,15 @@ pub struct Audit {
     /// Functions whose budget ran out, with the labels each left unknown.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub over_budget: Vec<crate::report::OverBudget>,
+    /// Labels `witness` tests show feasible, and the tests.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub shown_feasible: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub witness_tests: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 const TOP: usize = 10;
@@ -60,6 +69,7 @@ pub fn audit(rows: &[Row]) -> Audit {
         .map(|r| Fact::of_status(r.id, &r.tag, &r.status, r.step))
         .collect();
     let criteria = counts::per_criterion(&facts);
+    let (shown_feasible, witness_tests) = crate::report::ledger::shown_feasible(rows);
     let classes = counts::classify(&facts);
     let (skipped, over_budget) = crate::report::ledger::undecided_functions(
         rows.iter().map(|r| (r.function.as_str(), &r.status)),
@@ -160,6 +170,8 @@ pub fn audit(rows: &[Row]) -> Audit {
         sufficient_total,
         skipped,
         over_budget,
+        shown_feasible,
+        witness_tests,
     }
 }
 
@@ -170,6 +182,13 @@ impl Audit {
             &self.skipped,
             &self.over_budget,
         ));
+        if self.shown_feasible > 0 {
+            let _ = writeln!(
+                out,
+                "shown feasible by `witness` tests: {} labels ({} tests)",
+                self.shown_feasible, self.witness_tests
+            );
+        }
         out.push('\n');
         out.push_str(&crate::report::counts::counts_text(
             &self.functions[..self.functions.len().min(TOP)],

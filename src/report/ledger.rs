@@ -53,6 +53,14 @@ pub enum HyperClaim {
     Unknown,
 }
 
+/// Labels a `witness` test shows feasible, and how many tests do.
+pub fn shown_feasible(labels: &[LedgerLabel]) -> (usize, usize) {
+    let tests: std::collections::BTreeSet<&str> =
+        labels.iter().filter_map(|l| l.witness.as_deref()).collect();
+    let n = labels.iter().filter(|l| l.witness.is_some()).count();
+    (n, tests.len())
+}
+
 /// The hyperlabel claims of a ledger, by id (unknown ones left out).
 pub fn hyper_claims(ledger: &Ledger) -> std::collections::BTreeMap<u64, HyperClaim> {
     ledger

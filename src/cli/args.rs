@@ -386,14 +386,14 @@ pub struct WitnessArgs {
     /// The labels file (default: STEM.labels, if it exists).
     #[arg(long)]
     pub labels: Option<PathBuf>,
-    /// Unknown labels asked for a model per function, at most.
+    /// Labels of the grey zone asked for a model per function, at most.
     #[arg(long, default_value_t = 500)]
     pub per_function: usize,
-    /// Seconds for one function's encoding and models.
-    #[arg(long, default_value_t = 20)]
+    /// Seconds for one function's encoding and models (at least 1).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
     pub function_s: u64,
-    /// Milliseconds for one run of a call.
-    #[arg(long, default_value_t = 2000)]
+    /// Milliseconds for one run of a call (at least 1).
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..))]
     pub run_ms: u64,
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]

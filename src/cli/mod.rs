@@ -74,9 +74,9 @@ pub enum Command {
     /// How redundant each criterion is: counts per criterion and function, duplicate classes,
     /// subsumers, the criterion × criterion matrix; DOT, HTML and SARIF reports.
     Audit(AuditArgs),
-    /// For the labels a prune left unknown: run calls built from models of them; write the
-    /// calls that cover some as LTest drivers (DIR/TC_n.c) and record in the ledger and the
-    /// .labels file which test shows each feasible.
+    /// For the grey zone (labels no test covers, not proved infeasible): run calls built from
+    /// models of them; write the calls that cover some as LTest drivers (DIR/TC_n.c) and record
+    /// in the ledger and the .labels file which test shows each feasible.
     Witness(WitnessArgs),
     /// Insert test objectives (labels) for coverage criteria: writes DIR/STEM_labels.c and
     /// DIR/STEM_labels.labels.

@@ -189,6 +189,8 @@ fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &mut Terms) 
     let layout = program.layout();
     let mut observe = Vec::new();
     let mut slots = Vec::new();
+    // Every integer argument within [`SMALL`].
+    let mut bounds = Vec::new();
     let byte_at = |terms: &mut Terms, mem: T, at: T, k: i64, observe: &mut Vec<T>| {
         let off = terms.bv(64, u128::from(k as u64));
         let addr = if k == 0 {
@@ -222,35 +224,25 @@ fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &mut Terms) 
                 };
                 slots.push(Slot::Pointer { mask });
             }
-            (Some(v), _) => {
+            (Some(v), ty) => {
                 observe.push(v);
                 slots.push(Slot::Scalar);
+                if let CType::Int(k) = ty {
+                    let w = k.bits();
+                    if (16..=64).contains(&w) {
+                        let (lo, le) = if k.is_signed() {
+                            (SMALL.0, CmpOp::Sle)
+                        } else {
+                            (0, CmpOp::Ule)
+                        };
+                        let lo = terms.bv_i(w, lo);
+                        let hi = terms.bv_i(w, SMALL.1);
+                        bounds.push(terms.cmp(le, lo, v));
+                        bounds.push(terms.cmp(le, v, hi));
+                    }
+                }
             }
             (None, _) => slots.push(Slot::Zero),
-        }
-    }
-    let mut bounds = Vec::new();
-    for (i, p) in f.params.iter().enumerate() {
-        if let (Some(v), CType::Int(k)) = (entry.params.get(i).copied().flatten(), &f.local(*p).ty)
-        {
-            let w = k.bits();
-            if !(16..=64).contains(&w) {
-                continue;
-            }
-            let (lo, hi) = if k.is_signed() {
-                (SMALL.0, SMALL.1)
-            } else {
-                (0, SMALL.1)
-            };
-            let lo = terms.bv_i(w, lo);
-            let hi = terms.bv_i(w, hi);
-            let le = if k.is_signed() {
-                CmpOp::Sle
-            } else {
-                CmpOp::Ule
-            };
-            bounds.push(terms.cmp(le, lo, v));
-            bounds.push(terms.cmp(le, v, hi));
         }
     }
     let small = terms.and(&bounds);
@@ -445,7 +437,7 @@ pub fn entries(
 
 /// Calls from models of the labels `targets` asks, by function (each function's labels in the
 /// order given, at most [`ModelLimits::per_function`] of them), functions in parallel on the
-/// current thread pool; `done(1)` as each function is. Functions [`unsupported`] get none.
+/// current thread pool; `done(1)` as each function is. The targets come from [`entries`].
 pub fn calls(
     program: &Program,
     config: &PruneConfig,
@@ -487,18 +479,24 @@ fn calls_of(prover: &Prover, f: &Function, ids: &[u64], limits: ModelLimits) -> 
     let budget = Budget::of_wall(Duration::from_millis(limits.function_ms), t0);
     let faults = Faults::default();
     let mut asker = Asker::new(backend, vc.terms, &vc.facts, &vc.exactness, budget, &faults);
+    // Each label's first encoding: its own, in a called-once callee, or in a static callee's
+    // copy.
+    let mut by_id: std::collections::HashMap<u64, &crate::vc::encode::LabelVc> =
+        std::collections::HashMap::new();
+    for l in vc
+        .labels
+        .iter()
+        .chain(&vc.context_labels)
+        .chain(vc.copies.iter().flat_map(|c| &c.labels))
+    {
+        by_id.entry(l.id).or_insert(l);
+    }
     let mut out = Vec::new();
     for id in ids.iter().take(limits.per_function) {
         if asker.over_budget() {
             break;
         }
-        let found = vc
-            .labels
-            .iter()
-            .chain(&vc.context_labels)
-            .chain(vc.copies.iter().flat_map(|c| &c.labels))
-            .find(|l| l.id == *id);
-        let Some(l) = found else {
+        let Some(l) = by_id.get(id) else {
             continue;
         };
         let small = asker.model_of(l, &plan.observe, Some(plan.small));

@@ -466,21 +466,13 @@ fn execute(
         .stdout(Stdio::from(out_file))
         .stderr(Stdio::from(err_file));
     let mut child = cmd.spawn()?;
-    let start = Instant::now();
-    let outcome = loop {
-        if let Some(status) = child.try_wait()? {
-            break match status.code() {
-                Some(c) => RunOutcome::Exited(c),
-                None => RunOutcome::Crashed(signal_name(&status)),
-            };
-        }
-        if start.elapsed() > timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            break RunOutcome::TimedOut;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    };
+    let outcome = wait_for(
+        &mut child,
+        Instant::now(),
+        timeout,
+        Duration::from_millis(1),
+        |_| {},
+    )?;
     let stdout = std::fs::read(&out_path).unwrap_or_default();
     let stderr = std::fs::read(&err_path).unwrap_or_default();
     let _ = std::fs::remove_file(&out_path);
@@ -490,6 +482,33 @@ fn execute(
         stdout,
         stderr,
     })
+}
+
+/// Waits for `child`, started at `start`, polling every `poll`: how it ended, or
+/// [`RunOutcome::TimedOut`] once `timeout` has passed (then `stop` runs before it is killed,
+/// for what it started beside itself).
+pub(crate) fn wait_for(
+    child: &mut std::process::Child,
+    start: Instant,
+    timeout: Duration,
+    poll: Duration,
+    stop: impl FnOnce(&std::process::Child),
+) -> std::io::Result<RunOutcome> {
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(match status.code() {
+                Some(c) => RunOutcome::Exited(c),
+                None => RunOutcome::Crashed(signal_name(&status)),
+            });
+        }
+        if start.elapsed() > timeout {
+            stop(child);
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(RunOutcome::TimedOut);
+        }
+        std::thread::sleep(poll);
+    }
 }
 
 #[cfg(unix)]

@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::layout::Layout;
-use super::{runtime, MeasureError, RunOutcome, TestRun};
+use super::{runtime, MeasureError, TestRun};
 
 /// One annotated file to put in the tree.
 #[derive(Clone, Debug)]
@@ -344,24 +344,18 @@ pub fn run_command(
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let start = Instant::now();
     let mut child = cmd.spawn()?;
-    let outcome = loop {
-        if let Some(status) = child.try_wait()? {
-            break match status.code() {
-                Some(c) => RunOutcome::Exited(c),
-                None => RunOutcome::Crashed(super::signal_name(&status)),
-            };
-        }
-        if start.elapsed() > timeout {
+    let outcome = super::wait_for(
+        &mut child,
+        start,
+        timeout,
+        Duration::from_millis(20),
+        |child| {
             // The group: a build's and a test harness's children die with the shell.
             let _ = Command::new("kill")
                 .args(["-KILL", "--", &format!("-{}", child.id())])
                 .status();
-            let _ = child.kill();
-            let _ = child.wait();
-            break RunOutcome::TimedOut;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+        },
+    )?;
     let seconds = start.elapsed().as_secs_f64();
     let recorded = runtime::parse_record(&std::fs::read_to_string(&record).unwrap_or_default());
     Ok(CommandRun {

@@ -1,12 +1,14 @@
 //! `witness`: for the labels in the grey zone (not proved infeasible, covered by no test:
-//! unknown ones, and duplicate or subsumed ones, whose feasibility is as undecided), calls built
-//! from models of them are run ([`crate::witness`]); a label a run covers is shown feasible. The tests that cover them
-//! are written to the directory the user names as LTest drivers (`TC_n.c`, numbered after
-//! those an earlier run left there), and the ledger and the labels file record, for each such
-//! label, the test that covers it. Labels the labels file marks covered (by a `measure` run of
-//! the user's tests, or by earlier witnesses) are not asked again. A run covering a
-//! label the ledger says infeasible is a soundness alarm: the tests are written (to reproduce
-//! it) and the ledger and labels file are left as they were.
+//! unknown ones, and duplicate or subsumed ones, whose feasibility is as undecided), calls
+//! built from models of them are run ([`crate::witness`]); a label a run covers is shown
+//! feasible. The tests that cover them are written to the directory the user names as LTest
+//! drivers (`TC_n.c`, numbered after those an earlier run left there), and the ledger and the
+//! labels file record, for each such label, the test that covers it. Labels the labels file
+//! marks covered (by a `measure` run of the user's tests, or by earlier witnesses) are not
+//! asked again. Every run is checked against the ledger's claims as `measure` checks a test's
+//! (a label proved infeasible covered; a duplicate or subsumed label apart from its partners
+//! on a run that ended): a contradiction is a soundness alarm, the tests are written (to
+//! reproduce it) and the ledger and labels file are left as they were.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -19,7 +21,7 @@ use crate::console::Progress;
 use crate::frontend::PreprocessOptions;
 use crate::prune::witness::{self as models, ModelLimits};
 use crate::prune::{PruneConfig, Status};
-use crate::report::labels;
+use crate::report::{labels, ledger};
 
 /// The first line of every test `witness` writes: what it may replace in the output directory.
 const MARK: &str = "/* A witness written by covprune";
@@ -201,45 +203,31 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
     let wanted: BTreeSet<u64> = grey.iter().map(|(id, _)| *id).collect();
     let (kept, by_label) = crate::witness::choose(&runs, &wanted);
 
-    // Every test kept, then the check of every run against the proofs.
+    // Kept test `n` is numbered after the tests an earlier run left.
+    let number = |n: usize| earlier + n + 1;
+    // Every test kept, then the check of every run against the ledger's claims, as `measure`
+    // checks a test suite's.
     let include = include_path(&opts.out, &opts.file);
     for (n, &k) in kept.iter().enumerate() {
-        let path = opts.out.join(crate::witness::test_file(earlier + n + 1));
-        let text =
-            crate::witness::driver::standalone(&include, &program, &calls[k], earlier + n + 1);
+        let path = opts.out.join(crate::witness::test_file(number(n)));
+        let text = crate::witness::driver::standalone(&include, &program, &calls[k], number(n));
         labels::write_atomic(&path, text).map_err(|e| write_failed(&path, e))?;
     }
-    let infeasible: BTreeSet<u64> = ledger
-        .labels
-        .iter()
-        .filter(|l| l.status == Status::Infeasible)
-        .map(|l| l.id)
-        .collect();
-    let contradicted: Vec<(u64, usize)> = runs
-        .covered
-        .iter()
-        .enumerate()
-        .flat_map(|(k, c)| c.iter().map(move |id| (*id, k)))
-        .filter(|(id, _)| infeasible.contains(id))
-        .collect();
-    if let Some((id, k)) = contradicted.first() {
+    let alarms = crate::measure::alarms(&ledger::claims_from_ledger(&ledger), &runs.runs);
+    if let Some(a) = alarms.first() {
         return Err(Error::SoundnessAlarm(format!(
-            "label {id} was proved infeasible, but the call of {} from a model of label {} covers it ({} such labels); tests written to {}, ledger unchanged",
-            calls[*k].function,
-            calls[*k].target,
-            contradicted.iter().map(|c| c.0).collect::<BTreeSet<_>>().len(),
+            "label {} ({}): {} ({} alarms); tests written to {}, ledger unchanged",
+            a.label,
+            a.claim,
+            a.what,
+            alarms.len(),
             opts.out.display()
         )));
     }
 
-    let name = |n: usize| {
-        crate::witness::test_file(earlier + n + 1)
-            .display()
-            .to_string()
-    };
     for l in &mut ledger.labels {
         if let Some(&n) = by_label.get(&l.id) {
-            l.witness = Some(name(n));
+            l.witness = Some(crate::witness::test_file(number(n)).display().to_string());
         }
     }
     labels::write_atomic(&ledger_path, ledger.to_json())
@@ -248,7 +236,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         for row in &mut lf.rows {
             if let Some(&n) = by_label.get(&row.id) {
                 row.status = "covered".into();
-                let driver = (earlier + n + 1).to_string();
+                let driver = number(n).to_string();
                 if !row.drivers.split_whitespace().any(|d| d == driver) {
                     row.drivers = if row.drivers.trim().is_empty() {
                         driver
@@ -267,7 +255,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         grey_zone: grey.len(),
         asked,
         calls: calls.len(),
-        timed_out: runs.timed_out,
+        timed_out: runs.timed_out(),
         tests: kept.len(),
         shown_feasible: by_label.len(),
         unsupported: unsupported

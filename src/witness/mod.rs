@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::ir::Program;
+use crate::measure::{RunOutcome, TestRun};
 use crate::prune::witness::Call;
 
 /// How the runner is built and run.
@@ -31,13 +32,21 @@ pub struct RunOptions {
     pub timeout: Duration,
 }
 
-/// What the runs of a set of calls covered.
+/// The runs of a set of calls, one per call in the order given, as `measure` records a test's:
+/// how it ended (a sanitizer's stop is a crash) and the labels it covered.
 #[derive(Clone, Debug, Default)]
 pub struct Runs {
-    /// Per call (in the order given): the labels its run covered.
-    pub covered: Vec<BTreeSet<u64>>,
+    pub runs: Vec<TestRun>,
+}
+
+impl Runs {
     /// Runs stopped by the time limit.
-    pub timed_out: usize,
+    pub fn timed_out(&self) -> usize {
+        self.runs
+            .iter()
+            .filter(|r| r.outcome == RunOutcome::TimedOut)
+            .count()
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -105,63 +114,69 @@ pub fn run(
                 .collect(),
         });
     }
-    let results: Vec<std::io::Result<(BTreeSet<u64>, bool)>> = (0..calls.len())
-        .into_par_iter()
-        .map(|k| {
-            let r = run_one(&exe, k, work, opts.timeout);
+    let runs = calls
+        .par_iter()
+        .enumerate()
+        .map(|(k, call)| {
+            let r = run_one(&exe, k, call, work, opts.timeout);
             done(1);
             r
         })
-        .collect();
-    let mut runs = Runs::default();
-    for r in results {
-        let (covered, timed_out) = r?;
-        runs.covered.push(covered);
-        runs.timed_out += usize::from(timed_out);
-    }
-    Ok(runs)
+        .collect::<std::io::Result<Vec<TestRun>>>()?;
+    Ok(Runs { runs })
 }
 
-/// Runs test `k` of the runner in a directory of its own; the labels it reported, and whether
-/// it was stopped by the time limit.
+/// Runs test `k` of the runner (`call`) in a directory of its own.
 fn run_one(
     exe: &Path,
     k: usize,
+    call: &Call,
     work: &Path,
     timeout: Duration,
-) -> std::io::Result<(BTreeSet<u64>, bool)> {
+) -> std::io::Result<TestRun> {
     let dir = work.join(format!("run{k}"));
     std::fs::create_dir_all(&dir)?;
     let out_path = dir.join("covered");
     let mut child = Command::new(exe)
         .arg(k.to_string())
         .current_dir(&dir)
-        // A failed allocation returns null, as the C library's does.
-        .env("ASAN_OPTIONS", "detect_leaks=0:allocator_may_return_null=1")
+        // A failed allocation returns null, as the C library's does; a sanitizer that finds
+        // an error aborts, so that the run reads as a crash.
+        .env(
+            "ASAN_OPTIONS",
+            "detect_leaks=0:allocator_may_return_null=1:abort_on_error=1",
+        )
+        .env("UBSAN_OPTIONS", "halt_on_error=1:abort_on_error=1")
         .env("COVPRUNE_WITNESS_OUT", &out_path)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()?;
-    let start = Instant::now();
-    let timed_out = loop {
-        if child.try_wait()?.is_some() {
-            break false;
-        }
-        if start.elapsed() > timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            break true;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    };
+    let outcome = crate::measure::wait_for(
+        &mut child,
+        Instant::now(),
+        timeout,
+        Duration::from_millis(1),
+        |_| {},
+    )?;
     let text = std::fs::read_to_string(&out_path).unwrap_or_default();
     let covered = text
         .lines()
         .filter_map(|l| l.trim().parse::<u64>().ok())
         .collect();
     let _ = std::fs::remove_dir_all(&dir);
-    Ok((covered, timed_out))
+    Ok(TestRun {
+        name: format!(
+            "call {k} of {} (a model of label {})",
+            call.function, call.target
+        ),
+        outcome,
+        reached: BTreeSet::new(),
+        covered,
+        crashed_in_label: None,
+        bindings: Default::default(),
+        sequences: BTreeSet::new(),
+    })
 }
 
 /// The tests kept, in call order: each covers a label of `wanted` that no earlier kept test
@@ -170,8 +185,9 @@ fn run_one(
 pub fn choose(runs: &Runs, wanted: &BTreeSet<u64>) -> (Vec<usize>, BTreeMap<u64, usize>) {
     let mut kept = Vec::new();
     let mut by_label: BTreeMap<u64, usize> = BTreeMap::new();
-    for (k, covered) in runs.covered.iter().enumerate() {
-        let new: Vec<u64> = covered
+    for (k, run) in runs.runs.iter().enumerate() {
+        let new: Vec<u64> = run
+            .covered
             .iter()
             .filter(|id| wanted.contains(id) && !by_label.contains_key(id))
             .copied()

@@ -181,6 +181,29 @@ impl Peeled {
         self.index.get(&(t, ctx)).copied()
     }
 
+    /// The head node a cut edge from node `n` to the original block `t` goes back to: the node
+    /// of `t` in `n`'s iteration of every peeled loop around `t`, and in the tail of `t`'s own
+    /// loop when it is peeled. The run that takes the edge goes on there (the encoding havocs
+    /// that node and starts the loop's next iteration from it). `None` when the edge is not
+    /// cut or `t` has no such node.
+    pub fn cut_head(&self, n: usize, t: BlockId) -> Option<usize> {
+        if self.step(n, t).is_some() {
+            return None;
+        }
+        let (b, ctx) = &self.nodes[n];
+        let from = self.loops_of.get(b).map_or(&[][..], |v| v.as_slice());
+        let to = self.loops_of.get(&t).map_or(&[][..], |v| v.as_slice());
+        let mut out = Vec::with_capacity(to.len());
+        for h in to {
+            if *h == t {
+                out.push(TAIL);
+            } else {
+                out.push(ctx[from.iter().position(|x| x == h)?]);
+            }
+        }
+        self.index.get(&(t, out)).copied()
+    }
+
     /// The original block of node `n`.
     pub fn block(&self, n: usize) -> BlockId {
         self.nodes[n].0
@@ -267,6 +290,34 @@ mod tests {
         assert_eq!(p.len(), size_with(&forest, &copies));
         assert!(p.len() > forest.order.len());
         assert!(is_topological(&f, &p));
+        // Every cut edge goes back to the tail head of its own loop, in the iteration of the
+        // outer loop it is taken in; no other edge has a head to go back to.
+        let mut cut = 0;
+        for n in 0..p.len() {
+            for t in f.successors(p.block(n)) {
+                match p.cut_head(n, t) {
+                    Some(h) => {
+                        cut += 1;
+                        assert_eq!(p.block(h), t);
+                        assert!(!p.is_exact_head(h));
+                        let outer = |m: usize| -> Vec<u8> {
+                            let (b, ctx) = &p.nodes[m];
+                            p.loops_of[b]
+                                .iter()
+                                .zip(ctx)
+                                .filter(|(l, _)| **l != t && p.loops_of[&t].contains(l))
+                                .map(|(_, c)| *c)
+                                .collect()
+                        };
+                        assert_eq!(outer(h), outer(n));
+                    }
+                    None => assert!(p.step(n, t).is_some() || !p.retreating.contains(&(p.block(n), t))),
+                }
+            }
+        }
+        // The inner loop's tail in the outer loop's two copies and its tail, and the outer
+        // loop's tail.
+        assert!(cut >= 4, "{cut} cut edges");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use super::faults::Faults;
 use super::{Outcome, PruneConfig, Reason, RunStats};
 use crate::smt::{Backend, Memory, Query, Verdict};
 use crate::vc::cone::{needed_facts, FactIndex, MemoryReads};
-use crate::vc::encode::{Fact, LabelVc};
+use crate::vc::encode::{Fact, LabelVc, LoopCandidate};
 use crate::vc::term::{Terms, T};
 
 /// What one function's questions share: the encoding's terms and facts, the solver, the
@@ -149,6 +149,11 @@ impl Budget {
         }
     }
 
+    /// Is the budget spent, with `work` units done so far?
+    pub(super) fn exhausted(&self, work: u64) -> bool {
+        self.units.is_some_and(|u| work > u) || self.wall.is_some_and(|w| self.start.elapsed() > w)
+    }
+
     pub(super) fn new(config: &PruneConfig, start: Instant) -> Budget {
         let s = config.function_budget_s;
         if s == 0 {
@@ -168,15 +173,26 @@ impl Budget {
 }
 
 impl<'a> Asker<'a> {
-    /// The asker of one encoding (its terms, facts and exactness) with `budget`.
+    /// The asker of one encoding (its terms, facts, loop candidates and exactness) with
+    /// `budget`. The loop candidates it proves inductive first ([`super::loop_facts`]) join
+    /// the facts.
     pub(super) fn new(
-        backend: Box<dyn Backend>,
-        terms: Terms,
-        facts: &'a [Fact],
+        mut backend: Box<dyn Backend>,
+        mut terms: Terms,
+        (facts, candidates): (&'a mut Vec<Fact>, &[LoopCandidate]),
         exactness: &'a crate::vc::encode::Exactness,
         budget: Budget,
         faults: &'a Faults,
     ) -> Self {
+        let loop_facts = super::loop_facts::prove(
+            &mut *backend,
+            &mut terms,
+            facts,
+            candidates,
+            &budget,
+            faults.unproved_loop_facts,
+        );
+        let facts: &'a [Fact] = facts;
         Asker {
             backend,
             terms,
@@ -185,7 +201,10 @@ impl<'a> Asker<'a> {
             index: FactIndex::new(facts),
             memory: MemoryShare::of(&budget),
             budget,
-            stats: RunStats::default(),
+            stats: RunStats {
+                loop_facts,
+                ..RunStats::default()
+            },
             faults,
         }
     }
@@ -331,11 +350,7 @@ impl Asker<'_> {
     }
 
     pub(super) fn over_budget(&self) -> bool {
-        self.budget.units.is_some_and(|u| self.backend.work() > u)
-            || self
-                .budget
-                .wall
-                .is_some_and(|w| self.budget.start.elapsed() > w)
+        self.budget.exhausted(self.backend.work())
     }
 
     /// Decides one question. Memory makes queries expensive, so a question that reads memory

@@ -261,7 +261,7 @@ pub(super) fn prove_copies(
                 (prover.config.function_budget_s.saturating_mul(1000) / COPY_BUDGET_DIVISOR).max(1),
             )
     });
-    let Some(vc) = encode_until(program, f, &prover.sums, &config.encode, deadline) else {
+    let Some(mut vc) = encode_until(program, f, &prover.sums, &config.encode, deadline) else {
         return (nothing(), Vec::new());
     };
     let encoded = start.elapsed();
@@ -283,7 +283,7 @@ pub(super) fn prove_copies(
     let mut asker = Asker::new(
         backend,
         vc.terms,
-        &vc.facts,
+        (&mut vc.facts, &vc.loop_candidates),
         &vc.exactness,
         budget,
         &config.faults,

@@ -25,6 +25,9 @@ pub struct Faults {
     /// A worker process aborts, as a crashing solver would, while proving this function the
     /// first time (`COVPRUNE_TEST_ABORT_IN`).
     pub abort_in: Option<String>,
+    /// Every bound proposed at a loop head is a fact, unproved: a planted unsound encoding
+    /// that the soundness harness must catch (`COVPRUNE_TEST_UNPROVED_LOOP_FACTS`).
+    pub unproved_loop_facts: bool,
     /// Worker processes append `PID JOURNAL FUNCTION` here for each function they prove
     /// (`COVPRUNE_TEST_WORKER_LOG`).
     pub worker_log: Option<PathBuf>,
@@ -47,6 +50,7 @@ impl Faults {
                 .is_some(),
             copies_undecided: var("COVPRUNE_TEST_COPIES_UNDECIDED").is_some(),
             abort_in: var("COVPRUNE_TEST_ABORT_IN").map(|v| v.to_string_lossy().into_owned()),
+            unproved_loop_facts: var("COVPRUNE_TEST_UNPROVED_LOOP_FACTS").is_some(),
             worker_log: var("COVPRUNE_TEST_WORKER_LOG").map(PathBuf::from),
         }
     }

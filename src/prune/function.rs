@@ -214,14 +214,20 @@ pub(super) fn prove_function(
     let config = &prover.config;
     crate::smt::in_fresh_context(|| {
         let t0 = Instant::now();
-        let Some(vc) = encode_within(prover, f, t0) else {
+        let Some(mut vc) = encode_within(prover, f, t0) else {
             let r = unencoded_function(f, config);
             progress(r.occurrences.len() as u64);
             return r;
         };
         let encode_ms = t0.elapsed().as_millis();
         let labels = FunctionLabels::new(prover, f, context, &vc.labels, &vc.context_labels);
-        let mut asker = function_asker(prover, f, vc.terms, (&vc.facts, &vc.exactness), t0);
+        let mut asker = function_asker(
+            prover,
+            f,
+            vc.terms,
+            (&mut vc.facts, &vc.loop_candidates, &vc.exactness),
+            t0,
+        );
         let every_label: Vec<usize> = (0..labels.own.len()).collect();
         let every_group: Vec<usize> = (0..labels.groups.len()).collect();
         let ask = Asked {
@@ -254,7 +260,7 @@ pub(super) fn prove_share(
     let config = &prover.config;
     crate::smt::in_fresh_context(|| {
         let t0 = Instant::now();
-        let Some(vc) = encode_within(prover, f, t0) else {
+        let Some(mut vc) = encode_within(prover, f, t0) else {
             return ShareResult {
                 function: f.name.clone(),
                 share,
@@ -272,7 +278,13 @@ pub(super) fn prove_share(
         let part = shares::assign(&labels, shares, share);
         // Each share has the function's budget, and its part of what questions with memory
         // may spend before one of them proves something.
-        let mut asker = function_asker(prover, f, vc.terms, (&vc.facts, &vc.exactness), t0);
+        let mut asker = function_asker(
+            prover,
+            f,
+            vc.terms,
+            (&mut vc.facts, &vc.loop_candidates, &vc.exactness),
+            t0,
+        );
         asker.memory = MemoryShare::of(&Budget::new(config, t0).part(part.weight, part.total));
         let ask = Asked {
             labels: &part.labels,
@@ -295,11 +307,17 @@ pub(super) fn finish_function(
     let config = &prover.config;
     crate::smt::in_fresh_context(|| {
         let t0 = Instant::now();
-        let Some(vc) = encode_within(prover, f, t0) else {
+        let Some(mut vc) = encode_within(prover, f, t0) else {
             return unencoded_function(f, config);
         };
         let labels = FunctionLabels::new(prover, f, context, &vc.labels, &vc.context_labels);
-        let mut asker = function_asker(prover, f, vc.terms, (&vc.facts, &vc.exactness), t0);
+        let mut asker = function_asker(
+            prover,
+            f,
+            vc.terms,
+            (&mut vc.facts, &vc.loop_candidates, &vc.exactness),
+            t0,
+        );
         let own = Own {
             inputs: &vc.inputs,
             opaque_calls: &vc.opaque_calls,
@@ -353,8 +371,9 @@ fn function_asker<'a>(
     prover: &'a Prover,
     f: &Function,
     terms: crate::vc::term::Terms,
-    (facts, exactness): (
-        &'a [crate::vc::encode::Fact],
+    (facts, candidates, exactness): (
+        &'a mut Vec<crate::vc::encode::Fact>,
+        &[crate::vc::encode::LoopCandidate],
         &'a crate::vc::encode::Exactness,
     ),
     t0: Instant,
@@ -362,7 +381,14 @@ fn function_asker<'a>(
     let config = &prover.config;
     let backend = crate::smt::backend(&config.solver, config.dump_smt.as_deref(), &f.name);
     let budget = Budget::new(config, t0);
-    Asker::new(backend, terms, facts, exactness, budget, &config.faults)
+    Asker::new(
+        backend,
+        terms,
+        (facts, candidates),
+        exactness,
+        budget,
+        &config.faults,
+    )
 }
 
 /// Which of a function's own questions one asker asks.
@@ -426,7 +452,7 @@ fn ask_own(
         let (solver_ms, models_ms, translation_ms) = spent.split_ms();
         let elapsed = t0.elapsed();
         print_err(&format!(
-            "covprune: {what}: asked in {} ms (step 1 {} ms and {} units, steps 2-3 {} ms and {} units; checks {solver_ms} ms, models {models_ms} ms, translation {translation_ms} ms, outside the solver {} ms); questions {}/{}/{} ({} answered by earlier models, {} asked before); questions with memory {} ({} proved, {} units{}){}",
+            "covprune: {what}: asked in {} ms (step 1 {} ms and {} units, steps 2-3 {} ms and {} units; checks {solver_ms} ms, models {models_ms} ms, translation {translation_ms} ms, outside the solver {} ms); questions {}/{}/{} ({} answered by earlier models, {} asked before); questions with memory {} ({} proved, {} units{}); loop facts {} of {} proved ({} questions){}",
             elapsed.as_millis(),
             asker.stats.step1.ms,
             units_step1,
@@ -446,6 +472,9 @@ fn ask_own(
             } else {
                 ""
             },
+            asker.stats.loop_facts.proved,
+            asker.stats.loop_facts.proposed,
+            asker.stats.loop_facts.queries,
             if asker.over_budget() {
                 " (budget exhausted)"
             } else {

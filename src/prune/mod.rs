@@ -19,6 +19,7 @@ pub mod faults;
 mod function;
 pub mod groups;
 pub mod journal;
+mod loop_facts;
 pub mod pool;
 pub mod shard;
 pub mod shares;

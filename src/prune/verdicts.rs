@@ -31,6 +31,9 @@ pub struct RunStats {
     pub refuted_by_models: u64,
     /// Step-3 pairs settled by transitivity.
     pub by_transitivity: u64,
+    /// Bounds proposed at loop heads, proved inductive, and the questions that decided them.
+    #[serde(default)]
+    pub loop_facts: super::loop_facts::LoopFactStats,
 }
 
 /// Questions asked by one step, and the time they took.
@@ -54,6 +57,7 @@ impl RunStats {
         self.step3.add(&other.step3);
         self.refuted_by_models += other.refuted_by_models;
         self.by_transitivity += other.by_transitivity;
+        self.loop_facts.add(&other.loop_facts);
     }
 }
 

@@ -478,7 +478,14 @@ fn calls_of(prover: &Prover, f: &Function, ids: &[u64], limits: ModelLimits) -> 
     let backend = crate::smt::backend(&config.solver, None, &f.name);
     let budget = Budget::of_wall(Duration::from_millis(limits.function_ms), t0);
     let faults = Faults::default();
-    let mut asker = Asker::new(backend, vc.terms, &vc.facts, &vc.exactness, budget, &faults);
+    let mut asker = Asker::new(
+        backend,
+        vc.terms,
+        (&mut vc.facts, &vc.loop_candidates),
+        &vc.exactness,
+        budget,
+        &faults,
+    );
     // Each label's first encoding: its own, in a called-once callee, or in a static callee's
     // copy.
     let mut by_id: std::collections::HashMap<u64, &crate::vc::encode::LabelVc> =

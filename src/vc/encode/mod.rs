@@ -26,8 +26,11 @@
 mod calls;
 mod eval;
 mod float;
+mod invariants;
 mod loops;
 mod memory;
+
+pub use invariants::LoopCandidate;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -157,6 +160,9 @@ pub struct FunctionVc {
     pub opaque_calls: BTreeSet<String>,
     /// Which symbols stand for the entry state and which for over-approximations.
     pub exactness: Exactness,
+    /// Bounds on the values loops carry, each a fact once proved inductive
+    /// ([`invariants`]).
+    pub loop_candidates: Vec<LoopCandidate>,
 }
 
 /// The entry state of the encoded function, as terms a model gives values to: each
@@ -321,6 +327,9 @@ struct Enc<'a> {
     out_of_time: bool,
     /// [`EncodeConfig::block_delay_ms`].
     block_delay_ms: u64,
+    /// Loop bounds proposed so far, and those of bodies encoded whole ([`invariants`]).
+    loop_candidates_proposed: usize,
+    loop_candidates: Vec<LoopCandidate>,
 }
 
 /// The locals of `f` with a memory of their own: in memory and reached by name only.
@@ -439,6 +448,8 @@ pub fn encode_until(
         pts,
         deadline,
         out_of_time: false,
+        loop_candidates_proposed: 0,
+        loop_candidates: Vec::new(),
     };
     e.run(config);
     if e.out_of_time {
@@ -503,6 +514,7 @@ pub fn encode_until(
         entry,
         opaque_calls: e.opaque_calls,
         exactness: e.exactness,
+        loop_candidates: e.loop_candidates,
     })
 }
 
@@ -735,6 +747,7 @@ impl<'a> Enc<'a> {
         // Outgoing edges of encoded nodes: target node -> [(condition, state)].
         let mut incoming: HashMap<usize, Vec<(T, State)>> = HashMap::new();
         let mut visited: HashSet<BlockId> = HashSet::new();
+        let (mut pending, mut broken) = (Vec::new(), BTreeSet::new());
         for &n in &peeled.order {
             if self.past_deadline() {
                 // The whole encoding is dropped (see `encode_until`).
@@ -762,6 +775,9 @@ impl<'a> Enc<'a> {
             // itself (its tail) stands for every later iteration and forgets what it writes.
             let havoc = havoc_sets.get(&b).filter(|_| !peeled.is_exact_head(n));
             if let Some(set) = havoc {
+                let entering: Vec<(LocalId, Option<T>)> =
+                    set.locals.iter().map(|&l| (l, st.vars[l.0 as usize])).collect();
+                let head_pc = pc;
                 for &r in &set.regions {
                     let m = self.t.var(Sort::Mem, "region_loop");
                     st.own.insert(MemObj::Region(r), m);
@@ -791,6 +807,10 @@ impl<'a> Enc<'a> {
                     st.own.insert(MemObj::Local(self.instance, l), m);
                 }
                 self.havoc_globals(&set.globals, &mut st);
+                let natural = forest.body(b).is_some();
+                let monotone = &set.monotone;
+                let at = (n, b, natural);
+                self.propose_loop_facts(at, &entering, monotone, head_pc, &st, &mut pending);
             }
             let blk = f.block(b);
             for (i, s) in blk.stmts.iter().enumerate() {
@@ -803,11 +823,15 @@ impl<'a> Enc<'a> {
             }
             for (target, cond) in self.edges(&blk.term, &st, pc) {
                 // Retreating edges are cut, but in the exact copies of a peeled loop.
-                if let Some(m) = peeled.step(n, target) {
-                    incoming.entry(m).or_default().push((cond, st.clone()));
+                match peeled.step(n, target) {
+                    Some(m) => incoming.entry(m).or_default().push((cond, st.clone())),
+                    None => {
+                        self.loop_back_edge(&peeled, n, target, cond, &st, &mut pending, &mut broken)
+                    }
                 }
             }
         }
+        self.settle_loop_facts(pending, &broken);
         if self.record_labels {
             // Labels in blocks never reached from the entry are unreachable.
             for (i, blk) in f.blocks.iter().enumerate() {

@@ -1,0 +1,168 @@
+//! Loop facts: which of the bounds an encoding proposes at its loop heads
+//! ([`crate::vc::encode::LoopCandidate`]) are inductive, proved together before any question
+//! and then facts of every question.
+//!
+//! A Houdini fixpoint: assume every live candidate's bound and ask whether some obligation can
+//! fail. Unsatisfiable: the live set is inductive, each bound a fact of every run (the
+//! soundness argument is in [`crate::vc::encode`]'s `invariants`). A model: the candidates
+//! whose obligation it makes false are dropped, and the rest asked again. A solver that gives
+//! up, or a model that drops nothing, ends with no fact. Integer bounds are settled first,
+//! then floating-point ones with the integer facts proved (a float question goes to a solver
+//! that bit-blasts, slower, and should not cost the integer bounds). Dropping a candidate is
+//! always sound; only a proved set is kept.
+
+use super::asker::Budget;
+use crate::smt::{Backend, Memory, Query, Verdict};
+use crate::vc::cone::{needed_facts, FactIndex, MemoryReads};
+use crate::vc::encode::{Fact, LoopCandidate};
+use crate::vc::term::Terms;
+
+/// Rounds of the fixpoint before it gives up (each drops at least one candidate).
+const MAX_ROUNDS: usize = 8;
+
+/// Loop facts of one encoding: proposed, proved, and the questions asked for them.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct LoopFactStats {
+    pub proposed: u64,
+    pub proved: u64,
+    pub queries: u64,
+}
+
+impl LoopFactStats {
+    pub(super) fn add(&mut self, other: &LoopFactStats) {
+        self.proposed += other.proposed;
+        self.proved += other.proved;
+        self.queries += other.queries;
+    }
+}
+
+/// Proves what it can of `candidates` (integer bounds, then floating-point ones) within
+/// `budget`, and adds the proved bounds to `facts`. With `unproved` (a planted fault for the
+/// soundness harness), every candidate is added unproved.
+pub(super) fn prove(
+    backend: &mut dyn Backend,
+    terms: &mut Terms,
+    facts: &mut Vec<Fact>,
+    candidates: &[LoopCandidate],
+    budget: &Budget,
+    unproved: bool,
+) -> LoopFactStats {
+    let mut stats = LoopFactStats {
+        proposed: candidates.len() as u64,
+        ..LoopFactStats::default()
+    };
+    for float in [false, true] {
+        let group: Vec<&LoopCandidate> = candidates.iter().filter(|c| c.float == float).collect();
+        let proved = if unproved {
+            group
+        } else {
+            fixpoint(backend, terms, facts, group, budget, &mut stats)
+        };
+        stats.proved += proved.len() as u64;
+        facts.extend(proved.iter().map(|c| Fact {
+            about: vec![c.value],
+            needs_all: false,
+            fact: c.fact,
+        }));
+    }
+    stats
+}
+
+/// The largest subset of `live` the fixpoint proves inductive (empty when it gives up).
+/// Integer bounds are asked together, each round's model dropping every bound it breaks;
+/// floating-point ones one at a time (a float question bit-blasts every operation in its
+/// cone: all of a function's loops at once run to the time limit where one loop at a time
+/// takes milliseconds), a bound the solver cannot decide dropped alone.
+fn fixpoint<'c>(
+    backend: &mut dyn Backend,
+    terms: &mut Terms,
+    facts: &[Fact],
+    mut live: Vec<&'c LoopCandidate>,
+    budget: &Budget,
+    stats: &mut LoopFactStats,
+) -> Vec<&'c LoopCandidate> {
+    if live.is_empty() {
+        return live;
+    }
+    let together = !live[0].float;
+    let index = FactIndex::new(facts);
+    for _ in 0..MAX_ROUNDS {
+        let bounds: Vec<_> = live.iter().map(|c| c.fact).collect();
+        // The candidates are assumed in the goal, not as context: the solver keeps its
+        // context asserted for later questions, and a dropped candidate must not stay.
+        let assumed = terms.and(&bounds);
+        let asked: Vec<Vec<usize>> = if together {
+            vec![(0..live.len()).collect()]
+        } else {
+            (0..live.len()).map(|i| vec![i]).collect()
+        };
+        let mut holds = vec![true; live.len()];
+        for part in asked {
+            if budget.exhausted(backend.work()) {
+                return Vec::new();
+            }
+            let obligations: Vec<_> = part.iter().map(|&i| live[i].obligation).collect();
+            let all_hold = terms.and(&obligations);
+            let some_fails = terms.not(all_hold);
+            let goal = terms.and2(assumed, some_fails);
+            stats.queries += 1;
+            match ask(backend, terms, facts, &index, goal, &obligations) {
+                Verdict::Proved => {}
+                Verdict::Refuted(values) if values.len() == part.len() => {
+                    for (&i, v) in part.iter().zip(values) {
+                        holds[i] = v == Some(1);
+                    }
+                    if part.iter().all(|&i| holds[i]) {
+                        // A model that breaks nothing: no way to go on.
+                        return Vec::new();
+                    }
+                }
+                _ if together => return Vec::new(),
+                _ => holds[part[0]] = false,
+            }
+        }
+        if holds.iter().all(|h| *h) {
+            return live;
+        }
+        live = live
+            .into_iter()
+            .zip(holds)
+            .filter(|(_, h)| *h)
+            .map(|(c, _)| c)
+            .collect();
+        if live.is_empty() {
+            return live;
+        }
+    }
+    Vec::new()
+}
+
+/// Asks whether `goal` is satisfiable, with the facts its cone needs, memory reads
+/// unconstrained bytes unless exact so (an over-approximation, whose "unsatisfiable" is a
+/// proof); on a model, the values of `observe`.
+fn ask(
+    backend: &mut dyn Backend,
+    terms: &Terms,
+    facts: &[Fact],
+    index: &FactIndex,
+    goal: crate::vc::term::T,
+    observe: &[crate::vc::term::T],
+) -> Verdict {
+    let mut roots = vec![goal];
+    roots.extend_from_slice(observe);
+    let (ids, reads) = needed_facts(terms, facts, index, &roots, true);
+    let context: Vec<_> = ids.into_iter().map(|i| facts[i].fact).collect();
+    let memory = if reads == MemoryReads::None {
+        Memory::Bytes
+    } else {
+        Memory::Abstract
+    };
+    backend.check(&Query {
+        terms,
+        context: &context,
+        goal,
+        observe,
+        memory,
+        units_scale: 1,
+    })
+}

@@ -1,0 +1,292 @@
+//! Loop facts: bounds proposed for the values a loop carries, at the head where the encoding
+//! havocs them, each with the obligation that makes it inductive.
+//!
+//! At a havocked loop head, every SSA local the loop writes is a fresh value. For such a local
+//! of an integer or floating-point type, a few bounds are proposed ([`LoopCandidate`]): not
+//! negative (signed integers, and floats: `!(v < 0.0)`), and the least and greatest of the
+//! constants the function assigns it or the loop is entered with (integers). A bound is a
+//! fact of every run when it holds on each way into the head: on the edges that enter the loop
+//! (under the head's reach condition, of the value the loop is entered with) and on the cut
+//! back edges that end an iteration there (under the edge's condition, of the value the
+//! iteration leaves), assuming the bounds of every head. The encoding only states that
+//! obligation; the prover decides which candidates are proved together (`prune`'s loop facts,
+//! a Houdini fixpoint) and adds only those as facts.
+//!
+//! Soundness: let `I` be the conjunction of a set of candidates whose obligations are all valid
+//! under `I` and the encoding's facts. Take a run and the first time it arrives at a head node
+//! with a bound of `I` false. It arrives along an edge into the node's block: a loop entry,
+//! whose value the encoding computes from the nodes before, or a back edge cut to that node
+//! ([`crate::cfg::unroll::Peeled::cut_head`]), ending an iteration that started at the node.
+//! The run so far is a model of the encoding's facts in which every head it visited before
+//! holds `I`; every other head value is free but for the fact that keeps a counter on one side
+//! of its entry value ([`super::loops::counter_step`]), and the bounds proposed for one value
+//! hold together with that fact for some value whatever the entry value is
+//! ([`int_bounds`]). So the run extends to a model of the facts and `I`, where the valid
+//! obligation gives the bound at the arrival: a contradiction. `I` holds at every head a run
+//! visits. A cut edge into a block with no head node to go back to breaks every candidate of
+//! that block.
+
+use super::*;
+use crate::vc::term::FpCmpOp;
+
+/// A bound on the value a loop carries at its head, to be proved inductive.
+#[derive(Clone, Debug)]
+pub struct LoopCandidate {
+    /// The bound on `value`.
+    pub fact: T,
+    /// The head's fresh value of the local.
+    pub value: T,
+    /// Valid when the bound holds on every way into the head (given the bounds proved with
+    /// it): each way's condition implies the bound of the value it brings.
+    pub obligation: T,
+    /// The bound is on a floating-point value.
+    pub float: bool,
+}
+
+/// At most this many candidates per encoding: each one is a few more terms in the prover's
+/// fixpoint, which asks all of them in one question per round.
+const MAX_CANDIDATES: usize = 64;
+
+/// The shape of a proposed bound.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Bound {
+    /// `c <= v` (signed or unsigned as the local's type).
+    AtLeast(i128),
+    /// `v <= c`.
+    AtMost(i128),
+    /// `!(v < 0.0)`: not negative (NaN included).
+    NotNegative,
+}
+
+/// A candidate while the body is encoded: its head node, local and bound, and the
+/// implications gathered from the ways into the head so far.
+pub(super) struct Pending {
+    node: usize,
+    block: BlockId,
+    local: LocalId,
+    bound: Bound,
+    signed: bool,
+    value: T,
+    ways: Vec<T>,
+}
+
+impl Enc<'_> {
+    /// The bound `b` of value `v` of local `l`'s type.
+    fn bound_of(&mut self, b: Bound, signed: bool, v: T) -> T {
+        let w = self.t.width(v);
+        let le = if signed { CmpOp::Sle } else { CmpOp::Ule };
+        match b {
+            Bound::AtLeast(c) => {
+                let c = self.t.bv_i(w, c);
+                self.t.cmp(le, c, v)
+            }
+            Bound::AtMost(c) => {
+                let c = self.t.bv_i(w, c);
+                self.t.cmp(le, v, c)
+            }
+            Bound::NotNegative => {
+                let zero = self.t.bv(w, 0);
+                let lt = self.t.fp_cmp(FpCmpOp::Lt, v, zero);
+                self.t.not(lt)
+            }
+        }
+    }
+
+    /// Proposes bounds for the locals head node `n` (block `h`, a natural loop when `natural`)
+    /// has just havocked: `entry[i]` is the value local `entry[i].0` entered the head with
+    /// (under `pc`), `st` the state after the havoc, `monotone` the locals the loop only steps
+    /// one way (each with the fact that it stays on that side of its value at entry).
+    ///
+    /// The bounds of one value, and any subset of them, hold together with that fact for some
+    /// value whatever the value at entry is: a counter stepped up gets lower bounds only, one
+    /// stepped down upper bounds only, and a lower bound never exceeds an upper one. So a head
+    /// no run reaches can always meet them, which the soundness argument needs.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn propose_loop_facts(
+        &mut self,
+        (n, h, natural): (usize, BlockId, bool),
+        entry: &[(LocalId, Option<T>)],
+        monotone: &BTreeMap<LocalId, i8>,
+        pc: T,
+        st: &State,
+        pending: &mut Vec<Pending>,
+    ) {
+        if !natural {
+            return;
+        }
+        let f = self.f;
+        for &(l, at_entry) in entry {
+            let (Some(at_entry), Some(value)) = (at_entry, st.vars[l.0 as usize]) else {
+                continue;
+            };
+            let w = self.t.width(value);
+            let (bounds, signed) = match &f.local(l).ty {
+                CType::Float(_) if crate::vc::fp::is_format(w) => (vec![Bound::NotNegative], false),
+                CType::Int(k) => {
+                    let signed = k.is_signed();
+                    let entry_const = self.t.as_const(at_entry).map(|c| as_signed(c, w, signed));
+                    let consts = constants_assigned(f, l).chain(entry_const);
+                    let bounds = int_bounds(consts, w, signed, monotone.get(&l).copied());
+                    (bounds, signed)
+                }
+                _ => continue,
+            };
+            for bound in bounds {
+                if self.loop_candidates_proposed >= MAX_CANDIDATES {
+                    return;
+                }
+                let at = self.bound_of(bound, signed, at_entry);
+                let way = self.t.implies(pc, at);
+                pending.push(Pending {
+                    node: n,
+                    block: h,
+                    local: l,
+                    bound,
+                    signed,
+                    value,
+                    ways: vec![way],
+                });
+                self.loop_candidates_proposed += 1;
+            }
+        }
+    }
+
+    /// The cut edge from node `n` to block `t`, taken under `cond` with state `st`: a way
+    /// back into the head node it goes to, for that node's candidates; `broken` gets `t`
+    /// when the edge has no head node to go back to.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn loop_back_edge(
+        &mut self,
+        peeled: &Peeled,
+        n: usize,
+        t: BlockId,
+        cond: T,
+        st: &State,
+        pending: &mut [Pending],
+        broken: &mut BTreeSet<BlockId>,
+    ) {
+        let Some(head) = peeled.cut_head(n, t) else {
+            broken.insert(t);
+            return;
+        };
+        for p in pending.iter_mut().filter(|p| p.node == head) {
+            let Some(v) = st.vars[p.local.0 as usize] else {
+                broken.insert(t);
+                continue;
+            };
+            let at = self.bound_of(p.bound, p.signed, v);
+            let way = self.t.implies(cond, at);
+            p.ways.push(way);
+        }
+    }
+
+    /// The candidates of a body encoded whole, but those of `broken` blocks.
+    pub(super) fn settle_loop_facts(&mut self, pending: Vec<Pending>, broken: &BTreeSet<BlockId>) {
+        for p in pending {
+            if broken.contains(&p.block) {
+                continue;
+            }
+            let fact = self.bound_of(p.bound, p.signed, p.value);
+            let obligation = self.t.and(&p.ways);
+            self.loop_candidates.push(LoopCandidate {
+                fact,
+                value: p.value,
+                obligation,
+                float: p.bound == Bound::NotNegative,
+            });
+        }
+    }
+}
+
+/// The constants `f` assigns to local `l` anywhere.
+fn constants_assigned(f: &Function, l: LocalId) -> impl Iterator<Item = i128> + '_ {
+    f.blocks.iter().flat_map(|b| &b.stmts).filter_map(move |s| match &s.kind {
+        StmtKind::Assign {
+            dst: LValue::Var(VarRef::Local(d)),
+            src,
+        } if *d == l => loops::strip_casts(src).as_const(),
+        _ => None,
+    })
+}
+
+/// The bounds proposed for an integer of `w` bits: not negative (signed), and the least and
+/// greatest of `consts` that fit the type; only lower bounds for a counter stepped up
+/// (`step` 1), only upper ones for one stepped down; no lower bound above the upper one.
+fn int_bounds(consts: impl Iterator<Item = i128>, w: u32, signed: bool, step: Option<i8>) -> Vec<Bound> {
+    let (lo, hi) = if signed {
+        (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1)
+    } else {
+        (0, (1i128 << w) - 1)
+    };
+    let fit: Vec<i128> = consts.filter(|c| (lo..=hi).contains(c)).collect();
+    let (min, max) = (fit.iter().min().copied(), fit.iter().max().copied());
+    let mut lower: Vec<i128> = Vec::new();
+    if signed && max.is_none_or(|m| m >= 0) {
+        lower.push(0);
+    }
+    lower.extend(min.filter(|&m| m != 0 && m != lo));
+    let upper: Vec<i128> = max.filter(|&m| m != hi).into_iter().collect();
+    let mut out = Vec::new();
+    if step != Some(-1) {
+        out.extend(lower.into_iter().map(Bound::AtLeast));
+    }
+    if step != Some(1) {
+        out.extend(upper.into_iter().map(Bound::AtMost));
+    }
+    out
+}
+
+/// The constant `c` of a `w`-bit term as the type's value.
+fn as_signed(c: u128, w: u32, signed: bool) -> i128 {
+    let c = c as i128;
+    if signed && w < 128 && c >= 1i128 << (w - 1) {
+        c - (1i128 << w)
+    } else {
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidates(source: &str, name: &str) -> FunctionVc {
+        let program = &crate::frontend::test_program(source);
+        let f = program.function(name).unwrap();
+        let sums = Summaries::new(program, &BTreeMap::new());
+        encode(program, f, &sums, &EncodeConfig::default())
+    }
+
+    #[test]
+    fn bounds_of_one_value_hold_together_and_with_a_counters_step() {
+        let all = |v: &[i128], signed, step| int_bounds(v.iter().copied(), 32, signed, step);
+        assert_eq!(all(&[0, 1], true, None), [Bound::AtLeast(0), Bound::AtMost(1)]);
+        // A greatest constant below zero: no "not negative".
+        assert_eq!(all(&[-1], true, None), [Bound::AtLeast(-1), Bound::AtMost(-1)]);
+        assert_eq!(all(&[-3, 5], true, Some(1)), [Bound::AtLeast(0), Bound::AtLeast(-3)]);
+        assert_eq!(all(&[-3, 5], true, Some(-1)), [Bound::AtMost(5)]);
+        assert_eq!(all(&[], true, None), [Bound::AtLeast(0)]);
+        assert_eq!(all(&[2, 7], false, None), [Bound::AtLeast(2), Bound::AtMost(7)]);
+        // Constants out of the type's range are left out.
+        assert_eq!(all(&[1 << 40], false, None), []);
+    }
+
+    #[test]
+    fn loop_carried_scalars_get_bounds_and_others_none() {
+        // A flag and an accumulator: not negative, and the constants assigned.
+        let vc = candidates(
+            "int f(int n, int *a) { int done = 0, s = 0; double d = 0.0; int i = 0;\n\
+             while (!done && i < n) { if (a[i] < 0) done = 1; s += 2; d += 1.0; i++; }\n\
+             return s + done + (int)d; }",
+            "f",
+        );
+        assert!(vc.loop_candidates.iter().all(|c| c.obligation != c.fact));
+        // The loop is peeled once: its bounds are at the head of its tail. done: >= 0, <= 1;
+        // s: >= 0, <= 0; i (stepped up): >= 0; d: not negative.
+        assert_eq!(vc.loop_candidates.iter().filter(|c| c.float).count(), 1);
+        assert_eq!(vc.loop_candidates.len(), 6, "{:?}", vc.loop_candidates);
+        // No loop, no candidate.
+        let vc = candidates("int g(int x) { return x > 0 ? x : -x; }", "g");
+        assert!(vc.loop_candidates.is_empty());
+    }
+}

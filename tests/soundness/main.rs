@@ -27,6 +27,7 @@ use covprune::smt::SolverConfig;
 
 mod generator;
 mod hyper;
+mod loops;
 use generator::{generate, generate_floats, generate_full, generate_with, Generated, Kind, Placed};
 
 /// The driver runs `f` on every input with the project's recording runtime
@@ -824,6 +825,44 @@ fn exhaustive_runs_never_contradict_an_infeasible_claim() {
         generate,
         0.5,
     );
+}
+
+/// Programs whose loops carry values across an input-dependent number of trips
+/// ([`loops::generate_loops`]): the bounds proved at loop heads are checked on every input.
+/// `COVPRUNE_SOUNDNESS_LOOPS` programs (default 40).
+#[test]
+fn exhaustive_runs_check_the_claims_on_loop_programs() {
+    let mut config = harness_config();
+    // Questions with floats are bounded by the wall clock alone (see the float harness).
+    config.solver.timeout_ms = 2_000;
+    run_harness_with(
+        "loop programs",
+        env_u64("COVPRUNE_SOUNDNESS_LOOPS", 40),
+        "loop",
+        loops::generate_loops,
+        &config,
+    );
+}
+
+/// A planted fault: every bound proposed at a loop head taken as a fact without its proof must
+/// be caught by the loop harness.
+#[test]
+fn the_loop_harness_catches_unproved_loop_facts() {
+    let mut config = harness_config();
+    config.solver.timeout_ms = 2_000;
+    config.faults.unproved_loop_facts = true;
+    let dir = harness_dir();
+    let mut tally = Tally::default();
+    for seed in 1..=60 {
+        let (text, n_labels, placed) = loops::generate_loops(seed);
+        let path = dir.path().join(format!("loopf{seed}.c"));
+        std::fs::write(&path, &text).unwrap();
+        check_with(dir.path(), seed, &path, n_labels as usize, &config, &placed, &mut tally);
+        if !tally.false_claims.is_empty() {
+            return;
+        }
+    }
+    panic!("no false claim found with unproved loop facts in 60 loop programs");
 }
 
 /// Programs over `double` and `float` values computed from the inputs (NaNs, infinities and

@@ -311,7 +311,9 @@ mod tests {
                         };
                         assert_eq!(outer(h), outer(n));
                     }
-                    None => assert!(p.step(n, t).is_some() || !p.retreating.contains(&(p.block(n), t))),
+                    None => {
+                        assert!(p.step(n, t).is_some() || !p.retreating.contains(&(p.block(n), t)))
+                    }
                 }
             }
         }

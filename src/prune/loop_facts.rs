@@ -5,20 +5,18 @@
 //! A Houdini fixpoint: assume every live candidate's bound and ask whether some obligation can
 //! fail. Unsatisfiable: the live set is inductive, each bound a fact of every run (the
 //! soundness argument is in [`crate::vc::encode`]'s `invariants`). A model: the candidates
-//! whose obligation it makes false are dropped, and the rest asked again. A solver that gives
-//! up, or a model that drops nothing, ends with no fact. Integer bounds are settled first,
-//! then floating-point ones with the integer facts proved (a float question goes to a solver
-//! that bit-blasts, slower, and should not cost the integer bounds). Dropping a candidate is
-//! always sound; only a proved set is kept.
+//! whose obligation it makes false are dropped, and the rest asked again (each round drops one
+//! at least, so it ends). Integer bounds are settled first, asked together: a solver that
+//! gives up, or a model that drops nothing, ends them with no fact. Floating-point ones come
+//! next, with the integer facts proved, asked one at a time (see [`fixpoint`]): one the solver
+//! cannot decide is dropped alone. Dropping a candidate is always sound; only a proved set is
+//! kept.
 
 use super::asker::Budget;
 use crate::smt::{Backend, Memory, Query, Verdict};
 use crate::vc::cone::{needed_facts, FactIndex, MemoryReads};
 use crate::vc::encode::{Fact, LoopCandidate};
 use crate::vc::term::Terms;
-
-/// Rounds of the fixpoint before it gives up (each drops at least one candidate).
-const MAX_ROUNDS: usize = 8;
 
 /// Loop facts of one encoding: proposed, proved, and the questions asked for them.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -86,7 +84,8 @@ fn fixpoint<'c>(
     }
     let together = !live[0].float;
     let index = FactIndex::new(facts);
-    for _ in 0..MAX_ROUNDS {
+    // Each round drops a candidate at least, or ends.
+    loop {
         let bounds: Vec<_> = live.iter().map(|c| c.fact).collect();
         // The candidates are assumed in the goal, not as context: the solver keeps its
         // context asserted for later questions, and a dropped candidate must not stay.
@@ -134,7 +133,6 @@ fn fixpoint<'c>(
             return live;
         }
     }
-    Vec::new()
 }
 
 /// Asks whether `goal` is satisfiable, with the facts its cone needs, memory reads

@@ -161,7 +161,8 @@ pub(crate) fn generate_loops(seed: u64) -> Generated {
             g.label("    ", Kind::Entry);
         }
     }
-    g.out.push_str("    return x + y + flag + n + (int)u + (int)d;\n}\n");
+    g.out
+        .push_str("    return x + y + flag + n + (int)u + (int)d;\n}\n");
     let n = g.next_label;
     (g.out, n, g.placed)
 }

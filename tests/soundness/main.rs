@@ -857,7 +857,15 @@ fn the_loop_harness_catches_unproved_loop_facts() {
         let (text, n_labels, placed) = loops::generate_loops(seed);
         let path = dir.path().join(format!("loopf{seed}.c"));
         std::fs::write(&path, &text).unwrap();
-        check_with(dir.path(), seed, &path, n_labels as usize, &config, &placed, &mut tally);
+        check_with(
+            dir.path(),
+            seed,
+            &path,
+            n_labels as usize,
+            &config,
+            &placed,
+            &mut tally,
+        );
         if !tally.false_claims.is_empty() {
             return;
         }

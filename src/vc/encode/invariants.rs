@@ -47,6 +47,10 @@ pub struct LoopCandidate {
 /// fixpoint, which asks all of them in one question per round.
 const MAX_CANDIDATES: usize = 64;
 
+/// At most this many of them on floating-point values: the prover asks those one at a time,
+/// each a question that bit-blasts the float operations of its loop.
+const MAX_FLOAT_CANDIDATES: usize = 4;
+
 /// The shape of a proposed bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Bound {
@@ -121,7 +125,15 @@ impl Enc<'_> {
             };
             let w = self.t.width(value);
             let (bounds, signed) = match &f.local(l).ty {
-                CType::Float(_) if crate::vc::fp::is_format(w) => (vec![Bound::NotNegative], false),
+                // An accumulator started at a constant not negative: each float question
+                // bit-blasts the operations in its cone, so only the likely ones are asked.
+                CType::Float(_) if crate::vc::fp::is_format(w) && starts_not_negative(f, l) => {
+                    if self.float_candidates_proposed >= MAX_FLOAT_CANDIDATES {
+                        continue;
+                    }
+                    self.float_candidates_proposed += 1;
+                    (vec![Bound::NotNegative], false)
+                }
                 CType::Int(k) => {
                     let signed = k.is_signed();
                     let entry_const = self.t.as_const(at_entry).map(|c| as_signed(c, w, signed));
@@ -200,19 +212,44 @@ impl Enc<'_> {
 
 /// The constants `f` assigns to local `l` anywhere.
 fn constants_assigned(f: &Function, l: LocalId) -> impl Iterator<Item = i128> + '_ {
-    f.blocks.iter().flat_map(|b| &b.stmts).filter_map(move |s| match &s.kind {
-        StmtKind::Assign {
-            dst: LValue::Var(VarRef::Local(d)),
-            src,
-        } if *d == l => loops::strip_casts(src).as_const(),
-        _ => None,
-    })
+    f.blocks
+        .iter()
+        .flat_map(|b| &b.stmts)
+        .filter_map(move |s| match &s.kind {
+            StmtKind::Assign {
+                dst: LValue::Var(VarRef::Local(d)),
+                src,
+            } if *d == l => loops::strip_casts(src).as_const(),
+            _ => None,
+        })
+}
+
+/// Does `f` assign local `l` a floating-point constant that is not negative (`0.0`, `-0.0`
+/// included, NaN not)?
+fn starts_not_negative(f: &Function, l: LocalId) -> bool {
+    f.blocks
+        .iter()
+        .flat_map(|b| &b.stmts)
+        .any(|s| match &s.kind {
+            StmtKind::Assign {
+                dst: LValue::Var(VarRef::Local(d)),
+                src,
+            } if *d == l => {
+                matches!(loops::strip_casts(src).kind, ExprKind::FloatConst(c) if c >= 0.0)
+            }
+            _ => false,
+        })
 }
 
 /// The bounds proposed for an integer of `w` bits: not negative (signed), and the least and
 /// greatest of `consts` that fit the type; only lower bounds for a counter stepped up
 /// (`step` 1), only upper ones for one stepped down; no lower bound above the upper one.
-fn int_bounds(consts: impl Iterator<Item = i128>, w: u32, signed: bool, step: Option<i8>) -> Vec<Bound> {
+fn int_bounds(
+    consts: impl Iterator<Item = i128>,
+    w: u32,
+    signed: bool,
+    step: Option<i8>,
+) -> Vec<Bound> {
     let (lo, hi) = if signed {
         (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1)
     } else {
@@ -260,13 +297,25 @@ mod tests {
     #[test]
     fn bounds_of_one_value_hold_together_and_with_a_counters_step() {
         let all = |v: &[i128], signed, step| int_bounds(v.iter().copied(), 32, signed, step);
-        assert_eq!(all(&[0, 1], true, None), [Bound::AtLeast(0), Bound::AtMost(1)]);
+        assert_eq!(
+            all(&[0, 1], true, None),
+            [Bound::AtLeast(0), Bound::AtMost(1)]
+        );
         // A greatest constant below zero: no "not negative".
-        assert_eq!(all(&[-1], true, None), [Bound::AtLeast(-1), Bound::AtMost(-1)]);
-        assert_eq!(all(&[-3, 5], true, Some(1)), [Bound::AtLeast(0), Bound::AtLeast(-3)]);
+        assert_eq!(
+            all(&[-1], true, None),
+            [Bound::AtLeast(-1), Bound::AtMost(-1)]
+        );
+        assert_eq!(
+            all(&[-3, 5], true, Some(1)),
+            [Bound::AtLeast(0), Bound::AtLeast(-3)]
+        );
         assert_eq!(all(&[-3, 5], true, Some(-1)), [Bound::AtMost(5)]);
         assert_eq!(all(&[], true, None), [Bound::AtLeast(0)]);
-        assert_eq!(all(&[2, 7], false, None), [Bound::AtLeast(2), Bound::AtMost(7)]);
+        assert_eq!(
+            all(&[2, 7], false, None),
+            [Bound::AtLeast(2), Bound::AtMost(7)]
+        );
         // Constants out of the type's range are left out.
         assert_eq!(all(&[1 << 40], false, None), []);
     }

@@ -329,6 +329,7 @@ struct Enc<'a> {
     block_delay_ms: u64,
     /// Loop bounds proposed so far, and those of bodies encoded whole ([`invariants`]).
     loop_candidates_proposed: usize,
+    float_candidates_proposed: usize,
     loop_candidates: Vec<LoopCandidate>,
 }
 
@@ -449,6 +450,7 @@ pub fn encode_until(
         deadline,
         out_of_time: false,
         loop_candidates_proposed: 0,
+        float_candidates_proposed: 0,
         loop_candidates: Vec::new(),
     };
     e.run(config);
@@ -775,8 +777,11 @@ impl<'a> Enc<'a> {
             // itself (its tail) stands for every later iteration and forgets what it writes.
             let havoc = havoc_sets.get(&b).filter(|_| !peeled.is_exact_head(n));
             if let Some(set) = havoc {
-                let entering: Vec<(LocalId, Option<T>)> =
-                    set.locals.iter().map(|&l| (l, st.vars[l.0 as usize])).collect();
+                let entering: Vec<(LocalId, Option<T>)> = set
+                    .locals
+                    .iter()
+                    .map(|&l| (l, st.vars[l.0 as usize]))
+                    .collect();
                 let head_pc = pc;
                 for &r in &set.regions {
                     let m = self.t.var(Sort::Mem, "region_loop");
@@ -825,9 +830,15 @@ impl<'a> Enc<'a> {
                 // Retreating edges are cut, but in the exact copies of a peeled loop.
                 match peeled.step(n, target) {
                     Some(m) => incoming.entry(m).or_default().push((cond, st.clone())),
-                    None => {
-                        self.loop_back_edge(&peeled, n, target, cond, &st, &mut pending, &mut broken)
-                    }
+                    None => self.loop_back_edge(
+                        &peeled,
+                        n,
+                        target,
+                        cond,
+                        &st,
+                        &mut pending,
+                        &mut broken,
+                    ),
                 }
             }
         }

@@ -18,6 +18,10 @@ use crate::vc::cone::{needed_facts, FactIndex, MemoryReads};
 use crate::vc::encode::{Fact, LoopCandidate};
 use crate::vc::term::Terms;
 
+/// Each group's fixpoint may spend this part of the function's budget (an eighth), then gives
+/// up with no fact: the labels' own questions come first.
+const BUDGET_DIVISOR: u64 = 8;
+
 /// Loop facts of one encoding: proposed, proved, and the questions asked for them.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct LoopFactStats {
@@ -84,6 +88,16 @@ fn fixpoint<'c>(
     }
     let together = !live[0].float;
     let index = FactIndex::new(facts);
+    let (work0, t0) = (backend.work(), std::time::Instant::now());
+    // In resource units when the budget has them (deterministic), else on the wall clock.
+    let spent = |backend: &dyn Backend| {
+        budget.exhausted(backend.work())
+            || match (budget.units, budget.wall) {
+                (Some(u), _) => backend.work() - work0 > u / BUDGET_DIVISOR,
+                (None, Some(w)) => t0.elapsed() > w / BUDGET_DIVISOR as u32,
+                (None, None) => false,
+            }
+    };
     // Each round drops a candidate at least, or ends.
     loop {
         let bounds: Vec<_> = live.iter().map(|c| c.fact).collect();
@@ -97,7 +111,7 @@ fn fixpoint<'c>(
         };
         let mut holds = vec![true; live.len()];
         for part in asked {
-            if budget.exhausted(backend.work()) {
+            if spent(backend) {
                 return Vec::new();
             }
             let obligations: Vec<_> = part.iter().map(|&i| live[i].obligation).collect();

@@ -47,6 +47,11 @@ pub struct LoopCandidate {
 /// fixpoint, which asks all of them in one question per round.
 const MAX_CANDIDATES: usize = 64;
 
+/// Functions of more blocks than this get no candidates: each of the fixpoint's questions
+/// holds the whole function, and on zlib's `inflate` (700 blocks, 64 candidates) they more
+/// than doubled the time of the run for no label decided.
+const MAX_BLOCKS: usize = 200;
+
 /// At most this many of them on floating-point values: the prover asks those one at a time,
 /// each a question that bit-blasts the float operations of its loop.
 const MAX_FLOAT_CANDIDATES: usize = 4;
@@ -115,11 +120,15 @@ impl Enc<'_> {
         st: &State,
         pending: &mut Vec<Pending>,
     ) {
-        if !natural {
+        if !natural || self.f.blocks.len() > MAX_BLOCKS {
             return;
         }
         let f = self.f;
+        let read_by_labels = locals_labels_read(f);
         for &(l, at_entry) in entry {
+            if !read_by_labels.contains(&l) {
+                continue;
+            }
             let (Some(at_entry), Some(value)) = (at_entry, st.vars[l.0 as usize]) else {
                 continue;
             };
@@ -222,6 +231,44 @@ fn constants_assigned(f: &Function, l: LocalId) -> impl Iterator<Item = i128> + 
             } if *d == l => loops::strip_casts(src).as_const(),
             _ => None,
         })
+}
+
+/// The locals whose values `f`'s label predicates read: directly, or through a local they
+/// read that is assigned from them (a temporary holding an operand). A bound on any other
+/// local would be in no label's question but through its reach condition, and each candidate
+/// makes the fixpoint's questions bigger.
+fn locals_labels_read(f: &Function) -> BTreeSet<LocalId> {
+    let reads = |e: &Expr, out: &mut BTreeSet<LocalId>| {
+        crate::ir::visit::expr(e, &mut |item| {
+            if let crate::ir::visit::Item::Place {
+                place: LValue::Var(VarRef::Local(l)),
+                address_only: false,
+            } = item
+            {
+                out.insert(*l);
+            }
+        })
+    };
+    let stmts = || f.blocks.iter().flat_map(|b| &b.stmts);
+    let mut out = BTreeSet::new();
+    for s in stmts() {
+        if let StmtKind::Label { pred, .. } = &s.kind {
+            reads(pred, &mut out);
+        }
+    }
+    let direct = out.clone();
+    for s in stmts() {
+        if let StmtKind::Assign {
+            dst: LValue::Var(VarRef::Local(d)),
+            src,
+        } = &s.kind
+        {
+            if direct.contains(d) {
+                reads(src, &mut out);
+            }
+        }
+    }
+    out
 }
 
 /// Does `f` assign local `l` a floating-point constant that is not negative (`0.0`, `-0.0`

@@ -368,12 +368,13 @@ mod tests {
     }
 
     #[test]
-    fn loop_carried_scalars_get_bounds_and_others_none() {
-        // A flag and an accumulator: not negative, and the constants assigned.
+    fn loop_carried_scalars_labels_read_get_bounds_and_others_none() {
+        // A flag, a counter, an accumulator and a double the labels read; `t` they do not.
         let vc = candidates(
-            "int f(int n, int *a) { int done = 0, s = 0; double d = 0.0; int i = 0;\n\
-             while (!done && i < n) { if (a[i] < 0) done = 1; s += 2; d += 1.0; i++; }\n\
-             return s + done + (int)d; }",
+            "int f(int n, int *a) { int done = 0, s = 0, t = 0; double d = 0.0; int i = 0;\n\
+             while (!done && i < n) { if (a[i] < 0) done = 1; s += 2; t += a[i]; d += 1.0; i++; }\n\
+             pc_label(done + s + i < 0, 1, \"T\"); pc_label(d < 0.0, 2, \"T\");\n\
+             return s + t + done + (int)d; }",
             "f",
         );
         assert!(vc.loop_candidates.iter().all(|c| c.obligation != c.fact));
@@ -382,7 +383,7 @@ mod tests {
         assert_eq!(vc.loop_candidates.iter().filter(|c| c.float).count(), 1);
         assert_eq!(vc.loop_candidates.len(), 5, "{:?}", vc.loop_candidates);
         // No loop, no candidate.
-        let vc = candidates("int g(int x) { return x > 0 ? x : -x; }", "g");
+        let vc = candidates("int g(int x) { pc_label(x < 0, 1, \"T\"); return x; }", "g");
         assert!(vc.loop_candidates.is_empty());
     }
 }

@@ -175,23 +175,33 @@ impl Budget {
 impl<'a> Asker<'a> {
     /// The asker of one encoding (its terms, facts, loop candidates and exactness) with
     /// `budget`. The loop candidates it proves inductive first ([`super::loop_facts`]) join
-    /// the facts.
+    /// the facts; they are asked of a solver of their own (`loop_backend`, made only when there
+    /// are candidates): the fixpoint's questions span every loop of the function, and the
+    /// facts a solver keeps from them would weigh on every later question.
     pub(super) fn new(
-        mut backend: Box<dyn Backend>,
+        backend: Box<dyn Backend>,
         mut terms: Terms,
-        (facts, candidates): (&'a mut Vec<Fact>, &[LoopCandidate]),
+        (facts, candidates, loop_backend): (
+            &'a mut Vec<Fact>,
+            &[LoopCandidate],
+            impl FnOnce() -> Box<dyn Backend>,
+        ),
         exactness: &'a crate::vc::encode::Exactness,
         budget: Budget,
         faults: &'a Faults,
     ) -> Self {
-        let loop_facts = super::loop_facts::prove(
-            &mut *backend,
-            &mut terms,
-            facts,
-            candidates,
-            &budget,
-            faults.unproved_loop_facts,
-        );
+        let loop_facts = if candidates.is_empty() {
+            super::loop_facts::LoopFactStats::default()
+        } else {
+            super::loop_facts::prove(
+                &mut *loop_backend(),
+                &mut terms,
+                facts,
+                candidates,
+                &budget,
+                faults.unproved_loop_facts,
+            )
+        };
         let facts: &'a [Fact] = facts;
         Asker {
             backend,

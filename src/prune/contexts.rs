@@ -283,7 +283,10 @@ pub(super) fn prove_copies(
     let mut asker = Asker::new(
         backend,
         vc.terms,
-        (&mut vc.facts, &vc.loop_candidates),
+        (&mut vc.facts, &vc.loop_candidates, || {
+            let name = format!("{}-contexts-loops", f.name);
+            crate::smt::backend(&config.solver, config.dump_smt.as_deref(), &name)
+        }),
         &vc.exactness,
         budget,
         &config.faults,

@@ -380,11 +380,15 @@ fn function_asker<'a>(
 ) -> Asker<'a> {
     let config = &prover.config;
     let backend = crate::smt::backend(&config.solver, config.dump_smt.as_deref(), &f.name);
+    let loops = || {
+        let name = format!("{}-loops", f.name);
+        crate::smt::backend(&config.solver, config.dump_smt.as_deref(), &name)
+    };
     let budget = Budget::new(config, t0);
     Asker::new(
         backend,
         terms,
-        (facts, candidates),
+        (facts, candidates, loops),
         exactness,
         budget,
         &config.faults,

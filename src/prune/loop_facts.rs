@@ -18,9 +18,9 @@ use crate::vc::cone::{needed_facts, FactIndex, MemoryReads};
 use crate::vc::encode::{Fact, LoopCandidate};
 use crate::vc::term::Terms;
 
-/// Each group's fixpoint may spend this part of the function's budget (an eighth), then gives
-/// up with no fact: the labels' own questions come first.
-const BUDGET_DIVISOR: u64 = 8;
+/// Each group's fixpoint may spend this part of the function's budget (a thirty-second), then
+/// gives up with no fact: the labels' own questions come first.
+const BUDGET_DIVISOR: u64 = 32;
 
 /// Loop facts of one encoding: proposed, proved, and the questions asked for them.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -89,9 +89,10 @@ fn fixpoint<'c>(
     let together = !live[0].float;
     let index = FactIndex::new(facts);
     let (work0, t0) = (backend.work(), std::time::Instant::now());
-    // In resource units when the budget has them (deterministic), else on the wall clock.
+    // In resource units when the budget has them (deterministic), else on the wall clock; the
+    // function's whole budget (its wall-clock backstop) bounds it too.
     let spent = |backend: &dyn Backend| {
-        budget.exhausted(backend.work())
+        budget.exhausted(0)
             || match (budget.units, budget.wall) {
                 (Some(u), _) => backend.work() - work0 > u / BUDGET_DIVISOR,
                 (None, Some(w)) => t0.elapsed() > w / BUDGET_DIVISOR as u32,

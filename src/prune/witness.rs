@@ -481,7 +481,9 @@ fn calls_of(prover: &Prover, f: &Function, ids: &[u64], limits: ModelLimits) -> 
     let mut asker = Asker::new(
         backend,
         vc.terms,
-        (&mut vc.facts, &vc.loop_candidates),
+        (&mut vc.facts, &vc.loop_candidates, || {
+            crate::smt::backend(&config.solver, None, &f.name)
+        }),
         &vc.exactness,
         budget,
         &faults,

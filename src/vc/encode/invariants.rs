@@ -49,8 +49,7 @@ const MAX_CANDIDATES: usize = 64;
 
 /// Functions of more blocks than this get no candidates: each of the fixpoint's questions
 /// holds the whole function. On zlib's `inflate` (700 blocks, 64 candidates) they more than
-/// doubled the time of the run for no label decided; on SQLite CC at 8 s a function, with 200
-/// blocks and an eighth of the budget, 173 fewer labels were pruned (budgets run out).
+/// doubled the time of the run and decided no label.
 const MAX_BLOCKS: usize = 100;
 
 /// At most this many of them on floating-point values: the prover asks those one at a time,

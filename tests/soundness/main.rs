@@ -759,13 +759,26 @@ fn first_seed_with_a_false_claim(
     prefix: &str,
     keep: impl Fn(&str) -> bool,
 ) -> Option<u64> {
+    first_false_claim(config, prefix, 120, |seed| {
+        let g = generate_full(seed, true, true, false);
+        keep(&g.0).then_some(g)
+    })
+}
+
+/// The first of seeds 1 to `seeds` whose program (`generate`; `None`: skipped) has a false
+/// claim under `config`, stopping there.
+fn first_false_claim(
+    config: &PruneConfig,
+    prefix: &str,
+    seeds: u64,
+    generate: impl Fn(u64) -> Option<Generated>,
+) -> Option<u64> {
     let dir = harness_dir();
     let mut tally = Tally::default();
-    for seed in 1..=120 {
-        let (text, n_labels, placed) = generate_full(seed, true, true, false);
-        if !keep(&text) {
+    for seed in 1..=seeds {
+        let Some((text, n_labels, placed)) = generate(seed) else {
             continue;
-        }
+        };
         let path = dir.path().join(format!("{prefix}{seed}.c"));
         std::fs::write(&path, &text).unwrap();
         check_with(
@@ -851,26 +864,13 @@ fn the_loop_harness_catches_unproved_loop_facts() {
     let mut config = harness_config();
     config.solver.timeout_ms = 2_000;
     config.faults.unproved_loop_facts = true;
-    let dir = harness_dir();
-    let mut tally = Tally::default();
-    for seed in 1..=60 {
-        let (text, n_labels, placed) = loops::generate_loops(seed);
-        let path = dir.path().join(format!("loopf{seed}.c"));
-        std::fs::write(&path, &text).unwrap();
-        check_with(
-            dir.path(),
-            seed,
-            &path,
-            n_labels as usize,
-            &config,
-            &placed,
-            &mut tally,
-        );
-        if !tally.false_claims.is_empty() {
-            return;
-        }
-    }
-    panic!("no false claim found with unproved loop facts in 60 loop programs");
+    let caught = first_false_claim(&config, "loopf", 60, |seed| {
+        Some(loops::generate_loops(seed))
+    });
+    assert!(
+        caught.is_some(),
+        "no false claim found with unproved loop facts in 60 loop programs"
+    );
 }
 
 /// Programs over `double` and `float` values computed from the inputs (NaNs, infinities and

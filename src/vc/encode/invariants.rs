@@ -79,8 +79,51 @@ pub(super) struct Pending {
     ways: Vec<T>,
 }
 
+/// What the candidates of one function's loop heads are made from, gathered in one pass over
+/// its statements when the function has loops.
+pub(super) struct Sources {
+    /// The locals the labels read ([`locals_labels_read`]).
+    read_by_labels: BTreeSet<LocalId>,
+    /// The integer constants the function assigns each local.
+    int_constants: BTreeMap<LocalId, Vec<i128>>,
+    /// The locals the function assigns a floating-point constant not negative (`0.0`, `-0.0`
+    /// included, NaN not): accumulators started there.
+    float_starts: BTreeSet<LocalId>,
+}
+
+impl Sources {
+    /// The sources of `f`'s candidates; `None` for a function of more than [`MAX_BLOCKS`].
+    pub(super) fn of(f: &Function) -> Option<Sources> {
+        if f.blocks.len() > MAX_BLOCKS {
+            return None;
+        }
+        let mut sources = Sources {
+            read_by_labels: locals_labels_read(f),
+            int_constants: BTreeMap::new(),
+            float_starts: BTreeSet::new(),
+        };
+        for s in f.blocks.iter().flat_map(|b| &b.stmts) {
+            let StmtKind::Assign {
+                dst: LValue::Var(VarRef::Local(d)),
+                src,
+            } = &s.kind
+            else {
+                continue;
+            };
+            match loops::strip_casts(src).kind {
+                ExprKind::Const(c) => sources.int_constants.entry(*d).or_default().push(c),
+                ExprKind::FloatConst(c) if c >= 0.0 => {
+                    sources.float_starts.insert(*d);
+                }
+                _ => {}
+            }
+        }
+        Some(sources)
+    }
+}
+
 impl Enc<'_> {
-    /// The bound `b` of value `v` of local `l`'s type.
+    /// The bound `b` of value `v` (compared signed or not as `signed` says).
     fn bound_of(&mut self, b: Bound, signed: bool, v: T) -> T {
         let w = self.t.width(v);
         let le = if signed { CmpOp::Sle } else { CmpOp::Ule };
@@ -102,9 +145,10 @@ impl Enc<'_> {
     }
 
     /// Proposes bounds for the locals head node `n` (block `h`, a natural loop when `natural`)
-    /// has just havocked: `entry[i]` is the value local `entry[i].0` entered the head with
-    /// (under `pc`), `st` the state after the havoc, `monotone` the locals the loop only steps
-    /// one way (each with the fact that it stays on that side of its value at entry).
+    /// has just havocked, from the function's `sources` (`None`: no candidates): `entry[i]` is
+    /// the value local `entry[i].0` entered the head with (under `pc`), `st` the state after
+    /// the havoc, `monotone` the locals the loop only steps one way (each with the fact that
+    /// it stays on that side of its value at entry).
     ///
     /// The bounds of one value, and any subset of them, hold together with that fact for some
     /// value whatever the value at entry is: a counter stepped up gets lower bounds only, one
@@ -114,19 +158,19 @@ impl Enc<'_> {
     pub(super) fn propose_loop_facts(
         &mut self,
         (n, h, natural): (usize, BlockId, bool),
+        sources: Option<&Sources>,
         entry: &[(LocalId, Option<T>)],
         monotone: &BTreeMap<LocalId, i8>,
         pc: T,
         st: &State,
         pending: &mut Vec<Pending>,
     ) {
-        if !natural || self.f.blocks.len() > MAX_BLOCKS {
+        let Some(sources) = sources.filter(|_| natural) else {
             return;
-        }
+        };
         let f = self.f;
-        let read_by_labels = locals_labels_read(f);
         for &(l, at_entry) in entry {
-            if !read_by_labels.contains(&l) {
+            if !sources.read_by_labels.contains(&l) {
                 continue;
             }
             let (Some(at_entry), Some(value)) = (at_entry, st.vars[l.0 as usize]) else {
@@ -136,7 +180,9 @@ impl Enc<'_> {
             let (bounds, signed) = match &f.local(l).ty {
                 // An accumulator started at a constant not negative: each float question
                 // bit-blasts the operations in its cone, so only the likely ones are asked.
-                CType::Float(_) if crate::vc::fp::is_format(w) && starts_not_negative(f, l) => {
+                CType::Float(_)
+                    if crate::vc::fp::is_format(w) && sources.float_starts.contains(&l) =>
+                {
                     if self.float_candidates_proposed >= MAX_FLOAT_CANDIDATES {
                         continue;
                     }
@@ -146,7 +192,8 @@ impl Enc<'_> {
                 CType::Int(k) => {
                     let signed = k.is_signed();
                     let entry_const = self.t.as_const(at_entry).map(|c| as_signed(c, w, signed));
-                    let consts = constants_assigned(f, l).chain(entry_const);
+                    let assigned = sources.int_constants.get(&l).into_iter().flatten();
+                    let consts = assigned.copied().chain(entry_const);
                     let bounds = int_bounds(consts, w, signed, monotone.get(&l).copied());
                     (bounds, signed)
                 }
@@ -219,20 +266,6 @@ impl Enc<'_> {
     }
 }
 
-/// The constants `f` assigns to local `l` anywhere.
-fn constants_assigned(f: &Function, l: LocalId) -> impl Iterator<Item = i128> + '_ {
-    f.blocks
-        .iter()
-        .flat_map(|b| &b.stmts)
-        .filter_map(move |s| match &s.kind {
-            StmtKind::Assign {
-                dst: LValue::Var(VarRef::Local(d)),
-                src,
-            } if *d == l => loops::strip_casts(src).as_const(),
-            _ => None,
-        })
-}
-
 /// The locals whose values `f`'s label predicates read: directly, or through a local they
 /// read that is assigned from them (a temporary holding an operand). A bound on any other
 /// local would be in no label's question but through its reach condition, and each candidate
@@ -269,23 +302,6 @@ fn locals_labels_read(f: &Function) -> BTreeSet<LocalId> {
         }
     }
     out
-}
-
-/// Does `f` assign local `l` a floating-point constant that is not negative (`0.0`, `-0.0`
-/// included, NaN not)?
-fn starts_not_negative(f: &Function, l: LocalId) -> bool {
-    f.blocks
-        .iter()
-        .flat_map(|b| &b.stmts)
-        .any(|s| match &s.kind {
-            StmtKind::Assign {
-                dst: LValue::Var(VarRef::Local(d)),
-                src,
-            } if *d == l => {
-                matches!(loops::strip_casts(src).kind, ExprKind::FloatConst(c) if c >= 0.0)
-            }
-            _ => false,
-        })
 }
 
 /// The bounds proposed for an integer of `w` bits: not negative (signed), and the least and

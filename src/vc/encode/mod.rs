@@ -743,6 +743,11 @@ impl<'a> Enc<'a> {
         let f = self.f;
         let forest = crate::cfg::loops::LoopForest::of(f);
         let havoc_sets = self.loop_havoc_sets(&forest);
+        let sources = if havoc_sets.is_empty() {
+            None
+        } else {
+            invariants::Sources::of(f)
+        };
         let peeled = Peeled::new(f, &forest, &self.peel_counts(&forest));
         let mut returns = Vec::new();
         let mut init = Some(init);
@@ -815,7 +820,8 @@ impl<'a> Enc<'a> {
                 let natural = forest.body(b).is_some();
                 let monotone = &set.monotone;
                 let at = (n, b, natural);
-                self.propose_loop_facts(at, &entering, monotone, head_pc, &st, &mut pending);
+                let from = sources.as_ref();
+                self.propose_loop_facts(at, from, &entering, monotone, head_pc, &st, &mut pending);
             }
             let blk = f.block(b);
             for (i, s) in blk.stmts.iter().enumerate() {

@@ -466,13 +466,7 @@ fn execute(
         .stdout(Stdio::from(out_file))
         .stderr(Stdio::from(err_file));
     let mut child = cmd.spawn()?;
-    let outcome = wait_for(
-        &mut child,
-        Instant::now(),
-        timeout,
-        Duration::from_millis(1),
-        |_| {},
-    )?;
+    let outcome = wait_within(&mut child, timeout)?;
     let stdout = std::fs::read(&out_path).unwrap_or_default();
     let stderr = std::fs::read(&err_path).unwrap_or_default();
     let _ = std::fs::remove_file(&out_path);
@@ -482,6 +476,21 @@ fn execute(
         stdout,
         stderr,
     })
+}
+
+/// [`wait_for`] a child just started, with nothing beside it to stop, polling every
+/// millisecond: how a single program run (a test, a witness call) ends.
+pub(crate) fn wait_within(
+    child: &mut std::process::Child,
+    timeout: Duration,
+) -> std::io::Result<RunOutcome> {
+    wait_for(
+        child,
+        Instant::now(),
+        timeout,
+        Duration::from_millis(1),
+        |_| {},
+    )
 }
 
 /// Waits for `child`, started at `start`, polling every `poll`: how it ended, or

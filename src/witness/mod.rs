@@ -14,7 +14,7 @@ pub mod driver;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rayon::prelude::*;
 
@@ -152,13 +152,7 @@ fn run_one(
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()?;
-    let outcome = crate::measure::wait_for(
-        &mut child,
-        Instant::now(),
-        timeout,
-        Duration::from_millis(1),
-        |_| {},
-    )?;
+    let outcome = crate::measure::wait_within(&mut child, timeout)?;
     let text = std::fs::read_to_string(&out_path).unwrap_or_default();
     let covered = text
         .lines()

@@ -888,7 +888,7 @@ fn a_run_level_implication_is_never_vacuous() {
     }
 }
 
-/// Questions with memory get a quarter of the function's budget until one of them proves
+/// Questions with memory get a sixteenth of the function's budget until one of them proves
 /// something. A debug-only hook makes each such question spend that whole share: after a
 /// model (label 1), a label only memory can decide (label 2) is left unknown with the share as
 /// its reason; after a proof (label 3 in `g`), the cap is lifted and label 4 is still proved.

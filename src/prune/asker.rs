@@ -26,13 +26,15 @@ pub(super) struct Asker<'a> {
 }
 
 /// The questions with the function's memory written out byte by byte may spend this share of
-/// the budget (a quarter) until one of them proves something; after that, the whole budget.
-/// On memory-heavy code they rarely prove and often run out of their limits: on four
-/// fortieths of SQLite, 2,777 such questions took 70% of the time and proved nothing, while
-/// the cheap questions the budget then left unasked found 130 more implications
-/// (2026-11-25). Where memory questions do prove (Siemens, OpenSSL, the memory harness), the
-/// first proof comes early and lifts the cap.
-pub(super) const MEMORY_SHARE_DIVISOR: u64 = 4;
+/// the budget (a sixteenth) until one of them proves something; after that, the whole budget.
+/// They rarely prove, and cost much: with a quarter, on SQLite CC at the benchmark's limits
+/// they spent 62% of the solver's units for 17 of 35,295 proved, and on the Siemens programs
+/// and the four OpenSSL files (CC, MCC, GACC, WM, default limits) 50% for 8 of 18,569, each
+/// of those first proofs within 0.2% of the share (2026-11-27). The budget they leave goes to
+/// the cheap questions. The memory harness (40 programs), where memory questions prove most,
+/// loses 1 of 103 proofs with a sixteenth (its programs with their external code), a 64th up
+/// to 4.
+pub(super) const MEMORY_SHARE_DIVISOR: u64 = 16;
 
 /// A question with the function's memory written out byte by byte gets this many times a
 /// question's resource units (the time limit stays the backstop), until one of the function's
@@ -57,6 +59,9 @@ pub(super) struct MemoryShare {
     pub(super) ran_out: bool,
     pub(super) asked: u64,
     pub(super) proved: u64,
+    /// Questions that ran out of their limits, and the units they spent.
+    pub(super) unknown: u64,
+    pub(super) unknown_units: u64,
 }
 
 impl MemoryShare {
@@ -73,6 +78,8 @@ impl MemoryShare {
             ran_out: false,
             asked: 0,
             proved: 0,
+            unknown: 0,
+            unknown_units: 0,
         }
     }
 
@@ -100,6 +107,10 @@ impl MemoryShare {
         if proved {
             self.proved += 1;
             self.earned = true;
+        }
+        if matches!(verdict, Verdict::Unknown(_)) {
+            self.unknown += 1;
+            self.unknown_units = self.unknown_units.saturating_add(units);
         }
     }
 }

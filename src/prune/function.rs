@@ -456,7 +456,7 @@ fn ask_own(
         let (solver_ms, models_ms, translation_ms) = spent.split_ms();
         let elapsed = t0.elapsed();
         print_err(&format!(
-            "covprune: {what}: asked in {} ms (step 1 {} ms and {} units, steps 2-3 {} ms and {} units; checks {solver_ms} ms, models {models_ms} ms, translation {translation_ms} ms, outside the solver {} ms); questions {}/{}/{} ({} answered by earlier models, {} asked before); questions with memory {} ({} proved, {} units{}); loop facts {} of {} proved ({} questions){}",
+            "covprune: {what}: asked in {} ms (step 1 {} ms and {} units, steps 2-3 {} ms and {} units; checks {solver_ms} ms, models {models_ms} ms, translation {translation_ms} ms, outside the solver {} ms); questions {}/{}/{} ({} answered by earlier models, {} asked before); questions with memory {} ({} proved, {} units, {} on a limit with {} units{}); loop facts {} of {} proved ({} questions){}",
             elapsed.as_millis(),
             asker.stats.step1.ms,
             units_step1,
@@ -471,6 +471,8 @@ fn ask_own(
             asker.memory.asked,
             asker.memory.proved,
             asker.memory.spent_units,
+            asker.memory.unknown,
+            asker.memory.unknown_units,
             if asker.memory.spent() {
                 ", their share spent"
             } else {

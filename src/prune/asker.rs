@@ -45,6 +45,20 @@ pub(super) const MEMORY_SHARE_DIVISOR: u64 = 16;
 /// 1,327 with three times (2026-11-25). Real code pays in time: `artifacts/memory-units-scale.md`.
 pub(super) const MEMORY_QUESTION_UNITS_SCALE: u32 = 3;
 
+/// The solver of one encoding's questions, named `name` in `--dump-smt` files, and the maker of
+/// its loop facts' own solver (`NAME-loops`), called only when the encoding has candidates
+/// ([`Asker::new`]).
+pub(super) fn backends<'c>(
+    solver: &'c crate::smt::SolverConfig,
+    dump: Option<&'c std::path::Path>,
+    name: &str,
+) -> (Box<dyn Backend>, impl FnOnce() -> Box<dyn Backend> + 'c) {
+    let loops = format!("{name}-loops");
+    (crate::smt::backend(solver, dump, name), move || {
+        crate::smt::backend(solver, dump, &loops)
+    })
+}
+
 /// The share of a budget that questions with memory may spend before their first proof
 /// ([`MEMORY_SHARE_DIVISOR`]): in resource units when the budget is, else in wall time.
 pub(super) struct MemoryShare {
@@ -52,14 +66,12 @@ pub(super) struct MemoryShare {
     pub(super) cap_wall: Option<std::time::Duration>,
     pub(super) spent_units: u64,
     pub(super) spent_wall: std::time::Duration,
-    /// A question with memory proved something: only the budget bounds them now.
-    pub(super) earned: bool,
-    /// A question with memory ran out of its limits: the next ones get a question's own
-    /// resource units, not [`MEMORY_QUESTION_UNITS_SCALE`] times them.
-    pub(super) ran_out: bool,
     pub(super) asked: u64,
+    /// Questions that proved something: after the first, only the budget bounds them.
     pub(super) proved: u64,
-    /// Questions that ran out of their limits, and the units they spent.
+    /// Questions that ran out of their limits, and the units they spent: after the first,
+    /// the next ones get a question's own resource units, not
+    /// [`MEMORY_QUESTION_UNITS_SCALE`] times them.
     pub(super) unknown: u64,
     pub(super) unknown_units: u64,
 }
@@ -74,8 +86,6 @@ impl MemoryShare {
             },
             spent_units: 0,
             spent_wall: std::time::Duration::ZERO,
-            earned: false,
-            ran_out: false,
             asked: 0,
             proved: 0,
             unknown: 0,
@@ -84,14 +94,14 @@ impl MemoryShare {
     }
 
     pub(super) fn spent(&self) -> bool {
-        !self.earned
+        self.proved == 0
             && (self.cap_units.is_some_and(|c| self.spent_units >= c)
                 || self.cap_wall.is_some_and(|c| self.spent_wall >= c))
     }
 
     /// The resource units of the next question with memory, in questions' units.
     pub(super) fn units_scale(&self) -> u32 {
-        if self.ran_out {
+        if self.unknown > 0 {
             1
         } else {
             MEMORY_QUESTION_UNITS_SCALE
@@ -99,14 +109,11 @@ impl MemoryShare {
     }
 
     pub(super) fn record(&mut self, units: u64, wall: std::time::Duration, verdict: &Verdict) {
-        let proved = *verdict == Verdict::Proved;
-        self.ran_out |= matches!(verdict, Verdict::Unknown(_));
         self.asked += 1;
         self.spent_units = self.spent_units.saturating_add(units);
         self.spent_wall = self.spent_wall.saturating_add(wall);
-        if proved {
+        if *verdict == Verdict::Proved {
             self.proved += 1;
-            self.earned = true;
         }
         if matches!(verdict, Verdict::Unknown(_)) {
             self.unknown += 1;

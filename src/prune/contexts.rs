@@ -274,7 +274,7 @@ pub(super) fn prove_copies(
         return (nothing(), copied);
     }
     // Its own file names: these questions are asked of another encoding of `f`.
-    let backend = crate::smt::backend(
+    let (backend, loops) = super::asker::backends(
         &config.solver,
         config.dump_smt.as_deref(),
         &format!("{}-contexts", f.name),
@@ -283,10 +283,7 @@ pub(super) fn prove_copies(
     let mut asker = Asker::new(
         backend,
         vc.terms,
-        (&mut vc.facts, &vc.loop_candidates, || {
-            let name = format!("{}-contexts-loops", f.name);
-            crate::smt::backend(&config.solver, config.dump_smt.as_deref(), &name)
-        }),
+        (&mut vc.facts, &vc.loop_candidates, loops),
         &vc.exactness,
         budget,
         &config.faults,

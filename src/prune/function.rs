@@ -379,11 +379,8 @@ fn function_asker<'a>(
     t0: Instant,
 ) -> Asker<'a> {
     let config = &prover.config;
-    let backend = crate::smt::backend(&config.solver, config.dump_smt.as_deref(), &f.name);
-    let loops = || {
-        let name = format!("{}-loops", f.name);
-        crate::smt::backend(&config.solver, config.dump_smt.as_deref(), &name)
-    };
+    let (backend, loops) =
+        super::asker::backends(&config.solver, config.dump_smt.as_deref(), &f.name);
     let budget = Budget::new(config, t0);
     Asker::new(
         backend,

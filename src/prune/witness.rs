@@ -475,15 +475,13 @@ fn calls_of(prover: &Prover, f: &Function, ids: &[u64], limits: ModelLimits) -> 
         return Vec::new();
     };
     let plan = plan(prover.program, f, &vc.entry, &mut vc.terms);
-    let backend = crate::smt::backend(&config.solver, None, &f.name);
+    let (backend, loops) = super::asker::backends(&config.solver, None, &f.name);
     let budget = Budget::of_wall(Duration::from_millis(limits.function_ms), t0);
     let faults = Faults::default();
     let mut asker = Asker::new(
         backend,
         vc.terms,
-        (&mut vc.facts, &vc.loop_candidates, || {
-            crate::smt::backend(&config.solver, None, &f.name)
-        }),
+        (&mut vc.facts, &vc.loop_candidates, loops),
         &vc.exactness,
         budget,
         &faults,

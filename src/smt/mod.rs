@@ -310,8 +310,14 @@ struct KeptModel {
     model: z3::Model,
 }
 
-/// How many of the latest models a question is tried against before it is asked.
-const KEPT_MODELS: usize = 4;
+/// How many of the latest models a question is tried against before it is asked. Proofs are
+/// cheap and satisfiable answers are where the solver's work goes: on a quarter of SQLite CC
+/// at the benchmark's limits, unsatisfiable checks took 0.3% of the units, satisfiable ones
+/// 79% and those that ran out of their limits the rest. With 16 models instead of 4, the
+/// satisfiable checks fall by a fifth, the functions' own questions take 12% fewer units (and
+/// evaluating models 8% of their time instead of 7%), and the whole file prunes 1,964 labels
+/// instead of 1,930 in the same time (2026-11-27). 32 models saved 1% more units.
+const KEPT_MODELS: usize = 16;
 
 impl Session {
     pub fn new(config: &SolverConfig) -> Session {

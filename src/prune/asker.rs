@@ -6,7 +6,7 @@ use std::time::Instant;
 use super::faults::Faults;
 use super::{Outcome, PruneConfig, Reason, RunStats};
 use crate::smt::{Backend, Memory, Query, Verdict};
-use crate::vc::cone::{needed_facts, FactIndex, MemoryReads};
+use crate::vc::cone::{needed_facts, Cone, FactIndex, MemoryReads, QUESTION_FP_WORK};
 use crate::vc::encode::{Fact, LabelVc, LoopCandidate};
 use crate::vc::term::{Terms, T};
 
@@ -23,6 +23,11 @@ pub(super) struct Asker<'a> {
     pub(super) memory: MemoryShare,
     pub(super) stats: RunStats,
     pub(super) faults: &'a Faults,
+    /// The floating-point work its questions take in ([`needed_facts`]): none but in
+    /// [`Asker::ask_step1_cheaply`]'s second question.
+    fp_work: u32,
+    /// The last cheap question left a definition of a floating-point result out.
+    floats_left_out: bool,
 }
 
 /// The questions with the function's memory written out byte by byte may spend this share of
@@ -234,6 +239,8 @@ impl<'a> Asker<'a> {
                 ..RunStats::default()
             },
             faults,
+            fp_work: 0,
+            floats_left_out: false,
         }
     }
 }
@@ -276,7 +283,23 @@ impl Asker<'_> {
     ) -> Option<Outcome> {
         let goal = self.terms.and2(l.reach, l.pred);
         self.stats.step1.queries += 1;
-        let (o, model) = self.decide_cheaply(goal, observe)?;
+        let mut answer = self.decide_cheaply(goal, observe);
+        // Floating-point results are any values in the cheap question. When that leaves it
+        // undecided, it is asked again with the definitions of the results nearest it
+        // ([`QUESTION_FP_WORK`]), which only a proof is taken from: their circuits make
+        // questions slow, and most are satisfiable either way.
+        let proved = matches!(answer, Some((Outcome::Infeasible, _)));
+        if !proved && self.floats_left_out && !self.over_budget() {
+            self.fp_work = QUESTION_FP_WORK;
+            let exact = self.decide_cheaply(goal, &[]);
+            self.fp_work = 0;
+            self.stats.float_questions += 1;
+            if let Some((Outcome::Infeasible, _)) = exact {
+                self.stats.float_proofs += 1;
+                answer = exact;
+            }
+        }
+        let (o, model) = answer?;
         if let (Some(m), Some(models)) = (model.filter(|m| m.len() == observe.len()), models) {
             if !observe.is_empty() {
                 models.push(m);
@@ -351,8 +374,15 @@ impl Asker<'_> {
         }
         let mut roots = vec![goal];
         roots.extend_from_slice(observe);
-        let (ids, _) = needed_facts(&self.terms, self.facts, &self.index, &roots, false);
-        let context: Vec<T> = ids.into_iter().map(|i| self.facts[i].fact).collect();
+        let cone = needed_facts(
+            &self.terms,
+            self.facts,
+            &self.index,
+            &roots,
+            false,
+            QUESTION_FP_WORK,
+        );
+        let context: Vec<T> = cone.ids.into_iter().map(|i| self.facts[i].fact).collect();
         let q = Query {
             terms: &self.terms,
             context: &context,
@@ -412,15 +442,26 @@ impl Asker<'_> {
         // memory of their own) lose nothing when read as unconstrained bytes: one question.
         // Models are read only from questions that hold the facts of the observed terms too:
         // otherwise their values would be arbitrary, and rule out pairs that step 3 needs.
+        let fp_work = self.fp_work;
         if !observe.is_empty() {
             let mut roots = vec![goal];
             roots.extend_from_slice(observe);
-            let (ids, reads) = needed_facts(&self.terms, facts, &self.index, &roots, true);
+            let Cone {
+                ids,
+                reads,
+                floats_left_out,
+            } = needed_facts(&self.terms, facts, &self.index, &roots, true, fp_work);
             if reads != MemoryReads::Other {
+                self.floats_left_out = floats_left_out;
                 return Some(self.ask_once(goal, &facts_of(ids), reads, observe));
             }
         }
-        let (ids, reads) = needed_facts(&self.terms, facts, &self.index, &[goal], true);
+        let Cone {
+            ids,
+            reads,
+            floats_left_out,
+        } = needed_facts(&self.terms, facts, &self.index, &[goal], true, fp_work);
+        self.floats_left_out = floats_left_out;
         if reads != MemoryReads::Other {
             return Some(self.ask_once(goal, &facts_of(ids), reads, &[]));
         }
@@ -446,8 +487,15 @@ impl Asker<'_> {
         }
         let (units_before, t) = (self.backend.work(), Instant::now());
         let facts = self.facts;
-        let (ids, _) = needed_facts(&self.terms, facts, &self.index, &[goal], false);
-        let full: Vec<T> = ids.into_iter().map(|i| facts[i].fact).collect();
+        let cone = needed_facts(
+            &self.terms,
+            facts,
+            &self.index,
+            &[goal],
+            false,
+            self.fp_work,
+        );
+        let full: Vec<T> = cone.ids.into_iter().map(|i| facts[i].fact).collect();
         let q = Query {
             terms: &self.terms,
             context: &full,

@@ -14,7 +14,7 @@
 
 use super::asker::Budget;
 use crate::smt::{Backend, Memory, Query, Verdict};
-use crate::vc::cone::{needed_facts, FactIndex, MemoryReads};
+use crate::vc::cone::{needed_facts, FactIndex, MemoryReads, QUESTION_FP_WORK};
 use crate::vc::encode::{Fact, LoopCandidate};
 use crate::vc::term::Terms;
 
@@ -65,6 +65,7 @@ pub(super) fn prove(
             about: vec![c.value],
             needs_all: false,
             fact: c.fact,
+            work: 0,
         }));
     }
     stats
@@ -163,7 +164,8 @@ fn ask(
 ) -> Verdict {
     let mut roots = vec![goal];
     roots.extend_from_slice(observe);
-    let (ids, reads) = needed_facts(terms, facts, index, &roots, true);
+    let crate::vc::cone::Cone { ids, reads, .. } =
+        needed_facts(terms, facts, index, &roots, true, QUESTION_FP_WORK);
     let context: Vec<_> = ids.into_iter().map(|i| facts[i].fact).collect();
     let memory = if reads == MemoryReads::None {
         Memory::Bytes

@@ -34,6 +34,11 @@ pub struct RunStats {
     /// Bounds proposed at loop heads, proved inductive, and the questions that decided them.
     #[serde(default)]
     pub loop_facts: super::loop_facts::LoopFactStats,
+    /// Step-1 questions asked again with floating-point results defined, and their proofs.
+    #[serde(default)]
+    pub float_questions: u64,
+    #[serde(default)]
+    pub float_proofs: u64,
 }
 
 /// Questions asked by one step, and the time they took.
@@ -58,6 +63,8 @@ impl RunStats {
         self.refuted_by_models += other.refuted_by_models;
         self.by_transitivity += other.by_transitivity;
         self.loop_facts.add(&other.loop_facts);
+        self.float_questions += other.float_questions;
+        self.float_proofs += other.float_proofs;
     }
 }
 

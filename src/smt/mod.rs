@@ -423,7 +423,11 @@ impl Session {
         }
         let g = self.boolean(terms, goal);
         let obs: Vec<Dynamic> = observe.iter().map(|&t| self.translate(terms, t)).collect();
-        if !self.incremental {
+        // The float side keeps no facts: its solvers solve each check anew, every fact kept
+        // included, and the floating-point definitions its questions take in differ from one
+        // question to the next (see `vc::cone::QUESTION_FP_WORK`), so that kept they would
+        // add up to every operation of the function.
+        if !self.incremental || self.in_floats {
             if let Some(values) = self.in_models(|s| s.known_model(terms, context, &g, &obs)) {
                 return Verdict::Refuted(values);
             }
@@ -508,7 +512,7 @@ impl Session {
         let mut parts: Vec<Bool> = context.iter().map(|&t| self.boolean(terms, t)).collect();
         parts.push(g.clone());
         let own = parts.len();
-        let kept: Vec<T> = if self.incremental {
+        let kept: Vec<T> = if self.incremental && !self.in_floats {
             self.kept.order.clone()
         } else {
             Vec::new()
@@ -547,14 +551,31 @@ impl Session {
         // does not see: on a fortieth of SQLite, pushes took 15 of 56 s and checks 26 s
         // (2026-11-25). The answers are those of `ctx ∧ g` with the kept facts: the retired
         // guards' implications hold whatever the rest is.
+        // The float side's solvers, which keep nothing, take the question in a scope of its
+        // own instead, its facts asserted as they are: their tactics then substitute the
+        // definitions of floating-point results before turning them into circuits (under a
+        // guard, the same questions of tot_info's `LGamma` ran to their time limit).
+        let scoped = self.in_floats;
         let guard = Bool::fresh_const("question");
         let mut parts: Vec<Bool> = ctx.to_vec();
         parts.push(g.clone());
-        solver.assert(guard.implies(Bool::and(&parts)));
+        if scoped {
+            solver.push();
+            for p in &parts {
+                solver.assert(p);
+            }
+        } else {
+            solver.assert(guard.implies(Bool::and(&parts)));
+        }
         // A watchdog interrupts a check that overruns its limit by far.
         let z3_context = z3::Context::thread_local();
         let handle = z3_context.handle();
-        let limit = watchdog_after(self.timeout_ms);
+        // The float side's tactics do not stop at their time limit: there the watchdog is it.
+        let limit = if self.in_floats {
+            std::time::Duration::from_millis(u64::from(self.timeout_ms))
+        } else {
+            watchdog_after(self.timeout_ms)
+        };
         // The resource counter is read only when budgets are counted in it (with a resource
         // limit): reading statistics costs more than many small checks.
         let counting = self.rlimit > 0;
@@ -567,7 +588,11 @@ impl Session {
                     handle.interrupt();
                 }
             });
-            let r = solver.check_assumptions(std::slice::from_ref(&guard));
+            let r = if scoped {
+                solver.check()
+            } else {
+                solver.check_assumptions(std::slice::from_ref(&guard))
+            };
             let _ = done.send(());
             r
         });
@@ -601,7 +626,11 @@ impl Session {
             ),
         };
         self.profile.models += t_model.elapsed();
-        solver.assert(guard.not());
+        if scoped {
+            solver.pop(1);
+        } else {
+            solver.assert(guard.not());
+        }
         self.work += spent;
         verdict
     }

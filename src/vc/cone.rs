@@ -2,7 +2,7 @@
 //! only needs the definitions of the symbols its reach condition and predicate mention (and,
 //! transitively, theirs), so each query stays proportional to what it is about.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::encode::Fact;
 use super::term::{Node, Terms, T};
@@ -34,22 +34,46 @@ pub enum MemoryReads {
     Other,
 }
 
-/// The facts (by index, sorted) needed to decide a question about `roots`, and how the
-/// question reads memory. With `abstract_memory`, memory reads are left out of the cone (the
-/// caller treats each as an unconstrained byte).
+/// How much floating-point work one question takes in, in the weights of
+/// [`Fact::work`](super::encode::Fact): an addition, subtraction, conversion or rounding 1, a
+/// multiplication 4, a division or square root 8. Each operation becomes a bit-level circuit
+/// (thousands of gates for a `double` multiplication): with every operation of tot_info's
+/// continued fraction `gcf` taken in, each of its questions ran to its time limit.
+pub const QUESTION_FP_WORK: u32 = 8;
+
+/// The facts a question needs ([`needed_facts`]).
+pub struct Cone {
+    /// The facts, by index, sorted.
+    pub ids: Vec<usize>,
+    /// How the question reads memory.
+    pub reads: MemoryReads,
+    /// Some definition of a floating-point result in the cone was left out.
+    pub floats_left_out: bool,
+}
+
+/// The facts needed to decide a question about `roots`. With `abstract_memory`, memory reads
+/// are left out of the cone (the caller treats each as an unconstrained byte). The cone is
+/// walked breadth first from the roots, so that the definitions of floating-point results
+/// taken in, up to `fp_work` ([`QUESTION_FP_WORK`] or 0), are those nearest the question; a
+/// definition left out leaves its result any value, which over-approximates the program (a
+/// proof is still a proof).
 pub fn needed_facts(
     terms: &Terms,
     facts: &[Fact],
     index: &FactIndex,
     roots: &[T],
     abstract_memory: bool,
-) -> (Vec<usize>, MemoryReads) {
+    fp_work: u32,
+) -> Cone {
+    let mut floats_left_out = false;
     let mut reads = MemoryReads::None;
     let mut seen: HashSet<T> = HashSet::new();
     let mut vars: HashSet<T> = HashSet::new();
     let mut included: HashSet<usize> = HashSet::new();
-    let mut stack: Vec<T> = roots.to_vec();
-    while let Some(t) = stack.pop() {
+    let mut work = 0;
+    let mut queue: VecDeque<T> = roots.iter().copied().collect();
+    let mut operands: Vec<T> = Vec::new();
+    while let Some(t) = queue.pop_front() {
         if !seen.insert(t) {
             continue;
         }
@@ -77,15 +101,27 @@ pub fn needed_facts(
                     if f.needs_all && !f.about.iter().all(|v| vars.contains(v)) {
                         continue;
                     }
+                    if f.work > 0 {
+                        if work + f.work > fp_work {
+                            floats_left_out = true;
+                            continue;
+                        }
+                        work += f.work;
+                    }
                     included.insert(fi);
-                    stack.push(f.fact);
+                    queue.push_back(f.fact);
                 }
             }
             continue;
         }
-        node.push_operands(&mut stack);
+        node.push_operands(&mut operands);
+        queue.extend(operands.drain(..));
     }
-    let mut out: Vec<usize> = included.into_iter().collect();
-    out.sort_unstable();
-    (out, reads)
+    let mut ids: Vec<usize> = included.into_iter().collect();
+    ids.sort_unstable();
+    Cone {
+        ids,
+        reads,
+        floats_left_out,
+    }
 }

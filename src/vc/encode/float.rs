@@ -7,12 +7,13 @@ use crate::libc::{math_function, Math};
 use crate::vc::fp;
 use crate::vc::term::{FpCmpOp, FpOp, FpUnOp};
 
-/// How much floating-point work one function's encoding models, in weights of operations
-/// (an addition, subtraction or conversion 1, a multiplication 2, a division or square root
-/// 4); operations beyond it give fresh values. Each operation becomes a bit-level circuit
-/// (thousands of gates for a `double` multiplication): a loop of multiplications and divisions,
-/// peeled, made every question of tot_info's `gcf` run to its time limit.
-const FP_WORK: u32 = 16;
+/// How much floating-point work one function's encoding defines, in weights of operations
+/// (an addition, subtraction, conversion or rounding 1, a multiplication 4, a division or
+/// square root 8);
+/// operations beyond it give fresh values. Each operation's result is a symbol defined by a
+/// fact, and a question takes in only the definitions nearest to it, up to
+/// [`crate::vc::cone::QUESTION_FP_WORK`]: this bound only keeps the encoding's size in check.
+const FP_WORK: u32 = 4096;
 
 /// The width of a modelled floating-point type (`float`, `double`), if `ty` is one.
 fn format_of(ty: &CType) -> Option<u32> {
@@ -23,13 +24,34 @@ fn format_of(ty: &CType) -> Option<u32> {
 }
 
 impl Enc<'_> {
-    /// Takes `weight` of the function's floating-point work, if that much is left.
-    fn fp_afford(&mut self, weight: u32) -> bool {
+    /// The result of a floating-point operation of `weight` whose value is `exact`: `exact`
+    /// itself when it is a constant, else a symbol defined equal to it by a fact of that work
+    /// (the same symbol for the same operation on the same operands), or a fresh value once
+    /// the function's work is spent. A question may leave the definition out
+    /// ([`crate::vc::cone::needed_facts`]): the symbol is then any value, so it is neither of
+    /// the entry state nor exactly defined ([`super::Exactness`]).
+    fn fp_define(&mut self, exact: T, weight: u32) -> T {
+        if self.t.as_const(exact).is_some() {
+            return exact;
+        }
+        if let Some(&v) = self.fp_defs.get(&exact) {
+            return v;
+        }
+        let w = self.t.width(exact);
         if self.fp_work + weight > FP_WORK {
-            return false;
+            return self.fresh(w, "float_work");
         }
         self.fp_work += weight;
-        true
+        let v = self.fresh(w, "float_op");
+        let fact = self.t.eq(v, exact);
+        self.facts.push(Fact {
+            about: vec![v],
+            needs_all: false,
+            fact,
+            work: weight,
+        });
+        self.fp_defs.insert(exact, v);
+        v
     }
 
     /// A floating-point result whose NaN stands for any NaN: the sign and payload of the NaN
@@ -98,17 +120,13 @@ impl Enc<'_> {
                 let x = self.eval(a, st);
                 let y = self.eval(b, st);
                 let v = self.t.fp_bin(fop, x, y);
-                if self.t.as_const(v).is_none() {
-                    let weight = match fop {
-                        FpOp::Add | FpOp::Sub => 1,
-                        FpOp::Mul => 2,
-                        FpOp::Div => 4,
-                    };
-                    if !self.fp_afford(weight) {
-                        return self.fresh_of(ty, "float_work");
-                    }
-                }
-                self.fp_result(v)
+                let weight = match fop {
+                    FpOp::Add | FpOp::Sub => 1,
+                    FpOp::Mul => 4,
+                    FpOp::Div => 8,
+                };
+                let r = self.fp_result(v);
+                self.fp_define(r, weight)
             }
             _ => self.fresh_of(ty, "float"),
         }
@@ -148,10 +166,7 @@ impl Enc<'_> {
     /// nearest; a value out of the target integer's range (undefined) gives a fresh value.
     pub(super) fn float_convert(&mut self, v: T, from: &CType, to: &CType) -> T {
         let w = width_of(to);
-        if self.t.as_const(v).is_none() && !self.fp_afford(1) {
-            return self.fresh(w, "float_work");
-        }
-        match (from, to, format_of(from), format_of(to)) {
+        let r = match (from, to, format_of(from), format_of(to)) {
             (CType::Float(_), CType::Float(_), Some(_), Some(tw)) => {
                 let r = self.t.fp_resize(tw, v);
                 self.fp_result(r)
@@ -167,8 +182,9 @@ impl Enc<'_> {
                 let junk = self.fresh(w, "float_out_of_range");
                 self.t.ite(fits, i, junk)
             }
-            _ => self.fresh(w, "float_conv"),
-        }
+            _ => return self.fresh(w, "float_conv"),
+        };
+        self.fp_define(r, 1)
     }
 
     /// The result of a call to a math function the library defines, when its argument and
@@ -186,14 +202,6 @@ impl Enc<'_> {
             return None;
         }
         let x = self.eval(arg, st);
-        let weight = match m {
-            Math::Sqrt => 4,
-            Math::Fabs | Math::Exp => 0,
-            _ => 1,
-        };
-        if self.t.as_const(x).is_none() && !self.fp_afford(weight) {
-            return Some(self.fresh(w, "float_work"));
-        }
         let op = match m {
             Math::Fabs => return Some(self.t.fp_abs(x)),
             Math::Exp => return Some(self.exp_of(x, w)),
@@ -203,8 +211,10 @@ impl Enc<'_> {
             Math::Trunc => FpUnOp::Trunc,
             Math::Round => FpUnOp::Round,
         };
+        let weight = if op == FpUnOp::Sqrt { 8 } else { 1 };
         let r = self.t.fp_un(op, x);
-        Some(self.fp_result(r))
+        let r = self.fp_result(r);
+        Some(self.fp_define(r, weight))
     }
 
     /// `exp(x)`: a fresh value, NaN exactly for a NaN, never negative otherwise (+0 for

@@ -53,8 +53,11 @@ const MAX_CANDIDATES: usize = 64;
 const MAX_BLOCKS: usize = 100;
 
 /// At most this many of them on floating-point values: the prover asks those one at a time,
-/// each a question that bit-blasts the float operations of its loop.
-const MAX_FLOAT_CANDIDATES: usize = 4;
+/// each a question that bit-blasts the float operations of its loop nearest it
+/// ([`crate::vc::cone::QUESTION_FP_WORK`]). tot_info's `InfoTbl`, annotated for WM, proposes
+/// 9 of its locals' bounds at its loops' heads before those of its row sums (with 4, their
+/// `sum < 0` and `N < 0` labels stayed unproved).
+const MAX_FLOAT_CANDIDATES: usize = 12;
 
 /// The shape of a proposed bound.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -129,11 +129,14 @@ pub struct InlinedCopy {
 
 /// A background fact and the symbols it is about: it is needed by a question only when its
 /// symbols occur in that question's cone of influence (any of them, or all for `needs_all`).
+/// A fact that defines the result of a floating-point operation has that operation's `work`
+/// ([`crate::vc::cone::QUESTION_FP_WORK`] bounds what one question takes in); every other 0.
 #[derive(Clone, Debug)]
 pub struct Fact {
     pub about: Vec<T>,
     pub needs_all: bool,
     pub fact: T,
+    pub work: u32,
 }
 
 /// A function encoded once, to be asked many questions.
@@ -304,7 +307,9 @@ struct Enc<'a> {
     /// The result of each floating-point operation with its NaN made any NaN (see
     /// `float::fp_result`).
     fp_results: HashMap<T, T>,
-    /// The weight of the floating-point operations encoded so far (see `float::FP_WORK`).
+    /// The symbol defined as each floating-point operation's result (see `float::fp_define`).
+    fp_defs: HashMap<T, T>,
+    /// The weight of the floating-point operations defined so far (see `float::FP_WORK`).
     fp_work: u32,
     labels: Vec<LabelVc>,
     /// The block being encoded (labels record it).
@@ -439,6 +444,7 @@ pub fn encode_until(
         objects: Vec::new(),
         func_addrs: HashMap::new(),
         fp_results: HashMap::new(),
+        fp_defs: HashMap::new(),
         fp_work: 0,
         labels: Vec::new(),
         cur_block: f.entry,
@@ -601,6 +607,7 @@ impl<'a> Enc<'a> {
             about: about.to_vec(),
             needs_all: false,
             fact,
+            work: 0,
         });
     }
 
@@ -687,6 +694,7 @@ impl<'a> Enc<'a> {
                     about: vec![bi, bj],
                     needs_all: true,
                     fact: disjoint,
+                    work: 0,
                 });
             }
         }

@@ -168,8 +168,10 @@ pub const ALWAYS_RETURN: &[&str] = &[
 ];
 
 /// Math functions whose result covprune computes: IEEE-754 and C require the square root
-/// correctly rounded and the others exact; of `exp`, only its range is known (never negative,
-/// NaN exactly for a NaN).
+/// correctly rounded and the others exact; of `exp` and `log`, only their signs are known
+/// (`exp` never negative, NaN exactly for a NaN; `log` NaN for a NaN or below zero, not
+/// negative from 1 up, not positive from 0 to 1: C's Annex F fixes `log(1)` at +0 and
+/// `log(±0)` at −∞, and a result within an ulp of the logarithm keeps its sign).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Math {
     Sqrt,
@@ -179,6 +181,7 @@ pub enum Math {
     Trunc,
     Round,
     Exp,
+    Log,
 }
 
 /// The math function `name` is, with the width of its argument and result (64 for `double`,
@@ -194,6 +197,7 @@ pub fn math_function(name: &str) -> Option<(Math, u32)> {
             "trunc" => Math::Trunc,
             "round" => Math::Round,
             "exp" => Math::Exp,
+            "log" => Math::Log,
             _ => return None,
         })
     };
@@ -415,7 +419,8 @@ mod tests {
         assert_eq!(math_function("__builtin_fabs"), Some((Math::Fabs, 64)));
         assert_eq!(math_function("ceilf"), Some((Math::Ceil, 32)));
         assert_eq!(math_function("expf"), Some((Math::Exp, 32)));
-        assert_eq!(math_function("log"), None);
+        assert_eq!(math_function("logf"), Some((Math::Log, 32)));
+        assert_eq!(math_function("log2"), None);
         assert_eq!(math_function("f"), None);
         assert_eq!(math_function("sqrtl"), None);
     }

@@ -205,6 +205,7 @@ impl Enc<'_> {
         let op = match m {
             Math::Fabs => return Some(self.t.fp_abs(x)),
             Math::Exp => return Some(self.exp_of(x, w)),
+            Math::Log => return Some(self.log_of(x, w)),
             Math::Sqrt => FpUnOp::Sqrt,
             Math::Floor => FpUnOp::Floor,
             Math::Ceil => FpUnOp::Ceil,
@@ -215,6 +216,30 @@ impl Enc<'_> {
         let r = self.t.fp_un(op, x);
         let r = self.fp_result(r);
         Some(self.fp_define(r, weight))
+    }
+
+    /// `log(x)`: a fresh value, NaN for a NaN or a value below zero, not negative from 1 up
+    /// (+∞ included), not positive from ±0 up to 1 ([`Math::Log`]).
+    fn log_of(&mut self, x: T, w: u32) -> T {
+        let r = self.fresh(w, "log");
+        let zero = self.t.bv(w, 0);
+        let one = self.t.bv(w, fp::bits_of(w, 1.0));
+        let x_nan = self.t.fp_is_nan(x);
+        let below_zero = self.t.fp_cmp(FpCmpOp::Lt, x, zero);
+        let undefined = self.t.or2(x_nan, below_zero);
+        let r_nan = self.t.fp_is_nan(r);
+        let nan = self.t.implies(undefined, r_nan);
+        let from_one = self.t.fp_cmp(FpCmpOp::Le, one, x);
+        let r_nonneg = self.t.fp_cmp(FpCmpOp::Le, zero, r);
+        let up = self.t.implies(from_one, r_nonneg);
+        let from_zero = self.t.fp_cmp(FpCmpOp::Le, zero, x);
+        let below_one = self.t.fp_cmp(FpCmpOp::Lt, x, one);
+        let unit = self.t.and2(from_zero, below_one);
+        let r_nonpos = self.t.fp_cmp(FpCmpOp::Le, r, zero);
+        let down = self.t.implies(unit, r_nonpos);
+        let fact = self.t.and(&[nan, up, down]);
+        self.fact(&[r], fact);
+        r
     }
 
     /// `exp(x)`: a fresh value, NaN exactly for a NaN, never negative otherwise (+0 for

@@ -23,12 +23,10 @@ pub(super) struct Asker<'a> {
     pub(super) memory: MemoryShare,
     pub(super) stats: RunStats,
     pub(super) faults: &'a Faults,
-    /// The floating-point work its questions take in ([`needed_facts`]): none but in
-    /// [`Asker::ask_step1_cheaply`]'s second question.
-    fp_work: u32,
-    /// The last cheap question left a definition of a floating-point result out.
-    floats_left_out: bool,
 }
+
+/// A question's outcome and, on a model, the values of the terms it observes.
+type Answer = (Outcome, Option<Vec<Option<u128>>>);
 
 /// The questions with the function's memory written out byte by byte may spend this share of
 /// the budget (a sixteenth) until one of them proves something; after that, the whole budget.
@@ -239,8 +237,6 @@ impl<'a> Asker<'a> {
                 ..RunStats::default()
             },
             faults,
-            fp_work: 0,
-            floats_left_out: false,
         }
     }
 }
@@ -283,16 +279,14 @@ impl Asker<'_> {
     ) -> Option<Outcome> {
         let goal = self.terms.and2(l.reach, l.pred);
         self.stats.step1.queries += 1;
-        let mut answer = self.decide_cheaply(goal, observe);
+        let (mut answer, floats_left_out) = self.cheap_question(goal, observe, 0);
         // Floating-point results are any values in the cheap question. When that leaves it
         // undecided, it is asked again with the definitions of the results nearest it
         // ([`QUESTION_FP_WORK`]), which only a proof is taken from: their circuits make
         // questions slow, and most are satisfiable either way.
         let proved = matches!(answer, Some((Outcome::Infeasible, _)));
-        if !proved && self.floats_left_out && !self.over_budget() {
-            self.fp_work = QUESTION_FP_WORK;
-            let exact = self.decide_cheaply(goal, &[]);
-            self.fp_work = 0;
+        if !proved && floats_left_out && !self.over_budget() {
+            let (exact, _) = self.cheap_question(goal, &[], QUESTION_FP_WORK);
             self.stats.float_questions += 1;
             if let Some((Outcome::Infeasible, _)) = exact {
                 self.stats.float_proofs += 1;
@@ -430,11 +424,13 @@ impl Asker<'_> {
     /// The cheap part of [`Asker::decide`]: the question itself when its memory reads are
     /// exact as unconstrained bytes, else the question with every read unconstrained, which
     /// decides only when it proves. `None`: only [`Asker::decide_with_memory`] can tell.
-    pub(super) fn decide_cheaply(
-        &mut self,
-        goal: T,
-        observe: &[T],
-    ) -> Option<(Outcome, Option<Vec<Option<u128>>>)> {
+    pub(super) fn decide_cheaply(&mut self, goal: T, observe: &[T]) -> Option<Answer> {
+        self.cheap_question(goal, observe, 0).0
+    }
+
+    /// [`Asker::decide_cheaply`] with the floating-point work `fp_work` ([`needed_facts`]);
+    /// also says whether the question left a definition of a floating-point result out.
+    fn cheap_question(&mut self, goal: T, observe: &[T], fp_work: u32) -> (Option<Answer>, bool) {
         let facts = self.facts;
         let facts_of =
             |ids: Vec<usize>| -> Vec<T> { ids.into_iter().map(|i| facts[i].fact).collect() };
@@ -442,7 +438,6 @@ impl Asker<'_> {
         // memory of their own) lose nothing when read as unconstrained bytes: one question.
         // Models are read only from questions that hold the facts of the observed terms too:
         // otherwise their values would be arbitrary, and rule out pairs that step 3 needs.
-        let fp_work = self.fp_work;
         if !observe.is_empty() {
             let mut roots = vec![goal];
             roots.extend_from_slice(observe);
@@ -452,8 +447,8 @@ impl Asker<'_> {
                 floats_left_out,
             } = needed_facts(&self.terms, facts, &self.index, &roots, true, fp_work);
             if reads != MemoryReads::Other {
-                self.floats_left_out = floats_left_out;
-                return Some(self.ask_once(goal, &facts_of(ids), reads, observe));
+                let answer = self.ask_once(goal, &facts_of(ids), reads, observe);
+                return (Some(answer), floats_left_out);
             }
         }
         let Cone {
@@ -461,9 +456,9 @@ impl Asker<'_> {
             reads,
             floats_left_out,
         } = needed_facts(&self.terms, facts, &self.index, &[goal], true, fp_work);
-        self.floats_left_out = floats_left_out;
         if reads != MemoryReads::Other {
-            return Some(self.ask_once(goal, &facts_of(ids), reads, &[]));
+            let answer = self.ask_once(goal, &facts_of(ids), reads, &[]);
+            return (Some(answer), floats_left_out);
         }
         let light = facts_of(ids);
         let q = Query {
@@ -474,7 +469,11 @@ impl Asker<'_> {
             memory: Memory::Abstract,
             units_scale: 1,
         };
-        (self.backend.check(&q) == Verdict::Proved).then_some((Outcome::Infeasible, None))
+        let proved = self.backend.check(&q) == Verdict::Proved;
+        (
+            proved.then_some((Outcome::Infeasible, None)),
+            floats_left_out,
+        )
     }
 
     /// The question with the function's memory written out byte by byte: asked when
@@ -487,14 +486,7 @@ impl Asker<'_> {
         }
         let (units_before, t) = (self.backend.work(), Instant::now());
         let facts = self.facts;
-        let cone = needed_facts(
-            &self.terms,
-            facts,
-            &self.index,
-            &[goal],
-            false,
-            self.fp_work,
-        );
+        let cone = needed_facts(&self.terms, facts, &self.index, &[goal], false, 0);
         let full: Vec<T> = cone.ids.into_iter().map(|i| facts[i].fact).collect();
         let q = Query {
             terms: &self.terms,

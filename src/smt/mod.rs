@@ -416,6 +416,12 @@ impl Session {
         })
     }
 
+    /// Does this session keep the facts of its questions asserted? Not with `incremental`
+    /// off, nor on the float side (see [`Session::check_in_place`]).
+    fn keeps_facts(&self) -> bool {
+        self.incremental && !self.in_floats
+    }
+
     /// [`Session::check_with`] on the solvers swapped in.
     fn check_in_place(&mut self, terms: &Terms, context: &[T], goal: T, observe: &[T]) -> Verdict {
         if terms.as_bool(goal) == Some(false) {
@@ -427,7 +433,7 @@ impl Session {
         // included, and the floating-point definitions its questions take in differ from one
         // question to the next (see `vc::cone::QUESTION_FP_WORK`), so that kept they would
         // add up to every operation of the function.
-        if !self.incremental || self.in_floats {
+        if !self.keeps_facts() {
             if let Some(values) = self.in_models(|s| s.known_model(terms, context, &g, &obs)) {
                 return Verdict::Refuted(values);
             }
@@ -512,7 +518,7 @@ impl Session {
         let mut parts: Vec<Bool> = context.iter().map(|&t| self.boolean(terms, t)).collect();
         parts.push(g.clone());
         let own = parts.len();
-        let kept: Vec<T> = if self.incremental && !self.in_floats {
+        let kept: Vec<T> = if self.keeps_facts() {
             self.kept.order.clone()
         } else {
             Vec::new()
@@ -555,18 +561,19 @@ impl Session {
         // own instead, its facts asserted as they are: their tactics then substitute the
         // definitions of floating-point results before turning them into circuits (under a
         // guard, the same questions of tot_info's `LGamma` ran to their time limit).
-        let scoped = self.in_floats;
-        let guard = Bool::fresh_const("question");
         let mut parts: Vec<Bool> = ctx.to_vec();
         parts.push(g.clone());
-        if scoped {
+        let guard = if self.in_floats {
             solver.push();
             for p in &parts {
                 solver.assert(p);
             }
+            None
         } else {
-            solver.assert(guard.implies(Bool::and(&parts)));
-        }
+            let q = Bool::fresh_const("question");
+            solver.assert(q.implies(Bool::and(&parts)));
+            Some(q)
+        };
         // A watchdog interrupts a check that overruns its limit by far.
         let z3_context = z3::Context::thread_local();
         let handle = z3_context.handle();
@@ -588,10 +595,9 @@ impl Session {
                     handle.interrupt();
                 }
             });
-            let r = if scoped {
-                solver.check()
-            } else {
-                solver.check_assumptions(std::slice::from_ref(&guard))
+            let r = match &guard {
+                Some(q) => solver.check_assumptions(std::slice::from_ref(q)),
+                None => solver.check(),
             };
             let _ = done.send(());
             r
@@ -626,10 +632,9 @@ impl Session {
             ),
         };
         self.profile.models += t_model.elapsed();
-        if scoped {
-            solver.pop(1);
-        } else {
-            solver.assert(guard.not());
+        match guard {
+            Some(q) => solver.assert(q.not()),
+            None => solver.pop(1),
         }
         self.work += spent;
         verdict

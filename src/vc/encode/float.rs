@@ -9,10 +9,10 @@ use crate::vc::term::{FpCmpOp, FpOp, FpUnOp};
 
 /// How much floating-point work one function's encoding defines, in weights of operations
 /// (an addition, subtraction, conversion or rounding 1, a multiplication 4, a division or
-/// square root 8);
-/// operations beyond it give fresh values. Each operation's result is a symbol defined by a
-/// fact, and a question takes in only the definitions nearest to it, up to
-/// [`crate::vc::cone::QUESTION_FP_WORK`]: this bound only keeps the encoding's size in check.
+/// square root 8); operations beyond it give fresh values. Each operation's result is a
+/// symbol defined by a fact, and a question takes in only the definitions nearest to it, up
+/// to [`crate::vc::cone::QUESTION_FP_WORK`]: this bound only keeps the encoding's size in
+/// check.
 const FP_WORK: u32 = 4096;
 
 /// The width of a modelled floating-point type (`float`, `double`), if `ty` is one.

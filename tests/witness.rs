@@ -15,7 +15,7 @@ use common::{covprune, json_and_code};
 const FIXTURE: &str = "tests/fixtures/witness/units.c";
 /// The labels of the fixture that some input covers; label 7 is infeasible, label 9 (subsumed)
 /// is shown feasible by label 2's test.
-const FEASIBLE: &[u64] = &[1, 2, 3, 4, 5, 6, 8, 9, 10];
+const FEASIBLE: &[u64] = &[1, 2, 3, 4, 5, 6, 8, 9, 10, 11];
 
 /// The fixture copied into `dir` and pruned; the annotated file.
 fn pruned(dir: &Path) -> PathBuf {

@@ -6,7 +6,10 @@ use std::time::Instant;
 use super::faults::Faults;
 use super::{Outcome, PruneConfig, Reason, RunStats};
 use crate::smt::{Backend, Memory, Query, Verdict};
-use crate::vc::cone::{needed_facts, Cone, FactIndex, MemoryReads, QUESTION_FP_WORK};
+use crate::vc::cone::{
+    needed_facts, needed_facts_choosing, Cone, FactIndex, FloatChoice, MemoryReads,
+    QUESTION_FP_WORK,
+};
 use crate::vc::encode::{Fact, LabelVc, LoopCandidate};
 use crate::vc::term::{Terms, T};
 
@@ -354,13 +357,15 @@ impl Asker<'_> {
     }
 
     /// A model of label `l` (reached, predicate true; and `assume`) with the function's memory
-    /// written out, as the values of `observe` (terms of the entry state): the inputs of a
-    /// concrete call that may cover it. `None` when the solver finds none within its limits.
+    /// written out and the definitions of floating-point results `floats` chooses, as the
+    /// values of `observe` (terms of the entry state): the inputs of a concrete call that may
+    /// cover it. `None` when the solver finds none within its limits.
     pub(super) fn model_of(
         &mut self,
         l: &LabelVc,
         observe: &[T],
         assume: Option<T>,
+        floats: FloatChoice,
     ) -> Option<Vec<Option<u128>>> {
         let mut goal = self.terms.and2(l.reach, l.pred);
         if let Some(a) = assume {
@@ -368,14 +373,8 @@ impl Asker<'_> {
         }
         let mut roots = vec![goal];
         roots.extend_from_slice(observe);
-        let cone = needed_facts(
-            &self.terms,
-            self.facts,
-            &self.index,
-            &roots,
-            false,
-            QUESTION_FP_WORK,
-        );
+        let cone =
+            needed_facts_choosing(&self.terms, self.facts, &self.index, &roots, false, floats);
         let context: Vec<T> = cone.ids.into_iter().map(|i| self.facts[i].fact).collect();
         let q = Query {
             terms: &self.terms,

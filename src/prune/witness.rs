@@ -20,6 +20,7 @@ use super::asker::{Asker, Budget};
 use super::faults::Faults;
 use super::{Prover, PruneConfig};
 use crate::ir::{CType, Function, GlobalId, Linkage, Program};
+use crate::vc::cone::FloatChoice;
 use crate::vc::encode::{encode_until, EntryState};
 use crate::vc::term::{BvOp, CmpOp, Terms, T};
 
@@ -62,6 +63,15 @@ pub struct Call {
     /// Globals set before the call: runs of bytes, each at its offset in the global.
     pub globals: Vec<(GlobalId, Vec<Run>)>,
 }
+
+/// How models take in floating-point operations, one round of calls each: a round's calls
+/// are for the labels no run of an earlier round covered. First the operations nearest the
+/// function's entry, up to 16 of work ([`FloatChoice`]): a call covers a float label when the
+/// model follows the arguments through the operations that lead to it, and on small functions
+/// these are all of them (more makes the questions run to their limits: on tot_info's grey
+/// labels, 57 shown feasible with 16, 10 with 32). Then none: every float result any value,
+/// whose models are other calls (tot_info: 5 labels more, loops that run to their bound).
+pub const ROUNDS: [FloatChoice; 2] = [FloatChoice::FromEntry(16), FloatChoice::Nearest(0)];
 
 /// Limits of the models' questions.
 #[derive(Clone, Copy, Debug)]
@@ -436,13 +446,15 @@ pub fn entries(
 }
 
 /// Calls from models of the labels `targets` asks, by function (each function's labels in the
-/// order given, at most [`ModelLimits::per_function`] of them), functions in parallel on the
-/// current thread pool; `done(1)` as each function is. The targets come from [`entries`].
+/// order given, at most [`ModelLimits::per_function`] of them), with the floating-point
+/// operations `floats` chooses ([`ROUNDS`]), functions in parallel on the current thread
+/// pool; `done(1)` as each function is. The targets come from [`entries`].
 pub fn calls(
     program: &Program,
     config: &PruneConfig,
     targets: &BTreeMap<String, Vec<u64>>,
     limits: ModelLimits,
+    floats: FloatChoice,
     done: &(dyn Fn(u64) + Sync),
 ) -> Vec<Call> {
     let prover = Prover::new(program, config);
@@ -453,7 +465,7 @@ pub fn calls(
     let mut out: Vec<Call> = todo
         .par_iter()
         .flat_map_iter(|(f, ids)| {
-            let calls = crate::smt::in_fresh_context(|| calls_of(&prover, f, ids, limits));
+            let calls = crate::smt::in_fresh_context(|| calls_of(&prover, f, ids, limits, floats));
             done(1);
             calls
         })
@@ -463,7 +475,13 @@ pub fn calls(
     out
 }
 
-fn calls_of(prover: &Prover, f: &Function, ids: &[u64], limits: ModelLimits) -> Vec<Call> {
+fn calls_of(
+    prover: &Prover,
+    f: &Function,
+    ids: &[u64],
+    limits: ModelLimits,
+    floats: FloatChoice,
+) -> Vec<Call> {
     let t0 = Instant::now();
     let deadline = t0 + Duration::from_millis(limits.function_ms);
     let config = &prover.config;
@@ -506,8 +524,8 @@ fn calls_of(prover: &Prover, f: &Function, ids: &[u64], limits: ModelLimits) -> 
         let Some(l) = by_id.get(id) else {
             continue;
         };
-        let small = asker.model_of(l, &plan.observe, Some(plan.small));
-        if let Some(values) = small.or_else(|| asker.model_of(l, &plan.observe, None)) {
+        let small = asker.model_of(l, &plan.observe, Some(plan.small), floats);
+        if let Some(values) = small.or_else(|| asker.model_of(l, &plan.observe, None, floats)) {
             out.extend(plan.calls(f, *id, &values));
         }
     }

@@ -19,7 +19,7 @@ use serde::Serialize;
 use super::error::{write_failed, Error, Result};
 use crate::console::Progress;
 use crate::frontend::PreprocessOptions;
-use crate::prune::witness::{self as models, ModelLimits};
+use crate::prune::witness::{self as models, Call, ModelLimits};
 use crate::prune::{PruneConfig, Status};
 use crate::report::{labels, ledger};
 
@@ -176,10 +176,6 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         .num_threads(jobs)
         .build()
         .map_err(Error::internal)?;
-    let bar = Progress::counting(targets.len() as u64, "models", "functions", opts.progress);
-    let calls =
-        pool.install(|| models::calls(&program, &config, &targets, limits, &|n| bar.inc(n)));
-    bar.finish();
     let work = tempfile::tempdir().map_err(Error::internal)?;
     // The runner is built in a scratch directory.
     let (flags, _) = super::build_flags(&opts.preprocess, &opts.file)?;
@@ -188,18 +184,57 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         flags,
         timeout: Duration::from_millis(opts.run_ms),
     };
-    let bar = Progress::counting(calls.len() as u64, "runs", "calls", opts.progress);
-    let runs = pool
-        .install(|| {
-            crate::witness::run(&program, &opts.file, &calls, &run_opts, work.path(), &|n| {
-                bar.inc(n)
+    // One round of models and runs per way of taking in floating-point operations, each for
+    // the labels earlier rounds' runs left uncovered.
+    let mut calls: Vec<Call> = Vec::new();
+    let mut runs = crate::witness::Runs::default();
+    for (round, floats) in models::ROUNDS.into_iter().enumerate() {
+        let covered: BTreeSet<u64> = runs
+            .runs
+            .iter()
+            .flat_map(|r| r.covered.iter().copied())
+            .collect();
+        let left: BTreeMap<String, Vec<u64>> = targets
+            .iter()
+            .map(|(f, ids)| {
+                (
+                    f.clone(),
+                    ids.iter()
+                        .copied()
+                        .filter(|id| !covered.contains(id))
+                        .collect::<Vec<u64>>(),
+                )
             })
-        })
-        .map_err(|e| match e {
-            crate::witness::WitnessError::Build { .. } => Error::BadInput(e.into()),
-            other => Error::internal(other),
-        })?;
-    bar.finish();
+            .filter(|(_, ids)| !ids.is_empty())
+            .collect();
+        let what = if round == 0 {
+            "models".to_string()
+        } else {
+            format!("models, round {}", round + 1)
+        };
+        let bar = Progress::counting(left.len() as u64, &what, "functions", opts.progress);
+        let mut new = pool
+            .install(|| models::calls(&program, &config, &left, limits, floats, &|n| bar.inc(n)));
+        bar.finish();
+        let earlier: BTreeSet<&Call> = calls.iter().collect();
+        new.retain(|c| !earlier.contains(c));
+        let bar = Progress::counting(new.len() as u64, "runs", "calls", opts.progress);
+        let round_dir = work.path().join(format!("round{}", round + 1));
+        std::fs::create_dir_all(&round_dir).map_err(Error::internal)?;
+        let more = pool
+            .install(|| {
+                crate::witness::run(&program, &opts.file, &new, &run_opts, &round_dir, &|n| {
+                    bar.inc(n)
+                })
+            })
+            .map_err(|e| match e {
+                crate::witness::WitnessError::Build { .. } => Error::BadInput(e.into()),
+                other => Error::internal(other),
+            })?;
+        bar.finish();
+        calls.extend(new);
+        runs.runs.extend(more.runs);
+    }
     let wanted: BTreeSet<u64> = grey.iter().map(|(id, _)| *id).collect();
     let (kept, by_label) = crate::witness::choose(&runs, &wanted);
 

@@ -51,6 +51,16 @@ pub struct Cone {
     pub floats_left_out: bool,
 }
 
+/// Which definitions of floating-point results a cone takes in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatChoice {
+    /// Those nearest the question, up to this much work.
+    Nearest(u32),
+    /// Those first in the function's encoding (nearest its entry), up to this much work: a
+    /// model then follows the values of the entry's floats through the first operations.
+    FromEntry(u32),
+}
+
 /// The facts needed to decide a question about `roots`. With `abstract_memory`, memory reads
 /// are left out of the cone (the caller treats each as an unconstrained byte). The cone is
 /// walked breadth first from the roots, so that the definitions of floating-point results
@@ -65,12 +75,68 @@ pub fn needed_facts(
     abstract_memory: bool,
     fp_work: u32,
 ) -> Cone {
+    let mut work = 0;
+    walk(terms, facts, index, roots, abstract_memory, &mut |_, w| {
+        work += w;
+        work <= fp_work || {
+            work -= w;
+            false
+        }
+    })
+}
+
+/// [`needed_facts`] with the floating-point definitions chosen by `choice`.
+pub fn needed_facts_choosing(
+    terms: &Terms,
+    facts: &[Fact],
+    index: &FactIndex,
+    roots: &[T],
+    abstract_memory: bool,
+    choice: FloatChoice,
+) -> Cone {
+    match choice {
+        FloatChoice::Nearest(w) => needed_facts(terms, facts, index, roots, abstract_memory, w),
+        FloatChoice::FromEntry(fp_work) => {
+            // Every definition the whole cone reaches, then those first in the encoding.
+            let mut reached: Vec<usize> = Vec::new();
+            walk(terms, facts, index, roots, abstract_memory, &mut |fi, _| {
+                reached.push(fi);
+                true
+            });
+            reached.sort_unstable();
+            let mut work = 0;
+            let chosen: HashSet<usize> = reached
+                .into_iter()
+                .filter(|&fi| {
+                    let w = facts[fi].work;
+                    w > 0 && work + w <= fp_work && {
+                        work += w;
+                        true
+                    }
+                })
+                .collect();
+            walk(terms, facts, index, roots, abstract_memory, &mut |fi, _| {
+                chosen.contains(&fi)
+            })
+        }
+    }
+}
+
+/// The cone of `roots`; `take(fact, work)` says whether a definition of a floating-point
+/// result (a fact with work) is taken in.
+fn walk(
+    terms: &Terms,
+    facts: &[Fact],
+    index: &FactIndex,
+    roots: &[T],
+    abstract_memory: bool,
+    take: &mut dyn FnMut(usize, u32) -> bool,
+) -> Cone {
     let mut floats_left_out = false;
     let mut reads = MemoryReads::None;
     let mut seen: HashSet<T> = HashSet::new();
     let mut vars: HashSet<T> = HashSet::new();
     let mut included: HashSet<usize> = HashSet::new();
-    let mut work = 0;
     let mut queue: VecDeque<T> = roots.iter().copied().collect();
     let mut operands: Vec<T> = Vec::new();
     while let Some(t) = queue.pop_front() {
@@ -101,12 +167,9 @@ pub fn needed_facts(
                     if f.needs_all && !f.about.iter().all(|v| vars.contains(v)) {
                         continue;
                     }
-                    if f.work > 0 {
-                        if work + f.work > fp_work {
-                            floats_left_out = true;
-                            continue;
-                        }
-                        work += f.work;
+                    if f.work > 0 && !take(fi, f.work) {
+                        floats_left_out = true;
+                        continue;
                     }
                     included.insert(fi);
                     queue.push_back(f.fact);

@@ -77,12 +77,18 @@ pub fn needed_facts(
 ) -> Cone {
     let mut work = 0;
     walk(terms, facts, index, roots, abstract_memory, &mut |_, w| {
-        work += w;
-        work <= fp_work || {
-            work -= w;
-            false
-        }
+        within(&mut work, w, fp_work)
     })
+}
+
+/// Adds `w` to `work` when the sum stays within `cap`; says whether it did.
+fn within(work: &mut u32, w: u32, cap: u32) -> bool {
+    let sum = work.saturating_add(w);
+    let fits = sum <= cap;
+    if fits {
+        *work = sum;
+    }
+    fits
 }
 
 /// [`needed_facts`] with the floating-point definitions chosen by `choice`.
@@ -107,13 +113,7 @@ pub fn needed_facts_choosing(
             let mut work = 0;
             let chosen: HashSet<usize> = reached
                 .into_iter()
-                .filter(|&fi| {
-                    let w = facts[fi].work;
-                    w > 0 && work + w <= fp_work && {
-                        work += w;
-                        true
-                    }
-                })
+                .filter(|&fi| within(&mut work, facts[fi].work, fp_work))
                 .collect();
             walk(terms, facts, index, roots, abstract_memory, &mut |fi, _| {
                 chosen.contains(&fi)

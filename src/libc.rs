@@ -208,6 +208,27 @@ pub fn math_function(name: &str) -> Option<(Math, u32)> {
     Some((m, width))
 }
 
+/// How a library function that writes bytes of its first argument's object, and nothing else,
+/// fills them ([`byte_write`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ByteWrite {
+    /// `memset(p, c, n)`: `n` bytes, each `(unsigned char) c`.
+    Set,
+    /// `memcpy(p, s, n)` and `memmove(p, s, n)`: the `n` bytes at `s` as they were before the
+    /// call (what `memmove` means, and `memcpy` for objects that do not overlap: an overlap is
+    /// undefined behaviour).
+    Copy,
+}
+
+/// The library functions whose writes are bytes of their first argument's object only.
+pub fn byte_write(name: &str) -> Option<ByteWrite> {
+    match name {
+        "memset" | "__builtin_memset" => Some(ByteWrite::Set),
+        "memcpy" | "memmove" | "__builtin_memcpy" => Some(ByteWrite::Copy),
+        _ => None,
+    }
+}
+
 /// Library functions that write no program-visible memory (they may read it).
 pub const WRITES_NO_MEMORY: &[&str] = &[
     "strlen",

@@ -175,6 +175,7 @@ fn fixture_labels_get_their_expected_verdicts() {
     check_fixture(Path::new("tests/fixtures/engine/uninitialised.c"));
     check_fixture(Path::new("tests/fixtures/engine/never_entered.c"));
     check_fixture(Path::new("tests/fixtures/engine/statics.c"));
+    check_fixture(Path::new("tests/fixtures/engine/memory_calls.c"));
 }
 
 /// The whole-file facts on statics hold only while no code outside the file reaches them:

@@ -149,6 +149,12 @@ impl Summaries {
         }
     }
 
+    /// Is a call of `name` a call of the C library's function of that name (not one of this
+    /// program's functions, lowered or skipped, nor one of another file of the project)?
+    pub fn is_library(&self, name: &str) -> bool {
+        self.pointers.is_library(name) && !self.external_globals.contains_key(name)
+    }
+
     /// May a call to `name` change memory visible to its caller?
     pub fn writes_memory(&self, name: &str) -> bool {
         if self.defined.contains(name) {

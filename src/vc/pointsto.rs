@@ -107,6 +107,11 @@ impl ProgramPointers {
                 .collect(),
         }
     }
+
+    /// Is `name` the library's here: no function of the program (lowered or skipped) has it?
+    pub fn is_library(&self, name: &str) -> bool {
+        !self.not_library.contains(name)
+    }
 }
 
 /// What a call may write: memory outside the encoding's objects (the shared memory), and
@@ -185,6 +190,35 @@ impl PointsTo {
         elsewhere: &BTreeSet<String>,
         escape_blind: bool,
     ) -> PointsTo {
+        Self::over(prog, facts, root, elsewhere, escape_blind, None).0
+    }
+
+    /// The same analysis over what can run in an activation of `root` before one of its
+    /// statements ends: the statements of `root` that `keep(block, index)` names (those that
+    /// can reach it in `root`'s graph, itself included) and the whole code of the functions
+    /// analysed with it. None when nothing is separated, or when an analysed function may
+    /// call `root` (another activation of it would share its locals' nodes).
+    pub fn before(
+        prog: &Program,
+        facts: &ProgramPointers,
+        root: &Function,
+        elsewhere: &BTreeSet<String>,
+        keep: &dyn Fn(usize, usize) -> bool,
+    ) -> Option<PointsTo> {
+        let (p, reentered) = Self::over(prog, facts, root, elsewhere, false, Some(keep));
+        (p.active && !reentered).then_some(p)
+    }
+
+    /// [`PointsTo::of`], or [`PointsTo::before`] with `keep`; and whether an analysed
+    /// function may call `root`.
+    fn over(
+        prog: &Program,
+        facts: &ProgramPointers,
+        root: &Function,
+        elsewhere: &BTreeSet<String>,
+        escape_blind: bool,
+        keep: Option<&dyn Fn(usize, usize) -> bool>,
+    ) -> (PointsTo, bool) {
         let functions: HashMap<&str, &Function> = prog
             .functions
             .iter()
@@ -214,7 +248,7 @@ impl PointsTo {
             };
             if stmts + more > cap {
                 if depth <= INLINED_DEPTH {
-                    return PointsTo::inactive();
+                    return (PointsTo::inactive(), false);
                 }
                 break;
             }
@@ -223,7 +257,7 @@ impl PointsTo {
             level = next;
         }
         if order.iter().any(|f| facts.hiding.contains(&f.name)) {
-            return PointsTo::inactive();
+            return (PointsTo::inactive(), false);
         }
         let mut p = PointsTo::inactive();
         p.active = true;
@@ -260,9 +294,16 @@ impl PointsTo {
         }
         for f in &order {
             let fr = p.frames[&f.name];
-            for b in &f.blocks {
-                for s in &b.stmts {
-                    p.stmt(fr, s, &functions);
+            let filter = keep.filter(|_| std::ptr::eq(*f, root));
+            for (k, b) in f.blocks.iter().enumerate() {
+                for (i, s) in b.stmts.iter().enumerate() {
+                    if filter.is_none_or(|keep| keep(k, i)) {
+                        p.stmt(fr, s, &functions);
+                    }
+                }
+                if filter.is_some() {
+                    // The root's returns come after any of its statements.
+                    continue;
                 }
                 if let Terminator::Return(Some(e)) = &b.term {
                     if let Some(v) = p.val(fr, e, true) {
@@ -271,8 +312,13 @@ impl PointsTo {
                 }
             }
         }
-        p.writes = p.function_writes(&order);
-        p
+        let reentered = order
+            .iter()
+            .any(|f| crate::cfg::callgraph::direct_callees(f).contains(&root.name));
+        if keep.is_none() {
+            p.writes = p.function_writes(&order);
+        }
+        (p, reentered)
     }
 
     /// May the encoding inline `function`? Only if its code was analysed (or nothing is

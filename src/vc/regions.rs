@@ -273,6 +273,11 @@ impl Regions {
         for f in &prog.functions {
             let mut d = false;
             visit::function(f, &mut |item| note(item, &mut d));
+            // The encoding writes the bytes of these calls through their pointer itself.
+            d |= f.blocks.iter().flat_map(|b| &b.stmts).any(|s| {
+                matches!(&s.kind, StmtKind::Call { callee: Callee::Direct(n), .. }
+                    if crate::libc::byte_write(n).is_some())
+            });
             own_deref.insert(f.name.clone(), (d, direct_callees(f)));
         }
         // What a callee outside the program dereferences does not matter: its reads give

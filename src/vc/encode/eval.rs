@@ -40,6 +40,14 @@ impl Enc<'_> {
                         return self.inline_call(f, args, dst.as_ref(), st, pc);
                     }
                     self.opaque_calls.insert(n.clone());
+                    let bytes = crate::libc::byte_write(n).filter(|_| self.sums.is_library(n));
+                    if let Some(p) = bytes.and_then(|op| self.byte_write_call(op, args, st)) {
+                        if let Some(d) = dst {
+                            let dty = self.lvalue_type(d);
+                            self.write(d, &dty, p, st);
+                        }
+                        return pc;
+                    }
                 }
                 // A math function's result, from its argument before the call's effects.
                 let math = match (callee, dst) {
@@ -51,7 +59,7 @@ impl Enc<'_> {
                 };
                 let writes = self.call_writes(callee, args);
                 if writes.external {
-                    st.mem = self.t.var(Sort::Mem, "mem_call");
+                    st.mem = self.memory_after_outside_call(st.mem);
                 }
                 for r in writes.regions {
                     let m = self.t.var(Sort::Mem, "region_call");

@@ -3,6 +3,7 @@
 //! joins of states where paths meet.
 
 use super::*;
+use crate::libc::ByteWrite;
 
 impl Enc<'_> {
     /// Joins the states of the incoming edges: one reachability symbol and one φ symbol per
@@ -263,6 +264,57 @@ impl Enc<'_> {
                 self.set_memory(home, st, m);
             }
         }
+    }
+
+    /// A call of a library function that writes bytes ([`ByteWrite`]) with a constant count
+    /// up to [`MAX_BYTEWISE`]: each byte stored in the memory the destination points into,
+    /// and the destination returned. A copy reads every byte from the memories before the
+    /// call. None for any other count: the caller havocs what the call may write.
+    pub(super) fn byte_write_call(
+        &mut self,
+        op: ByteWrite,
+        args: &[Expr],
+        st: &mut State,
+    ) -> Option<T> {
+        let [dst, src, count] = args else {
+            return None;
+        };
+        let n = self.eval(count, st);
+        let n = u64::try_from(self.t.as_const(n)?).ok()?;
+        if n > MAX_BYTEWISE {
+            return None;
+        }
+        let da = self.eval(dst, st);
+        let offset = |e: &mut Self, base: T, k: u64| {
+            let off = e.t.bv(64, u128::from(k));
+            e.t.bin(BvOp::Add, base, off)
+        };
+        let bytes: Vec<T> = match op {
+            ByteWrite::Set => {
+                let c = self.eval(src, st);
+                let byte = self.t.resize(c, 8, false);
+                vec![byte; n as usize]
+            }
+            ByteWrite::Copy => {
+                let sa = self.eval(src, st);
+                let home = self.home(&LValue::Deref(Box::new(src.clone())));
+                let from = self.memory_of(home, st);
+                (0..n)
+                    .map(|k| {
+                        let at = offset(self, sa, k);
+                        self.t.select(from, at)
+                    })
+                    .collect()
+            }
+        };
+        let home = self.home(&LValue::Deref(Box::new(dst.clone())));
+        let mut m = self.memory_of(home, st);
+        for (k, byte) in (0..n).zip(bytes) {
+            let at = offset(self, da, k);
+            m = self.t.store(m, at, byte);
+        }
+        self.set_memory(home, st, m);
+        Some(da)
     }
 
     /// An uninitialised declaration of a local in memory that runs at most once per run of the

@@ -18,13 +18,16 @@
 //!   base address, disjoint from the other objects of the function. Pointer parameters and
 //!   initial memory are unconstrained.
 //! - Calls: a callee that may write memory (program function by summary, unknown external,
-//!   indirect call) makes the shared memory fresh, and the memories of the globals it may
-//!   write by name ([`super::regions::GlobalWrites`]); the result is a fresh value.
+//!   indirect call) makes the shared memory fresh (but for the root's locals no pointer outside
+//!   the program reaches yet, [`exposure`]), and the memories of the globals it may write by
+//!   name ([`super::regions::GlobalWrites`]); the result is a fresh value. `memset`, `memcpy`
+//!   and `memmove` with a small constant size write their bytes exactly.
 //! - Division by zero, out-of-range shifts, `long double` and fallbacks give fresh values;
 //!   `float` and `double` are IEEE-754 bit patterns (`float`).
 
 mod calls;
 mod eval;
+mod exposure;
 mod float;
 mod invariants;
 mod loops;
@@ -327,6 +330,8 @@ struct Enc<'a> {
     entry: EntryState,
     /// Which regions address-taken locals, string literals and dereferences are in.
     pts: PointsTo,
+    /// The root's locals no outside code can reach yet, per call ([`exposure`]).
+    exposure: exposure::Exposure,
     /// When to give the encoding up ([`encode_until`]), and whether it was.
     deadline: Option<std::time::Instant>,
     out_of_time: bool,
@@ -391,10 +396,10 @@ pub fn encode_until(
         .filter_map(|g| Some((*g, sums.regions.static_values(*g)?.clone())))
         .collect();
     let own_memory = own_memory_locals(f, &in_memory, config.alias_blind);
+    let elsewhere: BTreeSet<String> = config.externals.keys().cloned().collect();
     let pts = if config.alias_blind {
         PointsTo::inactive()
     } else {
-        let elsewhere = config.externals.keys().cloned().collect();
         PointsTo::of(prog, &sums.pointers, f, &elsewhere, config.escape_blind)
     };
     if deadline.is_some_and(|d| std::time::Instant::now() > d) {
@@ -453,6 +458,7 @@ pub fn encode_until(
         inputs: Vec::new(),
         entry: EntryState::default(),
         pts,
+        exposure: exposure::Exposure::new(elsewhere),
         deadline,
         out_of_time: false,
         loop_candidates_proposed: 0,

@@ -56,8 +56,7 @@ impl Enc<'_> {
         for (l, size) in kept {
             let base = self.base(MemObj::Local(0, l));
             for k in 0..size {
-                let off = self.t.bv(64, u128::from(k));
-                let at = self.t.bin(BvOp::Add, base, off);
+                let at = self.byte_at(base, k);
                 let byte = self.t.select(before, at);
                 m = self.t.store(m, at, byte);
             }

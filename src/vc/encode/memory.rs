@@ -250,10 +250,9 @@ impl Enc<'_> {
                 let src_mem = self.memory_of(sh, st);
                 let mut m = self.memory_of(dh, st);
                 for k in 0..n {
-                    let off = self.t.bv(64, u128::from(k));
-                    let from = self.t.bin(BvOp::Add, sa, off);
+                    let from = self.byte_at(sa, k);
                     let byte = self.t.select(src_mem, from);
-                    let to = self.t.bin(BvOp::Add, da, off);
+                    let to = self.byte_at(da, k);
                     m = self.t.store(m, to, byte);
                 }
                 self.set_memory(dh, st, m);
@@ -285,10 +284,6 @@ impl Enc<'_> {
             return None;
         }
         let da = self.eval(dst, st);
-        let offset = |e: &mut Self, base: T, k: u64| {
-            let off = e.t.bv(64, u128::from(k));
-            e.t.bin(BvOp::Add, base, off)
-        };
         let bytes: Vec<T> = match op {
             ByteWrite::Set => {
                 let c = self.eval(src, st);
@@ -301,7 +296,7 @@ impl Enc<'_> {
                 let from = self.memory_of(home, st);
                 (0..n)
                     .map(|k| {
-                        let at = offset(self, sa, k);
+                        let at = self.byte_at(sa, k);
                         self.t.select(from, at)
                     })
                     .collect()
@@ -310,11 +305,17 @@ impl Enc<'_> {
         let home = self.home(&LValue::Deref(Box::new(dst.clone())));
         let mut m = self.memory_of(home, st);
         for (k, byte) in (0..n).zip(bytes) {
-            let at = offset(self, da, k);
+            let at = self.byte_at(da, k);
             m = self.t.store(m, at, byte);
         }
         self.set_memory(home, st, m);
         Some(da)
+    }
+
+    /// The address of byte `k` of the object at `base`.
+    pub(super) fn byte_at(&mut self, base: T, k: u64) -> T {
+        let off = self.t.bv(64, u128::from(k));
+        self.t.bin(BvOp::Add, base, off)
     }
 
     /// An uninitialised declaration of a local in memory that runs at most once per run of the
@@ -357,8 +358,7 @@ impl Enc<'_> {
                 let home = self.home(dst);
                 let mut m = self.memory_of(home, st);
                 for k in 0..n {
-                    let off = self.t.bv(64, u128::from(k));
-                    let to = self.t.bin(BvOp::Add, a, off);
+                    let to = self.byte_at(a, k);
                     let byte = self.fresh(8, "havoc_byte");
                     m = self.t.store(m, to, byte);
                 }
@@ -386,8 +386,7 @@ impl Enc<'_> {
                 let mut m = self.memory_of(home, st);
                 let zero = self.t.bv(8, 0);
                 for k in 0..n {
-                    let off = self.t.bv(64, u128::from(k));
-                    let to = self.t.bin(BvOp::Add, a, off);
+                    let to = self.byte_at(a, k);
                     m = self.t.store(m, to, zero);
                 }
                 self.set_memory(home, st, m);

@@ -232,6 +232,8 @@ pub struct Session {
     /// Reads translated as cases over the writes before them (see [`Session::read_byte`]),
     /// by memory and address.
     reads: HashMap<(T, T), BV>,
+    /// Whether an address reads memory (see [`Terms::reads_memory`]).
+    reading_addresses: HashMap<T, bool>,
     /// The time limit of each check (the backstop when there is a resource limit).
     timeout_ms: u32,
     rlimit: u32,
@@ -336,6 +338,7 @@ impl Session {
             abstract_cache: HashMap::new(),
             abstract_mode: false,
             reads: HashMap::new(),
+            reading_addresses: HashMap::new(),
             timeout_ms: config.wall_limit_ms(),
             rlimit: config.rlimit,
             current_rlimit: config.rlimit,
@@ -836,7 +839,15 @@ impl Session {
             }
             Node::Select { mem, addr } => {
                 let a = self.bv(terms, addr);
-                let mut steps = MAX_READ_CASES;
+                // A read at an address that itself reads memory is left to the solver's
+                // arrays: cases over its writes compare that address, already cases of its
+                // own, with each write's, and Z3 took minutes to take in such facts (SQLite's
+                // `exprCodeBetween`, whose zeroed structs hold the pointers it follows).
+                let mut steps = if terms.reads_memory(addr, &mut self.reading_addresses) {
+                    0
+                } else {
+                    MAX_READ_CASES
+                };
                 Dynamic::from_ast(&self.read_byte(terms, mem, addr, &a, &mut steps))
             }
             Node::Store { mem, addr, byte } => {

@@ -196,3 +196,42 @@ fn float_questions_get_ieee_answers_beside_bitvector_ones() {
     let same = t.eq(succ, x);
     assert_eq!(s.check(&t, same, &[]), Verdict::Proved);
 }
+
+#[test]
+fn a_read_at_an_address_read_from_memory_is_left_to_arrays_and_stays_exact() {
+    let mut t = Terms::default();
+    let mem = t.var(Sort::Mem, "m");
+    let (cell, obj) = (t.var(Sort::Bv(64), "cell"), t.var(Sort::Bv(64), "obj"));
+    // q = *cell; *q = 7; then the 8 bytes at obj are zeroed; the byte at q.
+    let q = t.load(mem, cell, 8);
+    let seven = t.bv(8, 7);
+    let mut m = t.store(mem, q, seven);
+    let zero = t.bv(8, 0);
+    for k in 0..8 {
+        let off = t.bv(64, k);
+        let a = t.bin(BvOp::Add, obj, off);
+        m = t.store(m, a, zero);
+    }
+    let byte = t.select(m, q);
+    // The question is hard for the default resource limit, with cases as with arrays.
+    let config = SolverConfig {
+        rlimit: 0,
+        timeout_ms: 60_000,
+        ..SolverConfig::default()
+    };
+    let mut s = Session::new(&config);
+    let translated = s.translate(&t, byte).to_string();
+    assert!(translated.starts_with("(select"), "{translated}");
+    // The byte is 0 if q is among obj's bytes, else 7.
+    let eight = t.bv(64, 8);
+    let q_off = t.bin(BvOp::Sub, q, obj);
+    let q_inside = t.cmp(CmpOp::Ult, q_off, eight);
+    let is_zero = t.eq(byte, zero);
+    let is_seven = t.eq(byte, seven);
+    let expected = t.ite(q_inside, is_zero, is_seven);
+    let wrong = t.not(expected);
+    assert_eq!(s.check(&t, wrong, &[]), Verdict::Proved);
+    // It is not always 7.
+    let not_seven = t.not(is_seven);
+    assert!(matches!(s.check(&t, not_seven, &[]), Verdict::Refuted(_)));
+}

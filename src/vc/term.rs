@@ -632,6 +632,33 @@ impl Terms {
         Err(mem)
     }
 
+    /// Does `t` read memory (contain a `Select`)? `memo` keeps the answers of the terms walked,
+    /// so that a session asks about each subterm once.
+    pub fn reads_memory(&self, t: T, memo: &mut HashMap<T, bool>) -> bool {
+        let mut stack = vec![(t, false)];
+        let mut operands = Vec::new();
+        while let Some((u, children_done)) = stack.pop() {
+            if memo.contains_key(&u) {
+                continue;
+            }
+            let node = self.node(u);
+            if matches!(node, Node::Select { .. }) {
+                memo.insert(u, true);
+                continue;
+            }
+            operands.clear();
+            node.push_operands(&mut operands);
+            if children_done {
+                let any = operands.iter().any(|c| memo[c]);
+                memo.insert(u, any);
+            } else {
+                stack.push((u, true));
+                stack.extend(operands.iter().map(|&c| (c, false)));
+            }
+        }
+        memo[&t]
+    }
+
     pub fn store(&mut self, mem: T, addr: T, byte: T) -> T {
         self.intern(Node::Store { mem, addr, byte }, Sort::Mem)
     }

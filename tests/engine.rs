@@ -241,6 +241,36 @@ fn results_do_not_depend_on_the_number_of_workers() {
 }
 
 #[test]
+fn step_2_is_spared_the_questions_that_step_1_models_answer_and_decides_the_same() {
+    use std::collections::BTreeSet;
+    let loaded = frontend::load(
+        Path::new("benchmarks/programs/triangle.c"),
+        &PreprocessOptions::default(),
+    )
+    .unwrap();
+    let run = |model_filter: bool| {
+        let config = PruneConfig {
+            steps: BTreeSet::from([1, 2, 3]),
+            model_filter,
+            ..PruneConfig::default()
+        };
+        let (verdicts, stats) = covprune::prune::run(&loaded.program, &config, &|_| {});
+        let statuses: Vec<(u64, Status)> =
+            verdicts.iter().map(|v| (v.id, v.status.clone())).collect();
+        (statuses, stats.step2.queries)
+    };
+    let (with_models, asked_with) = run(true);
+    let (without, asked_without) = run(false);
+    assert_eq!(with_models, without);
+    // Each of the figure's labels sits beside its negation or a sibling condition: a model of
+    // one where another is false answers that one's step 2.
+    assert!(
+        asked_with < asked_without,
+        "step 2 asked {asked_with} questions with models, {asked_without} without"
+    );
+}
+
+#[test]
 fn the_papers_figure_1_relations_are_found_and_no_false_one() {
     use std::collections::BTreeSet;
     let loaded = frontend::load(

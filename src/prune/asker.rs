@@ -32,15 +32,17 @@ pub(super) struct Asker<'a> {
 type Answer = (Outcome, Option<Vec<Option<u128>>>);
 
 /// The questions with the function's memory written out byte by byte may spend this share of
-/// the budget (a sixteenth) until one of them proves something; after that, the whole budget.
+/// the budget (a 32nd) until one of them proves something; after that, the whole budget.
 /// They rarely prove, and cost much: with a quarter, on SQLite CC at the benchmark's limits
 /// they spent 62% of the solver's units for 17 of 35,295 proved, and on the Siemens programs
 /// and the four OpenSSL files (CC, MCC, GACC, WM, default limits) 50% for 8 of 18,569, each
 /// of those first proofs within 0.2% of the share (2026-11-27). The budget they leave goes to
-/// the cheap questions. The memory harness (40 programs), where memory questions prove most,
-/// loses 1 of 103 proofs with a sixteenth (its programs with their external code), a 64th up
-/// to 4.
-pub(super) const MEMORY_SHARE_DIVISOR: u64 = 16;
+/// the cheap questions. With a sixteenth, each question getting at most what is left of the
+/// share ([`MemoryShare::units_cap`]), they still spent 40% of the functions' own units on
+/// SQLite CC (302 of 754 s of nominal solver time, for 8 proofs); with a 32nd, 30% (168 of
+/// 552 s, 8 proofs), and the memory harness (its four 40-program sets, on the wall clock)
+/// proves the same 493 labels as with a sixteenth, where a 64th lost 17 of them (2026-11-28).
+pub(super) const MEMORY_SHARE_DIVISOR: u64 = 32;
 
 /// A question with the function's memory written out byte by byte gets this many times a
 /// question's resource units (the time limit stays the backstop), until one of the function's
@@ -103,6 +105,16 @@ impl MemoryShare {
         self.proved == 0
             && (self.cap_units.is_some_and(|c| self.spent_units >= c)
                 || self.cap_wall.is_some_and(|c| self.spent_wall >= c))
+    }
+
+    /// At most how many resource units the next question with memory may spend: what is left
+    /// of the share until one of them proves something (then only the budget bounds them).
+    /// The share then bounds what they spend in all, not only what they may start with.
+    pub(super) fn units_cap(&self) -> Option<u64> {
+        match self.cap_units {
+            Some(c) if self.proved == 0 => Some(c.saturating_sub(self.spent_units).max(1)),
+            _ => None,
+        }
     }
 
     /// The resource units of the next question with memory, in questions' units.
@@ -312,11 +324,18 @@ impl Asker<'_> {
     }
 
     /// Step 2 on one label: is it always true when reached (`reach ∧ ¬pred` unsatisfiable)?
-    pub(super) fn ask_always_true(&mut self, l: &LabelVc) -> bool {
+    /// With its co-reached group's predicates (`observe`), a model found is returned as
+    /// their values.
+    pub(super) fn ask_always_true(
+        &mut self,
+        l: &LabelVc,
+        observe: &[T],
+    ) -> (bool, Option<Vec<Option<u128>>>) {
         let np = self.terms.not(l.pred);
         let goal = self.terms.and2(l.reach, np);
         self.stats.step2.queries += 1;
-        matches!(self.decide(goal, &[]).0, Outcome::Infeasible)
+        let (o, model) = self.decide(goal, observe);
+        (matches!(o, Outcome::Infeasible), model)
     }
 
     /// Is label `l` covered whatever the encoding's unknowns are, once `inputs` (the root's
@@ -383,6 +402,7 @@ impl Asker<'_> {
             observe,
             memory: Memory::Bytes,
             units_scale: 1,
+            units_cap: None,
         };
         match self.backend.check(&q) {
             Verdict::Refuted(v) if v.len() == observe.len() => Some(v),
@@ -467,6 +487,7 @@ impl Asker<'_> {
             observe: &[],
             memory: Memory::Abstract,
             units_scale: 1,
+            units_cap: None,
         };
         let proved = self.backend.check(&q) == Verdict::Proved;
         (
@@ -494,6 +515,7 @@ impl Asker<'_> {
             observe: &[],
             memory: Memory::Bytes,
             units_scale: self.memory.units_scale(),
+            units_cap: self.memory.units_cap(),
         };
         let verdict = self.backend.check(&q);
         // Fault injection for the budget tests: this question spent the function's whole
@@ -537,6 +559,7 @@ impl Asker<'_> {
             observe,
             memory,
             units_scale: 1,
+            units_cap: None,
         };
         match self.backend.check(&q) {
             Verdict::Proved => (Outcome::Infeasible, None),
@@ -564,5 +587,20 @@ mod tests {
         share.record(10, tick, &Verdict::Proved);
         assert_eq!(share.units_scale(), 1);
         assert_eq!((share.asked, share.proved), (4, 2));
+    }
+
+    #[test]
+    fn questions_with_memory_get_at_most_what_is_left_of_the_share_until_one_proves() {
+        let budget = Budget::of_units(MEMORY_SHARE_DIVISOR * 1_000, 1, Instant::now());
+        let mut share = MemoryShare::of(&budget);
+        let tick = std::time::Duration::from_millis(1);
+        assert_eq!(share.units_cap(), Some(1_000));
+        share.record(300, tick, &Verdict::Refuted(vec![]));
+        assert_eq!(share.units_cap(), Some(700));
+        share.record(700, tick, &Verdict::Unknown("canceled".into()));
+        assert!(share.spent());
+        share.record(5, tick, &Verdict::Proved);
+        assert!(!share.spent());
+        assert_eq!(share.units_cap(), None);
     }
 }

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::asker::{Asker, Budget, BUDGET_BACKSTOP};
 use super::step1::group_observation;
-use super::steps23::{step3, Step3Group};
+use super::steps23::{step2, step3, Step3Group};
 use super::{Outcome, Prover, Reason, RunStats};
 use crate::cfg::callgraph::{direct_callees, CallGraph};
 use crate::console::print_err;
@@ -189,9 +189,11 @@ impl Contexts {
     }
 }
 
-/// The copies' questions of one function get at most this share of its budget (a sixteenth),
-/// on top of it: they may not slow the function's own questions.
-const COPY_BUDGET_DIVISOR: u64 = 16;
+/// The copies' questions of one function get at most this share of its budget (a 64th), on
+/// top of it: they may not slow the function's own questions. On SQLite CC at the benchmark's
+/// limits (8 s per function), with a sixteenth, the copies took a third of the run's time
+/// (492 of 1,543 s) for 8 more labels pruned than without them (2026-11-28).
+const COPY_BUDGET_DIVISOR: u64 = 64;
 /// ... and otherwise this many milliseconds of nominal solver time, whatever the function's own
 /// questions cost. The budget is a constant, not a share of that cost (as it was until
 /// 2026-11-25), because the cost is not a property of the input: a run resumed from its journal
@@ -204,21 +206,27 @@ const COPY_BUDGET_MS: u64 = 1000;
 /// question is worth asking when it is easy.
 const COPY_QUESTION_DIVISOR: u32 = 4;
 
-/// The copies' budget: [`COPY_BUDGET_MS`], at most a sixteenth of the function's budget; in
+/// The copies' budget: [`COPY_BUDGET_MS`], at most a 64th of the function's budget; in
 /// resource units when questions have a resource limit (the same for every run of the same
 /// input), else in wall time.
 fn copy_budget(config: &super::PruneConfig, start: std::time::Instant) -> Budget {
-    let whole_ms = config.function_budget_s.saturating_mul(1000);
-    let ms = if whole_ms == 0 {
-        COPY_BUDGET_MS
-    } else {
-        COPY_BUDGET_MS.min((whole_ms / COPY_BUDGET_DIVISOR).max(1))
-    };
+    let ms = at_most_a_share(config, COPY_BUDGET_MS);
     let per_ms = config.solver.units_per_ms();
     if per_ms > 0 {
         Budget::of_units(ms.saturating_mul(per_ms), per_ms, start)
     } else {
         Budget::of_wall(std::time::Duration::from_millis(ms), start)
+    }
+}
+
+/// `ms`, at most a [`COPY_BUDGET_DIVISOR`]th of the function's budget (if it has one): what
+/// the copies' questions, and the function's own labels asked again among them, may spend.
+fn at_most_a_share(config: &super::PruneConfig, ms: u64) -> u64 {
+    let whole_ms = config.function_budget_s.saturating_mul(1000);
+    if whole_ms == 0 {
+        ms
+    } else {
+        ms.min((whole_ms / COPY_BUDGET_DIVISOR).max(1))
     }
 }
 
@@ -324,7 +332,8 @@ pub(super) fn prove_copies(
         },
     );
     if own_opaque.iter().any(|g| !vc.opaque_calls.contains(g)) && !recheck.is_empty() {
-        asker.budget = own_budget(&asker, config.solver.units_per_ms(), RECHECK_BUDGET_MS);
+        let ms = at_most_a_share(&prover.config, RECHECK_BUDGET_MS);
+        asker.budget = own_budget(&asker, config.solver.units_per_ms(), ms);
         decided.own_infeasible = recheck_own_labels(&mut asker, &vc.labels, recheck);
     }
     if config.trace {
@@ -352,7 +361,9 @@ pub(super) fn prove_copies(
 }
 
 /// Asking `f`'s own labels again gets a budget of its own, after the copies', of this many
-/// milliseconds of nominal solver time.
+/// milliseconds of nominal solver time, at most a 64th of the function's budget, as the
+/// copies' (on SQLite CC at the benchmark's limits, 8 s per function, these questions proved
+/// none of the function's labels).
 const RECHECK_BUDGET_MS: u64 = 1000;
 
 /// The labels of `recheck` that are false or unreached at every occurrence in this encoding
@@ -818,15 +829,19 @@ fn decide_copy(
             .filter(|id| !is_infeasible(*id))
             .collect();
         let mut here = BTreeSet::new();
+        let mut group_models = models[gi].clone();
         if q.steps.contains(&2) {
-            for &id in &members {
-                let Some(l) = label_of(id) else { continue };
-                if asker.over_budget() {
-                    return None;
-                }
-                if asker.ask_always_true(l) {
-                    here.insert(id);
-                }
+            let cut_short;
+            (here, cut_short) = step2(
+                asker,
+                group,
+                &members,
+                &mut group_models,
+                label_of,
+                q.model_filter,
+            );
+            if cut_short {
+                return None;
             }
         }
         if q.steps.contains(&3) {
@@ -845,7 +860,7 @@ fn decide_copy(
                     &Step3Group {
                         survivors: &survivors,
                         group,
-                        models: &models[gi],
+                        models: &group_models,
                         labels: &copy.labels,
                     },
                     q.model_filter,
@@ -899,14 +914,14 @@ mod tests {
         let per_ms = config.solver.units_per_ms();
         assert!(per_ms > 0);
         assert_eq!(units_of(&config), COPY_BUDGET_MS * per_ms);
-        // A sixteenth of a small function budget caps it.
+        // A 64th of a small function budget caps it.
         config.function_budget_s = 8;
-        assert_eq!(units_of(&config), 500 * per_ms);
+        assert_eq!(units_of(&config), 125 * per_ms);
         // Without a resource limit, the same milliseconds of wall time.
         config.solver.rlimit = 0;
         let b = copy_budget(&config, Instant::now());
         assert_eq!(b.units, None);
-        assert_eq!(b.wall, Some(Duration::from_millis(500)));
+        assert_eq!(b.wall, Some(Duration::from_millis(125)));
     }
 
     fn site(caller: &str, stmt: u32) -> CallSite {

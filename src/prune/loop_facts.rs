@@ -179,5 +179,6 @@ fn ask(
         observe,
         memory,
         units_scale: 1,
+        units_cap: None,
     })
 }

@@ -49,18 +49,19 @@ pub(super) fn ask(
             .copied()
             .filter(|id| !infeasible.contains(id) && !context_infeasible.contains(id))
             .collect();
+        // The group's models so far, with those step 2 finds.
+        let mut group_models = models[gi].clone();
         let mut always_true = BTreeSet::new();
         if config.steps.contains(&2) {
             let t2 = Instant::now();
-            for &id in &members {
-                let Some(l) = labels.label(id) else { continue };
-                if asker.over_budget() {
-                    break;
-                }
-                if asker.ask_always_true(l) {
-                    always_true.insert(id);
-                }
-            }
+            (always_true, _) = step2(
+                asker,
+                group,
+                &members,
+                &mut group_models,
+                |id| labels.label(id),
+                config.model_filter,
+            );
             asker.stats.step2.ms += t2.elapsed().as_millis();
         }
         let mut implications = BTreeSet::new();
@@ -79,7 +80,7 @@ pub(super) fn ask(
                     &Step3Group {
                         survivors: &survivors,
                         group,
-                        models: &models[gi],
+                        models: &group_models,
                         labels: &labels.all,
                     },
                     config.model_filter,
@@ -95,6 +96,54 @@ pub(super) fn ask(
         });
     }
     (context_infeasible, results)
+}
+
+/// Step 2 on the `members` of one co-reached `group`: those always true when reached. A
+/// model of the group (every member reached) where a member is false spares its question;
+/// with the model filter on, the models step 2 finds join `models`. Also says whether the
+/// budget cut it short.
+pub(super) fn step2<'l>(
+    asker: &mut Asker,
+    group: &[u64],
+    members: &[u64],
+    models: &mut GroupModels,
+    label: impl Fn(u64) -> Option<&'l LabelVc>,
+    model_filter: bool,
+) -> (BTreeSet<u64>, bool) {
+    let observe: Vec<T> = group
+        .iter()
+        .filter_map(|id| label(*id).map(|l| l.pred))
+        .collect();
+    let observe: &[T] = if model_filter && observe.len() == group.len() {
+        &observe
+    } else {
+        &[]
+    };
+    let mut always_true = BTreeSet::new();
+    for &id in members {
+        let Some(l) = label(id) else { continue };
+        let position = group.iter().position(|x| *x == id);
+        let refuted = !observe.is_empty()
+            && position.is_some_and(|p| {
+                models
+                    .iter()
+                    .any(|m| m.get(p).copied().flatten() == Some(0))
+            });
+        if refuted {
+            continue;
+        }
+        if asker.over_budget() {
+            return (always_true, true);
+        }
+        let (proved, model) = asker.ask_always_true(l, observe);
+        if proved {
+            always_true.insert(id);
+        }
+        if let Some(m) = model.filter(|m| !observe.is_empty() && m.len() == group.len()) {
+            models.push(m);
+        }
+    }
+    (always_true, false)
 }
 
 /// One co-reached group as step 3 sees it.

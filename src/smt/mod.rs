@@ -12,6 +12,7 @@
 //! function's proof a context of its own, so that what other functions asked before (in this
 //! process or worker) changes nothing.
 
+mod answers;
 mod dumping;
 mod float;
 pub mod smtlib;
@@ -118,6 +119,8 @@ pub struct Query<'a> {
     /// The question gets `units_scale` times the configured resource limit (the time limit
     /// stays as configured: it is the backstop, and the only limit without a resource limit).
     pub units_scale: u32,
+    /// ... and at most this many resource units (with a resource limit only).
+    pub units_cap: Option<u64>,
 }
 
 /// Something that answers questions.
@@ -255,22 +258,8 @@ pub struct Session {
     /// Questions answered by a model already found, without a check.
     reused_models: u64,
     reuse_models: bool,
-    /// Answers that are not models, by question: a question asked again (the same goal,
-    /// facts, memory and limits) gets the same answer without a check. Steps ask the same
-    /// question more than once: for condition coverage's `c` and `!c` at one place, step 2 of
-    /// the one is step 1 of the other (266 repeats on a fortieth of SQLite, 2026-11-25). A
-    /// proof of a formula holds whenever it is asked again, and an unknown claims nothing;
-    /// models are not kept here, since questions that observe terms need their values.
-    answers: HashMap<AnswerKey, Verdict>,
-    repeated_questions: u64,
-}
-
-#[derive(Hash, PartialEq, Eq)]
-struct AnswerKey {
-    goal: T,
-    context: Vec<T>,
-    memory: Memory,
-    units_scale: u32,
+    /// Answers by question ([`answers::Answers`]).
+    answers: answers::Answers,
 }
 
 /// A question that ran out of its limits with the kept facts is asked again alone only when
@@ -351,8 +340,7 @@ impl Session {
 
             reused_models: 0,
             reuse_models: true,
-            answers: HashMap::new(),
-            repeated_questions: 0,
+            answers: Default::default(),
             profile: Profile::default(),
         };
         s.apply_params();
@@ -374,9 +362,13 @@ impl Session {
         }
     }
 
-    /// Gives the next checks `scale` times the configured resource limit.
-    fn set_units_scale(&mut self, scale: u32) {
-        self.current_rlimit = self.rlimit.saturating_mul(scale.max(1));
+    /// Gives the next checks `scale` times the configured resource limit, at most `cap`.
+    fn set_units(&mut self, scale: u32, cap: Option<u64>) {
+        let scaled = self.rlimit.saturating_mul(scale.max(1));
+        self.current_rlimit = match cap {
+            Some(c) => scaled.min(u32::try_from(c).unwrap_or(u32::MAX)).max(1),
+            None => scaled,
+        };
         self.apply_params();
     }
 
@@ -883,7 +875,7 @@ impl Backend for Session {
     }
 
     fn repeated_questions(&self) -> u64 {
-        self.repeated_questions
+        self.answers.repeated
     }
 
     fn set_model_reuse(&mut self, on: bool) {
@@ -898,30 +890,21 @@ impl Backend for Session {
 impl Session {
     /// [`Backend::check`], without counting its time.
     fn check_uncounted(&mut self, q: &Query) -> Verdict {
-        let key = AnswerKey {
-            goal: q.goal,
-            context: q.context.to_vec(),
-            memory: q.memory,
-            units_scale: q.units_scale,
-        };
-        if let Some(v) = self.answers.get(&key) {
-            self.repeated_questions += 1;
-            return v.clone();
+        if let Some(v) = self.answers.get(q) {
+            return v;
         }
-        let scaled = q.units_scale != 1 && self.rlimit > 0;
+        let scaled = (q.units_scale != 1 || q.units_cap.is_some()) && self.rlimit > 0;
         if scaled {
-            self.set_units_scale(q.units_scale);
+            self.set_units(q.units_scale, q.units_cap);
         }
         let v = match q.memory {
             Memory::Bytes => self.check_with(q.terms, q.context, q.goal, q.observe),
             Memory::Abstract => self.check_abstract(q.terms, q.context, q.goal, q.observe),
         };
         if scaled {
-            self.set_units_scale(1);
+            self.set_units(1, None);
         }
-        if !matches!(v, Verdict::Refuted(_)) {
-            self.answers.insert(key, v.clone());
-        }
+        self.answers.keep(q, &v);
         v
     }
 }

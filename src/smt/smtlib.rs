@@ -253,6 +253,7 @@ mod tests {
             observe: &[],
             memory,
             units_scale: 1,
+            units_cap: None,
         }
     }
 

@@ -95,7 +95,7 @@ fn a_question_scaled_up_gets_more_resource_units() {
     let yx = t.bin(BvOp::Mul, y, x);
     let same = t.eq(xy, yx);
     let differ = t.not(same);
-    let ask = |rlimit: u32, units_scale: u32| {
+    let ask = |rlimit: u32, units_scale: u32, units_cap: Option<u64>| {
         let mut s = Session::new(&SolverConfig {
             timeout_ms: 60_000,
             rlimit,
@@ -110,20 +110,27 @@ fn a_question_scaled_up_gets_more_resource_units() {
                 observe: &[],
                 memory: Memory::Bytes,
                 units_scale,
+                units_cap,
             },
         );
         (v, s.work())
     };
-    let (v, needed) = ask(u32::MAX / 4, 1);
+    let (v, needed) = ask(u32::MAX / 4, 1, None);
     assert_eq!(v, Verdict::Proved);
     let half = u32::try_from(needed / 2).unwrap();
     assert!(half > 0);
-    assert!(matches!(ask(half, 1).0, Verdict::Unknown(_)));
-    assert_eq!(ask(half, 3).0, Verdict::Proved);
+    assert!(matches!(ask(half, 1, None).0, Verdict::Unknown(_)));
+    assert_eq!(ask(half, 3, None).0, Verdict::Proved);
+    // A cap below what the proof needs holds the scaled question back.
+    assert!(matches!(
+        ask(half, 3, Some(u64::from(half))).0,
+        Verdict::Unknown(_)
+    ));
+    assert_eq!(ask(half, 3, Some(needed * 2)).0, Verdict::Proved);
 }
 
 #[test]
-fn a_question_asked_again_is_answered_without_a_check_unless_it_was_a_model() {
+fn a_question_asked_again_is_answered_without_a_check() {
     let mut t = Terms::default();
     let x = t.var(Sort::Bv(8), "x");
     let ten = t.bv(8, 10);
@@ -131,31 +138,88 @@ fn a_question_asked_again_is_answered_without_a_check_unless_it_was_a_model() {
     let not_ten = t.not(x_is_ten);
     let contradiction = t.and2(x_is_ten, not_ten);
     let mut s = Session::new(&SolverConfig::default());
-    let ask = |s: &mut Session, goal: T, context: &[T], units_scale: u32| {
+    let ask = |s: &mut Session, goal: T, context: &[T], units_scale: u32, observe: &[T]| {
         Backend::check(
             s,
             &Query {
                 terms: &t,
                 context,
                 goal,
-                observe: &[],
+                observe,
                 memory: Memory::Bytes,
                 units_scale,
+                units_cap: None,
             },
         )
     };
-    assert_eq!(ask(&mut s, contradiction, &[], 1), Verdict::Proved);
+    assert_eq!(ask(&mut s, contradiction, &[], 1, &[]), Verdict::Proved);
     assert_eq!(s.repeated_questions(), 0);
-    assert_eq!(ask(&mut s, contradiction, &[], 1), Verdict::Proved);
+    assert_eq!(ask(&mut s, contradiction, &[], 1, &[]), Verdict::Proved);
     assert_eq!(s.repeated_questions(), 1);
-    // Other limits or other facts make another question.
-    assert_eq!(ask(&mut s, contradiction, &[], 4), Verdict::Proved);
-    assert_eq!(ask(&mut s, contradiction, &[x_is_ten], 1), Verdict::Proved);
+    // A proof holds whatever the limits; other facts make another question.
+    assert_eq!(ask(&mut s, contradiction, &[], 4, &[]), Verdict::Proved);
+    assert_eq!(s.repeated_questions(), 2);
+    assert_eq!(
+        ask(&mut s, contradiction, &[x_is_ten], 1, &[]),
+        Verdict::Proved
+    );
+    assert_eq!(s.repeated_questions(), 2);
+    // Satisfiable is kept too, without its model: a repeat observes no values.
+    assert_eq!(
+        ask(&mut s, x_is_ten, &[], 1, &[x]),
+        Verdict::Refuted(vec![Some(10)])
+    );
+    assert_eq!(
+        ask(&mut s, x_is_ten, &[], 3, &[x]),
+        Verdict::Refuted(vec![None])
+    );
+    assert_eq!(s.repeated_questions(), 3);
+}
+
+#[test]
+fn an_unknown_is_kept_with_its_limits_and_a_proof_without_them() {
+    // x * y == y * x for 16-bit x and y: a proof Z3 must work for (bit-blasting).
+    let mut t = Terms::default();
+    let x = t.var(Sort::Bv(16), "x");
+    let y = t.var(Sort::Bv(16), "y");
+    let xy = t.bin(BvOp::Mul, x, y);
+    let yx = t.bin(BvOp::Mul, y, x);
+    let same = t.eq(xy, yx);
+    let differ = t.not(same);
+    let query = |units_scale: u32| Query {
+        terms: &t,
+        context: &[],
+        goal: differ,
+        observe: &[],
+        memory: Memory::Bytes,
+        units_scale,
+        units_cap: None,
+    };
+    let mut probe = Session::new(&SolverConfig {
+        timeout_ms: 60_000,
+        rlimit: u32::MAX / 4,
+        ..SolverConfig::default()
+    });
+    assert_eq!(Backend::check(&mut probe, &query(1)), Verdict::Proved);
+    let half = u32::try_from(probe.work() / 2).unwrap();
+    let mut s = Session::new(&SolverConfig {
+        timeout_ms: 60_000,
+        rlimit: half,
+        ..SolverConfig::default()
+    });
+    assert!(matches!(
+        Backend::check(&mut s, &query(1)),
+        Verdict::Unknown(_)
+    ));
+    assert!(matches!(
+        Backend::check(&mut s, &query(1)),
+        Verdict::Unknown(_)
+    ));
     assert_eq!(s.repeated_questions(), 1);
-    // A model is not kept as an answer: the question is asked again.
-    assert!(matches!(ask(&mut s, x_is_ten, &[], 1), Verdict::Refuted(_)));
-    assert!(matches!(ask(&mut s, x_is_ten, &[], 1), Verdict::Refuted(_)));
-    assert_eq!(s.repeated_questions(), 1);
+    // With more units it is asked, and proved; then the proof answers the smaller limit too.
+    assert_eq!(Backend::check(&mut s, &query(20)), Verdict::Proved);
+    assert_eq!(Backend::check(&mut s, &query(1)), Verdict::Proved);
+    assert_eq!(s.repeated_questions(), 2);
 }
 
 #[test]

@@ -199,13 +199,18 @@ fn opened_statics_get_no_whole_file_facts() {
     );
 }
 
-#[test]
-fn the_papers_figure_1_has_exactly_l9_and_l10_infeasible() {
-    let loaded = frontend::load(
+/// The paper's figure 1 (`benchmarks/programs/triangle.c`), loaded.
+fn triangle() -> frontend::Loaded {
+    frontend::load(
         Path::new("benchmarks/programs/triangle.c"),
         &PreprocessOptions::default(),
     )
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn the_papers_figure_1_has_exactly_l9_and_l10_infeasible() {
+    let loaded = triangle();
     let verdicts = step1(&loaded.program, &PruneConfig::default());
     let infeasible: Vec<u64> = verdicts
         .iter()
@@ -243,11 +248,7 @@ fn results_do_not_depend_on_the_number_of_workers() {
 #[test]
 fn step_2_is_spared_the_questions_that_step_1_models_answer_and_decides_the_same() {
     use std::collections::BTreeSet;
-    let loaded = frontend::load(
-        Path::new("benchmarks/programs/triangle.c"),
-        &PreprocessOptions::default(),
-    )
-    .unwrap();
+    let loaded = triangle();
     let run = |model_filter: bool| {
         let config = PruneConfig {
             steps: BTreeSet::from([1, 2, 3]),
@@ -273,11 +274,7 @@ fn step_2_is_spared_the_questions_that_step_1_models_answer_and_decides_the_same
 #[test]
 fn the_papers_figure_1_relations_are_found_and_no_false_one() {
     use std::collections::BTreeSet;
-    let loaded = frontend::load(
-        Path::new("benchmarks/programs/triangle.c"),
-        &PreprocessOptions::default(),
-    )
-    .unwrap();
+    let loaded = triangle();
     let config = PruneConfig {
         steps: BTreeSet::from([1, 2, 3]),
         ..PruneConfig::default()

@@ -110,15 +110,7 @@ pub(super) fn step2<'l>(
     label: impl Fn(u64) -> Option<&'l LabelVc>,
     model_filter: bool,
 ) -> (BTreeSet<u64>, bool) {
-    let observe: Vec<T> = group
-        .iter()
-        .filter_map(|id| label(*id).map(|l| l.pred))
-        .collect();
-    let observe: &[T] = if model_filter && observe.len() == group.len() {
-        &observe
-    } else {
-        &[]
-    };
+    let observe = observed_predicates(group, &label, model_filter);
     let mut always_true = BTreeSet::new();
     for &id in members {
         let Some(l) = label(id) else { continue };
@@ -135,7 +127,7 @@ pub(super) fn step2<'l>(
         if asker.over_budget() {
             return (always_true, true);
         }
-        let (proved, model) = asker.ask_always_true(l, observe);
+        let (proved, model) = asker.ask_always_true(l, &observe);
         if proved {
             always_true.insert(id);
         }
@@ -144,6 +136,24 @@ pub(super) fn step2<'l>(
         }
     }
     (always_true, false)
+}
+
+/// What steps 2 and 3 observe in a model: the predicates of the whole `group`, in its order,
+/// with the model filter on and every member's label at hand; else nothing.
+fn observed_predicates<'l>(
+    group: &[u64],
+    label: impl Fn(u64) -> Option<&'l LabelVc>,
+    model_filter: bool,
+) -> Vec<T> {
+    let preds: Vec<T> = group
+        .iter()
+        .filter_map(|id| label(*id).map(|l| l.pred))
+        .collect();
+    if model_filter && preds.len() == group.len() {
+        preds
+    } else {
+        Vec::new()
+    }
 }
 
 /// One co-reached group as step 3 sees it.
@@ -188,10 +198,7 @@ pub(super) fn step3(asker: &mut Asker, g: &Step3Group, model_filter: bool) -> BT
             refute_with(m, &mut known);
         }
     }
-    let observe: Vec<T> = group
-        .iter()
-        .filter_map(|id| lab(*id).map(|l| l.pred))
-        .collect();
+    let observe = observed_predicates(group, lab, model_filter);
     for a in 0..n {
         for b in 0..n {
             if a == b {
@@ -224,12 +231,7 @@ pub(super) fn step3(asker: &mut Asker, g: &Step3Group, model_filter: bool) -> BT
             let nb = asker.terms.not(lb.pred);
             let goal = asker.terms.and(&[later, la.pred, nb]);
             asker.stats.step3.queries += 1;
-            let obs: &[T] = if model_filter && observe.len() == group.len() {
-                &observe
-            } else {
-                &[]
-            };
-            let (o, model) = asker.decide(goal, obs);
+            let (o, model) = asker.decide(goal, &observe);
             match o {
                 Outcome::Infeasible => known[a][b] = Some(true),
                 Outcome::Unknown(_) => {

@@ -19,8 +19,9 @@ struct TruthKey {
     memory: Memory,
 }
 
+/// A question as this memory knows it: built once per question, looked up, then kept.
 #[derive(Hash, PartialEq, Eq)]
-struct LimitedKey {
+pub(super) struct Key {
     truth: TruthKey,
     units_scale: u32,
     units_cap: Option<u64>,
@@ -29,14 +30,14 @@ struct LimitedKey {
 #[derive(Default)]
 pub(super) struct Answers {
     truths: HashMap<TruthKey, Verdict>,
-    unknowns: HashMap<LimitedKey, Verdict>,
+    unknowns: HashMap<Key, Verdict>,
     /// Questions answered here.
     pub(super) repeated: u64,
 }
 
 impl Answers {
-    fn keys(q: &Query) -> LimitedKey {
-        LimitedKey {
+    pub(super) fn key(q: &Query) -> Key {
+        Key {
             truth: TruthKey {
                 goal: q.goal,
                 context: q.context.to_vec(),
@@ -47,13 +48,13 @@ impl Answers {
         }
     }
 
-    /// The answer `q` got before, if any.
-    pub(super) fn get(&mut self, q: &Query) -> Option<Verdict> {
-        let key = Self::keys(q);
+    /// The answer the question `key` got before, if any; `observed`: how many terms it
+    /// observes (a repeated "satisfiable" gives `None` for each).
+    pub(super) fn get(&mut self, key: &Key, observed: usize) -> Option<Verdict> {
         let found = match self.truths.get(&key.truth) {
-            Some(Verdict::Refuted(_)) => Some(Verdict::Refuted(vec![None; q.observe.len()])),
+            Some(Verdict::Refuted(_)) => Some(Verdict::Refuted(vec![None; observed])),
             Some(v) => Some(v.clone()),
-            None => self.unknowns.get(&key).cloned(),
+            None => self.unknowns.get(key).cloned(),
         };
         if found.is_some() {
             self.repeated += 1;
@@ -61,9 +62,8 @@ impl Answers {
         found
     }
 
-    /// Keeps `v`, the answer to `q`.
-    pub(super) fn keep(&mut self, q: &Query, v: &Verdict) {
-        let key = Self::keys(q);
+    /// Keeps `v`, the answer to the question `key`.
+    pub(super) fn keep(&mut self, key: Key, v: &Verdict) {
         match v {
             Verdict::Proved => {
                 self.truths.insert(key.truth, Verdict::Proved);

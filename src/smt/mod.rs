@@ -890,7 +890,8 @@ impl Backend for Session {
 impl Session {
     /// [`Backend::check`], without counting its time.
     fn check_uncounted(&mut self, q: &Query) -> Verdict {
-        if let Some(v) = self.answers.get(q) {
+        let key = answers::Answers::key(q);
+        if let Some(v) = self.answers.get(&key, q.observe.len()) {
             return v;
         }
         let scaled = (q.units_scale != 1 || q.units_cap.is_some()) && self.rlimit > 0;
@@ -904,7 +905,7 @@ impl Session {
         if scaled {
             self.set_units(1, None);
         }
-        self.answers.keep(q, &v);
+        self.answers.keep(key, &v);
         v
     }
 }

@@ -85,16 +85,21 @@ fn a_question_an_earlier_model_satisfies_is_answered_by_it() {
     assert_eq!(s.reused_models(), 1);
 }
 
-#[test]
-fn a_question_scaled_up_gets_more_resource_units() {
-    // x * y == y * x for 16-bit x and y: a proof Z3 must work for (bit-blasting).
-    let mut t = Terms::default();
+/// `x * y != y * x` for 16-bit `x` and `y`: unsatisfiable, a proof Z3 must work for
+/// (bit-blasting), so that resource limits decide whether it is found.
+fn products_differ(t: &mut Terms) -> T {
     let x = t.var(Sort::Bv(16), "x");
     let y = t.var(Sort::Bv(16), "y");
     let xy = t.bin(BvOp::Mul, x, y);
     let yx = t.bin(BvOp::Mul, y, x);
     let same = t.eq(xy, yx);
-    let differ = t.not(same);
+    t.not(same)
+}
+
+#[test]
+fn a_question_scaled_up_gets_more_resource_units() {
+    let mut t = Terms::default();
+    let differ = products_differ(&mut t);
     let ask = |rlimit: u32, units_scale: u32, units_cap: Option<u64>| {
         let mut s = Session::new(&SolverConfig {
             timeout_ms: 60_000,
@@ -178,14 +183,8 @@ fn a_question_asked_again_is_answered_without_a_check() {
 
 #[test]
 fn an_unknown_is_kept_with_its_limits_and_a_proof_without_them() {
-    // x * y == y * x for 16-bit x and y: a proof Z3 must work for (bit-blasting).
     let mut t = Terms::default();
-    let x = t.var(Sort::Bv(16), "x");
-    let y = t.var(Sort::Bv(16), "y");
-    let xy = t.bin(BvOp::Mul, x, y);
-    let yx = t.bin(BvOp::Mul, y, x);
-    let same = t.eq(xy, yx);
-    let differ = t.not(same);
+    let differ = products_differ(&mut t);
     let query = |units_scale: u32| Query {
         terms: &t,
         context: &[],

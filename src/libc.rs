@@ -208,6 +208,31 @@ pub fn math_function(name: &str) -> Option<(Math, u32)> {
     Some((m, width))
 }
 
+/// The allocators whose result covprune knows something of: null when the size asked is more
+/// than `PTRDIFF_MAX` bytes (`calloc`: the product of its arguments, computed without
+/// overflow). No object can be that big on a 64-bit target (its address space is smaller),
+/// and the C libraries (glibc, musl), the sanitizers' allocators and jemalloc all refuse such
+/// sizes with a null. Below that, an allocation may fail or succeed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Allocator {
+    /// `malloc(n)`.
+    Malloc,
+    /// `calloc(n, m)`.
+    Calloc,
+    /// `realloc(p, n)`.
+    Realloc,
+}
+
+/// The allocator `name` is.
+pub fn allocator(name: &str) -> Option<Allocator> {
+    match name.strip_prefix("__builtin_").unwrap_or(name) {
+        "malloc" => Some(Allocator::Malloc),
+        "calloc" => Some(Allocator::Calloc),
+        "realloc" => Some(Allocator::Realloc),
+        _ => None,
+    }
+}
+
 /// How a library function that writes bytes of its first argument's object, and nothing else,
 /// fills them ([`byte_write`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,8 +14,9 @@ use common::{covprune, json_and_code};
 
 const FIXTURE: &str = "tests/fixtures/witness/units.c";
 /// The labels of the fixture that some input covers; label 7 is infeasible, label 9 (subsumed)
-/// is shown feasible by label 2's test.
-const FEASIBLE: &[u64] = &[1, 2, 3, 4, 5, 6, 8, 9, 10, 11];
+/// is shown feasible by label 2's test, label 12 by a call from the palette of values, label
+/// 13 by a call whose second allocation fails.
+const FEASIBLE: &[u64] = &[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13];
 
 /// The fixture copied into `dir` and pruned; the annotated file.
 fn pruned(dir: &Path) -> PathBuf {
@@ -116,6 +117,17 @@ fn feasible_labels_get_tests_that_cover_them_and_the_infeasible_one_none() {
         assert!(covered.contains(id), "{tc} covers {covered:?}, not {id}");
         assert!(!covered.contains(&7), "{tc} covers the infeasible label");
     }
+    // Label 12's test is a call from the palette (`decade(100)`), and says so.
+    let tc = std::fs::read_to_string(out.join(after[&12].1.as_deref().unwrap())).unwrap();
+    assert!(tc.contains("palette of values"), "{tc}");
+    assert!(tc.contains("double a0 = 1e2;"), "{tc}");
+    assert!(report["varied"].as_u64().unwrap() > 0, "{report}");
+    // Label 13's test fails `copy`'s second allocation, in the test itself (checked above:
+    // compiled without covprune's runner, it covers the label).
+    let tc = std::fs::read_to_string(out.join(after[&13].1.as_deref().unwrap())).unwrap();
+    assert!(tc.contains("allocation 1 (from 0) returning null"), "{tc}");
+    assert!(tc.contains("covprune_fail_at = 1;"), "{tc}");
+
     // The labels file records them as LTest does: covered, with the driver's number.
     let labels = std::fs::read_to_string(file.with_extension("labels")).unwrap();
     let row = labels.lines().find(|l| l.starts_with("3,")).unwrap();

@@ -57,11 +57,17 @@ pub type Run = (u64, Vec<u8>);
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Call {
     pub function: String,
-    /// The label whose model gave the call.
+    /// The label whose model gave the call (for a call from the palette, one it is for).
     pub target: u64,
     pub args: Vec<Arg>,
     /// Globals set before the call: runs of bytes, each at its offset in the global.
     pub globals: Vec<(GlobalId, Vec<Run>)>,
+    /// Its scalar arguments are from the palette of values ([`crate::witness::values`]), not
+    /// from the model.
+    pub varied: bool,
+    /// Which of the call's allocations (`malloc`, `calloc`, `realloc`; counted from 0) returns
+    /// null ([`crate::witness::allocations`]).
+    pub fail_allocation: Option<u32>,
 }
 
 /// How models take in floating-point operations, one round of calls each: a round's calls
@@ -375,6 +381,8 @@ impl Plan {
             target,
             args,
             globals,
+            varied: false,
+            fail_allocation: None,
         }
     }
 }

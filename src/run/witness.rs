@@ -55,8 +55,15 @@ pub struct WitnessReport {
     pub grey_zone: usize,
     /// Of those, in functions a call can be written for.
     pub asked: usize,
-    /// Calls from models (distinct).
+    /// Calls made (distinct): from models, and from the palette of values.
     pub calls: usize,
+    /// Of those, from the palette of values.
+    pub varied: usize,
+    /// Of those, with a failing allocation.
+    pub failing_allocation: usize,
+    /// Why the calls with a failing allocation were not made, if they were not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failing_allocation_not_built: Option<String>,
     /// Runs stopped by the time limit.
     pub timed_out: usize,
     /// Tests kept (written as `TC_n.c`).
@@ -79,16 +86,21 @@ pub struct Unsupported {
 impl WitnessReport {
     pub fn to_text(&self) -> String {
         let mut out = format!(
-            "{}\ngrey zone (not proved infeasible, covered by no test): {} labels; in functions a call can be written for: {}\ncalls from models: {} ({} stopped by the time limit)\nshown feasible by a test: {} labels, {} tests written to {}\n",
+            "{}\ngrey zone (not proved infeasible, covered by no test): {} labels; in functions a call can be written for: {}\ncalls: {} from models, {} from the palette of values, {} with a failing allocation ({} stopped by the time limit)\nshown feasible by a test: {} labels, {} tests written to {}\n",
             self.file,
             self.grey_zone,
             self.asked,
-            self.calls,
+            self.calls - self.varied - self.failing_allocation,
+            self.varied,
+            self.failing_allocation,
             self.timed_out,
             self.shown_feasible,
             self.tests,
             self.out
         );
+        if let Some(why) = &self.failing_allocation_not_built {
+            out.push_str(&format!("  no calls with a failing allocation: {why}\n"));
+        }
         for u in &self.unsupported {
             out.push_str(&format!(
                 "  no calls for {} ({} labels): {}\n",
@@ -184,11 +196,15 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         flags,
         timeout: Duration::from_millis(opts.run_ms),
     };
-    // One round of models and runs per way of taking in floating-point operations, each for
+    // One round of models and runs per way of taking in floating-point operations, then one of
+    // calls from the palette of values, then one of calls with a failing allocation, each for
     // the labels earlier rounds' runs left uncovered.
     let mut calls: Vec<Call> = Vec::new();
     let mut runs = crate::witness::Runs::default();
-    for (round, floats) in models::ROUNDS.into_iter().enumerate() {
+    let (mut varied, mut failing) = (0, 0);
+    let mut not_built = None;
+    let palette = models::ROUNDS.len();
+    for round in 0..palette + 2 {
         let covered: BTreeSet<u64> = runs
             .runs
             .iter()
@@ -207,31 +223,49 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
             })
             .filter(|(_, ids)| !ids.is_empty())
             .collect();
-        let what = if round == 0 {
-            "models".to_string()
-        } else {
-            format!("models, round {}", round + 1)
+        let mut new = match models::ROUNDS.get(round) {
+            Some(&floats) => {
+                let what = if round == 0 {
+                    "models".to_string()
+                } else {
+                    format!("models, round {}", round + 1)
+                };
+                let bar = Progress::counting(left.len() as u64, &what, "functions", opts.progress);
+                let new = pool.install(|| {
+                    models::calls(&program, &config, &left, limits, floats, &|n| bar.inc(n))
+                });
+                bar.finish();
+                new
+            }
+            None if round == palette => crate::witness::values::calls(&program, &calls, &left),
+            None => crate::witness::allocations::calls(&program, &calls, &left),
         };
-        let bar = Progress::counting(left.len() as u64, &what, "functions", opts.progress);
-        let mut new = pool
-            .install(|| models::calls(&program, &config, &left, limits, floats, &|n| bar.inc(n)));
-        bar.finish();
         let earlier: BTreeSet<&Call> = calls.iter().collect();
         new.retain(|c| !earlier.contains(c));
         let bar = Progress::counting(new.len() as u64, "runs", "calls", opts.progress);
         let round_dir = work.path().join(format!("round{}", round + 1));
         std::fs::create_dir_all(&round_dir).map_err(Error::internal)?;
-        let more = pool
-            .install(|| {
-                crate::witness::run(&program, &opts.file, &new, &run_opts, &round_dir, &|n| {
-                    bar.inc(n)
-                })
+        let more = pool.install(|| {
+            crate::witness::run(&program, &opts.file, &new, &run_opts, &round_dir, &|n| {
+                bar.inc(n)
             })
-            .map_err(|e| match e {
-                crate::witness::WitnessError::Build { .. } => Error::BadInput(e.into()),
-                other => Error::internal(other),
-            })?;
+        });
         bar.finish();
+        let more = match more {
+            Ok(more) => more,
+            // The allocators' wrappers may clash with the program's own declarations of them
+            // (`char *malloc();`): those calls are not made, and the report says why.
+            Err(e @ crate::witness::WitnessError::Build { .. }) if round > palette => {
+                not_built = Some(e.to_string());
+                continue;
+            }
+            Err(e @ crate::witness::WitnessError::Build { .. }) => {
+                return Err(Error::BadInput(e.into()))
+            }
+            Err(e) => return Err(Error::internal(e)),
+        };
+        varied += new.iter().filter(|c| c.varied).count();
+        failing += new.iter().filter(|c| c.fail_allocation.is_some()).count();
         calls.extend(new);
         runs.runs.extend(more.runs);
     }
@@ -290,6 +324,9 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         grey_zone: grey.len(),
         asked,
         calls: calls.len(),
+        varied,
+        failing_allocation: failing,
+        failing_allocation_not_built: not_built,
         timed_out: runs.timed_out(),
         tests: kept.len(),
         shown_feasible: by_label.len(),

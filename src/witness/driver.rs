@@ -7,6 +7,20 @@
 use crate::ir::{CType, FloatKind, Program};
 use crate::prune::witness::{Arg, Call, BUFFER_BEFORE, BUFFER_BYTES};
 
+/// Wrappers of the allocators, before the annotated file in a runner or test whose calls fail
+/// an allocation ([`super::allocations`]): they count the allocations since the test set
+/// `covprune_fail_at`, and the one it names returns null.
+const ALLOCATION_WRAPPERS: &str = "#include <stdlib.h>\n\
+static long covprune_fail_at = -1;\n\
+static long covprune_allocations;\n\
+static int covprune_fails(void) { return covprune_allocations++ == covprune_fail_at; }\n\
+static void *covprune_malloc(size_t n) { return covprune_fails() ? (void *)0 : malloc(n); }\n\
+static void *covprune_calloc(size_t n, size_t m) { return covprune_fails() ? (void *)0 : calloc(n, m); }\n\
+static void *covprune_realloc(void *p, size_t n) { return covprune_fails() ? (void *)0 : realloc(p, n); }\n\
+#define malloc(n) covprune_malloc(n)\n\
+#define calloc(n, m) covprune_calloc(n, m)\n\
+#define realloc(p, n) covprune_realloc(p, n)\n";
+
 /// The name of test `k`'s function.
 fn test_name(k: usize) -> String {
     format!("covprune_witness_{k}")
@@ -82,10 +96,18 @@ pub fn test_function(program: &Program, call: &Call, k: usize) -> String {
     let f = program
         .function(&call.function)
         .expect("calls are of the program's functions");
+    let from = if call.varied {
+        "for label {}, its scalar arguments from covprune's palette of values"
+    } else {
+        "from a model of label {}"
+    };
+    let mut from = from.replace("{}", &call.target.to_string());
+    if let Some(k) = call.fail_allocation {
+        from.push_str(&format!(", allocation {k} (from 0) returning null"));
+    }
     let mut out = format!(
-        "/* {}: from a model of label {} */\nstatic void {}(void)\n{{\n",
+        "/* {}: {from} */\nstatic void {}(void)\n{{\n",
         call.function,
-        call.target,
         test_name(k)
     );
     for (g, runs) in &call.globals {
@@ -124,6 +146,11 @@ pub fn test_function(program: &Program, call: &Call, k: usize) -> String {
         }
         names.push(name);
     }
+    if let Some(k) = call.fail_allocation {
+        out.push_str(&format!(
+            "  covprune_fail_at = {k};\n  covprune_allocations = 0;\n"
+        ));
+    }
     out.push_str(&format!("  {}({});\n}}\n", call.function, names.join(", ")));
     out
 }
@@ -135,8 +162,13 @@ fn include(annotated: &str) -> String {
 
 /// An LTest driver (`TC_n.c`) for `call`: `annotated` is how it includes the annotated file.
 pub fn standalone(annotated: &str, program: &Program, call: &Call, n: usize) -> String {
+    let wrappers = if call.fail_allocation.is_some() {
+        ALLOCATION_WRAPPERS
+    } else {
+        ""
+    };
     format!(
-        "/* A witness written by covprune: a call of {} that covers labels of {annotated}. */\n{}\n{}\nint main(void)\n{{\n  {}();\n  return 0;\n}}\n",
+        "/* A witness written by covprune: a call of {} that covers labels of {annotated}. */\n{wrappers}{}\n{}\nint main(void)\n{{\n  {}();\n  return 0;\n}}\n",
         call.function,
         include(annotated),
         test_function(program, call, n),
@@ -147,8 +179,8 @@ pub fn standalone(annotated: &str, program: &Program, call: &Call, n: usize) -> 
 /// The runner: every test, chosen by its number in `argv[1]`; each label covered is written
 /// (`id` and a newline) at once to the file `COVPRUNE_WITNESS_OUT` names, apart from what the
 /// program prints, so that a run that crashes or is killed later has told what it covered
-/// before.
-pub fn runner(annotated: &str, bodies: &[String]) -> String {
+/// before. `allocations`: the allocators are wrapped ([`ALLOCATION_WRAPPERS`]).
+pub fn runner(annotated: &str, bodies: &[String], allocations: bool) -> String {
     let mut out = String::from(
         "#include <fcntl.h>\n\
          #include <stdlib.h>\n\
@@ -177,6 +209,9 @@ pub fn runner(annotated: &str, bodies: &[String]) -> String {
          }\n\
          #define pc_label(c, id, ...) covprune_hit((c) ? 1 : 0, (long)(id))\n",
     );
+    if allocations {
+        out.push_str(ALLOCATION_WRAPPERS);
+    }
     out.push_str(&include(annotated));
     for b in bodies {
         out.push('\n');

@@ -9,7 +9,9 @@
 //! The tests kept are chosen greedily in call order: a test is kept when it covers a label no
 //! earlier kept test covers.
 
+pub mod allocations;
 pub mod driver;
+pub mod values;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -79,7 +81,11 @@ pub fn run(
     let source = work.join("covprune_witnesses.c");
     std::fs::write(
         &source,
-        driver::runner(&annotated.display().to_string(), &bodies),
+        driver::runner(
+            &annotated.display().to_string(),
+            &bodies,
+            calls.iter().any(|c| c.fail_allocation.is_some()),
+        ),
     )?;
     let exe = work.join("covprune_witnesses");
     let mut args: Vec<String> = vec![
@@ -161,8 +167,17 @@ fn run_one(
     let _ = std::fs::remove_dir_all(&dir);
     Ok(TestRun {
         name: format!(
-            "call {k} of {} (a model of label {})",
-            call.function, call.target
+            "call {k} of {} ({} label {}{})",
+            call.function,
+            if call.varied {
+                "the palette's values, for"
+            } else {
+                "a model of"
+            },
+            call.target,
+            call.fail_allocation
+                .map(|n| format!(", allocation {n} failing"))
+                .unwrap_or_default()
         ),
         outcome,
         reached: BTreeSet::new(),

@@ -175,4 +175,47 @@ impl<'a> Enc<'a> {
             Callee::Indirect(_) => GlobalWrites::All,
         }
     }
+
+    /// An allocator's result ([`crate::libc::Allocator`]), from its arguments before the call:
+    /// a fresh pointer, null when the size asked is more than `PTRDIFF_MAX` bytes.
+    pub(super) fn allocation_call(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        dst_ty: &CType,
+        st: &mut State,
+    ) -> Option<T> {
+        use crate::libc::Allocator;
+        let which = crate::libc::allocator(name).filter(|_| self.sums.is_library(name))?;
+        if !matches!(dst_ty, CType::Pointer(_)) || width_of(dst_ty) != 64 {
+            return None;
+        }
+        // Each size argument, as a 128-bit unsigned number.
+        let mut size = |k: usize, st: &mut State| -> Option<T> {
+            let a = args.get(k)?;
+            if !matches!(a.ty, CType::Int(_)) {
+                return None;
+            }
+            let v = self.eval(a, st);
+            Some(self.t.resize(v, 128, is_signed(&a.ty)))
+        };
+        let asked = match which {
+            Allocator::Malloc => size(0, st)?,
+            Allocator::Realloc => size(1, st)?,
+            Allocator::Calloc => {
+                let n = size(0, st)?;
+                let m = size(1, st)?;
+                // Both are below 2^64: the product does not overflow 128 bits.
+                self.t.bin(BvOp::Mul, n, m)
+            }
+        };
+        let r = self.fresh(64, "allocation");
+        let max = self.t.bv(128, i64::MAX as u128);
+        let too_big = self.t.cmp(CmpOp::Ult, max, asked);
+        let zero = self.t.bv(64, 0);
+        let null = self.t.eq(r, zero);
+        let fact = self.t.implies(too_big, null);
+        self.fact(&[r], fact);
+        Some(r)
+    }
 }

@@ -49,11 +49,15 @@ impl Enc<'_> {
                         return pc;
                     }
                 }
-                // A math function's result, from its argument before the call's effects.
-                let math = match (callee, dst) {
+                // A math function's or an allocator's result, from its arguments before the
+                // call's effects.
+                let result = match (callee, dst) {
                     (Callee::Direct(n), Some(d)) => {
                         let dty = self.lvalue_type(d);
-                        self.math_call(n, args, &dty, st)
+                        match self.math_call(n, args, &dty, st) {
+                            Some(v) => Some(v),
+                            None => self.allocation_call(n, args, &dty, st),
+                        }
                     }
                     _ => None,
                 };
@@ -69,7 +73,7 @@ impl Enc<'_> {
                 self.havoc_globals(&w, st);
                 if let Some(d) = dst {
                     let dty = self.lvalue_type(d);
-                    match math {
+                    match result {
                         Some(v) => self.write(d, &dty, v, st),
                         None => self.havoc_object(d, &dty, st),
                     }

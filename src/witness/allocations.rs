@@ -1,0 +1,111 @@
+//! Calls with a failing allocation: C lets `malloc`, `calloc` and `realloc` return null on any
+//! call, and code tests for it (`if (p == NULL) ...`); no call a model gives takes that way,
+//! since a real run's allocations succeed. For the labels left after the other rounds, in
+//! functions that allocate (themselves or through the functions they call), the calls models
+//! gave for them are made again with their `k`-th allocation failing, for each `k` below
+//! [`FAILURES`]. The runner and the tests replace the three functions in the annotated file by
+//! wrappers that count allocations and fail the chosen one ([`super::driver`]), so that a test
+//! covers its labels without a sanitizer or a memory limit.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::cfg::callgraph::CallGraph;
+use crate::ir::Program;
+use crate::prune::witness::Call;
+
+/// The library functions whose calls the wrappers replace.
+pub const ALLOCATORS: &[&str] = &["malloc", "calloc", "realloc"];
+/// Which allocation of a call fails: the first, the second, ... up to this many.
+pub const FAILURES: u32 = 8;
+/// Calls of earlier rounds made again, per function.
+const BASES: usize = 2;
+
+/// Whether `name`, or a function it calls (directly or not), calls an allocator.
+fn allocates(cg: &CallGraph, name: &str) -> bool {
+    let mut seen = BTreeSet::from([name.to_string()]);
+    let mut todo = vec![name.to_string()];
+    while let Some(f) = todo.pop() {
+        for (callee, _) in cg.callees(&f) {
+            if ALLOCATORS.contains(&callee.as_str()) {
+                return true;
+            }
+            if seen.insert(callee.clone()) {
+                todo.push(callee);
+            }
+        }
+    }
+    false
+}
+
+/// The calls for the labels `left` (by the function whose calls reach them) with a failing
+/// allocation: per function that allocates, up to [`BASES`] of the calls models gave in
+/// `earlier` rounds for those labels (else any of its model calls), each with its first,
+/// second, ... allocation failing.
+pub fn calls(program: &Program, earlier: &[Call], left: &BTreeMap<String, Vec<u64>>) -> Vec<Call> {
+    let cg = CallGraph::build(program);
+    let mut out = Vec::new();
+    for (name, ids) in left {
+        if !allocates(&cg, name) {
+            continue;
+        }
+        let wanted: BTreeSet<u64> = ids.iter().copied().collect();
+        let of_f: Vec<&Call> = earlier
+            .iter()
+            .filter(|c| c.function == *name && !c.varied && c.fail_allocation.is_none())
+            .collect();
+        let mut bases: Vec<&Call> = Vec::new();
+        for c in of_f
+            .iter()
+            .filter(|c| wanted.contains(&c.target))
+            .chain(of_f.iter())
+        {
+            if bases.len() < BASES && !bases.contains(c) {
+                bases.push(c);
+            }
+        }
+        for base in bases {
+            for k in 0..FAILURES {
+                let mut call = base.clone();
+                call.fail_allocation = Some(k);
+                out.push(call);
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prune::witness::Arg;
+
+    #[test]
+    fn functions_that_allocate_get_their_calls_again_with_each_allocation_failing() {
+        let p = crate::frontend::test_program(
+            "#include <stdlib.h>\n\
+             static int *make(int n) { return malloc(sizeof(int) * n); }\n\
+             int use(int n) { int *p = make(n); if (!p) return -1; free(p); return 0; }\n\
+             int pure(int n) { return n + 1; }\n",
+        );
+        let call = |function: &str, target| Call {
+            function: function.into(),
+            target,
+            args: vec![Arg::Bits(3)],
+            globals: Vec::new(),
+            varied: false,
+            fail_allocation: None,
+        };
+        let earlier = vec![call("use", 1), call("pure", 2)];
+        let left = BTreeMap::from([("use".to_string(), vec![1]), ("pure".to_string(), vec![2])]);
+        let calls = calls(&p, &earlier, &left);
+        // `use` allocates through `make`; `pure` does not.
+        assert_eq!(calls.len(), FAILURES as usize);
+        assert!(calls
+            .iter()
+            .all(|c| c.function == "use" && c.args == earlier[0].args));
+        let ks: Vec<u32> = calls.iter().filter_map(|c| c.fail_allocation).collect();
+        assert_eq!(ks, (0..FAILURES).collect::<Vec<_>>());
+    }
+}

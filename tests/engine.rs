@@ -99,6 +99,8 @@ int main(void) {
     for (unsigned x = 0; x < sizeof xs / sizeof *xs; x++)
         for (unsigned f = 0; f < sizeof fs / sizeof *fs; f++) {
             for (unsigned i = 0; i < sizeof is / sizeof *is; i++) traps(xs[x], fs[f], is[i]);
+            if (f < sizeof is / sizeof *is)
+                for (unsigned y = 0; y < sizeof xs / sizeof *xs; y++) signs(xs[x], xs[y], is[f]);
             library(xs[x], fs[f]);
             for (int c = 0; c < 256; c++) conversions(xs[x], fs[f], (unsigned char)c);
         }

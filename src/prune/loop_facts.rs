@@ -153,7 +153,10 @@ fn fixpoint<'c>(
 
 /// Asks whether `goal` is satisfiable, with the facts its cone needs, memory reads
 /// unconstrained bytes unless exact so (an over-approximation, whose "unsatisfiable" is a
-/// proof); on a model, the values of `observe`.
+/// proof); on a model, the values of `observe`. When the cone holds floating-point
+/// operations, it is first asked with their results any value but for their signs (no
+/// circuit for them), and only a proof is taken from that question: a counter stepped up
+/// from a value not negative needs no more.
 fn ask(
     backend: &mut dyn Backend,
     terms: &Terms,
@@ -164,8 +167,26 @@ fn ask(
 ) -> Verdict {
     let mut roots = vec![goal];
     roots.extend_from_slice(observe);
-    let crate::vc::cone::Cone { ids, reads, .. } =
-        needed_facts(terms, facts, index, &roots, true, QUESTION_FP_WORK);
+    let cheap = needed_facts(terms, facts, index, &roots, true, 0);
+    if cheap.floats_left_out {
+        if let Verdict::Proved = check(backend, terms, facts, cheap, goal, &[]) {
+            return Verdict::Proved;
+        }
+    }
+    let cone = needed_facts(terms, facts, index, &roots, true, QUESTION_FP_WORK);
+    check(backend, terms, facts, cone, goal, observe)
+}
+
+/// Asks `goal` with the facts of `cone`.
+fn check(
+    backend: &mut dyn Backend,
+    terms: &Terms,
+    facts: &[Fact],
+    cone: crate::vc::cone::Cone,
+    goal: crate::vc::term::T,
+    observe: &[crate::vc::term::T],
+) -> Verdict {
+    let crate::vc::cone::Cone { ids, reads, .. } = cone;
     let context: Vec<_> = ids.into_iter().map(|i| facts[i].fact).collect();
     let memory = if reads == MemoryReads::None {
         Memory::Bytes

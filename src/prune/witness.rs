@@ -62,11 +62,11 @@ pub struct Call {
     pub args: Vec<Arg>,
     /// Globals set before the call: runs of bytes, each at its offset in the global.
     pub globals: Vec<(GlobalId, Vec<Run>)>,
-    /// Its scalar arguments are from the palette of values ([`crate::witness::values`]), not
+    /// Its scalar arguments are from the palette of values (the `witness` module's), not
     /// from the model.
     pub varied: bool,
     /// Which of the call's allocations (`malloc`, `calloc`, `realloc`; counted from 0) returns
-    /// null ([`crate::witness::allocations`]).
+    /// null (a call the `witness` module makes again with it failing).
     pub fail_allocation: Option<u32>,
 }
 

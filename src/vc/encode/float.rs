@@ -126,10 +126,65 @@ impl Enc<'_> {
                     FpOp::Div => 8,
                 };
                 let r = self.fp_result(v);
-                self.fp_define(r, weight)
+                let known = self.fp_defs.contains_key(&r);
+                let out = self.fp_define(r, weight);
+                if !known && self.t.as_const(out).is_none() {
+                    let signs = self.binary_signs(fop, x, y, out);
+                    self.fact(&[out], signs);
+                }
+                out
             }
             _ => self.fresh_of(ty, "float"),
         }
+    }
+
+    /// `!(v < 0)`: +0, -0, a positive number, +∞ or NaN.
+    fn not_negative(&mut self, v: T) -> T {
+        let zero = self.t.bv(self.t.width(v), 0);
+        let lt = self.t.fp_cmp(FpCmpOp::Lt, v, zero);
+        self.t.not(lt)
+    }
+
+    /// `!(v > 0)`: +0, -0, a negative number, -∞ or NaN.
+    fn not_positive(&mut self, v: T) -> T {
+        let zero = self.t.bv(self.t.width(v), 0);
+        let gt = self.t.fp_cmp(FpCmpOp::Lt, zero, v);
+        self.t.not(gt)
+    }
+
+    /// What IEEE-754 fixes of the sign of `r = x op y` whatever the rounding, as a fact of no
+    /// work: a question that leaves the operation's definition out
+    /// ([`crate::vc::cone::needed_facts`]) still knows that a sum of values not negative is not
+    /// negative. A zero result satisfies both bounds, whatever its sign, and NaN satisfies
+    /// them too, so only the signs of nonzero results matter: a sum or difference keeps the
+    /// sign its operands share, a product or quotient has the sign their signs give, but a
+    /// quotient by a zero is an infinity of the zero's sign, so a quotient's rule asks for a
+    /// divisor that is not zero.
+    fn binary_signs(&mut self, op: FpOp, x: T, y: T, r: T) -> T {
+        let (nn_x, np_x) = (self.not_negative(x), self.not_positive(x));
+        let (nn_y, np_y) = (self.not_negative(y), self.not_positive(y));
+        let (nn_r, np_r) = (self.not_negative(r), self.not_positive(r));
+        let (up, down) = match op {
+            FpOp::Add => (self.t.and2(nn_x, nn_y), self.t.and2(np_x, np_y)),
+            FpOp::Sub => (self.t.and2(nn_x, np_y), self.t.and2(np_x, nn_y)),
+            FpOp::Mul => {
+                let (a, b) = (self.t.and2(nn_x, nn_y), self.t.and2(np_x, np_y));
+                let (c, d) = (self.t.and2(nn_x, np_y), self.t.and2(np_x, nn_y));
+                (self.t.or2(a, b), self.t.or2(c, d))
+            }
+            FpOp::Div => {
+                let w = self.t.width(y);
+                let zero = self.t.bv(w, 0);
+                let pos_y = self.t.fp_cmp(FpCmpOp::Lt, zero, y);
+                let neg_y = self.t.fp_cmp(FpCmpOp::Lt, y, zero);
+                let (a, b) = (self.t.and2(nn_x, pos_y), self.t.and2(np_x, neg_y));
+                let (c, d) = (self.t.and2(nn_x, neg_y), self.t.and2(np_x, pos_y));
+                (self.t.or2(a, b), self.t.or2(c, d))
+            }
+        };
+        let up = self.t.implies(up, nn_r);
+        let down = self.t.implies(down, np_r);
+        self.t.and2(up, down)
     }
 
     /// The comparison `a op b` of floating-point operands of one type: false when either is
@@ -184,7 +239,40 @@ impl Enc<'_> {
             }
             _ => return self.fresh(w, "float_conv"),
         };
-        self.fp_define(r, 1)
+        let known = self.fp_defs.contains_key(&r);
+        let out = self.fp_define(r, 1);
+        // A conversion keeps the sign (a zero may change its own), as a fact of no work (see
+        // [`Self::binary_signs`]).
+        if !known && self.t.as_const(out).is_none() {
+            let signs = match (from, format_of(to)) {
+                (CType::Int(k), Some(_)) => {
+                    let zero = self.t.bv(self.t.width(v), 0);
+                    let nn_r = self.not_negative(out);
+                    if k.is_signed() {
+                        let np_r = self.not_positive(out);
+                        let ge = self.t.cmp(CmpOp::Sle, zero, v);
+                        let le = self.t.cmp(CmpOp::Sle, v, zero);
+                        let up = self.t.implies(ge, nn_r);
+                        let down = self.t.implies(le, np_r);
+                        Some(self.t.and2(up, down))
+                    } else {
+                        Some(nn_r)
+                    }
+                }
+                (CType::Float(_), Some(_)) if format_of(from).is_some() => {
+                    let (nn_v, np_v) = (self.not_negative(v), self.not_positive(v));
+                    let (nn_r, np_r) = (self.not_negative(out), self.not_positive(out));
+                    let up = self.t.implies(nn_v, nn_r);
+                    let down = self.t.implies(np_v, np_r);
+                    Some(self.t.and2(up, down))
+                }
+                _ => None,
+            };
+            if let Some(signs) = signs {
+                self.fact(&[out], signs);
+            }
+        }
+        out
     }
 
     /// The result of a call to a math function the library defines, when its argument and

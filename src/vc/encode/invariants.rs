@@ -89,8 +89,9 @@ pub(super) struct Sources {
     read_by_labels: BTreeSet<LocalId>,
     /// The integer constants the function assigns each local.
     int_constants: BTreeMap<LocalId, Vec<i128>>,
-    /// The locals the function assigns a floating-point constant not negative (`0.0`, `-0.0`
-    /// included, NaN not): accumulators started there.
+    /// The floating-point locals likely not negative at a loop head: those the function
+    /// assigns a constant not negative (`0.0`, `-0.0` included, NaN not), accumulators started
+    /// there, and those it steps up by such a constant (`++x`, `x += 0.5`), counters.
     float_starts: BTreeSet<LocalId>,
 }
 
@@ -113,10 +114,25 @@ impl Sources {
             else {
                 continue;
             };
-            match loops::strip_casts(src).kind {
-                ExprKind::Const(c) => sources.int_constants.entry(*d).or_default().push(c),
-                ExprKind::FloatConst(c) if c >= 0.0 => {
+            match &loops::strip_casts(src).kind {
+                ExprKind::Const(c) => sources.int_constants.entry(*d).or_default().push(*c),
+                ExprKind::FloatConst(c) if *c >= 0.0 => {
                     sources.float_starts.insert(*d);
+                }
+                ExprKind::Binary(BinOp::Add, a, b) if matches!(f.local(*d).ty, CType::Float(_)) => {
+                    let is_d = |e: &Expr| {
+                        matches!(&loops::strip_casts(e).kind,
+                            ExprKind::Read(LValue::Var(VarRef::Local(x))) if x == d)
+                    };
+                    // A constant not negative, perhaps an integer one converted (`++x`).
+                    let up = |e: &Expr| match loops::strip_casts(e).kind {
+                        ExprKind::FloatConst(c) => c >= 0.0,
+                        ExprKind::Const(c) => c >= 0,
+                        _ => false,
+                    };
+                    if (is_d(a) && up(b)) || (is_d(b) && up(a)) {
+                        sources.float_starts.insert(*d);
+                    }
                 }
                 _ => {}
             }

@@ -253,8 +253,8 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         bar.finish();
         let more = match more {
             Ok(more) => more,
-            // The allocators' wrappers may clash with the program's own declarations of them
-            // (`char *malloc();`): those calls are not made, and the report says why.
+            // The allocators' wrappers may clash with what the program declares or defines of
+            // them: those calls are not made, and the report says why.
             Err(e @ crate::witness::WitnessError::Build { .. }) if round > palette => {
                 not_built = Some(e.to_string());
                 continue;

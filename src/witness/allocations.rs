@@ -3,7 +3,7 @@
 //! since a real run's allocations succeed. For the labels left after the other rounds, in
 //! functions that allocate (themselves or through the functions they call), the calls models
 //! gave for them are made again with their `k`-th allocation failing, for each `k` below
-//! [`FAILURES`]. The runner and the tests replace the three functions in the annotated file by
+//! [`FAILURES`] (not in a program that defines an allocator of its own). The runner and the tests replace the three functions in the annotated file by
 //! wrappers that count allocations and fail the chosen one ([`super::driver`]), so that a test
 //! covers its labels without a sanitizer or a memory limit.
 
@@ -42,6 +42,11 @@ fn allocates(cg: &CallGraph, name: &str) -> bool {
 /// `earlier` rounds for those labels (else any of its model calls), each with its first,
 /// second, ... allocation failing.
 pub fn calls(program: &Program, earlier: &[Call], left: &BTreeMap<String, Vec<u64>>) -> Vec<Call> {
+    // A program with an allocator of its own: its failures are its code's, and the wrappers'
+    // macros would rename its definition.
+    if ALLOCATORS.iter().any(|a| program.function(a).is_some()) {
+        return Vec::new();
+    }
     let cg = CallGraph::build(program);
     let mut out = Vec::new();
     for (name, ids) in left {
@@ -107,5 +112,26 @@ mod tests {
             .all(|c| c.function == "use" && c.args == earlier[0].args));
         let ks: Vec<u32> = calls.iter().filter_map(|c| c.fail_allocation).collect();
         assert_eq!(ks, (0..FAILURES).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_program_with_its_own_allocator_gets_no_such_calls() {
+        let p = crate::frontend::test_program(
+            "typedef unsigned long size_t;
+             static char pool[64];
+             void *malloc(size_t n) { return n <= sizeof pool ? pool : 0; }
+             int use(int n) { char *p = malloc((size_t)n); return p != 0; }
+",
+        );
+        let call = Call {
+            function: "use".into(),
+            target: 1,
+            args: vec![Arg::Bits(3)],
+            globals: Vec::new(),
+            varied: false,
+            fail_allocation: None,
+        };
+        let left = BTreeMap::from([("use".to_string(), vec![1])]);
+        assert!(calls(&p, &[call], &left).is_empty());
     }
 }

@@ -168,10 +168,13 @@ pub const ALWAYS_RETURN: &[&str] = &[
 ];
 
 /// Math functions whose result covprune computes: IEEE-754 and C require the square root
-/// correctly rounded and the others exact; of `exp` and `log`, only their signs are known
-/// (`exp` never negative, NaN exactly for a NaN; `log` NaN for a NaN or below zero, not
+/// correctly rounded and the others exact; of `exp`, `log`, `sin` and `cos`, only bounds are
+/// known (`exp` never negative, NaN exactly for a NaN; `log` NaN for a NaN or below zero, not
 /// negative from 1 up, not positive from 0 to 1: C's Annex F fixes `log(1)` at +0 and
-/// `log(±0)` at −∞, and a result within an ulp of the logarithm keeps its sign).
+/// `log(±0)` at −∞, and a result within an ulp of the logarithm keeps its sign; `sin` and
+/// `cos` NaN exactly for a NaN or an infinity, else within [-1, 1], and `|sin(x)| <= |x|`: a
+/// result within an ulp of the true one cannot pass a bound that is itself a
+/// floating-point number, as 1 and `|x|` are).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Math {
     Sqrt,
@@ -182,6 +185,8 @@ pub enum Math {
     Round,
     Exp,
     Log,
+    Sin,
+    Cos,
 }
 
 /// The math function `name` is, with the width of its argument and result (64 for `double`,
@@ -198,6 +203,8 @@ pub fn math_function(name: &str) -> Option<(Math, u32)> {
             "round" => Math::Round,
             "exp" => Math::Exp,
             "log" => Math::Log,
+            "sin" => Math::Sin,
+            "cos" => Math::Cos,
             _ => return None,
         })
     };
@@ -466,6 +473,8 @@ mod tests {
         assert_eq!(math_function("ceilf"), Some((Math::Ceil, 32)));
         assert_eq!(math_function("expf"), Some((Math::Exp, 32)));
         assert_eq!(math_function("logf"), Some((Math::Log, 32)));
+        assert_eq!(math_function("sinf"), Some((Math::Sin, 32)));
+        assert_eq!(math_function("__builtin_cos"), Some((Math::Cos, 64)));
         assert_eq!(math_function("log2"), None);
         assert_eq!(math_function("f"), None);
         assert_eq!(math_function("sqrtl"), None);

@@ -83,10 +83,12 @@ fn check_fixture_with(path: &Path, config: &PruneConfig) -> Vec<u64> {
 }
 
 /// Runs the float fixture on special values (NaNs, infinities, signed zeros, huge and tiny
-/// numbers) and every `unsigned char`; prints the labels some run covers.
+/// numbers), every `unsigned char` and, for sines and quotients, 400,000 random arguments;
+/// prints the labels some run covers.
 const FLOAT_DRIVER: &str = r#"
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 static int covered[64];
 #define pc_label(c, id, tag) do { if (c) covered[id] = 1; } while (0)
 #include FIXTURE
@@ -102,8 +104,27 @@ int main(void) {
             if (f < sizeof is / sizeof *is)
                 for (unsigned y = 0; y < sizeof xs / sizeof *xs; y++) signs(xs[x], xs[y], is[f]);
             library(xs[x], fs[f]);
+            if (f == 0)
+                for (unsigned y = 0; y < sizeof xs / sizeof *xs; y++) {
+                    for (unsigned g = 0; g < sizeof fs / sizeof *fs; g++) periodic(xs[x], xs[y], fs[g]);
+                    for (int n = 0; n < 6; n++) climb(xs[x], xs[y], n);
+                }
             for (int c = 0; c < 256; c++) conversions(xs[x], fs[f], (unsigned char)c);
         }
+    /* Sines and quotients of random bit patterns and of random numbers in [-10, 10]. */
+    unsigned long long r = 88172645463325252ULL;
+    for (int k = 0; k < 200000; k++) {
+        r ^= r << 13; r ^= r >> 7; r ^= r << 17;
+        unsigned long long u = r, v = r * 2654435761ULL;
+        unsigned w = (unsigned)(r >> 17);
+        double a, b;
+        float c;
+        memcpy(&a, &u, sizeof a); memcpy(&b, &v, sizeof b); memcpy(&c, &w, sizeof c);
+        periodic(a, b, c);
+        periodic((double)(u % 2000001) / 100000.0 - 10.0, (double)(v % 2001) / 100.0 - 10.0,
+                 (float)(w % 20001) / 1000.0f - 10.0f);
+        climb((double)(u % 2000001) / 100000.0 - 10.0, (double)(v % 2001) / 100.0, 4);
+    }
     for (int id = 0; id < 64; id++)
         if (covered[id]) printf("%d\n", id);
     return 0;

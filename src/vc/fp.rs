@@ -221,6 +221,14 @@ impl Terms {
         self.and2(all_ones, frac_nonzero)
     }
 
+    /// Is the pattern `a` an infinity of either sign (exponent all ones, significand zero)?
+    pub fn fp_is_inf(&mut self, a: T) -> T {
+        let w = self.width(a);
+        let abs = self.fp_abs(a);
+        let inf = self.bv(w, bits_of(w, f64::INFINITY));
+        self.eq(abs, inf)
+    }
+
     /// `-a`: the pattern with its sign flipped (exact, NaN included).
     pub fn fp_neg(&mut self, a: T) -> T {
         let w = self.width(a);

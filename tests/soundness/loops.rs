@@ -1,6 +1,7 @@
 //! Programs whose loops run an input-dependent number of times (up to 18 trips, so the
 //! encoding havocs them) and carry values from one iteration to the next: counters stepped
-//! both ways, flags set to constants, accumulators (`int`, `unsigned`, `double`), values set
+//! both ways, flags set to constants, accumulators (`int`, `unsigned`, `double`, the last
+//! also halved or stepped by a constant either way), values set
 //! back to a constant on some iterations, a nested loop, `continue` and `break`. Labels
 //! compare those values with small constants, inside the loops and after them: the bounds the
 //! engine proves inductive at loop heads must never exclude a value some run reaches, and
@@ -87,7 +88,8 @@ impl LoopGen {
                 let _ = writeln!(self.out, "{indent}d = d + (double)({e});");
             }
             5 => {
-                let _ = writeln!(self.out, "{indent}d = d * 0.5;");
+                let step = self.pick(&["d = d * 0.5;", "d = d - 0.5;", "d = d + 0.25;"]);
+                let _ = writeln!(self.out, "{indent}{step}");
             }
             6 => {
                 let k = self.small(0, 3);

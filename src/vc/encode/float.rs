@@ -159,7 +159,7 @@ impl Enc<'_> {
     /// them too, so only the signs of nonzero results matter: a sum or difference keeps the
     /// sign its operands share, a product or quotient has the sign their signs give, but a
     /// quotient by a zero is an infinity of the zero's sign, so a quotient's rule asks for a
-    /// divisor that is not zero.
+    /// divisor that is not zero. A quotient also gets its size ([`Self::quotient_size`]).
     fn binary_signs(&mut self, op: FpOp, x: T, y: T, r: T) -> T {
         let (nn_x, np_x) = (self.not_negative(x), self.not_positive(x));
         let (nn_y, np_y) = (self.not_negative(y), self.not_positive(y));
@@ -184,7 +184,36 @@ impl Enc<'_> {
         };
         let up = self.t.implies(up, nn_r);
         let down = self.t.implies(down, np_r);
-        self.t.and2(up, down)
+        let signs = self.t.and2(up, down);
+        match op {
+            FpOp::Div => {
+                let size = self.quotient_size(x, y, r);
+                self.t.and2(signs, size)
+            }
+            _ => signs,
+        }
+    }
+
+    /// What IEEE-754 fixes of the size of `r = x / y` whatever the rounding: not below 1 in
+    /// magnitude when `|x| >= |y|` and `y` is not zero, not above 1 when `|x| <= |y|` (1 is a
+    /// floating-point number, so rounding does not cross it; NaN, from `0 / 0` or `inf / inf`,
+    /// satisfies both).
+    fn quotient_size(&mut self, x: T, y: T, r: T) -> T {
+        let w = self.t.width(r);
+        let (abs_x, abs_y, abs_r) = (self.t.fp_abs(x), self.t.fp_abs(y), self.t.fp_abs(r));
+        let (zero, one) = (self.t.bv(w, 0), self.t.bv(w, fp::bits_of(w, 1.0)));
+        let y_zero = self.t.fp_cmp(FpCmpOp::Eq, y, zero);
+        let y_nonzero = self.t.not(y_zero);
+        let bigger = self.t.fp_cmp(FpCmpOp::Le, abs_y, abs_x);
+        let bigger = self.t.and2(bigger, y_nonzero);
+        let below_one = self.t.fp_cmp(FpCmpOp::Lt, abs_r, one);
+        let not_below = self.t.not(below_one);
+        let at_least = self.t.implies(bigger, not_below);
+        let smaller = self.t.fp_cmp(FpCmpOp::Le, abs_x, abs_y);
+        let above_one = self.t.fp_cmp(FpCmpOp::Lt, one, abs_r);
+        let not_above = self.t.not(above_one);
+        let at_most = self.t.implies(smaller, not_above);
+        self.t.and2(at_least, at_most)
     }
 
     /// The comparison `a op b` of floating-point operands of one type: false when either is
@@ -294,6 +323,8 @@ impl Enc<'_> {
             Math::Fabs => return Some(self.t.fp_abs(x)),
             Math::Exp => return Some(self.exp_of(x, w)),
             Math::Log => return Some(self.log_of(x, w)),
+            Math::Sin => return Some(self.periodic_of(x, w, true)),
+            Math::Cos => return Some(self.periodic_of(x, w, false)),
             Math::Sqrt => FpUnOp::Sqrt,
             Math::Floor => FpUnOp::Floor,
             Math::Ceil => FpUnOp::Ceil,
@@ -326,6 +357,28 @@ impl Enc<'_> {
         let r_nonpos = self.t.fp_cmp(FpCmpOp::Le, r, zero);
         let down = self.t.implies(unit, r_nonpos);
         let fact = self.t.and(&[nan, up, down]);
+        self.fact(&[r], fact);
+        r
+    }
+
+    /// `sin(x)` (`sine`) or `cos(x)`: a fresh value, NaN exactly for a NaN or an infinity,
+    /// else within [-1, 1]; a sine is no bigger than its argument in magnitude
+    /// ([`Math::Sin`]).
+    fn periodic_of(&mut self, x: T, w: u32, sine: bool) -> T {
+        let r = self.fresh(w, if sine { "sin" } else { "cos" });
+        let x_nan = self.t.fp_is_nan(x);
+        let x_inf = self.t.fp_is_inf(x);
+        let undefined = self.t.or2(x_nan, x_inf);
+        let r_nan = self.t.fp_is_nan(r);
+        let one = self.t.bv(w, fp::bits_of(w, 1.0));
+        let abs_r = self.t.fp_abs(r);
+        let mut bounds = vec![self.t.fp_cmp(FpCmpOp::Le, abs_r, one)];
+        if sine {
+            let abs_x = self.t.fp_abs(x);
+            bounds.push(self.t.fp_cmp(FpCmpOp::Le, abs_r, abs_x));
+        }
+        let bounded = self.t.and(&bounds);
+        let fact = self.t.ite(undefined, r_nan, bounded);
         self.fact(&[r], fact);
         r
     }

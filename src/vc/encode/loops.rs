@@ -44,6 +44,46 @@ pub(super) fn counter_step(src: &Expr, l: LocalId, ty: &CType) -> Option<i8> {
     Some(if c > 0 { 1 } else { -1 })
 }
 
+/// The direction of the step when `src`, assigned to floating-point local `l`, is `l + c` or
+/// `l - c` for a constant `c` not negative (`0.0`, `-0.0`, an integer constant converted, as
+/// in `++x`), with only conversions between floating-point types around `l` and the result.
+/// Rounding is monotone and `l` is a number of its own type, so `l + c` is not below `l`
+/// (nor `l - c` above it) unless it is NaN, which stays NaN: a loop whose every write to `l`
+/// steps it one way keeps `l` on that side of its value at entry, NaN aside (`!(l < entry)`).
+/// A conversion to an integer type on the way (`(int)x + 1`) is no such step.
+pub(super) fn float_step(src: &Expr, l: LocalId, ty: &CType) -> Option<i8> {
+    let is_float = |t: &CType| matches!(t, CType::Float(_));
+    if !is_float(ty) {
+        return None;
+    }
+    fn strip(mut e: &Expr) -> &Expr {
+        let is_float = |t: &CType| matches!(t, CType::Float(_));
+        while let ExprKind::Cast(inner) = &e.kind {
+            if !is_float(&e.ty) || !is_float(&inner.ty) {
+                break;
+            }
+            e = inner;
+        }
+        e
+    }
+    let is_l = |e: &Expr| matches!(&strip(e).kind, ExprKind::Read(LValue::Var(VarRef::Local(x))) if *x == l);
+    let up = |e: &Expr| match &strip(e).kind {
+        ExprKind::FloatConst(c) => *c >= 0.0,
+        ExprKind::Cast(inner) if is_float(&strip(e).ty) => {
+            matches!(inner.kind, ExprKind::Const(c) if c >= 0) && matches!(inner.ty, CType::Int(_))
+        }
+        _ => false,
+    };
+    let ExprKind::Binary(op, a, b) = &strip(src).kind else {
+        return None;
+    };
+    match op {
+        BinOp::Add if (is_l(a) && up(b)) || (is_l(b) && up(a)) => Some(1),
+        BinOp::Sub if is_l(a) && up(b) => Some(-1),
+        _ => None,
+    }
+}
+
 /// Loops whose trip count is bounded by at most this many are peeled that many times (then
 /// their tail is never entered, and the loop is encoded exactly).
 pub(super) const MAX_EXACT_TRIPS: i128 = 8;
@@ -187,7 +227,7 @@ pub(super) struct HavocSet {
     /// Globals with a memory of their own that may be written.
     pub(super) globals: GlobalWrites,
     /// SSA locals the loop only ever steps by a constant of one sign: each with the sign
-    /// (`1`: only increased, `-1`: only decreased). See [`counter_step`].
+    /// (`1`: only increased, `-1`: only decreased). See [`counter_step`] and [`float_step`].
     pub(super) monotone: BTreeMap<LocalId, i8>,
 }
 
@@ -264,7 +304,7 @@ impl Enc<'_> {
     }
 
     /// The SSA locals of `written` that every write in the loop `body` steps by a constant of
-    /// one sign ([`counter_step`]), with that sign.
+    /// one sign ([`counter_step`], [`float_step`]), with that sign.
     pub(super) fn monotone_counters<'b>(
         &self,
         body: impl IntoIterator<Item = &'b BlockId>,
@@ -278,7 +318,10 @@ impl Enc<'_> {
                 };
                 let dst = *dst;
                 let step = match &s.kind {
-                    StmtKind::Assign { src, .. } => counter_step(src, dst, &self.f.local(dst).ty),
+                    StmtKind::Assign { src, .. } => {
+                        let ty = &self.f.local(dst).ty;
+                        counter_step(src, dst, ty).or_else(|| float_step(src, dst, ty))
+                    }
                     _ => None,
                 };
                 let entry = sign.entry(dst).or_insert(step);

@@ -811,15 +811,24 @@ impl<'a> Enc<'a> {
                     let at_entry = st.vars[l.0 as usize];
                     let fresh = self.fresh(w, "loop");
                     // A counter only stepped one way by the loop stays on that side of its
-                    // value at entry (see `counter_step`).
+                    // value at entry (see `counter_step`; a float one, or NaN: `float_step`).
                     if let (Some(&sign), Some(entry)) = (set.monotone.get(&l), at_entry) {
                         let (lo, hi) = if sign > 0 {
                             (entry, fresh)
                         } else {
                             (fresh, entry)
                         };
-                        let bound = self.t.cmp(CmpOp::Sle, lo, hi);
-                        self.fact(&[fresh], bound);
+                        let bound = match f.local(l).ty {
+                            CType::Float(_) if crate::vc::fp::is_format(w) => {
+                                let below = self.t.fp_cmp(crate::vc::term::FpCmpOp::Lt, hi, lo);
+                                Some(self.t.not(below))
+                            }
+                            CType::Float(_) => None,
+                            _ => Some(self.t.cmp(CmpOp::Sle, lo, hi)),
+                        };
+                        if let Some(bound) = bound {
+                            self.fact(&[fresh], bound);
+                        }
                     }
                     st.vars[l.0 as usize] = Some(fresh);
                 }

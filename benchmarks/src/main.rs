@@ -509,7 +509,8 @@ fn measure_gzip(args: &Args) -> Result<()> {
 /// wall time and peak resident memory of each (sampled from /proc), and the speed-ups.
 /// `COVPRUNE_POOL_FILE` (default: the corpus's sqlite3.c), `COVPRUNE_POOL_CRITERIA` (CC),
 /// `COVPRUNE_POOL_TIMEOUT_MS` (300), `COVPRUNE_POOL_BUDGET_S` (8), `COVPRUNE_POOL_JOBS`
-/// (`1,2`; the first is the speed-ups' base). Writes `artifacts/pool-STEM.{md,json}`.
+/// (`1,2`; the first is the speed-ups' base), `COVPRUNE_POOL_REPEAT` (1: rounds of every count
+/// in turn, each count's median wall time reported). Writes `artifacts/pool-STEM.{md,json}`.
 fn pool_bench(args: &Args) -> Result<()> {
     let env = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
     let file = PathBuf::from(env(
@@ -532,6 +533,13 @@ fn pool_bench(args: &Args) -> Result<()> {
     if job_counts.is_empty() || job_counts.contains(&0) {
         bail!("COVPRUNE_POOL_JOBS: give worker counts of at least 1, e.g. 1,2,4");
     }
+    let repeat: usize = env("COVPRUNE_POOL_REPEAT", "1")
+        .parse()
+        .ok()
+        .filter(|&r| r > 0)
+        .ok_or_else(|| {
+            anyhow::anyhow!("COVPRUNE_POOL_REPEAT: give a number of rounds of at least 1")
+        })?;
     let exe = std::env::current_exe()?.with_file_name("covprune");
     let work = std::env::temp_dir().join(format!("covprune-pool-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
@@ -557,7 +565,12 @@ fn pool_bench(args: &Args) -> Result<()> {
     let fresh = std::fs::read_to_string(&labels)?;
     let mut rows = Vec::new();
     let mut ledgers = Vec::new();
-    for &jobs in &job_counts {
+    // Each count's runs, `repeat` rounds of every count in turn (a machine's speed drifts
+    // over minutes): wall times and peaks.
+    let mut runs: std::collections::BTreeMap<usize, Vec<(f64, u64, u64)>> =
+        std::collections::BTreeMap::new();
+    let rounds = (0..repeat).flat_map(|_| job_counts.iter().copied());
+    for jobs in rounds {
         std::fs::write(&labels, &fresh)?;
         let t = Instant::now();
         let mut child = std::process::Command::new(&exe)
@@ -632,16 +645,35 @@ fn pool_bench(args: &Args) -> Result<()> {
             std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
             std::fs::write(&path, serde_json::to_string_pretty(&row)? + "\n")?;
         }
+        std::fs::write(
+            work.join(format!("ledger-{}-jobs{jobs}.json", ledgers.len())),
+            &ledger,
+        )?;
         ledgers.push(ledger);
         eprintln!(
             "jobs {jobs}: {wall:.1} s, peak {} MB (all processes), {} MB (largest)",
             peak_sum_kb / 1024,
             peak_one_kb / 1024
         );
-        rows.push(serde_json::json!({"jobs": jobs, "wall_s": wall, "peak_rss_mb": peak_sum_kb / 1024, "peak_rss_one_process_mb": peak_one_kb / 1024}));
+        runs.entry(jobs)
+            .or_default()
+            .push((wall, peak_sum_kb / 1024, peak_one_kb / 1024));
+    }
+    for &jobs in &job_counts {
+        let mut r = runs.remove(&jobs).unwrap_or_default();
+        if r.is_empty() {
+            continue;
+        }
+        let walls: Vec<f64> = r.iter().map(|x| x.0).collect();
+        r.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let median = r[r.len() / 2].0;
+        let peak_sum = r.iter().map(|x| x.1).max().unwrap_or(0);
+        let peak_one = r.iter().map(|x| x.2).max().unwrap_or(0);
+        rows.push(serde_json::json!({"jobs": jobs, "wall_s": median, "walls_s": walls, "peak_rss_mb": peak_sum, "peak_rss_one_process_mb": peak_one}));
     }
     let base = rows[0]["wall_s"].as_f64().unwrap_or(0.0);
     let same = ledgers.iter().all(|l| *l == ledgers[0]);
+    let differing = differing_labels(&ledgers)?;
     let mut table = String::new();
     for r in &mut rows {
         let wall = r["wall_s"].as_f64().unwrap_or(0.0);
@@ -657,7 +689,7 @@ fn pool_bench(args: &Args) -> Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let md = format!(
-        "# Worker pool: {name} ({criteria}), steps 1-3\n\n`COVPRUNE_POOL_FILE={name} COVPRUNE_POOL_CRITERIA={criteria} COVPRUNE_POOL_TIMEOUT_MS={timeout} COVPRUNE_POOL_BUDGET_S={budget} COVPRUNE_POOL_JOBS={} cargo run --release -p covprune-benchmarks -- pool` ({}); {timeout} ms per question, {budget} s per function (or per share of a function with more than 150 labels).\n\n`prune --jobs N` runs N worker processes (each with its own Z3) under a supervisor; a big function's questions are split in shares that any worker takes. Peak RSS: the largest sum of resident sizes of the supervisor and its workers, sampled every 200 ms; and the largest single process.\n\n| jobs | wall (s) | speed-up | peak RSS, all processes (MB) | peak RSS, largest process (MB) |\n|---|---|---|---|---|\n{table}\nLedgers of the runs byte-identical: {same}.\n",
+        "# Worker pool: {name} ({criteria}), steps 1-3\n\n`COVPRUNE_POOL_FILE={name} COVPRUNE_POOL_CRITERIA={criteria} COVPRUNE_POOL_TIMEOUT_MS={timeout} COVPRUNE_POOL_BUDGET_S={budget} COVPRUNE_POOL_JOBS={} COVPRUNE_POOL_REPEAT={repeat} cargo run --release -p covprune-benchmarks -- pool` ({}); {timeout} ms per question, {budget} s per function (or per share of a function with more than 150 labels).\n\n`prune --jobs N` runs N worker processes (each with its own Z3) under a supervisor; a big function's questions are split in shares that any worker takes. Each count ran {repeat} time(s), the counts in turn; the wall time is the median (every run's in the JSON file), the speed-up the ratio of medians. Peak RSS: the largest sum of resident sizes of the supervisor and its workers, sampled every 200 ms; and the largest single process (over the runs).\n\n| jobs | wall (s) | speed-up | peak RSS, all processes (MB) | peak RSS, largest process (MB) |\n|---|---|---|---|---|\n{table}\nLedgers of the runs byte-identical: {same}.\n{differing}",
         job_counts
             .iter()
             .map(|j| j.to_string())
@@ -677,8 +709,55 @@ fn pool_bench(args: &Args) -> Result<()> {
             &serde_json::json!({"file": name, "criteria": criteria, "timeout_ms": timeout, "budget_s": budget, "runs": rows, "ledgers_identical": same}),
         )? + "\n",
     )?;
-    let _ = std::fs::remove_dir_all(&work);
+    if same {
+        let _ = std::fs::remove_dir_all(&work);
+    } else {
+        eprintln!(
+            "the ledgers differ: each run's is kept in {} (ledger-RUN-jobsN.json)",
+            work.display()
+        );
+    }
     Ok(())
+}
+
+/// The labels whose entries differ between `ledgers`, one line each with the function and
+/// every (status, reason) the runs gave, in run order; empty when none differ.
+fn differing_labels(ledgers: &[String]) -> Result<String> {
+    let parsed: Vec<serde_json::Value> = ledgers
+        .iter()
+        .map(|l| serde_json::from_str(l))
+        .collect::<Result<_, _>>()?;
+    let labels = |v: &serde_json::Value| v["labels"].as_array().cloned().unwrap_or_default();
+    let first = parsed.first().map(labels).unwrap_or_default();
+    let mut lines = Vec::new();
+    for (i, entry) in first.iter().enumerate() {
+        let variants: Vec<String> = parsed
+            .iter()
+            .map(|v| labels(v).get(i).cloned().unwrap_or_default())
+            .map(|e| {
+                let reason = e["reason"].as_str().unwrap_or("");
+                format!("{} {reason}", e["status"].as_str().unwrap_or("?"))
+                    .trim()
+                    .to_string()
+            })
+            .collect();
+        let differs = parsed.iter().any(|v| labels(v).get(i) != Some(entry));
+        if differs {
+            lines.push(format!(
+                "- label {} (`{}`): {}",
+                entry["id"],
+                entry["function"].as_str().unwrap_or(""),
+                variants.join(" / ")
+            ));
+        }
+    }
+    Ok(match lines.is_empty() {
+        true => String::new(),
+        false => format!(
+            "\nLabels whose entries differ, each run's in run order:\n\n{}\n",
+            lines.join("\n")
+        ),
+    })
 }
 
 /// Runs `EXE annotate SOURCE --criteria CRITERIA -o DIR FLAGS...` and returns what it wrote

@@ -239,6 +239,9 @@ pub struct Session {
     reading_addresses: HashMap<T, bool>,
     /// The time limit of each check (the backstop when there is a resource limit).
     timeout_ms: u32,
+    /// The next check's resource units are this many times the configured ones, and so is
+    /// its backstop but for questions with floats ([`Session::check_timeout_ms`]).
+    units_scale: u32,
     rlimit: u32,
     /// The resource limit of the next check.
     current_rlimit: u32,
@@ -329,6 +332,7 @@ impl Session {
             reads: HashMap::new(),
             reading_addresses: HashMap::new(),
             timeout_ms: config.wall_limit_ms(),
+            units_scale: 1,
             rlimit: config.rlimit,
             current_rlimit: config.rlimit,
             max_memory_mb: config.max_memory_mb,
@@ -353,7 +357,7 @@ impl Session {
         let solvers = [&self.solver, &self.abstract_solver, &self.alone_solver];
         set_limits(
             &solvers,
-            self.timeout_ms,
+            self.check_timeout_ms(),
             self.current_rlimit,
             self.max_memory_mb,
         );
@@ -362,8 +366,21 @@ impl Session {
         }
     }
 
+    /// The time limit of the next check: the backstop grows with the resource units a check
+    /// is given, so that those units, not the wall clock, stop a question with memory on any
+    /// machine the backstop is made for (a run's answers do not depend on how busy its cores
+    /// are). Questions with floats keep their nominal limit: the wall clock bounds them.
+    fn check_timeout_ms(&self) -> u32 {
+        if self.in_floats {
+            self.timeout_ms
+        } else {
+            self.timeout_ms.saturating_mul(self.units_scale.max(1))
+        }
+    }
+
     /// Gives the next checks `scale` times the configured resource limit, at most `cap`.
     fn set_units(&mut self, scale: u32, cap: Option<u64>) {
+        self.units_scale = scale.max(1);
         let scaled = self.rlimit.saturating_mul(scale.max(1));
         self.current_rlimit = match cap {
             Some(c) => scaled.min(u32::try_from(c).unwrap_or(u32::MAX)).max(1),
@@ -576,7 +593,7 @@ impl Session {
         let limit = if self.in_floats {
             std::time::Duration::from_millis(u64::from(self.timeout_ms))
         } else {
-            watchdog_after(self.timeout_ms)
+            watchdog_after(self.check_timeout_ms())
         };
         // The resource counter is read only when budgets are counted in it (with a resource
         // limit): reading statistics costs more than many small checks.

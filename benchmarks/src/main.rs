@@ -12,6 +12,7 @@ mod project;
 mod reproducible;
 mod siemens;
 mod suites;
+mod wp;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -728,29 +728,32 @@ fn differing_labels(ledgers: &[String]) -> Result<String> {
         .iter()
         .map(|l| serde_json::from_str(l))
         .collect::<Result<_, _>>()?;
-    let labels = |v: &serde_json::Value| v["labels"].as_array().cloned().unwrap_or_default();
-    let first = parsed.first().map(labels).unwrap_or_default();
+    let runs: Vec<&[serde_json::Value]> = parsed
+        .iter()
+        .map(|v| v["labels"].as_array().map_or(&[][..], Vec::as_slice))
+        .collect();
+    let first = runs.first().copied().unwrap_or_default();
     let mut lines = Vec::new();
     for (i, entry) in first.iter().enumerate() {
-        let variants: Vec<String> = parsed
+        if runs.iter().all(|r| r.get(i) == Some(entry)) {
+            continue;
+        }
+        let variants: Vec<String> = runs
             .iter()
-            .map(|v| labels(v).get(i).cloned().unwrap_or_default())
-            .map(|e| {
+            .map(|r| {
+                let e = r.get(i).cloned().unwrap_or_default();
                 let reason = e["reason"].as_str().unwrap_or("");
                 format!("{} {reason}", e["status"].as_str().unwrap_or("?"))
                     .trim()
                     .to_string()
             })
             .collect();
-        let differs = parsed.iter().any(|v| labels(v).get(i) != Some(entry));
-        if differs {
-            lines.push(format!(
-                "- label {} (`{}`): {}",
-                entry["id"],
-                entry["function"].as_str().unwrap_or(""),
-                variants.join(" / ")
-            ));
-        }
+        lines.push(format!(
+            "- label {} (`{}`): {}",
+            entry["id"],
+            entry["function"].as_str().unwrap_or(""),
+            variants.join(" / ")
+        ));
     }
     Ok(match lines.is_empty() {
         true => String::new(),

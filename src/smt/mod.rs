@@ -239,8 +239,8 @@ pub struct Session {
     reading_addresses: HashMap<T, bool>,
     /// The time limit of each check (the backstop when there is a resource limit).
     timeout_ms: u32,
-    /// The next check's resource units are this many times the configured ones, and so is
-    /// its backstop but for questions with floats ([`Session::check_timeout_ms`]).
+    /// The next check's resource units are this many times the configured ones (at least 1),
+    /// and so is its backstop but for questions with floats ([`Session::check_timeout_ms`]).
     units_scale: u32,
     rlimit: u32,
     /// The resource limit of the next check.
@@ -374,14 +374,14 @@ impl Session {
         if self.in_floats {
             self.timeout_ms
         } else {
-            self.timeout_ms.saturating_mul(self.units_scale.max(1))
+            self.timeout_ms.saturating_mul(self.units_scale)
         }
     }
 
     /// Gives the next checks `scale` times the configured resource limit, at most `cap`.
     fn set_units(&mut self, scale: u32, cap: Option<u64>) {
         self.units_scale = scale.max(1);
-        let scaled = self.rlimit.saturating_mul(scale.max(1));
+        let scaled = self.rlimit.saturating_mul(self.units_scale);
         self.current_rlimit = match cap {
             Some(c) => scaled.min(u32::try_from(c).unwrap_or(u32::MAX)).max(1),
             None => scaled,

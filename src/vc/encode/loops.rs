@@ -52,12 +52,10 @@ pub(super) fn counter_step(src: &Expr, l: LocalId, ty: &CType) -> Option<i8> {
 /// steps it one way keeps `l` on that side of its value at entry, NaN aside (`!(l < entry)`).
 /// A conversion to an integer type on the way (`(int)x + 1`) is no such step.
 pub(super) fn float_step(src: &Expr, l: LocalId, ty: &CType) -> Option<i8> {
-    let is_float = |t: &CType| matches!(t, CType::Float(_));
-    if !is_float(ty) {
-        return None;
+    fn is_float(t: &CType) -> bool {
+        matches!(t, CType::Float(_))
     }
     fn strip(mut e: &Expr) -> &Expr {
-        let is_float = |t: &CType| matches!(t, CType::Float(_));
         while let ExprKind::Cast(inner) = &e.kind {
             if !is_float(&e.ty) || !is_float(&inner.ty) {
                 break;
@@ -66,13 +64,21 @@ pub(super) fn float_step(src: &Expr, l: LocalId, ty: &CType) -> Option<i8> {
         }
         e
     }
+    if !is_float(ty) {
+        return None;
+    }
     let is_l = |e: &Expr| matches!(&strip(e).kind, ExprKind::Read(LValue::Var(VarRef::Local(x))) if *x == l);
-    let up = |e: &Expr| match &strip(e).kind {
-        ExprKind::FloatConst(c) => *c >= 0.0,
-        ExprKind::Cast(inner) if is_float(&strip(e).ty) => {
-            matches!(inner.kind, ExprKind::Const(c) if c >= 0) && matches!(inner.ty, CType::Int(_))
+    // A constant not negative: a floating-point one, or an integer one converted.
+    let up = |e: &Expr| {
+        let e = strip(e);
+        match &e.kind {
+            ExprKind::FloatConst(c) => *c >= 0.0,
+            ExprKind::Cast(inner) if is_float(&e.ty) => {
+                matches!(inner.ty, CType::Int(_))
+                    && matches!(inner.kind, ExprKind::Const(c) if c >= 0)
+            }
+            _ => false,
         }
-        _ => false,
     };
     let ExprKind::Binary(op, a, b) = &strip(src).kind else {
         return None;

@@ -227,14 +227,14 @@ pub struct Session {
     /// an abstract question is asked).
     kept: Kept,
     abstract_kept: Kept,
-    cache: HashMap<T, Dynamic>,
+    cache: Z3Map<T, Dynamic>,
     /// Translation of terms with every memory read replaced by a fresh byte: an
     /// over-approximation that is much cheaper to solve (see [`Session::check_abstract`]).
-    abstract_cache: HashMap<T, Dynamic>,
+    abstract_cache: Z3Map<T, Dynamic>,
     abstract_mode: bool,
     /// Reads translated as cases over the writes before them (see [`Session::read_byte`]),
     /// by memory and address.
-    reads: HashMap<(T, T), BV>,
+    reads: Z3Map<(T, T), BV>,
     /// Whether an address reads memory (see [`Terms::reads_memory`]).
     reading_addresses: HashMap<T, bool>,
     /// The time limit of each check (the backstop when there is a resource limit).
@@ -264,6 +264,15 @@ pub struct Session {
     /// Answers by question ([`answers::Answers`]).
     answers: answers::Answers,
 }
+
+/// A map holding Z3 terms. Its hasher is the same in every run, so a session drops its terms
+/// in the same order in every run: Z3 gives a freed term's number to the next term made in its
+/// context, and the terms' numbers steer its search, so with a hasher seeded per process (the
+/// standard one) the next session in the context spent a different number of resource units on
+/// the same questions from one run to the next (up to 6% on zlib's `syncsearch`), and a
+/// question ending near its limit got a different answer.
+type Z3Map<K, V> =
+    HashMap<K, V, std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>>;
 
 /// A question that ran out of its limits with the kept facts is asked again alone only when
 /// they are at least this many times its own: with fewer, the retry is nearly the same
@@ -326,10 +335,10 @@ impl Session {
             incremental: config.incremental,
             kept: Default::default(),
             abstract_kept: Default::default(),
-            cache: HashMap::new(),
-            abstract_cache: HashMap::new(),
+            cache: Z3Map::default(),
+            abstract_cache: Z3Map::default(),
             abstract_mode: false,
-            reads: HashMap::new(),
+            reads: Z3Map::default(),
             reading_addresses: HashMap::new(),
             timeout_ms: config.wall_limit_ms(),
             units_scale: 1,

@@ -86,6 +86,49 @@ fn one_or_two_workers_write_the_same_bytes() {
     }
 }
 
+/// Each function's resource units in a `prune -v` run's report, in the order reported.
+fn units_of(report: &str) -> Vec<(String, u64, u64)> {
+    report
+        .lines()
+        .filter_map(|l| {
+            let (name, rest) = l.strip_prefix("covprune: ")?.split_once(": asked in ")?;
+            let units: Vec<u64> = rest
+                .split(" units")
+                .filter_map(|part| part.rsplit(' ').next()?.parse().ok())
+                .collect();
+            Some((name.to_string(), *units.first()?, *units.get(1)?))
+        })
+        .collect()
+}
+
+#[test]
+fn every_run_spends_the_same_solver_units_on_the_same_questions() {
+    // Loops: each function's loop facts are asked in a session before its own questions, in
+    // the same Z3 context, so the order in which the first session's terms are dropped steers
+    // the second's search.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = common::annotate_cc_mcc_wm("tests/fixtures/engine/loops.c", tmp.path());
+    let fresh = read(&file.with_extension("labels"));
+    let runs: Vec<Vec<(String, u64, u64)>> = (0..3)
+        .map(|_| {
+            let out = Command::new(cargo_bin("covprune"))
+                .arg("prune")
+                .arg(&file)
+                .args(COMPARED)
+                .args(["--jobs", "1", "-v"])
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            std::fs::write(file.with_extension("labels"), &fresh).unwrap();
+            units_of(&String::from_utf8_lossy(&out.stderr))
+        })
+        .collect();
+    assert!(runs[0].len() >= 5, "functions reported: {:?}", runs[0]);
+    assert!(runs[0].iter().all(|(_, one, _)| *one > 0));
+    assert_eq!(runs[0], runs[1]);
+    assert_eq!(runs[0], runs[2]);
+}
+
 #[test]
 fn shards_merged_equal_one_run() {
     let dir = tempfile::tempdir().unwrap();

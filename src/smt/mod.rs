@@ -267,10 +267,10 @@ pub struct Session {
 
 /// A map holding Z3 terms. Its hasher is the same in every run, so a session drops its terms
 /// in the same order in every run: Z3 gives a freed term's number to the next term made in its
-/// context, and the terms' numbers steer its search, so with a hasher seeded per process (the
-/// standard one) the next session in the context spent a different number of resource units on
-/// the same questions from one run to the next (up to 6% on zlib's `syncsearch`), and a
-/// question ending near its limit got a different answer.
+/// context, and the terms' numbers steer its search. With a hasher seeded per process (the
+/// standard one), the next session in the context would spend a different number of resource
+/// units on the same questions in each run (up to 6% on zlib's `syncsearch`), and a question
+/// ending near its limit could get another answer.
 type Z3Map<K, V> =
     HashMap<K, V, std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>>;
 

@@ -162,13 +162,12 @@ pub(crate) fn pool_bench(args: &Args) -> Result<()> {
         }
     }
     for &jobs in &job_counts {
-        let mut r = runs.remove(&jobs).unwrap_or_default();
+        let r = runs.remove(&jobs).unwrap_or_default();
         if r.is_empty() {
             continue;
         }
         let walls: Vec<f64> = r.iter().map(|x| x.0).collect();
-        r.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let median = r[r.len() / 2].0;
+        let median = median_of(&walls);
         let peak_sum = r.iter().map(|x| x.1).max().unwrap_or(0);
         let peak_one = r.iter().map(|x| x.2).max().unwrap_or(0);
         let mut row = serde_json::json!({"jobs": jobs, "wall_s": median, "walls_s": walls, "peak_rss_mb": peak_sum, "peak_rss_one_process_mb": peak_one});

@@ -15,8 +15,8 @@ use common::{covprune, json_and_code};
 const FIXTURE: &str = "tests/fixtures/witness/units.c";
 /// The labels of the fixture that some input covers; label 7 is infeasible, label 9 (subsumed)
 /// is shown feasible by label 2's test, label 12 by a call from the palette of values, label
-/// 13 by a call whose second allocation fails.
-const FEASIBLE: &[u64] = &[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13];
+/// 13 by a call whose second allocation fails, label 14 by an outlier table.
+const FEASIBLE: &[u64] = &[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14];
 
 /// The fixture copied into `dir` and pruned; the annotated file.
 fn pruned(dir: &Path) -> PathBuf {
@@ -122,6 +122,11 @@ fn feasible_labels_get_tests_that_cover_them_and_the_infeasible_one_none() {
     assert!(tc.contains("palette of values"), "{tc}");
     assert!(tc.contains("double a0 = 1e2;"), "{tc}");
     assert!(report["varied"].as_u64().unwrap() > 0, "{report}");
+    // Label 14's test is an outlier table: counts of 0 to 3 and one extreme (a `long`'s
+    // greatest value, or that less one, whose sum with small counts is the same double).
+    let tc = std::fs::read_to_string(out.join(after[&14].1.as_deref().unwrap())).unwrap();
+    assert!(tc.contains("outlier tables"), "{tc}");
+    assert!(report["outliers"].as_u64().unwrap() > 0, "{report}");
     // Label 13's test fails `copy`'s second allocation, in the test itself (checked above:
     // compiled without covprune's runner, it covers the label).
     let tc = std::fs::read_to_string(out.join(after[&13].1.as_deref().unwrap())).unwrap();

@@ -53,18 +53,29 @@ pub enum Arg {
 /// Bytes written at an offset.
 pub type Run = (u64, Vec<u8>);
 
+/// Where a call's values come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Origin {
+    /// A model of its target label.
+    Model,
+    /// Its scalar arguments from the palette of values (the `witness` module's), the rest
+    /// from a model's call.
+    Palette,
+    /// Small counts with one extreme value in its buffers of numbers (the `witness` module's
+    /// outlier tables).
+    Outliers,
+}
+
 /// A concrete call of a function, from a model of one of its labels.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Call {
     pub function: String,
-    /// The label whose model gave the call (for a call from the palette, one it is for).
+    /// The label whose model gave the call (for a call of another origin, one it is for).
     pub target: u64,
     pub args: Vec<Arg>,
     /// Globals set before the call: runs of bytes, each at its offset in the global.
     pub globals: Vec<(GlobalId, Vec<Run>)>,
-    /// Its scalar arguments are from the palette of values (the `witness` module's), not
-    /// from the model.
-    pub varied: bool,
+    pub origin: Origin,
     /// Which of the call's allocations (`malloc`, `calloc`, `realloc`; counted from 0) returns
     /// null (a call the `witness` module makes again with it failing).
     pub fail_allocation: Option<u32>,
@@ -381,7 +392,7 @@ impl Plan {
             target,
             args,
             globals,
-            varied: false,
+            origin: Origin::Model,
             fail_allocation: None,
         }
     }

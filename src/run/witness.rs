@@ -19,7 +19,7 @@ use serde::Serialize;
 use super::error::{write_failed, Error, Result};
 use crate::console::Progress;
 use crate::frontend::PreprocessOptions;
-use crate::prune::witness::{self as models, Call, ModelLimits};
+use crate::prune::witness::{self as models, Call, ModelLimits, Origin};
 use crate::prune::{PruneConfig, Status};
 use crate::report::{labels, ledger};
 
@@ -55,10 +55,13 @@ pub struct WitnessReport {
     pub grey_zone: usize,
     /// Of those, in functions a call can be written for.
     pub asked: usize,
-    /// Calls made (distinct): from models, and from the palette of values.
+    /// Calls made (distinct): from models, from the palette of values, with outlier tables
+    /// and with a failing allocation.
     pub calls: usize,
     /// Of those, from the palette of values.
     pub varied: usize,
+    /// Of those, with outlier tables.
+    pub outliers: usize,
     /// Of those, with a failing allocation.
     pub failing_allocation: usize,
     /// Why the calls with a failing allocation were not made, if they were not.
@@ -86,12 +89,13 @@ pub struct Unsupported {
 impl WitnessReport {
     pub fn to_text(&self) -> String {
         let mut out = format!(
-            "{}\ngrey zone (not proved infeasible, covered by no test): {} labels; in functions a call can be written for: {}\ncalls: {} from models, {} from the palette of values, {} with a failing allocation ({} stopped by the time limit)\nshown feasible by a test: {} labels, {} tests written to {}\n",
+            "{}\ngrey zone (not proved infeasible, covered by no test): {} labels; in functions a call can be written for: {}\ncalls: {} from models, {} from the palette of values, {} with outlier tables, {} with a failing allocation ({} stopped by the time limit)\nshown feasible by a test: {} labels, {} tests written to {}\n",
             self.file,
             self.grey_zone,
             self.asked,
-            self.calls - self.varied - self.failing_allocation,
+            self.calls - self.varied - self.outliers - self.failing_allocation,
             self.varied,
+            self.outliers,
             self.failing_allocation,
             self.timed_out,
             self.shown_feasible,
@@ -197,14 +201,15 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         timeout: Duration::from_millis(opts.run_ms),
     };
     // One round of models and runs per way of taking in floating-point operations, then one of
-    // calls from the palette of values, then one of calls with a failing allocation, each for
-    // the labels earlier rounds' runs left uncovered.
+    // calls from the palette of values, one of outlier tables, then one of calls with a failing
+    // allocation, each for the labels earlier rounds' runs left uncovered.
     let mut calls: Vec<Call> = Vec::new();
     let mut runs = crate::witness::Runs::default();
-    let (mut varied, mut failing) = (0, 0);
+    let (mut varied, mut outliers, mut failing) = (0, 0, 0);
     let mut not_built = None;
     let palette = models::ROUNDS.len();
-    for round in 0..palette + 2 {
+    let allocations = palette + 2;
+    for round in 0..=allocations {
         let covered: BTreeSet<u64> = runs
             .runs
             .iter()
@@ -238,6 +243,9 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
                 new
             }
             None if round == palette => crate::witness::values::calls(&program, &calls, &left),
+            None if round == palette + 1 => {
+                crate::witness::outliers::calls(&program, &calls, &left)
+            }
             None => crate::witness::allocations::calls(&program, &calls, &left),
         };
         let earlier: BTreeSet<&Call> = calls.iter().collect();
@@ -255,7 +263,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
             Ok(more) => more,
             // The allocators' wrappers may clash with what the program declares or defines of
             // them: those calls are not made, and the report says why.
-            Err(e @ crate::witness::WitnessError::Build { .. }) if round > palette => {
+            Err(e @ crate::witness::WitnessError::Build { .. }) if round == allocations => {
                 not_built = Some(e.to_string());
                 continue;
             }
@@ -264,7 +272,8 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
             }
             Err(e) => return Err(Error::internal(e)),
         };
-        varied += new.iter().filter(|c| c.varied).count();
+        varied += new.iter().filter(|c| c.origin == Origin::Palette).count();
+        outliers += new.iter().filter(|c| c.origin == Origin::Outliers).count();
         failing += new.iter().filter(|c| c.fail_allocation.is_some()).count();
         calls.extend(new);
         runs.runs.extend(more.runs);
@@ -325,6 +334,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         asked,
         calls: calls.len(),
         varied,
+        outliers,
         failing_allocation: failing,
         failing_allocation_not_built: not_built,
         timed_out: runs.timed_out(),

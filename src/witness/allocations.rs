@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::cfg::callgraph::CallGraph;
 use crate::ir::Program;
-use crate::prune::witness::Call;
+use crate::prune::witness::{Call, Origin};
 
 /// The library functions whose calls the wrappers replace.
 pub const ALLOCATORS: &[&str] = &["malloc", "calloc", "realloc"];
@@ -56,7 +56,9 @@ pub fn calls(program: &Program, earlier: &[Call], left: &BTreeMap<String, Vec<u6
         let wanted: BTreeSet<u64> = ids.iter().copied().collect();
         let of_f: Vec<&Call> = earlier
             .iter()
-            .filter(|c| c.function == *name && !c.varied && c.fail_allocation.is_none())
+            .filter(|c| {
+                c.function == *name && c.origin == Origin::Model && c.fail_allocation.is_none()
+            })
             .collect();
         let mut bases: Vec<&Call> = Vec::new();
         for c in of_f
@@ -84,7 +86,7 @@ pub fn calls(program: &Program, earlier: &[Call], left: &BTreeMap<String, Vec<u6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prune::witness::Arg;
+    use crate::prune::witness::{Arg, Origin};
 
     #[test]
     fn functions_that_allocate_get_their_calls_again_with_each_allocation_failing() {
@@ -99,7 +101,7 @@ mod tests {
             target,
             args: vec![Arg::Bits(3)],
             globals: Vec::new(),
-            varied: false,
+            origin: Origin::Model,
             fail_allocation: None,
         };
         let earlier = vec![call("use", 1), call("pure", 2)];
@@ -128,7 +130,7 @@ mod tests {
             target: 1,
             args: vec![Arg::Bits(3)],
             globals: Vec::new(),
-            varied: false,
+            origin: Origin::Model,
             fail_allocation: None,
         };
         let left = BTreeMap::from([("use".to_string(), vec![1])]);

@@ -5,7 +5,7 @@
 //! the runner covprune compiles, where `pc_label` reports each covered label on the spot.
 
 use crate::ir::{CType, FloatKind, Program};
-use crate::prune::witness::{Arg, Call, BUFFER_BEFORE, BUFFER_BYTES};
+use crate::prune::witness::{Arg, Call, Origin, BUFFER_BEFORE, BUFFER_BYTES};
 
 /// Wrappers of the allocators, before the annotated file in a runner or test whose calls fail
 /// an allocation ([`super::allocations`]): they count the allocations since the test set
@@ -96,10 +96,12 @@ pub fn test_function(program: &Program, call: &Call, k: usize) -> String {
     let f = program
         .function(&call.function)
         .expect("calls are of the program's functions");
-    let from = if call.varied {
-        "for label {}, its scalar arguments from covprune's palette of values"
-    } else {
-        "from a model of label {}"
+    let from = match call.origin {
+        Origin::Model => "from a model of label {}",
+        Origin::Palette => "for label {}, its scalar arguments from covprune's palette of values",
+        Origin::Outliers => {
+            "for label {}, small counts with one extreme value in its buffers (covprune's outlier tables)"
+        }
     };
     let mut from = from.replace("{}", &call.target.to_string());
     if let Some(k) = call.fail_allocation {

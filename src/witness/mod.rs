@@ -11,6 +11,7 @@
 
 pub mod allocations;
 pub mod driver;
+pub mod outliers;
 pub mod values;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -22,7 +23,7 @@ use rayon::prelude::*;
 
 use crate::ir::Program;
 use crate::measure::{RunOutcome, TestRun};
-use crate::prune::witness::Call;
+use crate::prune::witness::{Call, Origin};
 
 /// How the runner is built and run.
 #[derive(Clone, Debug)]
@@ -169,10 +170,10 @@ fn run_one(
         name: format!(
             "call {k} of {} ({} label {}{})",
             call.function,
-            if call.varied {
-                "the palette's values, for"
-            } else {
-                "a model of"
+            match call.origin {
+                Origin::Model => "a model of",
+                Origin::Palette => "the palette's values, for",
+                Origin::Outliers => "an outlier table, for",
             },
             call.target,
             call.fail_allocation

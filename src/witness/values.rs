@@ -1,6 +1,7 @@
 //! Calls from a palette of values: for the labels no model's run covered, the calls of their
 //! functions again with each scalar argument taken from a fixed palette (zeros of both signs,
-//! small integers and halves, powers of ten, the type's extremes, subnormals, infinities, NaN),
+//! small integers and halves, powers of ten, tiny values of both signs, the type's extremes,
+//! subnormals, infinities, NaN),
 //! the rest of the call (buffers, globals) as a model gave it.
 //!
 //! A model is only as good as the encoding: where a label's way goes through what the engine
@@ -13,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ir::{CType, FloatKind, IntKind, Program};
-use crate::prune::witness::{Arg, Call};
+use crate::prune::witness::{Arg, Call, Origin};
 
 /// Calls per function, at most: all combinations of the palette over its scalar arguments
 /// when there are no more, else each scalar argument varied alone.
@@ -41,6 +42,7 @@ const FLOATS: &[f64] = &[
     100.0,
     -100.0,
     1e-300,
+    -1e-300,
     1e300,
     -1e300,
     f64::MAX,
@@ -161,7 +163,7 @@ pub fn calls(program: &Program, earlier: &[Call], left: &BTreeMap<String, Vec<u6
                     })
                     .collect(),
                 globals: Vec::new(),
-                varied: true,
+                origin: Origin::Palette,
                 fail_allocation: None,
             });
         }
@@ -174,7 +176,7 @@ pub fn calls(program: &Program, earlier: &[Call], left: &BTreeMap<String, Vec<u6
         let mut seen: BTreeSet<Call> = BTreeSet::new();
         for base in bases.iter().take(BASES) {
             let mut base = base.clone();
-            base.varied = true;
+            base.origin = Origin::Palette;
             let varied: Vec<Vec<u128>> = if grid <= PER_FUNCTION {
                 combinations(&scalars)
             } else {
@@ -254,6 +256,8 @@ mod tests {
         let values: Vec<f64> = double.iter().map(|b| f64::from_bits(*b as u64)).collect();
         assert!(values.iter().any(|v| v.is_nan()));
         assert!(values.contains(&f64::NEG_INFINITY));
+        // Tiny values of both signs: their reciprocals are huge (`1.0 / a` of tot_info's `gser`).
+        assert!(values.contains(&1e-300) && values.contains(&-1e-300));
         // Both zeros: they compare equal but are different values.
         assert!(double.contains(&0) && double.contains(&u128::from((-0.0f64).to_bits())));
         let float = palette(&CType::Float(FloatKind::Float));
@@ -274,7 +278,7 @@ mod tests {
             target: 1,
             args: vec![Arg::Bits(7), Arg::Bits(9), Arg::Buffer(vec![b'x'])],
             globals: Vec::new(),
-            varied: false,
+            origin: Origin::Model,
             fail_allocation: None,
         };
         let left = BTreeMap::from([("two".to_string(), vec![1]), ("four".to_string(), vec![2])]);
@@ -286,7 +290,7 @@ mod tests {
         // The buffer is the model's; the scalars are the palette's.
         assert!(two
             .iter()
-            .all(|c| c.varied && c.args[2] == Arg::Buffer(vec![b'x'])));
+            .all(|c| c.origin == Origin::Palette && c.args[2] == Arg::Buffer(vec![b'x'])));
         assert!(two.iter().any(
             |c| c.args[0] == Arg::Bits(u128::from(f64::INFINITY.to_bits()))
                 && c.args[1] == Arg::Bits(u128::from(i32::MIN as u32))

@@ -457,6 +457,8 @@ pub fn entries(
                 Some(why) => why,
                 None => continue,
             },
+            // Labels in inactive preprocessor branches have no function.
+            None if name.is_empty() => "not in the compiled program",
             None => "not analysed",
         };
         not_asked.insert(name.clone(), why);

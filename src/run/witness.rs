@@ -106,9 +106,14 @@ impl WitnessReport {
             out.push_str(&format!("  no calls with a failing allocation: {why}\n"));
         }
         for u in &self.unsupported {
+            let whose = if u.function.is_empty() {
+                "labels outside any function".to_string()
+            } else {
+                u.function.clone()
+            };
             out.push_str(&format!(
-                "  no calls for {} ({} labels): {}\n",
-                u.function, u.labels, u.why
+                "  no calls for {whose} ({} labels): {}\n",
+                u.labels, u.why
             ));
         }
         out

@@ -67,12 +67,13 @@ fn statuses(file: &Path) -> BTreeMap<u64, (String, Option<String>)> {
 }
 
 /// Compiles test `tc` on its own with a `pc_label` that prints each covered label on the
-/// standard error (the program prints on its output), runs it, and returns what it printed.
+/// standard output after `covered ` (through GCC's built-in `printf`: no header, which a
+/// preprocessed file would declare again), runs it, and returns the labels it printed.
 fn covered_by(tc: &Path, dir: &Path) -> Vec<u64> {
     let header = dir.join("record.h");
     std::fs::write(
         &header,
-        "#include <stdio.h>\n#define pc_label(c, id, ...) ((c) ? (void)fprintf(stderr, \"%d\\n\", (int)(id)) : (void)0)\n",
+        "#define pc_label(c, id, ...) ((c) ? (void)__builtin_printf(\"covered %d\\n\", (int)(id)) : (void)0)\n",
     )
     .unwrap();
     let exe = dir.join(format!("{}.run", tc.file_name().unwrap().to_string_lossy()));
@@ -87,8 +88,9 @@ fn covered_by(tc: &Path, dir: &Path) -> Vec<u64> {
         .unwrap();
     assert!(st.success(), "{} does not compile", tc.display());
     let out = Command::new(&exe).output().unwrap();
-    String::from_utf8_lossy(&out.stderr)
+    String::from_utf8_lossy(&out.stdout)
         .lines()
+        .filter_map(|l| l.strip_prefix("covered "))
         .map(|l| l.trim().parse().unwrap())
         .collect()
 }
@@ -220,4 +222,70 @@ fn a_run_that_covers_a_label_claimed_infeasible_raises_the_alarm() {
         std::fs::read(file.with_extension("labels")).unwrap(),
         labels_before
     );
+}
+
+/// A preprocessed file (`cc -E`: the C library's declarations are its text) gets its
+/// witnesses as a file with `#include`s does: the runner's own code is compiled apart from it,
+/// and a test with a failing allocation declares the allocators instead of including
+/// `<stdlib.h>`; that test compiles on its own and covers the label only it can.
+#[test]
+fn a_preprocessed_file_gets_tests_that_compile_on_their_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let source = tmp.path().join("keep.c");
+    std::fs::write(
+        &source,
+        "#include <stdlib.h>\n#include <string.h>\n\
+         int keep(int n)\n{\n  char *p = malloc(n > 0 ? (size_t)n : 1);\n  if (p == 0)\n    return -1;\n\
+         \x20 memset(p, 0, n > 0 ? (size_t)n : 1);\n  free(p);\n  return n > 3 ? 1 : 0;\n}\n",
+    )
+    .unwrap();
+    let pre = tmp.path().join("keep.i");
+    let st = Command::new("cc")
+        .arg("-E")
+        .arg(&source)
+        .arg("-o")
+        .arg(&pre)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let ann = tmp.path().join("ann");
+    covprune()
+        .arg("annotate")
+        .arg(&pre)
+        .args(["--criteria", "CC", "-o"])
+        .arg(&ann)
+        .assert()
+        .success();
+    let file = ann.join("keep_labels.c");
+    assert!(!std::fs::read_to_string(&file).unwrap().contains("#include"));
+    covprune()
+        .arg("prune")
+        .arg(&file)
+        .args(["--jobs", "1", "--no-progress"])
+        .assert()
+        .success();
+    let out = tmp.path().join("tests");
+    let (report, code) = witness(&file, &out);
+    assert_eq!(code, 0, "{report}");
+    assert!(
+        report["failing_allocation"].as_u64().unwrap() > 0,
+        "{report}"
+    );
+    // The label of `p == 0` taken: covered only when the allocation fails.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let id: u64 = text
+        .split("pc_label(")
+        .find(|l| l.starts_with("p == 0,"))
+        .and_then(|l| l.split(',').nth(1))
+        .map(|id| id.trim().parse().unwrap())
+        .unwrap_or_else(|| panic!("no label of `p == 0` in {text}"));
+    let after = statuses(&file);
+    let tc = after[&id]
+        .1
+        .clone()
+        .unwrap_or_else(|| panic!("label {id}: {after:?}"));
+    let body = std::fs::read_to_string(out.join(&tc)).unwrap();
+    assert!(body.contains("returning null"), "{body}");
+    assert!(!body.contains("#include <stdlib.h>"), "{body}");
+    assert!(covered_by(&out.join(&tc), tmp.path()).contains(&id));
 }

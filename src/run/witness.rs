@@ -291,9 +291,18 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
     // Every test kept, then the check of every run against the ledger's claims, as `measure`
     // checks a test suite's.
     let include = include_path(&opts.out, &opts.file);
+    let preprocessed = std::fs::read_to_string(&opts.file)
+        .map(|t| crate::witness::driver::preprocessed(&t))
+        .map_err(|e| Error::BadInput(anyhow::anyhow!("{}: {e}", opts.file.display())))?;
     for (n, &k) in kept.iter().enumerate() {
         let path = opts.out.join(crate::witness::test_file(number(n)));
-        let text = crate::witness::driver::standalone(&include, &program, &calls[k], number(n));
+        let text = crate::witness::driver::standalone(
+            &include,
+            &program,
+            &calls[k],
+            number(n),
+            preprocessed,
+        );
         labels::write_atomic(&path, text).map_err(|e| write_failed(&path, e))?;
     }
     let alarms = crate::measure::alarms(&ledger::claims_from_ledger(&ledger), &runs.runs);

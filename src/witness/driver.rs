@@ -7,19 +7,25 @@
 use crate::ir::{CType, FloatKind, Program};
 use crate::prune::witness::{Arg, Call, Origin, BUFFER_BEFORE, BUFFER_BYTES};
 
-/// Wrappers of the allocators, before the annotated file in a runner or test whose calls fail
-/// an allocation ([`super::allocations`]): they count the allocations since the test set
-/// `covprune_fail_at`, and the one it names returns null.
-const ALLOCATION_WRAPPERS: &str = "#include <stdlib.h>\n\
-static long covprune_fail_at = -1;\n\
+/// Wrappers of the allocators, before the annotated file in a test whose call fails an
+/// allocation ([`super::allocations`]): they count the allocations since the test set
+/// `covprune_fail_at`, and the one it names returns null. After `<stdlib.h>`, or after
+/// [`ALLOCATORS`] for a preprocessed file, whose text declares them again (through the
+/// macros, the wrappers: a later `extern` declaration keeps a `static` function's linkage).
+const ALLOCATION_WRAPPERS: &str = "static long covprune_fail_at = -1;\n\
 static long covprune_allocations;\n\
 static int covprune_fails(void) { return covprune_allocations++ == covprune_fail_at; }\n\
-static void *covprune_malloc(size_t n) { return covprune_fails() ? (void *)0 : malloc(n); }\n\
-static void *covprune_calloc(size_t n, size_t m) { return covprune_fails() ? (void *)0 : calloc(n, m); }\n\
-static void *covprune_realloc(void *p, size_t n) { return covprune_fails() ? (void *)0 : realloc(p, n); }\n\
+static void *covprune_malloc(__SIZE_TYPE__ n) { return covprune_fails() ? (void *)0 : malloc(n); }\n\
+static void *covprune_calloc(__SIZE_TYPE__ n, __SIZE_TYPE__ m) { return covprune_fails() ? (void *)0 : calloc(n, m); }\n\
+static void *covprune_realloc(void *p, __SIZE_TYPE__ n) { return covprune_fails() ? (void *)0 : realloc(p, n); }\n\
 #define malloc(n) covprune_malloc(n)\n\
 #define calloc(n, m) covprune_calloc(n, m)\n\
 #define realloc(p, n) covprune_realloc(p, n)\n";
+
+/// The allocators' declarations, for a preprocessed file (whose text declares them too).
+const ALLOCATORS: &str = "void *malloc(__SIZE_TYPE__ n);\n\
+void *calloc(__SIZE_TYPE__ n, __SIZE_TYPE__ m);\n\
+void *realloc(void *p, __SIZE_TYPE__ n);\n";
 
 /// The name of test `k`'s function.
 fn test_name(k: usize) -> String {
@@ -162,12 +168,19 @@ fn include(annotated: &str) -> String {
     format!("#define main covprune_program_main\n#include \"{annotated}\"\n#undef main\n")
 }
 
-/// An LTest driver (`TC_n.c`) for `call`: `annotated` is how it includes the annotated file.
-pub fn standalone(annotated: &str, program: &Program, call: &Call, n: usize) -> String {
-    let wrappers = if call.fail_allocation.is_some() {
-        ALLOCATION_WRAPPERS
-    } else {
-        ""
+/// An LTest driver (`TC_n.c`) for `call`: `annotated` is how it includes the annotated file
+/// (`preprocessed`: [`preprocessed`]).
+pub fn standalone(
+    annotated: &str,
+    program: &Program,
+    call: &Call,
+    n: usize,
+    preprocessed: bool,
+) -> String {
+    let wrappers = match (call.fail_allocation.is_some(), preprocessed) {
+        (false, _) => String::new(),
+        (true, false) => format!("#include <stdlib.h>\n{ALLOCATION_WRAPPERS}"),
+        (true, true) => format!("{ALLOCATORS}{ALLOCATION_WRAPPERS}"),
     };
     format!(
         "/* A witness written by covprune: a call of {} that covers labels of {annotated}. */\n{wrappers}{}\n{}\nint main(void)\n{{\n  {}();\n  return 0;\n}}\n",
@@ -178,18 +191,32 @@ pub fn standalone(annotated: &str, program: &Program, call: &Call, n: usize) -> 
     )
 }
 
-/// The runner: every test, chosen by its number in `argv[1]`; each label covered is written
-/// (`id` and a newline) at once to the file `COVPRUNE_WITNESS_OUT` names, apart from what the
-/// program prints, so that a run that crashes or is killed later has told what it covered
-/// before. `allocations`: the allocators are wrapped ([`ALLOCATION_WRAPPERS`]).
-pub fn runner(annotated: &str, bodies: &[String], allocations: bool) -> String {
-    let mut out = String::from(
+/// Whether `text` (an annotated file) is already preprocessed: it includes no header of its
+/// own, so the declarations of the C library are its text, not a header's that an include
+/// guard would keep from being read twice.
+pub fn preprocessed(text: &str) -> bool {
+    !text.lines().any(|l| {
+        l.trim_start()
+            .strip_prefix('#')
+            .is_some_and(|d| d.trim_start().starts_with("include"))
+    })
+}
+
+/// The runner's own code, a translation unit of its own so that the headers it needs never
+/// meet the annotated file's text (a preprocessed file holds the same declarations):
+/// `covprune_hit` writes each covered label (`id` and a newline) at once to the file
+/// `COVPRUNE_WITNESS_OUT` names, apart from what the program prints, so that a run that
+/// crashes or is killed later has told what it covered before; and the allocators' wrappers,
+/// which count the allocations since the test set `covprune_fail_at` and return null for the
+/// one it names.
+pub fn runtime() -> String {
+    String::from(
         "#include <fcntl.h>\n\
          #include <stdlib.h>\n\
          #include <unistd.h>\n\
          static unsigned char covprune_seen[1 << 17];\n\
          static int covprune_fd = -1;\n\
-         static void covprune_hit(int c, long id)\n\
+         void covprune_hit(int c, long id)\n\
          {\n\
          \x20 char buf[24];\n\
          \x20 int n = 0;\n\
@@ -209,10 +236,40 @@ pub fn runner(annotated: &str, bodies: &[String], allocations: bool) -> String {
          \x20 do { buf[sizeof buf - 2 - n++] = (char)('0' + v % 10); v /= 10; } while (v);\n\
          \x20 if (write(covprune_fd, buf + sizeof buf - 1 - n, (size_t)n + 1) < 0) return;\n\
          }\n\
+         long covprune_fail_at = -1;\n\
+         long covprune_allocations;\n\
+         static int covprune_fails(void) { return covprune_allocations++ == covprune_fail_at; }\n\
+         void *covprune_malloc(size_t n) { return covprune_fails() ? (void *)0 : malloc(n); }\n\
+         void *covprune_calloc(size_t n, size_t m) { return covprune_fails() ? (void *)0 : calloc(n, m); }\n\
+         void *covprune_realloc(void *p, size_t n) { return covprune_fails() ? (void *)0 : realloc(p, n); }\n",
+    )
+}
+
+/// The runner's tests, compiled with [`runtime`]: every test, chosen by its number in
+/// `argv[1]`, with `pc_label` calling the runtime's `covprune_hit`. `allocations`: the
+/// allocators are the runtime's wrappers (macros before the annotated file, which declares
+/// them again through its own `<stdlib.h>` or, `preprocessed`, its text: the same types).
+pub fn runner(annotated: &str, bodies: &[String], allocations: bool, preprocessed: bool) -> String {
+    let mut out = String::from(
+        "void covprune_hit(int c, long id);\n\
          #define pc_label(c, id, ...) covprune_hit((c) ? 1 : 0, (long)(id))\n",
     );
     if allocations {
-        out.push_str(ALLOCATION_WRAPPERS);
+        if !preprocessed {
+            // Read before the macros, so that its include guard keeps the annotated file's
+            // `#include <stdlib.h>` from declaring the wrappers under the allocators' names.
+            out.push_str("#include <stdlib.h>\n");
+        }
+        out.push_str(
+            "extern long covprune_fail_at;\n\
+             extern long covprune_allocations;\n\
+             void *covprune_malloc(__SIZE_TYPE__ n);\n\
+             void *covprune_calloc(__SIZE_TYPE__ n, __SIZE_TYPE__ m);\n\
+             void *covprune_realloc(void *p, __SIZE_TYPE__ n);\n\
+             #define malloc(n) covprune_malloc(n)\n\
+             #define calloc(n, m) covprune_calloc(n, m)\n\
+             #define realloc(p, n) covprune_realloc(p, n)\n",
+        );
     }
     out.push_str(&include(annotated));
     for b in bodies {

@@ -79,6 +79,7 @@ pub fn run(
         .enumerate()
         .map(|(k, c)| driver::test_function(program, c, k))
         .collect();
+    let preprocessed = driver::preprocessed(&std::fs::read_to_string(&annotated)?);
     let source = work.join("covprune_witnesses.c");
     std::fs::write(
         &source,
@@ -86,8 +87,11 @@ pub fn run(
             &annotated.display().to_string(),
             &bodies,
             calls.iter().any(|c| c.fail_allocation.is_some()),
+            preprocessed,
         ),
     )?;
+    let runtime = work.join("covprune_runtime.c");
+    std::fs::write(&runtime, driver::runtime())?;
     let exe = work.join("covprune_witnesses");
     let mut args: Vec<String> = vec![
         "-w".into(),
@@ -101,6 +105,7 @@ pub fn run(
     }
     args.extend(opts.flags.iter().cloned());
     args.push(source.display().to_string());
+    args.push(runtime.display().to_string());
     args.push("-o".into());
     args.push(exe.display().to_string());
     args.push("-lm".into());

@@ -18,16 +18,21 @@ const FIXTURE: &str = "tests/fixtures/witness/units.c";
 /// 13 by a call whose second allocation fails, label 14 by an outlier table.
 const FEASIBLE: &[u64] = &[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14];
 
+/// Prunes `file` with one worker.
+fn prune(file: &Path) {
+    covprune()
+        .arg("prune")
+        .arg(file)
+        .args(["--jobs", "1", "--no-progress"])
+        .assert()
+        .success();
+}
+
 /// The fixture copied into `dir` and pruned; the annotated file.
 fn pruned(dir: &Path) -> PathBuf {
     let file = dir.join("units.c");
     std::fs::copy(FIXTURE, &file).unwrap();
-    covprune()
-        .arg("prune")
-        .arg(&file)
-        .args(["--jobs", "1", "--no-progress"])
-        .assert()
-        .success();
+    prune(&file);
     file
 }
 
@@ -258,12 +263,7 @@ fn a_preprocessed_file_gets_tests_that_compile_on_their_own() {
         .success();
     let file = ann.join("keep_labels.c");
     assert!(!std::fs::read_to_string(&file).unwrap().contains("#include"));
-    covprune()
-        .arg("prune")
-        .arg(&file)
-        .args(["--jobs", "1", "--no-progress"])
-        .assert()
-        .success();
+    prune(&file);
     let out = tmp.path().join("tests");
     let (report, code) = witness(&file, &out);
     assert_eq!(code, 0, "{report}");

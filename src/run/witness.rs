@@ -200,9 +200,12 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
     let work = tempfile::tempdir().map_err(Error::internal)?;
     // The runner is built in a scratch directory.
     let (flags, _) = super::build_flags(&opts.preprocess, &opts.file)?;
+    let text = std::fs::read_to_string(&opts.file)
+        .map_err(|e| Error::BadInput(anyhow::anyhow!("{}: {e}", opts.file.display())))?;
     let run_opts = crate::witness::RunOptions {
         cc: opts.preprocess.cc.clone().unwrap_or_else(|| "cc".into()),
         flags,
+        preprocessed: crate::witness::driver::preprocessed(&text),
         timeout: Duration::from_millis(opts.run_ms),
     };
     // One round of models and runs per way of taking in floating-point operations, then one of
@@ -291,9 +294,6 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
     // Every test kept, then the check of every run against the ledger's claims, as `measure`
     // checks a test suite's.
     let include = include_path(&opts.out, &opts.file);
-    let preprocessed = std::fs::read_to_string(&opts.file)
-        .map(|t| crate::witness::driver::preprocessed(&t))
-        .map_err(|e| Error::BadInput(anyhow::anyhow!("{}: {e}", opts.file.display())))?;
     for (n, &k) in kept.iter().enumerate() {
         let path = opts.out.join(crate::witness::test_file(number(n)));
         let text = crate::witness::driver::standalone(
@@ -301,7 +301,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
             &program,
             &calls[k],
             number(n),
-            preprocessed,
+            run_opts.preprocessed,
         );
         labels::write_atomic(&path, text).map_err(|e| write_failed(&path, e))?;
     }

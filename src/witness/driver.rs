@@ -7,8 +7,8 @@
 use crate::ir::{CType, FloatKind, Program};
 use crate::prune::witness::{Arg, Call, Origin, BUFFER_BEFORE, BUFFER_BYTES};
 
-/// Wrappers of the allocators, before the annotated file in a test whose call fails an
-/// allocation ([`super::allocations`]): they count the allocations since the test set
+/// Wrappers of the allocators, before the annotated file in a runner or test whose calls fail
+/// an allocation ([`super::allocations`]): they count the allocations since the test set
 /// `covprune_fail_at`, and the one it names returns null. After `<stdlib.h>`, or after
 /// [`ALLOCATORS`] for a preprocessed file, whose text declares them again (through the
 /// macros, the wrappers: a later `extern` declaration keeps a `static` function's linkage).
@@ -26,6 +26,19 @@ static void *covprune_realloc(void *p, __SIZE_TYPE__ n) { return covprune_fails(
 const ALLOCATORS: &str = "void *malloc(__SIZE_TYPE__ n);\n\
 void *calloc(__SIZE_TYPE__ n, __SIZE_TYPE__ m);\n\
 void *realloc(void *p, __SIZE_TYPE__ n);\n";
+
+/// What goes before the annotated file of a runner or test whose calls fail an allocation:
+/// [`ALLOCATION_WRAPPERS`] after `<stdlib.h>` (read first, so that its include guard keeps the
+/// annotated file's `#include <stdlib.h>` from declaring the wrappers under the allocators'
+/// names), or after [`ALLOCATORS`] for a `preprocessed` file.
+fn allocation_wrappers(preprocessed: bool) -> String {
+    let declarations = if preprocessed {
+        ALLOCATORS
+    } else {
+        "#include <stdlib.h>\n"
+    };
+    format!("{declarations}{ALLOCATION_WRAPPERS}")
+}
 
 /// The name of test `k`'s function.
 fn test_name(k: usize) -> String {
@@ -177,10 +190,10 @@ pub fn standalone(
     n: usize,
     preprocessed: bool,
 ) -> String {
-    let wrappers = match (call.fail_allocation.is_some(), preprocessed) {
-        (false, _) => String::new(),
-        (true, false) => format!("#include <stdlib.h>\n{ALLOCATION_WRAPPERS}"),
-        (true, true) => format!("{ALLOCATORS}{ALLOCATION_WRAPPERS}"),
+    let wrappers = if call.fail_allocation.is_some() {
+        allocation_wrappers(preprocessed)
+    } else {
+        String::new()
     };
     format!(
         "/* A witness written by covprune: a call of {} that covers labels of {annotated}. */\n{wrappers}{}\n{}\nint main(void)\n{{\n  {}();\n  return 0;\n}}\n",
@@ -206,9 +219,7 @@ pub fn preprocessed(text: &str) -> bool {
 /// meet the annotated file's text (a preprocessed file holds the same declarations):
 /// `covprune_hit` writes each covered label (`id` and a newline) at once to the file
 /// `COVPRUNE_WITNESS_OUT` names, apart from what the program prints, so that a run that
-/// crashes or is killed later has told what it covered before; and the allocators' wrappers,
-/// which count the allocations since the test set `covprune_fail_at` and return null for the
-/// one it names.
+/// crashes or is killed later has told what it covered before.
 pub fn runtime() -> String {
     String::from(
         "#include <fcntl.h>\n\
@@ -235,41 +246,20 @@ pub fn runtime() -> String {
          \x20 buf[sizeof buf - 1] = '\\n';\n\
          \x20 do { buf[sizeof buf - 2 - n++] = (char)('0' + v % 10); v /= 10; } while (v);\n\
          \x20 if (write(covprune_fd, buf + sizeof buf - 1 - n, (size_t)n + 1) < 0) return;\n\
-         }\n\
-         long covprune_fail_at = -1;\n\
-         long covprune_allocations;\n\
-         static int covprune_fails(void) { return covprune_allocations++ == covprune_fail_at; }\n\
-         void *covprune_malloc(size_t n) { return covprune_fails() ? (void *)0 : malloc(n); }\n\
-         void *covprune_calloc(size_t n, size_t m) { return covprune_fails() ? (void *)0 : calloc(n, m); }\n\
-         void *covprune_realloc(void *p, size_t n) { return covprune_fails() ? (void *)0 : realloc(p, n); }\n",
+         }\n",
     )
 }
 
 /// The runner's tests, compiled with [`runtime`]: every test, chosen by its number in
 /// `argv[1]`, with `pc_label` calling the runtime's `covprune_hit`. `allocations`: the
-/// allocators are the runtime's wrappers (macros before the annotated file, which declares
-/// them again through its own `<stdlib.h>` or, `preprocessed`, its text: the same types).
+/// allocators are wrapped as in a test ([`allocation_wrappers`]).
 pub fn runner(annotated: &str, bodies: &[String], allocations: bool, preprocessed: bool) -> String {
     let mut out = String::from(
         "void covprune_hit(int c, long id);\n\
          #define pc_label(c, id, ...) covprune_hit((c) ? 1 : 0, (long)(id))\n",
     );
     if allocations {
-        if !preprocessed {
-            // Read before the macros, so that its include guard keeps the annotated file's
-            // `#include <stdlib.h>` from declaring the wrappers under the allocators' names.
-            out.push_str("#include <stdlib.h>\n");
-        }
-        out.push_str(
-            "extern long covprune_fail_at;\n\
-             extern long covprune_allocations;\n\
-             void *covprune_malloc(__SIZE_TYPE__ n);\n\
-             void *covprune_calloc(__SIZE_TYPE__ n, __SIZE_TYPE__ m);\n\
-             void *covprune_realloc(void *p, __SIZE_TYPE__ n);\n\
-             #define malloc(n) covprune_malloc(n)\n\
-             #define calloc(n, m) covprune_calloc(n, m)\n\
-             #define realloc(p, n) covprune_realloc(p, n)\n",
-        );
+        out.push_str(&allocation_wrappers(preprocessed));
     }
     out.push_str(&include(annotated));
     for b in bodies {

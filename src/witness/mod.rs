@@ -31,6 +31,8 @@ pub struct RunOptions {
     pub cc: String,
     /// Flags for the compiler (`-I`, `-D`), before the runner's source.
     pub flags: Vec<String>,
+    /// The annotated file is already preprocessed ([`driver::preprocessed`]).
+    pub preprocessed: bool,
     /// Per run.
     pub timeout: Duration,
 }
@@ -79,7 +81,6 @@ pub fn run(
         .enumerate()
         .map(|(k, c)| driver::test_function(program, c, k))
         .collect();
-    let preprocessed = driver::preprocessed(&std::fs::read_to_string(&annotated)?);
     let source = work.join("covprune_witnesses.c");
     std::fs::write(
         &source,
@@ -87,7 +88,7 @@ pub fn run(
             &annotated.display().to_string(),
             &bodies,
             calls.iter().any(|c| c.fail_allocation.is_some()),
-            preprocessed,
+            opts.preprocessed,
         ),
     )?;
     let runtime = work.join("covprune_runtime.c");

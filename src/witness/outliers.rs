@@ -37,14 +37,6 @@ fn number(ty: &CType) -> Option<&CType> {
     }
 }
 
-/// The functions that get outlier tables: those of `left` with a buffer of numbers among their
-/// parameters.
-fn takes_numbers(program: &Program, name: &str) -> bool {
-    program
-        .function(name)
-        .is_some_and(|f| f.params.iter().any(|p| number(&f.local(*p).ty).is_some()))
-}
-
 /// `value` as the bytes of `ty` (little-endian).
 fn bytes_of(ty: &CType, value: Value) -> Vec<u8> {
     match ty {
@@ -160,13 +152,21 @@ pub fn calls(program: &Program, earlier: &[Call], left: &BTreeMap<String, Vec<u6
         let Some(&first) = ids.first() else {
             continue;
         };
-        if !takes_numbers(program, name) {
-            continue;
-        }
         let Some(f) = program.function(name) else {
             continue;
         };
         let tys: Vec<&CType> = f.params.iter().map(|p| &f.local(*p).ty).collect();
+        if !tys.iter().any(|ty| number(ty).is_some()) {
+            continue;
+        }
+        // The palette of each floating-point parameter (empty for the others).
+        let palettes: Vec<Vec<u128>> = tys
+            .iter()
+            .map(|ty| match ty {
+                CType::Float(_) => super::values::palette(ty),
+                _ => Vec::new(),
+            })
+            .collect();
         let wanted: BTreeSet<u64> = ids.iter().copied().collect();
         let base = earlier
             .iter()
@@ -187,7 +187,7 @@ pub fn calls(program: &Program, earlier: &[Call], left: &BTreeMap<String, Vec<u6
                         CType::Int(IntKind::Bool) => Arg::Bits(u128::from(draw.below(2))),
                         CType::Int(_) => Arg::Bits(u128::from(draw.below(MAX_COUNT + 1))),
                         CType::Float(_) => {
-                            let p = super::values::palette(ty);
+                            let p = &palettes[i];
                             Arg::Bits(p[draw.below(p.len() as u64) as usize])
                         }
                         _ => base

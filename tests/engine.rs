@@ -83,8 +83,8 @@ fn check_fixture_with(path: &Path, config: &PruneConfig) -> Vec<u64> {
 }
 
 /// Runs the float fixture on special values (NaNs, infinities, signed zeros, huge and tiny
-/// numbers), every `unsigned char` and, for sines and quotients, 400,000 random arguments;
-/// prints the labels some run covers.
+/// numbers), every `unsigned char` and, for sines and quotients, 400,000 random arguments
+/// (and, for the series, 200,000 arguments from 0 to 200); prints the labels some run covers.
 const FLOAT_DRIVER: &str = r#"
 #include <math.h>
 #include <stdio.h>
@@ -105,6 +105,8 @@ int main(void) {
                 for (unsigned y = 0; y < sizeof xs / sizeof *xs; y++) signs(xs[x], xs[y], is[f]);
             library(xs[x], fs[f]);
             if (f == 0)
+                series(xs[x]);
+            if (f == 0)
                 for (unsigned y = 0; y < sizeof xs / sizeof *xs; y++) {
                     for (unsigned g = 0; g < sizeof fs / sizeof *fs; g++) periodic(xs[x], xs[y], fs[g]);
                     for (int n = 0; n < 6; n++) climb(xs[x], xs[y], n);
@@ -124,6 +126,7 @@ int main(void) {
         periodic((double)(u % 2000001) / 100000.0 - 10.0, (double)(v % 2001) / 100.0 - 10.0,
                  (float)(w % 20001) / 1000.0f - 10.0f);
         climb((double)(u % 2000001) / 100000.0 - 10.0, (double)(v % 2001) / 100.0, 4);
+        series((double)(u % 2000001) / 10000.0);
     }
     for (int id = 0; id < 64; id++)
         if (covered[id]) printf("%d\n", id);

@@ -11,6 +11,7 @@ use crate::vc::cone::{
     QUESTION_FP_WORK,
 };
 use crate::vc::encode::{Fact, LabelVc, LoopCandidate};
+use crate::vc::ranges;
 use crate::vc::term::{Terms, T};
 
 /// What one function's questions share: the encoding's terms and facts, the solver, the
@@ -448,8 +449,38 @@ impl Asker<'_> {
     }
 
     /// [`Asker::decide_cheaply`] with the floating-point work `fp_work` ([`needed_facts`]);
-    /// also says whether the question left a definition of a floating-point result out.
+    /// also says whether the question left a definition of a floating-point result out. A
+    /// question about floating-point values is first given to the ranges
+    /// ([`Asker::refuted_by_ranges`]), which take every definition in.
     fn cheap_question(&mut self, goal: T, observe: &[T], fp_work: u32) -> (Option<Answer>, bool) {
+        if fp_work == 0 && self.terms.uses_floats(goal) && self.refuted_by_ranges(goal) {
+            return (Some((Outcome::Infeasible, None)), false);
+        }
+        self.cheap_solver_question(goal, observe, fp_work)
+    }
+
+    /// Is `goal` unsatisfiable by the ranges of its floating-point terms
+    /// ([`crate::vc::ranges`]), with the facts of its cone, every definition of a
+    /// floating-point result and of a memory included?
+    fn refuted_by_ranges(&mut self, goal: T) -> bool {
+        let facts = self.facts;
+        let cone = needed_facts(&self.terms, facts, &self.index, &[goal], false, u32::MAX);
+        let context: Vec<T> = cone.ids.into_iter().map(|i| facts[i].fact).collect();
+        self.stats.range_questions += 1;
+        let refuted = ranges::refutes(&self.terms, &context, goal, ranges::MAX_BOXES);
+        if refuted {
+            self.stats.range_proofs += 1;
+        }
+        refuted
+    }
+
+    /// [`Asker::cheap_question`] asked of the solver.
+    fn cheap_solver_question(
+        &mut self,
+        goal: T,
+        observe: &[T],
+        fp_work: u32,
+    ) -> (Option<Answer>, bool) {
         let facts = self.facts;
         let facts_of =
             |ids: Vec<usize>| -> Vec<T> { ids.into_iter().map(|i| facts[i].fact).collect() };

@@ -453,7 +453,7 @@ fn ask_own(
         let (solver_ms, models_ms, translation_ms) = spent.split_ms();
         let elapsed = t0.elapsed();
         print_err(&format!(
-            "covprune: {what}: asked in {} ms (step 1 {} ms and {} units, steps 2-3 {} ms and {} units; checks {solver_ms} ms, models {models_ms} ms, translation {translation_ms} ms, outside the solver {} ms); questions {}/{}/{} ({} answered by earlier models, {} asked before); questions with memory {} ({} proved, {} units, {} on a limit with {} units{}); loop facts {} of {} proved ({} questions); with floats defined {} ({} proved){}",
+            "covprune: {what}: asked in {} ms (step 1 {} ms and {} units, steps 2-3 {} ms and {} units; checks {solver_ms} ms, models {models_ms} ms, translation {translation_ms} ms, outside the solver {} ms); questions {}/{}/{} ({} answered by earlier models, {} asked before); questions with memory {} ({} proved, {} units, {} on a limit with {} units{}); loop facts {} of {} proved ({} questions); with floats defined {} ({} proved); by ranges {} ({} proved){}",
             elapsed.as_millis(),
             asker.stats.step1.ms,
             units_step1,
@@ -480,6 +480,8 @@ fn ask_own(
             asker.stats.loop_facts.queries,
             asker.stats.float_questions,
             asker.stats.float_proofs,
+            asker.stats.range_questions,
+            asker.stats.range_proofs,
             if asker.over_budget() {
                 " (budget exhausted)"
             } else {

@@ -39,6 +39,11 @@ pub struct RunStats {
     pub float_questions: u64,
     #[serde(default)]
     pub float_proofs: u64,
+    /// Questions given to the ranges of their floating-point terms, and those they refuted.
+    #[serde(default)]
+    pub range_questions: u64,
+    #[serde(default)]
+    pub range_proofs: u64,
 }
 
 /// Questions asked by one step, and the time they took.
@@ -65,6 +70,8 @@ impl RunStats {
         self.loop_facts.add(&other.loop_facts);
         self.float_questions += other.float_questions;
         self.float_proofs += other.float_proofs;
+        self.range_questions += other.range_questions;
+        self.range_proofs += other.range_proofs;
     }
 }
 

@@ -7,6 +7,7 @@ pub mod cone;
 pub mod encode;
 pub mod fp;
 pub mod pointsto;
+pub mod ranges;
 pub mod regions;
 pub mod term;
 

@@ -146,6 +146,22 @@ fn constant_initialiser(gl: &Global) -> Option<Vec<i128>> {
     Some(stored)
 }
 
+/// Does every statement of `gl`'s initialiser store a constant, an integer or a
+/// floating-point one?
+fn constant_data(gl: &Global) -> bool {
+    gl.init.iter().all(|s| match &s.kind {
+        StmtKind::ZeroInit { .. } => true,
+        StmtKind::Assign { src, .. } => {
+            let mut e = src;
+            while let ExprKind::Cast(inner) | ExprKind::Unary(UnOp::Neg, inner) = &e.kind {
+                e = inner;
+            }
+            src.as_const().is_some() || matches!(e.kind, ExprKind::FloatConst(_))
+        }
+        _ => false,
+    })
+}
+
 /// Every statement of a function that writes a place, with the place.
 fn stores(prog: &Program) -> impl Iterator<Item = (&Stmt, &LValue)> {
     prog.functions.iter().flat_map(|f| {
@@ -242,9 +258,7 @@ fn unwritten_statics(prog: &Program, address_taken: &HashSet<GlobalId>) -> HashS
         .map(GlobalId)
         .filter(|g| {
             let gl = &prog.globals[g.0 as usize];
-            closed_static(*g, gl, address_taken)
-                && !written.contains(g)
-                && constant_initialiser(gl).is_some()
+            closed_static(*g, gl, address_taken) && !written.contains(g) && constant_data(gl)
         })
         .collect()
 }

@@ -121,11 +121,20 @@ pub(super) fn exact_trips(
     h: BlockId,
 ) -> Option<u8> {
     let body = forest.body(h)?;
+    // The test every iteration runs: the head's, or that of the first block the head leads
+    // to without a choice (an annotated loop's head is followed by its labels' block).
+    let mut test = h;
+    for _ in 0..body.len() {
+        match f.block(test).term {
+            Terminator::Goto(next) if next != h && body.contains(&next) => test = next,
+            _ => break,
+        }
+    }
     let Terminator::Branch {
         cond,
         then_bb,
         else_bb,
-    } = &f.block(h).term
+    } = &f.block(test).term
     else {
         return None;
     };
@@ -450,6 +459,15 @@ mod tests {
                 "f"
             ),
             [None]
+        );
+        // The annotated form: the test after the labels of its condition, in a block of its
+        // own, with the loop left by a `break`.
+        assert_eq!(
+            trips(
+                "int f(void) { int s = 0; for (int i = 0; ; ++i) { pc_label(i < 6, 1, \"CC\"); if (!(i < 6)) break; s += i; } return s; }",
+                "f"
+            ),
+            [Some(6)]
         );
         assert_eq!(copies_for_trips(3), 4);
     }

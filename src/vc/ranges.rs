@@ -21,8 +21,10 @@ use std::collections::HashMap;
 
 mod arith;
 
-use arith::{apply, key, of_key, round, INF};
+#[cfg(test)]
+use arith::apply;
 pub use arith::{binary, compare, unary, Range, Tri};
+use arith::{key, of_key, round, INF};
 
 use super::fp::format;
 use super::term::{BvOp, FpCmpOp, FpOp, FpUnOp, Node, Sort, Terms, T};
@@ -511,14 +513,13 @@ impl Side {
         }
         None
     }
+
     /// How many values the side has, NaN counting for all of them.
     fn size(&self) -> u64 {
         if self.nan && self.lo <= self.hi {
             u64::MAX
-        } else if self.lo <= self.hi {
-            self.hi - self.lo
         } else {
-            0
+            self.hi.saturating_sub(self.lo)
         }
     }
 }

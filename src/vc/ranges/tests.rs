@@ -1,3 +1,6 @@
+//! Tests of the ranges: each operation's range against its results on random operands, and
+//! refuted questions against every point near their constants.
+
 use super::*;
 use crate::vc::fp::bits_of;
 

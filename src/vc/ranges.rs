@@ -131,11 +131,13 @@ impl Compiler<'_> {
             return false;
         };
         let ones_ok = self.terms.width(ones) == e && self.const_of(ones) == Some((1 << e) - 1);
+        // The significand is `f`, or 1 where `f` is zero: never zero.
         let frac_ok = match *self.terms.node(frac) {
-            Node::Ite(c, one, _) => {
+            Node::Ite(c, one, f) => {
                 self.const_of(one) == Some(1)
                     && matches!(*self.terms.node(c), Node::Eq(a, b)
-                        if self.const_of(a) == Some(0) || self.const_of(b) == Some(0))
+                        if (a == f && self.const_of(b) == Some(0))
+                            || (b == f && self.const_of(a) == Some(0)))
             }
             _ => false,
         };

@@ -285,14 +285,7 @@ fn preprocessed_input_with_line_markers_inside_branches_behaves_like_the_origina
     let dir = tempfile::tempdir().unwrap();
     let src = Path::new(FIXTURES).join("markers.c");
     let pre = dir.path().join("markers.i");
-    let st = Command::new("cc")
-        .arg("-E")
-        .arg(&src)
-        .arg("-o")
-        .arg(&pre)
-        .status()
-        .unwrap();
-    assert!(st.success());
+    common::run_ok(Command::new("cc").arg("-E").arg(&src).arg("-o").arg(&pre));
     let pre_text = std::fs::read_to_string(&pre).unwrap();
     assert!(
         pre_text.contains("if (f == \n# "),

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
-use common::{covprune, json_and_code};
+use common::{covprune, json_and_code, run_ok};
 
 const FIXTURE: &str = "tests/fixtures/witness/units.c";
 /// The labels of the fixture that some input covers; label 7 is infeasible, label 9 (subsumed)
@@ -245,14 +245,13 @@ fn a_preprocessed_file_gets_tests_that_compile_on_their_own() {
     )
     .unwrap();
     let pre = tmp.path().join("keep.i");
-    let st = Command::new("cc")
-        .arg("-E")
-        .arg(&source)
-        .arg("-o")
-        .arg(&pre)
-        .status()
-        .unwrap();
-    assert!(st.success());
+    run_ok(
+        Command::new("cc")
+            .arg("-E")
+            .arg(&source)
+            .arg("-o")
+            .arg(&pre),
+    );
     let ann = tmp.path().join("ann");
     covprune()
         .arg("annotate")

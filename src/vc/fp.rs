@@ -56,7 +56,7 @@ fn pattern64(v: f64) -> u128 {
 }
 
 /// A constant pattern's value (binary32 values widen exactly).
-fn value(width: u32, bits: u128) -> f64 {
+pub fn value(width: u32, bits: u128) -> f64 {
     match width {
         32 => f64::from(f32::from_bits(bits as u32)),
         _ => f64::from_bits(bits as u64),

@@ -26,7 +26,7 @@ use arith::apply;
 pub use arith::{binary, compare, unary, Range, Tri};
 use arith::{key, of_key, round, INF};
 
-use super::fp::format;
+use super::fp::{format, value};
 use super::term::{BvOp, FpCmpOp, FpOp, FpUnOp, Node, Sort, Terms, T};
 
 /// At most this many evaluations of a question's terms (one per box) before it is left to
@@ -77,13 +77,13 @@ enum Value {
     I(Option<u128>),
 }
 
-/// A question compiled for the ranges: its steps, its conjuncts, and its free floats (each
-/// with its width).
+/// A question compiled for the ranges: its steps, its conjuncts, and its free values (each
+/// float with its width, each boolean symbol with [`BOOL`]).
 struct Program {
     steps: Vec<Step>,
     conjuncts: Vec<usize>,
     free: Vec<u32>,
-    /// The free floats each conjunct depends on.
+    /// The free values each conjunct depends on.
     depends: Vec<Vec<usize>>,
 }
 
@@ -109,11 +109,16 @@ impl Compiler<'_> {
         self.steps.len() - 1
     }
 
-    fn free(&mut self, t: T, width: u32) -> usize {
-        let i = *self.free_of.entry(t).or_insert_with(|| {
+    /// The free value of the box that `t` is (a float of `width` bits, or [`BOOL`]).
+    fn free_index(&mut self, t: T, width: u32) -> usize {
+        *self.free_of.entry(t).or_insert_with(|| {
             self.free.push(width);
             self.free.len() - 1
-        });
+        })
+    }
+
+    fn free(&mut self, t: T, width: u32) -> usize {
+        let i = self.free_index(t, width);
         self.push(Step::Free(i))
     }
 
@@ -203,11 +208,7 @@ impl Compiler<'_> {
             return self.push(Step::Const(Range::ANY));
         }
         if let Some(c) = self.const_of(t) {
-            let v = match width {
-                32 => f64::from(f32::from_bits(c as u32)),
-                _ => f64::from_bits(c as u64),
-            };
-            return self.push(Step::Const(Range::point(v)));
+            return self.push(Step::Const(Range::point(value(width, c))));
         }
         let sign = 1u128 << (width - 1);
         match self.terms.node(t).clone() {
@@ -274,13 +275,7 @@ impl Compiler<'_> {
             }
             _ if self.any_nan(t, width) => self.push(Step::Const(Range::NAN)),
             _ => match self.known_bits(t, &mut Vec::new()) {
-                Some(bits) => {
-                    let v = match width {
-                        32 => f64::from(f32::from_bits(bits as u32)),
-                        _ => f64::from_bits(bits as u64),
-                    };
-                    self.push(Step::Const(Range::point(v)))
-                }
+                Some(bits) => self.push(Step::Const(Range::point(value(width, bits)))),
                 None => self.free(t, width),
             },
         }
@@ -294,11 +289,10 @@ impl Compiler<'_> {
             Node::True => Step::Bool(Tri::True),
             Node::False => Step::Bool(Tri::False),
             Node::Not(a) => Step::Not(self.boolean(a)),
-            Node::And(_) if self.is_nan_of(t).is_some() => {
-                let a = self.is_nan_of(t).expect("a NaN test");
-                Step::IsNan(self.float(a))
-            }
-            Node::And(xs) => Step::And(xs.iter().map(|&x| self.boolean(x)).collect()),
+            Node::And(xs) => match self.is_nan_of(t) {
+                Some(a) => Step::IsNan(self.float(a)),
+                None => Step::And(xs.iter().map(|&x| self.boolean(x)).collect()),
+            },
             Node::Or(xs) => Step::Or(xs.iter().map(|&x| self.boolean(x)).collect()),
             Node::Ite(c, a, b) if self.terms.sort(a) == Sort::Bool => {
                 // (c and a) or (not c and b)
@@ -310,13 +304,7 @@ impl Compiler<'_> {
             }
             Node::Var { .. } => match self.fixed.get(&t) {
                 Some(&v) => Step::Bool(if v { Tri::True } else { Tri::False }),
-                None => {
-                    let i = *self.free_of.entry(t).or_insert_with(|| {
-                        self.free.push(BOOL);
-                        self.free.len() - 1
-                    });
-                    Step::Free(i)
-                }
+                None => Step::Free(self.free_index(t, BOOL)),
             },
             Node::FpCmp(op, a, b) => Step::Cmp(op, self.float(a), self.float(b)),
             Node::Eq(a, b) if matches!(self.terms.sort(a), Sort::Bv(_)) => {
@@ -450,8 +438,8 @@ fn int_range(terms: &Terms, signed: bool, t: T) -> (i128, i128) {
 /// The width that marks a free boolean symbol (its side's values are 0 and 1).
 const BOOL: u32 = 1;
 
-/// A free float's values in a box: the numbers whose keys lie from `lo` to `hi` (none when
-/// `lo > hi`), and NaN or not.
+/// A free value's values in a box: the numbers whose keys lie from `lo` to `hi` (none when
+/// `lo > hi`), and NaN or not; a boolean's are 0 and 1.
 #[derive(Clone, Copy, Debug)]
 struct Side {
     lo: u64,
@@ -755,7 +743,7 @@ impl Program {
     }
 }
 
-/// The free floats below step `root`, sorted.
+/// The free values below step `root`, sorted.
 fn frees_below(steps: &[Step], root: usize) -> Vec<usize> {
     let mut seen = vec![false; root + 1];
     let mut stack = vec![root];
@@ -820,7 +808,7 @@ pub fn refutes(terms: &Terms, context: &[T], goal: T, max_boxes: usize) -> bool 
         if refuted {
             continue;
         }
-        // Split the widest free float an undecided conjunct depends on.
+        // The free values an undecided conjunct depends on and that can be split.
         let mut candidates: Vec<usize> = unknown
             .iter()
             .flat_map(|&c| p.depends[c].iter().copied())

@@ -229,8 +229,5 @@ pub(super) fn of_key(width: u32, k: u64) -> f64 {
     } else {
         ((top - 1) - k) | top
     };
-    match width {
-        32 => f64::from(f32::from_bits(bits as u32)),
-        _ => f64::from_bits(bits),
-    }
+    crate::vc::fp::value(width, u128::from(bits))
 }

@@ -259,6 +259,13 @@ fn fixture_labels_get_their_expected_verdicts() {
     check_fixture(Path::new("tests/fixtures/engine/memory_calls.c"));
 }
 
+/// Calling contexts share one budget: a copy asked after one that spends it at its questions'
+/// limits still gets its share, and its context proves its label.
+#[test]
+fn a_copy_after_one_that_spends_the_budget_gets_its_share() {
+    check_fixture(Path::new("tests/fixtures/engine/copy_budget.c"));
+}
+
 /// The whole-file facts on statics hold only while no code outside the file reaches them:
 /// with the statics opened (a test that includes the file), the same labels stay unknown.
 #[test]

@@ -481,7 +481,9 @@ fn own_budget(asker: &Asker, per_ms: u64, ms: u64) -> Budget {
 }
 
 /// Decides the labels of every inlined copy: step 1 for each, steps 2 and 3 within the
-/// function's co-reached groups. A copy the budget cuts short reports nothing.
+/// function's co-reached groups. Each copy gets an equal share of what the copies before it
+/// left of the budget; one its share cuts short reports the labels its step 1 proved at every
+/// occurrence.
 pub(super) fn decide_copies(
     asker: &mut Asker,
     copies: &[InlinedCopy],
@@ -493,7 +495,14 @@ pub(super) fn decide_copies(
     let mut failed: BTreeSet<(String, u64, u32)> = BTreeSet::new();
     let mut candidates: Vec<Candidate> = Vec::new();
     let mut out: Vec<CopyResult> = Vec::new();
-    for copy in copies {
+    // Each copy gets its share of what the copies before it left of the budget: a large
+    // copy asked first does not leave the others nothing.
+    let whole = asker.budget;
+    for (i, copy) in copies.iter().enumerate() {
+        if whole.exhausted(asker.backend.work()) {
+            break;
+        }
+        asker.budget = whole.share_of_rest(asker.backend.work(), (copies.len() - i) as u64);
         let Some(g) = q.program.functions.iter().find(|f| f.name == copy.function) else {
             continue;
         };
@@ -520,18 +529,15 @@ pub(super) fn decide_copies(
         if asker.faults.copies_undecided {
             break;
         }
-        match decide_copy(asker, copy, &groups, q, &mut failed) {
-            Some((r, models)) => {
-                candidates.extend(models.into_iter().map(|(label, values)| Candidate {
-                    result: out.len(),
-                    label,
-                    values,
-                }));
-                out.push(r);
-            }
-            None => break,
-        }
+        let (r, models) = decide_copy(asker, copy, &groups, q, &mut failed);
+        candidates.extend(models.into_iter().map(|(label, values)| Candidate {
+            result: out.len(),
+            label,
+            values,
+        }));
+        out.push(r);
     }
+    asker.budget = whole;
     let (run_level, run_infeasible) = run_level_implications(asker, copies, &groups_of, &out, q);
     // Witnesses come last, from what the budget leaves: a proof of infeasibility in a copy
     // is worth more than a witness, which only lets a label stand as a partner.
@@ -756,13 +762,16 @@ struct Candidate {
     values: Option<Vec<Option<u128>>>,
 }
 
+/// Decides one copy's labels within the asker's budget. A copy the budget cuts short in step 1
+/// holds the labels proved at every occurrence (none of their occurrences left unasked), and
+/// no result of steps 2 and 3; one cut short in step 2 or 3 holds step 1's.
 fn decide_copy(
     asker: &mut Asker,
     copy: &InlinedCopy,
     groups: &[Vec<u64>],
     q: &CopyQuestions,
     failed: &mut BTreeSet<(String, u64, u32)>,
-) -> Option<(CopyResult, Vec<ModelOfInputs>)> {
+) -> (CopyResult, Vec<ModelOfInputs>) {
     let label_of = |id: u64| copy.labels.iter().find(|l| l.id == id);
     let group_of: BTreeMap<u64, usize> = groups
         .iter()
@@ -776,9 +785,12 @@ fn decide_copy(
     // Group members with the root's parameters' values in a model: witnesses to try (only
     // partners of steps 2 and 3 need one).
     let mut models_of_inputs = Vec::new();
-    for l in &copy.labels {
+    // Occurrences the budget left unasked: their keys are not proved.
+    let mut unasked: BTreeSet<(u64, u32)> = BTreeSet::new();
+    for (i, l) in copy.labels.iter().enumerate() {
         if asker.over_budget() {
-            return None;
+            unasked.extend(copy.labels[i..].iter().map(|l| (l.id, l.block.0)));
+            break;
         }
         let key = (copy.function.clone(), l.id, l.block.0);
         if failed.contains(&key) {
@@ -817,8 +829,20 @@ fn decide_copy(
     }
     let infeasible: BTreeSet<(u64, u32)> = proved
         .into_iter()
-        .filter_map(|(k, ok)| ok.then_some(k))
+        .filter_map(|(k, ok)| (ok && !unasked.contains(&k)).then_some(k))
         .collect();
+    let step1_only = |infeasible, satisfiable| CopyResult {
+        path: copy.path.clone(),
+        function: copy.function.clone(),
+        infeasible,
+        satisfiable,
+        always_true: BTreeSet::new(),
+        implications: BTreeSet::new(),
+        witnessed: BTreeSet::new(),
+    };
+    if !unasked.is_empty() {
+        return (step1_only(infeasible, satisfiable), models_of_inputs);
+    }
     let is_infeasible = |id: u64| infeasible.iter().any(|(i, _)| *i == id);
     let mut always_true = BTreeSet::new();
     let mut implications = BTreeSet::new();
@@ -841,7 +865,7 @@ fn decide_copy(
                 q.model_filter,
             );
             if cut_short {
-                return None;
+                return (step1_only(infeasible, satisfiable), models_of_inputs);
             }
         }
         if q.steps.contains(&3) {
@@ -853,7 +877,7 @@ fn decide_copy(
                 .collect();
             if survivors.len() >= 2 && survivors.len() <= super::MAX_STEP3_GROUP {
                 if asker.over_budget() {
-                    return None;
+                    return (step1_only(infeasible, satisfiable), models_of_inputs);
                 }
                 let found = step3(
                     asker,
@@ -880,118 +904,12 @@ fn decide_copy(
         always_true.extend(here);
     }
     let result = CopyResult {
-        path: copy.path.clone(),
-        function: copy.function.clone(),
-        infeasible,
-        satisfiable,
         always_true,
         implications,
-        witnessed: BTreeSet::new(),
+        ..step1_only(infeasible, satisfiable)
     };
-    Some((result, models_of_inputs))
+    (result, models_of_inputs)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::prune::PruneConfig;
-    use std::time::{Duration, Instant};
-
-    fn units_of(config: &PruneConfig) -> u64 {
-        copy_budget(config, Instant::now())
-            .units
-            .expect("a resource limit gives a deterministic budget")
-    }
-
-    #[test]
-    fn the_copies_budget_is_a_constant_capped_by_the_functions_budget() {
-        let mut config = PruneConfig {
-            function_budget_s: 120,
-            ..PruneConfig::default()
-        };
-        config.solver.timeout_ms = 2000;
-        config.solver.rlimit = 5_000_000;
-        let per_ms = config.solver.units_per_ms();
-        assert!(per_ms > 0);
-        assert_eq!(units_of(&config), COPY_BUDGET_MS * per_ms);
-        // A 64th of a small function budget caps it.
-        config.function_budget_s = 8;
-        assert_eq!(units_of(&config), 125 * per_ms);
-        // Without a resource limit, the same milliseconds of wall time.
-        config.solver.rlimit = 0;
-        let b = copy_budget(&config, Instant::now());
-        assert_eq!(b.units, None);
-        assert_eq!(b.wall, Some(Duration::from_millis(125)));
-    }
-
-    fn site(caller: &str, stmt: u32) -> CallSite {
-        CallSite {
-            caller: caller.into(),
-            block: 0,
-            stmt,
-        }
-    }
-
-    #[test]
-    fn complete_paths_are_every_way_down_from_the_only_entry() {
-        // f calls g once and m twice; m calls g.
-        let mut sites = BTreeMap::from([
-            ("g".to_string(), vec![site("f", 0), site("m", 0)]),
-            ("m".to_string(), vec![site("f", 1), site("f", 2)]),
-        ]);
-        let paths = complete_paths(&sites, "f", "g", MAX_CONTEXT_DEPTH).unwrap();
-        assert_eq!(paths.len(), 3);
-        assert!(paths.contains(&vec![site("f", 2), site("m", 0)]));
-        // Deeper than allowed.
-        assert!(complete_paths(&sites, "f", "g", 1).is_none());
-        // Another entry (e, whose callers are unknown) also calls m.
-        sites.get_mut("m").unwrap().push(site("e", 0));
-        assert!(complete_paths(&sites, "f", "g", MAX_CONTEXT_DEPTH).is_none());
-        // Recursion through g.
-        let recursive = BTreeMap::from([("g".to_string(), vec![site("f", 0), site("g", 3)])]);
-        assert!(complete_paths(&recursive, "f", "g", MAX_CONTEXT_DEPTH).is_none());
-    }
-
-    fn copy(function: &str, caller: &str, infeasible: &[u64], witnessed: &[u64]) -> CopyResult {
-        CopyResult {
-            path: vec![CallSite {
-                caller: caller.into(),
-                block: 0,
-                stmt: 0,
-            }],
-            function: function.into(),
-            infeasible: infeasible.iter().map(|&id| (id, 0)).collect(),
-            satisfiable: witnessed.iter().copied().collect(),
-            always_true: BTreeSet::new(),
-            implications: BTreeSet::new(),
-            witnessed: witnessed.iter().copied().collect(),
-        }
-    }
-
-    fn contexts(copies: Vec<CopyResult>) -> Contexts {
-        Contexts {
-            sites: BTreeMap::new(),
-            copies: copies.into_iter().map(|c| (c.path.clone(), c)).collect(),
-        }
-    }
-
-    #[test]
-    fn a_label_proved_infeasible_somewhere_is_a_partner_only_once_witnessed() {
-        let proved_in_one = contexts(vec![copy("h", "a", &[7], &[]), copy("h", "b", &[], &[])]);
-        assert!(proved_in_one.suspect("h", 7));
-        assert!(!proved_in_one.suspect("h", 8));
-        assert!(!proved_in_one.suspect("g", 7));
-        let witnessed_in_another =
-            contexts(vec![copy("h", "a", &[7], &[]), copy("h", "b", &[], &[7])]);
-        assert!(!witnessed_in_another.suspect("h", 7));
-    }
-
-    #[test]
-    fn a_run_found_through_unknowns_is_no_evidence() {
-        // Satisfiable in copy b, but not witnessed there (say, after a loop).
-        let mut b = copy("h", "b", &[], &[]);
-        b.satisfiable.insert(7);
-        let reached_unwitnessed = contexts(vec![copy("h", "a", &[7], &[]), b]);
-        assert!(reached_unwitnessed.suspect("h", 7));
-    }
-}
+mod tests;

@@ -85,6 +85,8 @@ struct Program {
     free: Vec<u32>,
     /// The free values each conjunct depends on.
     depends: Vec<Vec<usize>>,
+    /// The question's floating-point constants and their negations, where boxes split.
+    landmarks: Vec<f64>,
 }
 
 struct Compiler<'a> {
@@ -468,11 +470,14 @@ impl Side {
             nan: self.nan,
         }
     }
-    /// The two halves of the side, if it has more than one value.
-    fn split(&self, width: u32) -> Option<(Side, Side)> {
+    /// The parts of the side, if it has more than one value: NaN apart from the numbers,
+    /// then the negative numbers, the zeros and the positive ones, then the landmark nearest
+    /// the middle alone between the numbers below and above it, then halves. Also says
+    /// whether the split is one of the first three kinds (not a halving).
+    fn split(&self, width: u32, landmarks: &[f64]) -> Option<(Vec<Side>, bool)> {
         let numbers = self.lo <= self.hi;
         if self.nan && numbers {
-            return Some((
+            let parts = vec![
                 Side {
                     nan: false,
                     ..*self
@@ -482,26 +487,45 @@ impl Side {
                     hi: 0,
                     nan: true,
                 },
-            ));
+            ];
+            return Some((parts, true));
         }
-        if numbers && self.lo < self.hi {
-            // Zeros first: the negative numbers, the two zeros, the positive ones (a sign
-            // is where comparisons with zero change).
-            let zeros = (width != BOOL).then(|| (key(width, -0.0), key(width, 0.0)));
-            let mid = match zeros {
-                Some((minus, _)) if self.lo < minus && minus <= self.hi => minus - 1,
-                Some((_, plus)) if self.lo <= plus && plus < self.hi => plus,
-                _ => self.lo + (self.hi - self.lo) / 2,
-            };
-            return Some((
-                Side { hi: mid, ..*self },
-                Side {
-                    lo: mid + 1,
-                    ..*self
-                },
-            ));
+        if !numbers || self.lo == self.hi {
+            return None;
         }
-        None
+        let part = |lo: u64, hi: u64| Side { lo, hi, ..*self };
+        if width == BOOL {
+            return Some((vec![part(0, 0), part(1, 1)], true));
+        }
+        // Zeros first (a sign is where comparisons with zero change).
+        let (minus, plus) = (key(width, -0.0), key(width, 0.0));
+        if self.lo < minus && minus <= self.hi {
+            return Some((vec![part(self.lo, minus - 1), part(minus, self.hi)], true));
+        }
+        if self.lo <= plus && plus < self.hi {
+            return Some((vec![part(self.lo, plus), part(plus + 1, self.hi)], true));
+        }
+        // A constant of the question, or its negation, is where its comparisons and sums
+        // change: alone, so that each side of it is a part of its own.
+        let mid = self.lo + (self.hi - self.lo) / 2;
+        let landmark = landmarks
+            .iter()
+            .filter(|&&v| round(width, v) == v)
+            .map(|&v| key(width, v))
+            .filter(|&k| self.lo <= k && k <= self.hi)
+            .min_by_key(|&k| k.abs_diff(mid));
+        if let Some(k) = landmark {
+            let mut parts = Vec::with_capacity(3);
+            if self.lo < k {
+                parts.push(part(self.lo, k - 1));
+            }
+            parts.push(part(k, k));
+            if k < self.hi {
+                parts.push(part(k + 1, self.hi));
+            }
+            return Some((parts, true));
+        }
+        Some((vec![part(self.lo, mid), part(mid + 1, self.hi)], false))
     }
 
     /// How many values the side has, NaN counting for all of them.
@@ -618,11 +642,25 @@ impl Program {
             .map(|t| c.boolean(t))
             .collect();
         let depends = roots.iter().map(|&r| frees_below(&c.steps, r)).collect();
+        let mut landmarks: Vec<f64> = c
+            .steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Const(Range {
+                    num: Some((a, b)), ..
+                }) if a == b && a.is_finite() && *a != 0.0 => Some(*a),
+                _ => None,
+            })
+            .flat_map(|v| [v, -v])
+            .collect();
+        landmarks.sort_by(f64::total_cmp);
+        landmarks.dedup();
         Program {
             steps: c.steps,
             conjuncts: roots,
             free: c.free,
             depends,
+            landmarks,
         }
     }
 
@@ -775,6 +813,10 @@ fn frees_below(steps: &[Step], root: usize) -> Vec<usize> {
     out
 }
 
+/// How good a split of a free value is: the parts refuted, not a halving, the undecided
+/// conjuncts that use the value, its size.
+type Score = (usize, bool, usize, u64);
+
 /// Is `goal` unsatisfiable with the facts `context`, by ranges? `true` is a proof; `false`
 /// says nothing. At most `max_boxes` boxes are evaluated.
 pub fn refutes(terms: &Terms, context: &[T], goal: T, max_boxes: usize) -> bool {
@@ -808,24 +850,27 @@ pub fn refutes(terms: &Terms, context: &[T], goal: T, max_boxes: usize) -> bool 
         if refuted {
             continue;
         }
-        // The free values an undecided conjunct depends on and that can be split.
+        // The free values an undecided conjunct depends on (those that split are candidates).
         let mut candidates: Vec<usize> = unknown
             .iter()
             .flat_map(|&c| p.depends[c].iter().copied())
-            .filter(|&f| sides[f].split(p.free[f]).is_some())
             .collect();
         candidates.sort_unstable();
         candidates.dedup();
-        // The free value whose halves are refuted the most (a look ahead: the halves of each
-        // candidate are evaluated); among equals, the one more undecided conjuncts depend on,
+        // The free value whose parts are refuted the most (a look ahead: the parts of each
+        // candidate are evaluated); among equals, one whose split is at NaN, a zero or a
+        // constant rather than a halving (halving one value while another is still whole
+        // digs where nothing is refuted), then the one more undecided conjuncts depend on,
         // then the widest.
-        let mut chosen: Option<(usize, (usize, usize, u64))> = None;
+        let mut chosen: Option<(usize, Vec<Side>, Score)> = None;
         for &f in &candidates {
-            let (a, b) = sides[f].split(p.free[f]).expect("splittable");
+            let Some((parts, structural)) = sides[f].split(p.free[f], &p.landmarks) else {
+                continue;
+            };
             let mut refuted = 0;
-            for half in [a, b] {
+            for part in &parts {
                 let mut trial = sides.clone();
-                trial[f] = half;
+                trial[f] = *part;
                 boxes += 1;
                 p.eval(&trial, &mut values);
                 if unknown
@@ -839,21 +884,19 @@ pub fn refutes(terms: &Terms, context: &[T], goal: T, max_boxes: usize) -> bool 
                 .iter()
                 .filter(|&&c| p.depends[c].contains(&f))
                 .count();
-            let score = (refuted, uses, sides[f].size());
-            if chosen.is_none_or(|(_, best)| score > best) {
-                chosen = Some((f, score));
+            let score = (refuted, structural, uses, sides[f].size());
+            if chosen.as_ref().is_none_or(|(_, _, best)| score > *best) {
+                chosen = Some((f, parts, score));
             }
         }
-        let Some((f, _)) = chosen else {
+        let Some((f, parts, _)) = chosen else {
             return false;
         };
-        let (a, b) = sides[f].split(p.free[f]).expect("splittable");
-        let mut left = sides.clone();
-        left[f] = a;
-        let mut right = sides;
-        right[f] = b;
-        stack.push((left, unknown.clone()));
-        stack.push((right, unknown));
+        for part in parts {
+            let mut next = sides.clone();
+            next[f] = part;
+            stack.push((next, unknown.clone()));
+        }
     }
     true
 }

@@ -238,6 +238,31 @@ fn a_series_bounded_for_every_argument_is_refuted_below_its_bound_only() {
     assert!(!refutes(&t, &[fact], v_negative, MAX_BOXES));
 }
 
+/// gser's loop in QGamma's context: `x > 0`, `x < a + 1` and a loop value `ap` not below
+/// `a`; `ap + 1 < 0` is refuted by splitting `a` and `ap` exactly at -1, the negation of the
+/// question's constant, and `x` at zero before `a` is halved.
+#[test]
+fn boxes_split_at_the_questions_constants() {
+    let mut t = Terms::default();
+    let (a, x, ap) = (
+        t.var(Sort::Bv(64), "a"),
+        t.var(Sort::Bv(64), "x"),
+        t.var(Sort::Bv(64), "ap"),
+    );
+    let (zero, one) = (constant(&mut t, 0.0), constant(&mut t, 1.0));
+    let x_le_0 = t.fp_cmp(FpCmpOp::Le, x, zero);
+    let a1 = t.fp_bin(FpOp::Add, a, one);
+    let below = t.fp_cmp(FpCmpOp::Lt, ap, a);
+    let facts = [t.not(x_le_0), t.fp_cmp(FpCmpOp::Lt, x, a1), t.not(below)];
+    let ap1 = t.fp_bin(FpOp::Add, ap, one);
+    let goal = t.fp_cmp(FpCmpOp::Lt, ap1, zero);
+    // In 256 boxes (more than 512 with halves alone).
+    assert!(refutes(&t, &facts, goal, 256));
+    // `ap + 1 <= 1` holds for `a = ap = -0.5`, `x = 0.25`.
+    let at_most_one = t.fp_cmp(FpCmpOp::Le, ap1, one);
+    assert!(!refutes(&t, &facts, at_most_one, MAX_BOXES));
+}
+
 #[test]
 fn nan_and_signed_zeros_keep_their_questions_open() {
     let mut t = Terms::default();

@@ -127,7 +127,16 @@ int main(void) {
                  (float)(w % 20001) / 1000.0f - 10.0f);
         climb((double)(u % 2000001) / 100000.0 - 10.0, (double)(v % 2001) / 100.0, 4);
         series((double)(u % 2000001) / 10000.0);
+        /* Tables of counts: 0 or 1 mostly, a quarter large of either sign. */
+        long f[4];
+        for (int i = 0; i < 4; i++) {
+            unsigned long long s = r >> (8 * i);
+            f[i] = (s & 3) == 3 ? (long)(s >> 2) - (1L << 60) : (long)(s & 1);
+        }
+        counts(f, (int)(w % 5));
     }
+    for (int n = 0; n < 4; n++)
+        halves(n);
     for (int id = 0; id < 64; id++)
         if (covered[id]) printf("%d\n", id);
     return 0;

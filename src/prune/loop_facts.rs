@@ -9,13 +9,14 @@
 //! at least, so it ends). Integer bounds are settled first, asked together: a solver that
 //! gives up, or a model that drops nothing, ends them with no fact. Floating-point ones come
 //! next, with the integer facts proved, asked one at a time (see [`fixpoint`]): one the solver
-//! cannot decide is dropped alone. Dropping a candidate is always sound; only a proved set is
-//! kept.
+//! cannot decide is dropped alone; signs first, then "never strictly between 0 and 1" with the
+//! signs proved (each group a fixpoint of its own, with its own share of the budget).
+//! Dropping a candidate is always sound; only a proved set is kept.
 
 use super::asker::Budget;
 use crate::smt::{Backend, Memory, Query, Verdict};
 use crate::vc::cone::{needed_facts, FactIndex, MemoryReads, QUESTION_FP_WORK};
-use crate::vc::encode::{Fact, LoopCandidate};
+use crate::vc::encode::{CandidateGroup, Fact, LoopCandidate};
 use crate::vc::term::Terms;
 
 /// Each group's fixpoint may spend this part of the function's budget (a thirty-second), then
@@ -38,8 +39,8 @@ impl LoopFactStats {
     }
 }
 
-/// Proves what it can of `candidates` (integer bounds, then floating-point ones) within
-/// `budget`, and adds the proved bounds to `facts`. With `unproved` (a planted fault for the
+/// Proves what it can of `candidates` (integer bounds, then floating-point ones, group by
+/// group: [`CandidateGroup`]) within `budget`, and adds the proved bounds to `facts`. With `unproved` (a planted fault for the
 /// soundness harness), every candidate is added unproved.
 pub(super) fn prove(
     backend: &mut dyn Backend,
@@ -53,14 +54,25 @@ pub(super) fn prove(
         proposed: candidates.len() as u64,
         ..LoopFactStats::default()
     };
-    for float in [false, true] {
-        let group: Vec<&LoopCandidate> = candidates.iter().filter(|c| c.float == float).collect();
+    // The values proved not negative: a sum stays whole only while nothing negative is
+    // added, so a value not proved so gets no "whole" candidate asked (on InfoTbl, the column
+    // sums' two cost more than the row sums' five).
+    let mut not_negative = std::collections::BTreeSet::new();
+    for g in CandidateGroup::ALL {
+        let group: Vec<&LoopCandidate> = candidates
+            .iter()
+            .filter(|c| c.group == g)
+            .filter(|c| g != CandidateGroup::FloatWhole || not_negative.contains(&c.value))
+            .collect();
         let proved = if unproved {
             group
         } else {
             fixpoint(backend, terms, facts, group, budget, &mut stats)
         };
         stats.proved += proved.len() as u64;
+        if g == CandidateGroup::FloatSign {
+            not_negative.extend(proved.iter().map(|c| c.value));
+        }
         facts.extend(proved.iter().map(|c| Fact {
             about: vec![c.value],
             needs_all: false,
@@ -87,7 +99,7 @@ fn fixpoint<'c>(
     if live.is_empty() {
         return live;
     }
-    let together = !live[0].float;
+    let together = live[0].group == CandidateGroup::Integer;
     let index = FactIndex::new(facts);
     let (work0, t0) = (backend.work(), std::time::Instant::now());
     // In resource units when the budget has them (deterministic), else on the wall clock; the
@@ -121,7 +133,8 @@ fn fixpoint<'c>(
             let some_fails = terms.not(all_hold);
             let goal = terms.and2(assumed, some_fails);
             stats.queries += 1;
-            match ask(backend, terms, facts, &index, goal, &obligations) {
+            let v = ask(backend, terms, facts, &index, goal, &obligations);
+            match v {
                 Verdict::Proved => {}
                 Verdict::Refuted(values) if values.len() == part.len() => {
                     for (&i, v) in part.iter().zip(values) {

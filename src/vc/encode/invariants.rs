@@ -3,8 +3,10 @@
 //!
 //! At a havocked loop head, every SSA local the loop writes is a fresh value. For such a local
 //! of an integer or floating-point type, a few bounds are proposed ([`LoopCandidate`]): not
-//! negative (signed integers, and floats: `!(v < 0.0)`), and the least and greatest of the
-//! constants the function assigns it or the loop is entered with (integers). A bound is a
+//! negative (signed integers, and floats: `!(v < 0.0)`), nothing strictly between 0 and 1
+//! (floats the function never assigns nor steps by a fraction: a sum of counts, so that
+//! `N > 0` gives `log(N) >= 0`), and the least and greatest of the constants the function
+//! assigns it or the loop is entered with (integers). A bound is a
 //! fact of every run when it holds on each way into the head: on the edges that enter the loop
 //! (under the head's reach condition, of the value the loop is entered with) and on the cut
 //! back edges that end an iteration there (under the edge's condition, of the value the
@@ -20,8 +22,8 @@
 //! The run so far is a model of the encoding's facts in which every head it visited before
 //! holds `I`; every other head value is free but for the fact that keeps a counter on one side
 //! of its entry value ([`super::loops::counter_step`]), and the bounds proposed for one value
-//! hold together with that fact for some value whatever the entry value is
-//! ([`int_bounds`]). So the run extends to a model of the facts and `I`, where the valid
+//! hold together with that fact for some value whatever the entry value is ([`int_bounds`];
+//! NaN meets every bound on a float and that fact). So the run extends to a model of the facts and `I`, where the valid
 //! obligation gives the bound at the arrival: a contradiction. `I` holds at every head a run
 //! visits. A cut edge into a block with no head node to go back to breaks every candidate of
 //! that block.
@@ -39,8 +41,29 @@ pub struct LoopCandidate {
     /// Valid when the bound holds on every way into the head (given the bounds proved with
     /// it): each way's condition implies the bound of the value it brings.
     pub obligation: T,
-    /// The bound is on a floating-point value.
-    pub float: bool,
+    /// Which of the prover's fixpoints asks it.
+    pub group: CandidateGroup,
+}
+
+/// The loop bounds proved together, one group after the other, each group's proved bounds
+/// facts of the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CandidateGroup {
+    /// Bounds on integers, asked together.
+    Integer,
+    /// Floats not negative, asked one at a time.
+    FloatSign,
+    /// Floats never strictly between 0 and 1, asked one at a time once the signs are known
+    /// (a sum of whole numbers stays whole only while none is negative).
+    FloatWhole,
+}
+
+impl CandidateGroup {
+    pub const ALL: [CandidateGroup; 3] = [
+        CandidateGroup::Integer,
+        CandidateGroup::FloatSign,
+        CandidateGroup::FloatWhole,
+    ];
 }
 
 /// At most this many candidates per encoding: each one is a few more terms in the prover's
@@ -68,6 +91,9 @@ enum Bound {
     AtMost(i128),
     /// `!(v < 0.0)`: not negative (NaN included).
     NotNegative,
+    /// `!(0.0 < v && v < 1.0)`: nothing strictly between 0 and 1 (NaN included), as a sum of
+    /// whole numbers not negative is.
+    ZeroOrAtLeastOne,
 }
 
 /// A candidate while the body is encoded: its head node, local and bound, and the
@@ -93,6 +119,9 @@ pub(super) struct Sources {
     /// assigns a constant not negative (`0.0`, `-0.0` included, NaN not), accumulators started
     /// there, and those it steps up by such a constant (`++x`, `x += 0.5`), counters.
     float_starts: BTreeSet<LocalId>,
+    /// The floating-point locals assigned or stepped by a constant that is not a whole number
+    /// (`x = 0.5`, `x += 0.25`): sums of whole numbers are the others.
+    fractions: BTreeSet<LocalId>,
 }
 
 impl Sources {
@@ -105,6 +134,7 @@ impl Sources {
             read_by_labels: locals_labels_read(f),
             int_constants: BTreeMap::new(),
             float_starts: BTreeSet::new(),
+            fractions: BTreeSet::new(),
         };
         for s in f.blocks.iter().flat_map(|b| &b.stmts) {
             let StmtKind::Assign {
@@ -114,10 +144,16 @@ impl Sources {
             else {
                 continue;
             };
+            let whole = |c: f64| c.fract() == 0.0;
             match &loops::strip_casts(src).kind {
                 ExprKind::Const(c) => sources.int_constants.entry(*d).or_default().push(*c),
-                ExprKind::FloatConst(c) if *c >= 0.0 => {
-                    sources.float_starts.insert(*d);
+                ExprKind::FloatConst(c) => {
+                    if *c >= 0.0 {
+                        sources.float_starts.insert(*d);
+                    }
+                    if !whole(*c) {
+                        sources.fractions.insert(*d);
+                    }
                 }
                 ExprKind::Binary(BinOp::Add, a, b) if matches!(f.local(*d).ty, CType::Float(_)) => {
                     let is_d = |e: &Expr| {
@@ -132,6 +168,10 @@ impl Sources {
                     };
                     if (is_d(a) && up(b)) || (is_d(b) && up(a)) {
                         sources.float_starts.insert(*d);
+                    }
+                    let fraction = |e: &Expr| matches!(loops::strip_casts(e).kind, ExprKind::FloatConst(c) if !whole(c));
+                    if fraction(a) || fraction(b) {
+                        sources.fractions.insert(*d);
                     }
                 }
                 _ => {}
@@ -159,6 +199,14 @@ impl Enc<'_> {
                 let zero = self.t.bv(w, 0);
                 let lt = self.t.fp_cmp(FpCmpOp::Lt, v, zero);
                 self.t.not(lt)
+            }
+            Bound::ZeroOrAtLeastOne => {
+                let zero = self.t.bv(w, 0);
+                let one = self.t.bv(w, crate::vc::fp::bits_of(w, 1.0));
+                let above_zero = self.t.fp_cmp(FpCmpOp::Lt, zero, v);
+                let below_one = self.t.fp_cmp(FpCmpOp::Lt, v, one);
+                let between = self.t.and2(above_zero, below_one);
+                self.t.not(between)
             }
         }
     }
@@ -206,7 +254,11 @@ impl Enc<'_> {
                         continue;
                     }
                     self.float_candidates_proposed += 1;
-                    (vec![Bound::NotNegative], false)
+                    let mut bounds = vec![Bound::NotNegative];
+                    if !sources.fractions.contains(&l) {
+                        bounds.push(Bound::ZeroOrAtLeastOne);
+                    }
+                    (bounds, false)
                 }
                 CType::Int(k) => {
                     let signed = k.is_signed();
@@ -279,7 +331,11 @@ impl Enc<'_> {
                 fact,
                 value: p.value,
                 obligation,
-                float: p.bound == Bound::NotNegative,
+                group: match p.bound {
+                    Bound::AtLeast(_) | Bound::AtMost(_) => CandidateGroup::Integer,
+                    Bound::NotNegative => CandidateGroup::FloatSign,
+                    Bound::ZeroOrAtLeastOne => CandidateGroup::FloatWhole,
+                },
             });
         }
     }
@@ -414,9 +470,11 @@ mod tests {
         );
         assert!(vc.loop_candidates.iter().all(|c| c.obligation != c.fact));
         // The loop is peeled once: its bounds are at the head of its tail. done: >= 0, <= 1;
-        // s and i (stepped up): >= 0; d: not negative.
-        assert_eq!(vc.loop_candidates.iter().filter(|c| c.float).count(), 1);
-        assert_eq!(vc.loop_candidates.len(), 5, "{:?}", vc.loop_candidates);
+        // s and i (stepped up): >= 0; d: not negative, and never between 0 and 1.
+        let of = |g| vc.loop_candidates.iter().filter(|c| c.group == g).count();
+        assert_eq!(of(CandidateGroup::FloatSign), 1);
+        assert_eq!(of(CandidateGroup::FloatWhole), 1);
+        assert_eq!(vc.loop_candidates.len(), 6, "{:?}", vc.loop_candidates);
         // No loop, no candidate.
         let vc = candidates("int g(int x) { pc_label(x < 0, 1, \"T\"); return x; }", "g");
         assert!(vc.loop_candidates.is_empty());

@@ -33,7 +33,7 @@ mod invariants;
 mod loops;
 mod memory;
 
-pub use invariants::LoopCandidate;
+pub use invariants::{CandidateGroup, LoopCandidate};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 

@@ -268,10 +268,10 @@ fn fixture_labels_get_their_expected_verdicts() {
     check_fixture(Path::new("tests/fixtures/engine/memory_calls.c"));
 }
 
-/// Calling contexts share one budget: a copy asked after one that spends it at its questions'
-/// limits still gets its share, and its context proves its label.
+/// Calling contexts share one budget: a small copy inlined after one that spends it at its
+/// questions' limits is asked first, and its context proves its label.
 #[test]
-fn a_copy_after_one_that_spends_the_budget_gets_its_share() {
+fn a_small_copy_is_asked_before_one_that_spends_the_budget() {
     check_fixture(Path::new("tests/fixtures/engine/copy_budget.c"));
 }
 

@@ -250,6 +250,13 @@ impl Expr {
             _ => None,
         }
     }
+    /// The expression under its conversions.
+    pub fn strip_casts(&self) -> &Expr {
+        match &self.kind {
+            ExprKind::Cast(inner) => inner.strip_casts(),
+            _ => self,
+        }
+    }
     /// True when evaluating the expression can have no effect and no trap worth modelling as
     /// control flow (all IR expressions are; kept for readers of label predicates).
     pub fn contains_fresh(&self) -> bool {

@@ -143,7 +143,6 @@ impl MemoryShare {
 
 /// A function's budget: deterministic (resource units of the solver) when questions have a
 /// resource limit, with the wall clock as a backstop; the wall clock alone otherwise.
-#[derive(Clone, Copy)]
 pub(super) struct Budget {
     pub(super) start: Instant,
     pub(super) wall: Option<std::time::Duration>,
@@ -184,20 +183,6 @@ impl Budget {
                 .wall
                 .map(|w| std::time::Duration::from_nanos(scale(w.as_nanos()) as u64)),
             units: self.units.map(|u| scale(u128::from(u)) as u64),
-        }
-    }
-
-    /// The share of what is left of this budget, with `work` units done so far, that one of
-    /// `parts` equal parts gets: from now on, its units and its wall-clock time.
-    pub(super) fn share_of_rest(&self, work: u64, parts: u64) -> Budget {
-        let parts = parts.max(1);
-        let elapsed = self.start.elapsed();
-        Budget {
-            start: self.start,
-            wall: self
-                .wall
-                .map(|w| elapsed + w.saturating_sub(elapsed) / parts as u32),
-            units: self.units.map(|u| work + u.saturating_sub(work) / parts),
         }
     }
 
@@ -618,21 +603,6 @@ impl Asker<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_share_of_the_rest_is_a_part_of_what_is_left() {
-        let budget = Budget::of_units(1000, 1, Instant::now());
-        // 400 units spent: 3 parts of the 600 left, 200 each, counted from the work done.
-        let share = budget.share_of_rest(400, 3);
-        assert_eq!(share.units, Some(600));
-        assert!(!share.exhausted(600) && share.exhausted(601));
-        // The last part gets all that is left, and a spent budget no more.
-        assert_eq!(budget.share_of_rest(400, 1).units, Some(1000));
-        assert_eq!(budget.share_of_rest(1200, 2).units, Some(1200));
-        let wall = share.wall.expect("a backstop");
-        assert!(wall <= budget.wall.expect("a backstop"));
-        assert!(wall >= budget.wall.expect("a backstop") / 3);
-    }
 
     #[test]
     fn questions_with_memory_get_their_scaled_units_until_one_runs_out() {

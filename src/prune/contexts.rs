@@ -481,9 +481,9 @@ fn own_budget(asker: &Asker, per_ms: u64, ms: u64) -> Budget {
 }
 
 /// Decides the labels of every inlined copy: step 1 for each, steps 2 and 3 within the
-/// function's co-reached groups. Each copy gets an equal share of what the copies before it
-/// left of the budget; one its share cuts short reports the labels its step 1 proved at every
-/// occurrence.
+/// function's co-reached groups. Copies are asked smallest first, each with what the copies
+/// before it left of the budget; the one the budget cuts short reports the labels its step 1
+/// proved at every occurrence, and the copies after it nothing.
 pub(super) fn decide_copies(
     asker: &mut Asker,
     copies: &[InlinedCopy],
@@ -495,14 +495,14 @@ pub(super) fn decide_copies(
     let mut failed: BTreeSet<(String, u64, u32)> = BTreeSet::new();
     let mut candidates: Vec<Candidate> = Vec::new();
     let mut out: Vec<CopyResult> = Vec::new();
-    // Each copy gets its share of what the copies before it left of the budget: a large
-    // copy asked first does not leave the others nothing.
-    let whole = asker.budget;
-    for (i, copy) in copies.iter().enumerate() {
-        if whole.exhausted(asker.backend.work()) {
+    // Fewer labels first (in encoding order among equals): a large copy asked first would
+    // leave the small ones nothing.
+    let mut order: Vec<&InlinedCopy> = copies.iter().collect();
+    order.sort_by_key(|c| c.labels.len());
+    for copy in order {
+        if asker.over_budget() {
             break;
         }
-        asker.budget = whole.share_of_rest(asker.backend.work(), (copies.len() - i) as u64);
         let Some(g) = q.program.functions.iter().find(|f| f.name == copy.function) else {
             continue;
         };
@@ -537,7 +537,6 @@ pub(super) fn decide_copies(
         }));
         out.push(r);
     }
-    asker.budget = whole;
     let (run_level, run_infeasible) = run_level_implications(asker, copies, &groups_of, &out, q);
     // Witnesses come last, from what the budget leaves: a proof of infeasibility in a copy
     // is worth more than a witness, which only lets a label stand as a partner.

@@ -643,7 +643,7 @@ impl PointsTo {
             out.extend(from..args.len());
         }
         if let Some(k) = fx.format_arg {
-            let harmless_format = match args.get(k).map(|a| &strip_casts(a).kind) {
+            let harmless_format = match args.get(k).map(|a| &a.strip_casts().kind) {
                 Some(ExprKind::Str(i)) => !self.writing_formats.contains(i),
                 _ => false,
             };
@@ -698,13 +698,6 @@ impl PointsTo {
             own.insert(f.name.clone(), (w, callees));
         }
         close_over_calls(own, Writes::add, |_| None)
-    }
-}
-
-fn strip_casts(e: &Expr) -> &Expr {
-    match &e.kind {
-        ExprKind::Cast(a) => strip_casts(a),
-        _ => e,
     }
 }
 

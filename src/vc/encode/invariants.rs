@@ -145,7 +145,7 @@ impl Sources {
                 continue;
             };
             let whole = |c: f64| c.fract() == 0.0;
-            match &loops::strip_casts(src).kind {
+            match &src.strip_casts().kind {
                 ExprKind::Const(c) => sources.int_constants.entry(*d).or_default().push(*c),
                 ExprKind::FloatConst(c) => {
                     if *c >= 0.0 {
@@ -157,11 +157,11 @@ impl Sources {
                 }
                 ExprKind::Binary(BinOp::Add, a, b) if matches!(f.local(*d).ty, CType::Float(_)) => {
                     let is_d = |e: &Expr| {
-                        matches!(&loops::strip_casts(e).kind,
+                        matches!(&e.strip_casts().kind,
                             ExprKind::Read(LValue::Var(VarRef::Local(x))) if x == d)
                     };
                     // A constant not negative, perhaps an integer one converted (`++x`).
-                    let up = |e: &Expr| match loops::strip_casts(e).kind {
+                    let up = |e: &Expr| match e.strip_casts().kind {
                         ExprKind::FloatConst(c) => c >= 0.0,
                         ExprKind::Const(c) => c >= 0,
                         _ => false,
@@ -169,7 +169,7 @@ impl Sources {
                     if (is_d(a) && up(b)) || (is_d(b) && up(a)) {
                         sources.float_starts.insert(*d);
                     }
-                    let fraction = |e: &Expr| matches!(loops::strip_casts(e).kind, ExprKind::FloatConst(c) if !whole(c));
+                    let fraction = |e: &Expr| matches!(e.strip_casts().kind, ExprKind::FloatConst(c) if !whole(c));
                     if fraction(a) || fraction(b) {
                         sources.fractions.insert(*d);
                     }

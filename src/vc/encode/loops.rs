@@ -141,10 +141,10 @@ pub(super) fn exact_trips(
     if !body.contains(then_bb) || body.contains(else_bb) {
         return None;
     }
-    let ExprKind::Binary(op @ (BinOp::Lt | BinOp::Le), a, e) = &strip_casts(cond).kind else {
+    let ExprKind::Binary(op @ (BinOp::Lt | BinOp::Le), a, e) = &cond.strip_casts().kind else {
         return None;
     };
-    let ExprKind::Read(LValue::Var(VarRef::Local(i))) = strip_casts(a).kind else {
+    let ExprKind::Read(LValue::Var(VarRef::Local(i))) = a.strip_casts().kind else {
         return None;
     };
     let ty = &f.local(i).ty;
@@ -172,7 +172,7 @@ pub(super) fn exact_trips(
         let StmtKind::Assign { src, .. } = &last.kind else {
             return None;
         };
-        let c = strip_casts(src).as_const()?;
+        let c = src.strip_casts().as_const()?;
         start = Some(start.map_or(c, |s: i128| s.min(c)));
     }
     let trips = upper_bound(e)? - start? + i128::from(*op == BinOp::Le);
@@ -204,13 +204,6 @@ pub(super) fn written_place(s: &Stmt) -> Option<&LValue> {
 }
 
 /// `e` without the conversions around it.
-pub(super) fn strip_casts(e: &Expr) -> &Expr {
-    match &e.kind {
-        ExprKind::Cast(inner) => strip_casts(inner),
-        _ => e,
-    }
-}
-
 /// A constant no value of `e` exceeds, for constants, masks by a non-negative constant and
 /// remainders by a positive constant.
 pub(super) fn upper_bound(e: &Expr) -> Option<i128> {
@@ -219,11 +212,11 @@ pub(super) fn upper_bound(e: &Expr) -> Option<i128> {
         ExprKind::Cast(inner) => upper_bound(inner),
         ExprKind::Binary(BinOp::BitAnd, a, b) => [a, b]
             .iter()
-            .filter_map(|x| strip_casts(x).as_const())
+            .filter_map(|x| x.strip_casts().as_const())
             .filter(|c| *c >= 0)
             .min(),
         ExprKind::Binary(BinOp::Rem, _, b) => {
-            strip_casts(b).as_const().filter(|c| *c > 0).map(|c| c - 1)
+            b.strip_casts().as_const().filter(|c| *c > 0).map(|c| c - 1)
         }
         _ => None,
     }

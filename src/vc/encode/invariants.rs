@@ -23,10 +23,10 @@
 //! holds `I`; every other head value is free but for the fact that keeps a counter on one side
 //! of its entry value ([`super::loops::counter_step`]), and the bounds proposed for one value
 //! hold together with that fact for some value whatever the entry value is ([`int_bounds`];
-//! NaN meets every bound on a float and that fact). So the run extends to a model of the facts and `I`, where the valid
-//! obligation gives the bound at the arrival: a contradiction. `I` holds at every head a run
-//! visits. A cut edge into a block with no head node to go back to breaks every candidate of
-//! that block.
+//! NaN meets every bound on a float and that fact). So the run extends to a model of the
+//! facts and `I`, where the valid obligation gives the bound at the arrival: a contradiction.
+//! `I` holds at every head a run visits. A cut edge into a block with no head node to go back
+//! to breaks every candidate of that block.
 
 use super::*;
 use crate::vc::term::FpCmpOp;
@@ -75,11 +75,11 @@ const MAX_CANDIDATES: usize = 64;
 /// doubled the time of the run and decided no label.
 const MAX_BLOCKS: usize = 100;
 
-/// At most this many of them on floating-point values: the prover asks those one at a time,
-/// each a question that bit-blasts the float operations of its loop nearest it
-/// ([`crate::vc::cone::QUESTION_FP_WORK`]). tot_info's `InfoTbl`, annotated for WM, proposes
-/// 9 of its locals' bounds at its loops' heads before those of its row sums (with 4, their
-/// `sum < 0` and `N < 0` labels stayed unproved).
+/// At most this many floating-point values get candidates (one or two each): the prover asks
+/// those one at a time, each a question that bit-blasts the float operations of its loop
+/// nearest it ([`crate::vc::cone::QUESTION_FP_WORK`]). tot_info's `InfoTbl`, annotated for
+/// WM, proposes bounds for 9 of its locals' values at its loops' heads before those of its row
+/// sums (with 4, their `sum < 0` and `N < 0` labels stayed unproved).
 const MAX_FLOAT_CANDIDATES: usize = 12;
 
 /// The shape of a proposed bound.

@@ -40,8 +40,8 @@ impl LoopFactStats {
 }
 
 /// Proves what it can of `candidates` (integer bounds, then floating-point ones, group by
-/// group: [`CandidateGroup`]) within `budget`, and adds the proved bounds to `facts`. With `unproved` (a planted fault for the
-/// soundness harness), every candidate is added unproved.
+/// group: [`CandidateGroup`]) within `budget`, and adds the proved bounds to `facts`. With
+/// `unproved` (a planted fault for the soundness harness), every candidate is added unproved.
 pub(super) fn prove(
     backend: &mut dyn Backend,
     terms: &mut Terms,
@@ -133,8 +133,7 @@ fn fixpoint<'c>(
             let some_fails = terms.not(all_hold);
             let goal = terms.and2(assumed, some_fails);
             stats.queries += 1;
-            let v = ask(backend, terms, facts, &index, goal, &obligations);
-            match v {
+            match ask(backend, terms, facts, &index, goal, &obligations) {
                 Verdict::Proved => {}
                 Verdict::Refuted(values) if values.len() == part.len() => {
                     for (&i, v) in part.iter().zip(values) {

@@ -86,7 +86,41 @@ struct Program {
     /// The free values each conjunct depends on.
     depends: Vec<Vec<usize>>,
     /// The question's floating-point constants and their negations, where boxes split.
-    landmarks: Vec<f64>,
+    landmarks: Landmarks,
+}
+
+/// The keys of a question's constants and their negations in each format (those the format
+/// holds exactly), computed once for every split of its boxes.
+struct Landmarks {
+    binary32: Vec<u64>,
+    binary64: Vec<u64>,
+}
+
+impl Landmarks {
+    fn of(values: &[f64]) -> Landmarks {
+        let keys = |width: u32| -> Vec<u64> {
+            let mut ks: Vec<u64> = values
+                .iter()
+                .filter(|&&v| round(width, v) == v)
+                .map(|&v| key(width, v))
+                .collect();
+            ks.sort_unstable();
+            ks.dedup();
+            ks
+        };
+        Landmarks {
+            binary32: keys(32),
+            binary64: keys(64),
+        }
+    }
+
+    fn keys(&self, width: u32) -> &[u64] {
+        if width == 32 {
+            &self.binary32
+        } else {
+            &self.binary64
+        }
+    }
 }
 
 struct Compiler<'a> {
@@ -474,7 +508,7 @@ impl Side {
     /// then the negative numbers, the zeros and the positive ones, then the landmark nearest
     /// the middle alone between the numbers below and above it, then halves. Also says
     /// whether the split is one of the first three kinds (not a halving).
-    fn split(&self, width: u32, landmarks: &[f64]) -> Option<(Vec<Side>, bool)> {
+    fn split(&self, width: u32, landmarks: &Landmarks) -> Option<(Vec<Side>, bool)> {
         let numbers = self.lo <= self.hi;
         if self.nan && numbers {
             let parts = vec![
@@ -509,9 +543,9 @@ impl Side {
         // change: alone, so that each side of it is a part of its own.
         let mid = self.lo + (self.hi - self.lo) / 2;
         let landmark = landmarks
+            .keys(width)
             .iter()
-            .filter(|&&v| round(width, v) == v)
-            .map(|&v| key(width, v))
+            .copied()
             .filter(|&k| self.lo <= k && k <= self.hi)
             .min_by_key(|&k| k.abs_diff(mid));
         if let Some(k) = landmark {
@@ -642,7 +676,7 @@ impl Program {
             .map(|t| c.boolean(t))
             .collect();
         let depends = roots.iter().map(|&r| frees_below(&c.steps, r)).collect();
-        let mut landmarks: Vec<f64> = c
+        let constants: Vec<f64> = c
             .steps
             .iter()
             .filter_map(|s| match s {
@@ -653,8 +687,7 @@ impl Program {
             })
             .flat_map(|v| [v, -v])
             .collect();
-        landmarks.sort_by(f64::total_cmp);
-        landmarks.dedup();
+        let landmarks = Landmarks::of(&constants);
         Program {
             steps: c.steps,
             conjuncts: roots,

@@ -169,7 +169,10 @@ impl Sources {
                     if (is_d(a) && up(b)) || (is_d(b) && up(a)) {
                         sources.float_starts.insert(*d);
                     }
-                    let fraction = |e: &Expr| matches!(e.strip_casts().kind, ExprKind::FloatConst(c) if !whole(c));
+                    let fraction = |e: &Expr| match e.strip_casts().kind {
+                        ExprKind::FloatConst(c) => !whole(c),
+                        _ => false,
+                    };
                     if fraction(a) || fraction(b) {
                         sources.fractions.insert(*d);
                     }

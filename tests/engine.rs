@@ -268,6 +268,22 @@ fn fixture_labels_get_their_expected_verdicts() {
     check_fixture(Path::new("tests/fixtures/engine/memory_calls.c"));
 }
 
+/// Blocks `malloc` and `calloc` return that only the function's own pointers reach are in
+/// memories of their own: a loop or an allocation writing one leaves the rest of memory alone;
+/// a block whose address escapes (a global, unknown code) is in the shared memory.
+#[test]
+fn allocated_blocks_no_outside_pointer_reaches_have_memories_of_their_own() {
+    check_fixture(Path::new("tests/fixtures/engine/heap_blocks.c"));
+}
+
+/// Loop facts about array cells: what a nest checks or stores in every cell it goes over
+/// bounds the reads of those cells in later loops; a nest that skips cells, leaves early, or
+/// whose cells another pointer may write, bounds nothing.
+#[test]
+fn a_nest_bounds_the_cells_it_went_over_for_later_loops() {
+    check_fixture(Path::new("tests/fixtures/engine/cells.c"));
+}
+
 /// Calling contexts share one budget: a small copy inlined after one that spends it at its
 /// questions' limits is asked first, and its context proves its label.
 #[test]

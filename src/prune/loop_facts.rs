@@ -62,7 +62,7 @@ pub(super) fn prove(
         let group: Vec<&LoopCandidate> = candidates
             .iter()
             .filter(|c| c.group == g)
-            .filter(|c| g != CandidateGroup::FloatWhole || not_negative.contains(&c.value))
+            .filter(|c| !g.whole() || not_negative.contains(&c.value))
             .collect();
         let proved = if unproved {
             group
@@ -70,15 +70,10 @@ pub(super) fn prove(
             fixpoint(backend, terms, facts, group, budget, &mut stats)
         };
         stats.proved += proved.len() as u64;
-        if g == CandidateGroup::FloatSign {
+        if g.sign() {
             not_negative.extend(proved.iter().map(|c| c.value));
         }
-        facts.extend(proved.iter().map(|c| Fact {
-            about: vec![c.value],
-            needs_all: false,
-            fact: c.fact,
-            work: 0,
-        }));
+        facts.extend(proved.iter().flat_map(|c| c.proved.iter().cloned()));
     }
     stats
 }
@@ -99,7 +94,7 @@ fn fixpoint<'c>(
     if live.is_empty() {
         return live;
     }
-    let together = live[0].group == CandidateGroup::Integer;
+    let together = live[0].group.together();
     let index = FactIndex::new(facts);
     let (work0, t0) = (backend.work(), std::time::Instant::now());
     // In resource units when the budget has them (deterministic), else on the wall clock; the
@@ -114,7 +109,7 @@ fn fixpoint<'c>(
     };
     // Each round drops a candidate at least, or ends.
     loop {
-        let bounds: Vec<_> = live.iter().map(|c| c.fact).collect();
+        let bounds: Vec<_> = live.iter().map(|c| c.assumed).collect();
         // The candidates are assumed in the goal, not as context: the solver keeps its
         // context asserted for later questions, and a dropped candidate must not stay.
         let assumed = terms.and(&bounds);
@@ -129,11 +124,13 @@ fn fixpoint<'c>(
                 return Vec::new();
             }
             let obligations: Vec<_> = part.iter().map(|&i| live[i].obligation).collect();
+            // A cell bound's obligation reads memory written in the loop: byte by byte.
+            let exact = part.iter().any(|&i| live[i].cells);
             let all_hold = terms.and(&obligations);
             let some_fails = terms.not(all_hold);
             let goal = terms.and2(assumed, some_fails);
             stats.queries += 1;
-            match ask(backend, terms, facts, &index, goal, &obligations) {
+            match ask(backend, terms, facts, &index, goal, &obligations, exact) {
                 Verdict::Proved => {}
                 Verdict::Refuted(values) if values.len() == part.len() => {
                     for (&i, v) in part.iter().zip(values) {
@@ -168,7 +165,8 @@ fn fixpoint<'c>(
 /// proof); on a model, the values of `observe`. When the cone holds floating-point
 /// operations, it is first asked with their results any value but for their signs (no
 /// circuit for them), and only a proof is taken from that question: a counter stepped up
-/// from a value not negative needs no more.
+/// from a value not negative needs no more. With `exact`, memory is read byte by byte, and
+/// the facts on the memories read are in the cone.
 fn ask(
     backend: &mut dyn Backend,
     terms: &Terms,
@@ -176,17 +174,24 @@ fn ask(
     index: &FactIndex,
     goal: crate::vc::term::T,
     observe: &[crate::vc::term::T],
+    exact: bool,
 ) -> Verdict {
-    let mut roots = vec![goal];
-    roots.extend_from_slice(observe);
-    let cheap = needed_facts(terms, facts, index, &roots, true, 0);
-    if cheap.floats_left_out {
-        if let Verdict::Proved = check(backend, terms, facts, cheap, goal, &[]) {
+    if exact {
+        // A proof with memory read as unconstrained bytes is a proof, and a cheaper one.
+        if let Verdict::Proved = ask(backend, terms, facts, index, goal, &[], false) {
             return Verdict::Proved;
         }
     }
-    let cone = needed_facts(terms, facts, index, &roots, true, QUESTION_FP_WORK);
-    check(backend, terms, facts, cone, goal, observe)
+    let mut roots = vec![goal];
+    roots.extend_from_slice(observe);
+    let cheap = needed_facts(terms, facts, index, &roots, !exact, 0);
+    if cheap.floats_left_out {
+        if let Verdict::Proved = check(backend, terms, facts, cheap, goal, &[], exact) {
+            return Verdict::Proved;
+        }
+    }
+    let cone = needed_facts(terms, facts, index, &roots, !exact, QUESTION_FP_WORK);
+    check(backend, terms, facts, cone, goal, observe, exact)
 }
 
 /// Asks `goal` with the facts of `cone`.
@@ -197,10 +202,11 @@ fn check(
     cone: crate::vc::cone::Cone,
     goal: crate::vc::term::T,
     observe: &[crate::vc::term::T],
+    exact: bool,
 ) -> Verdict {
     let crate::vc::cone::Cone { ids, reads, .. } = cone;
     let context: Vec<_> = ids.into_iter().map(|i| facts[i].fact).collect();
-    let memory = if reads == MemoryReads::None {
+    let memory = if exact || reads == MemoryReads::None {
         Memory::Bytes
     } else {
         Memory::Abstract

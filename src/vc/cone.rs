@@ -152,6 +152,12 @@ fn walk(
                 (MemoryReads::Other, _) | (_, false) => MemoryReads::Other,
                 _ => MemoryReads::InitialAtConstants,
             };
+            // Facts about the read itself (a loop fact's bound on an array cell).
+            for &fi in index.by_var.get(&t).into_iter().flatten() {
+                if included.insert(fi) {
+                    queue.push_back(facts[fi].fact);
+                }
+            }
             if abstract_memory {
                 continue;
             }

@@ -1,6 +1,7 @@
 //! Pointer targets of one encoding: which memory objects the code of a function (and of every
 //! function it may call directly) can reach through which pointers, so that address-taken
-//! locals and string literals that no outside code can reach live in memories of their own
+//! locals, string literals and allocated blocks that no outside code can reach live in
+//! memories of their own
 //! (regions) instead of the shared one, and so that a call havocs only the regions it may
 //! write.
 //!
@@ -8,7 +9,9 @@
 //! type-insensitive: every value (an integer too) may carry a pointer, and each class of
 //! objects has one class its stored values point into (its content). The class `EXT` holds
 //! everything outside the encoding's own activations: globals, static locals, what parameters
-//! and unknown code point to, the heap; what it stores points into `EXT` again.
+//! and unknown code point to, blocks allocated outside the analysed code; what it stores
+//! points into `EXT` again. A block a `malloc` or `calloc` call of the analysed code makes
+//! has a class of its own (one per call), joined to `EXT` once a pointer to it escapes.
 //!
 //! Soundness argument (for executions without undefined behaviour, DESIGN.md):
 //! - Every way a pointer value is made or moved in the analysed code joins classes: taking an
@@ -23,12 +26,13 @@
 //! - So a pointer to an object outside `EXT` can exist only in places whose content class is
 //!   that object's class, and a dereference of a value in class `C` reaches objects of `C`
 //!   only. Objects of a class other than `EXT` are created by the encoding's own activations
-//!   (address-taken locals) or are string literals; no code outside the analysed functions can
-//!   name them, so a call writes them only if the analysed code of the callee writes through a
-//!   pointer of their class ([`PointsTo::call_writes`]). An indirect call, or unknown code
-//!   calling back into the program, passes only arguments that joined `EXT`, and the callee
-//!   finds no other pointer into a region (globals and statics are `EXT`): it writes only the
-//!   shared memory.
+//!   (address-taken locals, the blocks their allocator calls return) or are string literals;
+//!   no code outside the analysed functions can name them, so a call writes them only if the
+//!   analysed code of the callee writes through a pointer of their class or allocates one
+//!   ([`PointsTo::call_writes`]: a new block's bytes are any; the encoding gives the region a
+//!   fresh memory at the allocator's call). An indirect call, or unknown code calling back
+//!   into the program, passes only arguments that joined `EXT`, and the callee finds no other
+//!   pointer into a region (globals and statics are `EXT`): it writes only the shared memory.
 //! - Anything the front end did not lower exactly (an unsupported expression or statement,
 //!   inline assembly, `va_arg`, ...) may hide an address or a copy: the analysis then gives up
 //!   and every object stays in the shared memory (`active` is false). So it does when the
@@ -345,6 +349,15 @@ impl PointsTo {
         self.region(c)
     }
 
+    /// The region of the block a call of `name` in `function` makes and stores into `dst`
+    /// (`malloc`, `calloc`), if not the shared memory.
+    pub fn allocated_region(&mut self, function: &str, name: &str, dst: &LValue) -> Option<u32> {
+        let fr = *self.frames.get(function).filter(|_| self.allocates(name))?;
+        let at = self.loc(fr, dst, false);
+        let block = self.content_of(at, false);
+        self.region(block)
+    }
+
     /// What the call `callee(args)` in `function` may write.
     pub fn call_writes(&mut self, function: &str, callee: &Callee, args: &[Expr]) -> Writes {
         let Some(&fr) = self.frames.get(function).filter(|_| self.active) else {
@@ -604,7 +617,13 @@ impl PointsTo {
             }
         }
         if fx.returns_external {
-            Some(EXT)
+            // A block `malloc` or `calloc` makes is a new object, created by this activation:
+            // its own class, outside only once a pointer to it escapes.
+            Some(if self.allocates(name) {
+                self.node()
+            } else {
+                EXT
+            })
         } else {
             fx.returns_arg.and_then(arg)
         }
@@ -626,6 +645,15 @@ impl PointsTo {
             w.class(self.find(c));
         }
         w
+    }
+
+    /// Is a call of `name` the library's `malloc` or `calloc`, whose result is a new block?
+    fn allocates(&self, name: &str) -> bool {
+        let block = matches!(
+            libc::allocator(name),
+            Some(libc::Allocator::Malloc | libc::Allocator::Calloc)
+        );
+        block && self.library(name).is_some()
     }
 
     /// The library behaviour of a call of `name`, unless that name is not the library's here.
@@ -672,7 +700,15 @@ impl PointsTo {
                             Callee::Direct(n) if self.frames.contains_key(n.as_str()) => {
                                 callees.insert(n.clone());
                             }
-                            Callee::Direct(n) => w.add(&self.outside_call_writes(fr, n, args)),
+                            Callee::Direct(n) => {
+                                w.add(&self.outside_call_writes(fr, n, args));
+                                // A new block's bytes are any: its class is written.
+                                if let Some(d) = dst.as_ref().filter(|_| self.allocates(n)) {
+                                    let at = self.loc(fr, d, false);
+                                    let block = self.content_of(at, false);
+                                    w.class(self.find(block));
+                                }
+                            }
                             Callee::Indirect(_) => w.external = true,
                         }
                         dst.as_ref()

@@ -71,6 +71,13 @@ impl Enc<'_> {
                 }
                 let w = self.callee_global_writes(callee);
                 self.havoc_globals(&w, st);
+                // A new block in a region of its own: its bytes are any.
+                if let (Callee::Direct(n), Some(d)) = (callee, dst) {
+                    if let Some(r) = self.pts.allocated_region(&self.f.name, n, d) {
+                        let m = self.t.var(Sort::Mem, "region_block");
+                        st.own.insert(MemObj::Region(r), m);
+                    }
+                }
                 if let Some(d) = dst {
                     let dty = self.lvalue_type(d);
                     match result {

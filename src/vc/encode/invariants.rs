@@ -34,8 +34,9 @@ use crate::vc::term::FpCmpOp;
 /// A bound on the value a loop carries at its head, to be proved inductive.
 #[derive(Clone, Debug)]
 pub struct LoopCandidate {
-    /// The bound on `value`.
-    pub fact: T,
+    /// What its fixpoint assumes of it while proving it: the bound on `value`, or what of it
+    /// the obligations need (a cell bound's instances at the nest's own accesses).
+    pub assumed: T,
     /// The head's fresh value of the local.
     pub value: T,
     /// Valid when the bound holds on every way into the head (given the bounds proved with
@@ -43,32 +44,66 @@ pub struct LoopCandidate {
     pub obligation: T,
     /// Which of the prover's fixpoints asks it.
     pub group: CandidateGroup,
+    /// The facts it gives once proved: the bound, or a cell bound's instances one by one.
+    pub proved: Vec<Fact>,
+    /// A bound on array cells ([`super::cells`]): its questions read memory byte by byte.
+    pub cells: bool,
 }
 
 /// The loop bounds proved together, one group after the other, each group's proved bounds
-/// facts of the next.
+/// facts of the next; bounds on array cells ([`super::cells`]) after the scalars' of their
+/// kind, each kind with its own share of the budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CandidateGroup {
     /// Bounds on integers, asked together.
     Integer,
+    /// Bounds on integer cells, asked together.
+    IntegerCells,
     /// Floats not negative, asked one at a time.
     FloatSign,
+    /// Float cells not negative, asked one at a time.
+    FloatSignCells,
     /// Floats never strictly between 0 and 1, asked one at a time once the signs are known
     /// (a sum of whole numbers stays whole only while none is negative).
     FloatWhole,
+    /// Float cells never strictly between 0 and 1, asked one at a time.
+    FloatWholeCells,
 }
 
 impl CandidateGroup {
-    pub const ALL: [CandidateGroup; 3] = [
+    pub const ALL: [CandidateGroup; 6] = [
         CandidateGroup::Integer,
+        CandidateGroup::IntegerCells,
         CandidateGroup::FloatSign,
+        CandidateGroup::FloatSignCells,
         CandidateGroup::FloatWhole,
+        CandidateGroup::FloatWholeCells,
     ];
+
+    /// Are its bounds asked together (integers), or one at a time?
+    pub fn together(self) -> bool {
+        matches!(self, CandidateGroup::Integer | CandidateGroup::IntegerCells)
+    }
+
+    /// Does it bound a float's sign, or a float's being whole?
+    pub fn sign(self) -> bool {
+        matches!(
+            self,
+            CandidateGroup::FloatSign | CandidateGroup::FloatSignCells
+        )
+    }
+
+    pub fn whole(self) -> bool {
+        matches!(
+            self,
+            CandidateGroup::FloatWhole | CandidateGroup::FloatWholeCells
+        )
+    }
 }
 
 /// At most this many candidates per encoding: each one is a few more terms in the prover's
 /// fixpoint, which asks all of them in one question per round.
-const MAX_CANDIDATES: usize = 64;
+pub(super) const MAX_CANDIDATES: usize = 64;
 
 /// Functions of more blocks than this get no candidates: each of the fixpoint's questions
 /// holds the whole function. On zlib's `inflate` (700 blocks, 64 candidates) they more than
@@ -84,7 +119,7 @@ const MAX_FLOAT_CANDIDATES: usize = 12;
 
 /// The shape of a proposed bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Bound {
+pub(super) enum Bound {
     /// `c <= v` (signed or unsigned as the local's type).
     AtLeast(i128),
     /// `v <= c`.
@@ -114,7 +149,7 @@ pub(super) struct Sources {
     /// The locals the labels read ([`locals_labels_read`]).
     read_by_labels: BTreeSet<LocalId>,
     /// The integer constants the function assigns each local.
-    int_constants: BTreeMap<LocalId, Vec<i128>>,
+    pub(super) int_constants: BTreeMap<LocalId, Vec<i128>>,
     /// The floating-point locals likely not negative at a loop head: those the function
     /// assigns a constant not negative (`0.0`, `-0.0` included, NaN not), accumulators started
     /// there, and those it steps up by such a constant (`++x`, `x += 0.5`), counters.
@@ -186,7 +221,7 @@ impl Sources {
 
 impl Enc<'_> {
     /// The bound `b` of value `v` (compared signed or not as `signed` says).
-    fn bound_of(&mut self, b: Bound, signed: bool, v: T) -> T {
+    pub(super) fn bound_of(&mut self, b: Bound, signed: bool, v: T) -> T {
         let w = self.t.width(v);
         let le = if signed { CmpOp::Sle } else { CmpOp::Ule };
         match b {
@@ -296,12 +331,9 @@ impl Enc<'_> {
     /// The cut edge from node `n` to block `t`, taken under `cond` with state `st`: a way
     /// back into the head node it goes to, for that node's candidates; `broken` gets `t`
     /// when the edge has no head node to go back to.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn loop_back_edge(
         &mut self,
-        peeled: &Peeled,
-        n: usize,
-        t: BlockId,
+        (peeled, n, t): (&Peeled, usize, BlockId),
         cond: T,
         st: &State,
         pending: &mut [Pending],
@@ -331,7 +363,7 @@ impl Enc<'_> {
             let fact = self.bound_of(p.bound, p.signed, p.value);
             let obligation = self.t.and(&p.ways);
             self.loop_candidates.push(LoopCandidate {
-                fact,
+                assumed: fact,
                 value: p.value,
                 obligation,
                 group: match p.bound {
@@ -339,6 +371,13 @@ impl Enc<'_> {
                     Bound::NotNegative => CandidateGroup::FloatSign,
                     Bound::ZeroOrAtLeastOne => CandidateGroup::FloatWhole,
                 },
+                proved: vec![Fact {
+                    about: vec![p.value],
+                    needs_all: false,
+                    fact,
+                    work: 0,
+                }],
+                cells: false,
             });
         }
     }
@@ -471,13 +510,15 @@ mod tests {
              return s + t + done + (int)d; }",
             "f",
         );
-        assert!(vc.loop_candidates.iter().all(|c| c.obligation != c.fact));
+        assert!(vc.loop_candidates.iter().all(|c| c.obligation != c.assumed));
         // The loop is peeled once: its bounds are at the head of its tail. done: >= 0, <= 1;
-        // s and i (stepped up): >= 0; d: not negative, and never between 0 and 1.
+        // s and i (stepped up): >= 0; d: not negative, and never between 0 and 1; the cells
+        // of `a` the loop went over (`a[i]`, read in it): not negative.
         let of = |g| vc.loop_candidates.iter().filter(|c| c.group == g).count();
         assert_eq!(of(CandidateGroup::FloatSign), 1);
         assert_eq!(of(CandidateGroup::FloatWhole), 1);
-        assert_eq!(vc.loop_candidates.len(), 6, "{:?}", vc.loop_candidates);
+        assert_eq!(of(CandidateGroup::IntegerCells), 1);
+        assert_eq!(vc.loop_candidates.len(), 7, "{:?}", vc.loop_candidates);
         // No loop, no candidate.
         let vc = candidates("int g(int x) { pc_label(x < 0, 1, \"T\"); return x; }", "g");
         assert!(vc.loop_candidates.is_empty());

@@ -26,6 +26,7 @@
 //!   `float` and `double` are IEEE-754 bit patterns (`float`).
 
 mod calls;
+mod cells;
 mod eval;
 mod exposure;
 mod float;
@@ -132,6 +133,7 @@ pub struct InlinedCopy {
 
 /// A background fact and the symbols it is about: it is needed by a question only when its
 /// symbols occur in that question's cone of influence (any of them, or all for `needs_all`).
+/// A memory read may stand for a symbol (a bound on an array cell is about the bytes read).
 /// A fact that defines the result of a floating-point operation has that operation's `work`
 /// ([`crate::vc::cone::QUESTION_FP_WORK`] bounds what one question takes in); every other 0.
 #[derive(Clone, Debug)]
@@ -229,8 +231,9 @@ enum MemObj {
     Local(u32, LocalId),
     Global(GlobalId),
     Str(u32),
-    /// The memory of a region of [`super::pointsto`]: a class of address-taken locals and
-    /// string literals that only the encoding's own pointers reach (never an object).
+    /// The memory of a region of [`super::pointsto`]: a class of address-taken locals, string
+    /// literals and allocated blocks that only the encoding's own pointers reach (never an
+    /// object).
     Region(u32),
 }
 
@@ -762,6 +765,7 @@ impl<'a> Enc<'a> {
         } else {
             invariants::Sources::of(f)
         };
+        let mut cells = self.cells_of(&forest, sources.as_ref());
         let peeled = Peeled::new(f, &forest, &self.peel_counts(&forest));
         let mut returns = Vec::new();
         let mut init = Some(init);
@@ -796,6 +800,7 @@ impl<'a> Enc<'a> {
             // itself (its tail) stands for every later iteration and forgets what it writes.
             let havoc = havoc_sets.get(&b).filter(|_| !peeled.is_exact_head(n));
             if let Some(set) = havoc {
+                let entering_state = (!cells.is_empty()).then(|| st.clone());
                 let entering: Vec<(LocalId, Option<T>)> = set
                     .locals
                     .iter()
@@ -845,11 +850,20 @@ impl<'a> Enc<'a> {
                 let at = (n, b, natural);
                 let from = sources.as_ref();
                 self.propose_loop_facts(at, from, &entering, monotone, head_pc, &st, &mut pending);
+                if let Some(e) = entering_state.filter(|_| natural) {
+                    self.propose_cell_facts(&mut cells, (n, b), head_pc, &e, &st);
+                }
             }
             let blk = f.block(b);
             for (i, s) in blk.stmts.iter().enumerate() {
                 self.cur_stmt = i as u32;
+                if !cells.is_empty() {
+                    self.note_cell_reads(&mut cells, cells::Access::Stmt(s), &st);
+                }
                 pc = self.stmt(s, &mut st, pc);
+            }
+            if !cells.is_empty() {
+                self.note_cell_reads(&mut cells, cells::Access::Term(&blk.term), &st);
             }
             if let Terminator::Return(v) = &blk.term {
                 let value = v.as_ref().map(|e| self.eval(e, &mut st));
@@ -859,19 +873,18 @@ impl<'a> Enc<'a> {
                 // Retreating edges are cut, but in the exact copies of a peeled loop.
                 match peeled.step(n, target) {
                     Some(m) => incoming.entry(m).or_default().push((cond, st.clone())),
-                    None => self.loop_back_edge(
-                        &peeled,
-                        n,
-                        target,
-                        cond,
-                        &st,
-                        &mut pending,
-                        &mut broken,
-                    ),
+                    None => {
+                        let p = (&peeled, n, target);
+                        self.loop_back_edge(p, cond, &st, &mut pending, &mut broken);
+                        if let Some(head) = peeled.cut_head(n, target) {
+                            self.cell_back_edge(&mut cells, head, cond, &st);
+                        }
+                    }
                 }
             }
         }
         self.settle_loop_facts(pending, &broken);
+        self.settle_cell_facts(cells, &broken);
         if self.record_labels {
             // Labels in blocks never reached from the entry are unreachable.
             for (i, blk) in f.blocks.iter().enumerate() {

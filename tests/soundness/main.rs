@@ -26,6 +26,7 @@ use covprune::ir::import::{merge, Bundle};
 use covprune::prune::{run, PruneConfig, Status};
 use covprune::smt::SolverConfig;
 
+mod cells;
 mod generator;
 mod hyper;
 mod loops;
@@ -758,6 +759,38 @@ fn exhaustive_runs_check_the_claims_on_loop_programs() {
         "loop",
         loops::generate_loops,
         &config,
+    );
+}
+
+/// Programs whose loops fill, check and read back arrays ([`cells::generate_cells`]): the
+/// bounds proved on the cells a nest went over are checked on every input.
+/// `COVPRUNE_SOUNDNESS_CELLS` programs (default 40).
+#[test]
+fn exhaustive_runs_check_the_claims_on_cell_programs() {
+    let mut config = harness_config();
+    config.solver.timeout_ms = 2_000;
+    run_harness_with(
+        "cell programs",
+        env_u64("COVPRUNE_SOUNDNESS_CELLS", 40),
+        "cell",
+        cells::generate_cells,
+        &config,
+    );
+}
+
+/// A planted fault: bounds on array cells taken as facts without their proofs must be caught
+/// by the cell harness.
+#[test]
+fn the_cell_harness_catches_unproved_cell_facts() {
+    let mut config = harness_config();
+    config.solver.timeout_ms = 2_000;
+    config.faults.unproved_loop_facts = true;
+    let caught = first_false_claim(&config, "cellf", 60, |seed| {
+        Some(cells::generate_cells(seed))
+    });
+    assert!(
+        caught.is_some(),
+        "no false claim found with unproved cell facts in 60 cell programs"
     );
 }
 

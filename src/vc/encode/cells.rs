@@ -35,6 +35,9 @@ use crate::cfg::loops::LoopForest;
 /// their questions read memory byte by byte.
 const MAX_SITES: usize = 4;
 
+/// At most this many candidates per frame, besides the scalars' ([`super::invariants`]).
+const MAX_CANDIDATES: usize = 16;
+
 /// At most this many reads of one site's place get the site's bound (each an instance).
 const MAX_READS: usize = 16;
 
@@ -93,7 +96,8 @@ pub(super) struct CellPending {
 }
 
 impl Cells {
-    /// The sites of `f`'s loops: each place's first nest.
+    /// The sites of `f`'s loops: each place in each nest that writes it or tests a value
+    /// read from it, in the blocks' order (the source's).
     pub(super) fn of(
         f: &Function,
         forest: &LoopForest,
@@ -102,8 +106,7 @@ impl Cells {
         layout_ok: impl Fn(&CType) -> Option<(Vec<Bound>, bool)>,
     ) -> Cells {
         let mut out = Cells::default();
-        let mut seen: Vec<LValue> = Vec::new();
-        // In the blocks' order, the source's: a place's first nest is the one written first.
+        let mut seen: Vec<(LValue, BlockId)> = Vec::new();
         let mut blocks = forest.order.clone();
         blocks.sort();
         for b in blocks {
@@ -126,11 +129,18 @@ impl Cells {
                     }
                 });
                 for place in places {
-                    let known = out.sites.iter().any(|s| s.counters_of(place).is_some());
-                    if known || seen.contains(place) || out.sites.len() >= MAX_SITES {
+                    // The nest of a place is its outermost loop's: each once.
+                    let outermost = forest
+                        .heads_containing(b)
+                        .iter()
+                        .max_by_key(|h| forest.body(**h).map_or(0, |s| s.len()))
+                        .copied()
+                        .expect("a block in a loop");
+                    let key = (place.clone(), outermost);
+                    if seen.contains(&key) || out.sites.len() >= MAX_SITES {
                         continue;
                     }
-                    seen.push(place.clone());
+                    seen.push(key);
                     let ty = place_type(f, place);
                     let Some((bounds, signed)) = layout_ok(&ty) else {
                         continue;
@@ -142,6 +152,9 @@ impl Cells {
                         continue;
                     };
                     let body = forest.body(loops[0].head).cloned().unwrap_or_default();
+                    if !writes_or_tests(f, &body, place) {
+                        continue;
+                    }
                     let others = locals
                         .iter()
                         .copied()
@@ -225,6 +238,53 @@ impl<'a> Access<'a> {
             Access::Term(t) => crate::ir::visit::terminator(t, on),
         }
     }
+}
+
+/// Does a block of `body` write `place`, or leave the nest on a test of it or of a local
+/// assigned from it? Only such a nest can bound its cells.
+fn writes_or_tests(f: &Function, body: &BTreeSet<BlockId>, place: &LValue) -> bool {
+    let reads_place = |e: &Expr| {
+        let mut found = false;
+        crate::ir::visit::expr(e, &mut |item| {
+            if let crate::ir::visit::Item::Place { place: p, .. } = item {
+                found |= p == place;
+            }
+        });
+        found
+    };
+    let mut holders: BTreeSet<LocalId> = BTreeSet::new();
+    for s in body.iter().flat_map(|b| &f.block(*b).stmts) {
+        if let StmtKind::Assign { dst, src } = &s.kind {
+            if dst == place {
+                return true;
+            }
+            if let LValue::Var(VarRef::Local(l)) = dst {
+                if reads_place(src) {
+                    holders.insert(*l);
+                }
+            }
+        }
+    }
+    body.iter().any(|b| match &f.block(*b).term {
+        Terminator::Branch {
+            cond,
+            then_bb,
+            else_bb,
+        } if !body.contains(then_bb) || !body.contains(else_bb) => {
+            let mut found = reads_place(cond);
+            crate::ir::visit::expr(cond, &mut |item| {
+                if let crate::ir::visit::Item::Place {
+                    place: LValue::Var(VarRef::Local(l)),
+                    ..
+                } = item
+                {
+                    found |= holders.contains(l);
+                }
+            });
+            found
+        }
+        _ => false,
+    })
 }
 
 /// The type of a place of `f` (pointee of a dereference, element of an array).
@@ -446,7 +506,7 @@ impl Enc<'_> {
                 cells.skolem[si] = Some(m);
             }
             for k in 0..cells.sites[si].bounds.len() {
-                if self.loop_candidates_proposed >= super::invariants::MAX_CANDIDATES {
+                if cells.pending.len() >= MAX_CANDIDATES {
                     return;
                 }
                 let bound = cells.sites[si].bounds[k];
@@ -460,7 +520,6 @@ impl Enc<'_> {
                     head: st.clone(),
                     ways: vec![(reach, entering.clone())],
                 });
-                self.loop_candidates_proposed += 1;
             }
         }
     }

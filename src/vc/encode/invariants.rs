@@ -103,7 +103,7 @@ impl CandidateGroup {
 
 /// At most this many candidates per encoding: each one is a few more terms in the prover's
 /// fixpoint, which asks all of them in one question per round.
-pub(super) const MAX_CANDIDATES: usize = 64;
+const MAX_CANDIDATES: usize = 64;
 
 /// Functions of more blocks than this get no candidates: each of the fixpoint's questions
 /// holds the whole function. On zlib's `inflate` (700 blocks, 64 candidates) they more than

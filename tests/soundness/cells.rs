@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::generator::{Generated, Kind, Placed, Rng};
+use crate::generator::{Generated, Kind, Placed, Rng, PROGRAM_START};
 
 struct CellGen {
     rng: Rng,
@@ -20,11 +20,11 @@ struct CellGen {
 
 impl CellGen {
     fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.rng.below(items.len() as u64) as usize]
+        self.rng.pick(items)
     }
 
     fn small(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.rng.below((hi - lo + 1) as u64) as i64
+        self.rng.small(lo, hi)
     }
 
     fn label(&mut self, indent: &str, pred: &str) {
@@ -77,15 +77,10 @@ impl CellGen {
 pub(crate) fn generate_cells(seed: u64) -> Generated {
     let mut g = CellGen {
         rng: Rng::seeded(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
-        out: String::new(),
+        out: format!("{PROGRAM_START}    int t[16] = {{0}};\n    double w[16] = {{0}};\n"),
         next_label: 0,
         placed: BTreeMap::new(),
     };
-    g.out
-        .push_str("#ifndef pc_label\n#define pc_label(...) do{}while(0)\n#endif\n");
-    g.out.push_str("int f(unsigned char a, signed char b)\n{\n");
-    g.out
-        .push_str("    int t[16] = {0};\n    double w[16] = {0};\n");
     let two = g.rng.chance(35);
     if two {
         // Two counters: `r` rows of `c` cells, checked row by row, read column by column.

@@ -25,7 +25,19 @@ impl Rng {
     pub(crate) fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
     }
+    pub(crate) fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len() as u64) as usize]
+    }
+    /// A number in `lo..=hi`.
+    pub(crate) fn small(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
 }
+
+/// The start of a program under test: `pc_label` defined away when compiled alone, and `f`'s
+/// head.
+pub(crate) const PROGRAM_START: &str =
+    "#ifndef pc_label\n#define pc_label(...) do{}while(0)\n#endif\nint f(unsigned char a, signed char b)\n{\n";
 
 pub(crate) const VARS: &[&str] = &["a", "b", "x", "y", "z"];
 /// The variables of a helper's body: its parameters, then the locals it shares with `f`.

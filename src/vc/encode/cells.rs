@@ -2,34 +2,42 @@
 //! inductive like the bounds on scalars ([`super::invariants`]) and carried to the reads of the
 //! same cells after the nest.
 //!
-//! A *site* is a place read or written in a loop nest, `p[i * c + j]` or `xs[i]`, whose address
-//! is computed from SSA locals only: one counter per loop of the nest (the local of the address
-//! that loop writes, started at one constant), the others written nowhere in the nest. At the
-//! head of the nest's `k`-th loop the cells visited so far are those of the counters' values
-//! before the current ones in lexicographic order, each inner counter over `[start, bound)`
-//! (its loop's test, `j < c`); the candidate says each of them satisfies a bound (not negative,
-//! never strictly between 0 and 1 for floats), under the head's reach condition:
+//! A *site* is a place read or written in a loop nest that writes it or leaves on a test of it
+//! (`p[i * c + j]`, `xs[i]`), whose address is computed from SSA locals only: one counter per
+//! loop of the nest (the local of the address that loop writes, started at one constant), the
+//! others written nowhere in the nest. At the head of the nest's `k`-th loop the cells visited
+//! so far are those of the counters' values before the current ones in lexicographic order,
+//! each inner counter over `[start, bound)` (its loop's test, `j < c`); the candidate says each
+//! of them satisfies a bound (not negative; for floats also never strictly between 0 and 1),
+//! under the head's reach condition:
 //!
 //! `reach(h) ∧ (m before the counters at h) ⇒ bound(cell(m) in h's memory)` for every `m`.
 //!
 //! The obligation, on each way into the head (entering it, or a cut back edge), is that
-//! implication for the way's state, at one fresh index tuple `m` (a Skolem constant: valid for
-//! it is valid for all); the candidate assumed in the question is the implication at the head
-//! for that same `m` and for the counters' values at each read of the place in the function
-//! (instances of a universal statement, each true when it is). So a nest that stores sums not
-//! negative in `xs[i]`, or leaves when a count `p[i * c + j]` is negative, proves that every
-//! cell it went over holds a value not negative, and the reads of `xs[i]` or `p[i * c + j]` in
+//! implication for the way's state, at a fresh index tuple `m` (a Skolem constant: valid for it
+//! is valid for all) taken apart from the tuples of the nest's own accesses, and at each of
+//! those: a cell an iteration visits is then the very term its access read, and the solver
+//! needs no arithmetic on indices. What the fixpoint assumes of the candidate is the implication
+//! at the head for the same tuples (instances of a universal statement, each true when it is).
+//! Once proved, its instance at each access after the nest (the same array indexed the same
+//! way, perhaps by counters of its own) is a fact about the bytes that access reads. So a nest
+//! that stores sums not negative in `xs[i]`, or leaves when a count `p[i * c + j]` is negative,
+//! proves every cell it went over not negative, and the reads of `xs[i]` or `p[i * c + j]` in
 //! later loops, with `i` below the counter the nest ended with, get the bound.
 //!
 //! Soundness: the argument of [`super::invariants`], with one difference for heads a run does
 //! not reach: a cell's memory at a head need not be fresh there (a nest that only reads it), so
 //! no choice of the head's values need make the bound hold; the reach condition does, being
-//! false at a head off the run's path. Guesses (the counters, their starts, the inner bounds)
+//! false at a head off the run's path. An instance at an access is stated on the memory the
+//! access reads only where that memory is the head's, or a join of memories one of which is,
+//! under the joins' conditions that choose it, and only when the address's other locals hold
+//! their values at the head. Guesses (the sites, the counters, their starts, the inner bounds)
 //! only decide what is proposed: a wrong one gives an obligation that fails.
 
 use super::invariants::Bound;
 use super::*;
 use crate::cfg::loops::LoopForest;
+use crate::vc::term::Node;
 
 /// At most this many sites per function: each gives a candidate per bound and loop head, and
 /// their questions read memory byte by byte.
@@ -589,7 +597,7 @@ impl Enc<'_> {
             let home = self.home(&site.place);
             let value = self.memory_of(home, &p.head);
             let mut memory = Vec::new();
-            vars_of(&self.t, value, &mut memory);
+            leaves_of(&self.t, value, is_var, &mut memory);
             // Once proved, the instance of each access after the nest is a fact of its own,
             // about the bytes the access reads (as the access reads them when it can be
             // said so, else as the head's memory holds them, and then about that memory).
@@ -606,7 +614,7 @@ impl Enc<'_> {
                         (at, memory.clone())
                     }
                 };
-                reads_of(&self.t, at, &mut about);
+                leaves_of(&self.t, at, is_read, &mut about);
                 let fact = self.t.implies(p.reach, at);
                 proved.push(Fact {
                     about,
@@ -772,7 +780,7 @@ fn chooses(t: &mut Terms, m: T, leaf: T) -> Option<T> {
     if m == leaf {
         return Some(t.tru());
     }
-    let super::super::term::Node::Ite(c, a, b) = *t.node(m) else {
+    let Node::Ite(c, a, b) = *t.node(m) else {
         return None;
     };
     let (ca, cb) = (chooses(t, a, leaf), chooses(t, b, leaf));
@@ -786,8 +794,9 @@ fn chooses(t: &mut Terms, m: T, leaf: T) -> Option<T> {
     Some(t.or2(when_a, when_b))
 }
 
-/// The memory reads in term `t` (each byte read), once each, in the order met.
-fn reads_of(terms: &Terms, t: T, out: &mut Vec<T>) {
+/// The nodes of term `t` that `pick` chooses, not looking inside them, once each, in the
+/// order met: its variables, or its memory reads (each byte read).
+fn leaves_of(terms: &Terms, t: T, pick: fn(&Node) -> bool, out: &mut Vec<T>) {
     let mut todo = vec![t];
     let mut seen = HashSet::new();
     let mut ops = Vec::new();
@@ -796,7 +805,7 @@ fn reads_of(terms: &Terms, t: T, out: &mut Vec<T>) {
             continue;
         }
         let node = terms.node(x);
-        if let super::super::term::Node::Select { .. } = node {
+        if pick(node) {
             out.push(x);
             continue;
         }
@@ -805,21 +814,10 @@ fn reads_of(terms: &Terms, t: T, out: &mut Vec<T>) {
     }
 }
 
-/// The variables of term `t`, once each, in the order met.
-fn vars_of(terms: &Terms, t: T, out: &mut Vec<T>) {
-    let mut todo = vec![t];
-    let mut seen = HashSet::new();
-    let mut ops = Vec::new();
-    while let Some(x) = todo.pop() {
-        if !seen.insert(x) {
-            continue;
-        }
-        match terms.node(x) {
-            super::super::term::Node::Var { .. } => out.push(x),
-            node => {
-                node.push_operands(&mut ops);
-                todo.append(&mut ops);
-            }
-        }
-    }
+fn is_var(n: &Node) -> bool {
+    matches!(n, Node::Var { .. })
+}
+
+fn is_read(n: &Node) -> bool {
+    matches!(n, Node::Select { .. })
 }

@@ -270,21 +270,11 @@ mod tests {
     use super::*;
 
     fn effects_of(src: &str) -> CallEffects {
-        let dir = tempfile_dir();
-        let path = dir.join("e.c");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("e.c");
         std::fs::write(&path, src).unwrap();
         let loaded = crate::frontend::load(&path, &Default::default()).unwrap();
         CallEffects::of(Some(&loaded.program))
-    }
-
-    fn tempfile_dir() -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!(
-            "covprune-effects-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        std::fs::create_dir_all(&d).unwrap();
-        d
     }
 
     #[test]

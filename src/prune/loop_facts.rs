@@ -125,7 +125,7 @@ fn fixpoint<'c>(
             }
             let obligations: Vec<_> = part.iter().map(|&i| live[i].obligation).collect();
             // A cell bound's obligation reads memory written in the loop: byte by byte.
-            let exact = part.iter().any(|&i| live[i].cells);
+            let exact = part.iter().any(|&i| live[i].group.cells());
             let all_hold = terms.and(&obligations);
             let some_fails = terms.not(all_hold);
             let goal = terms.and2(assumed, some_fails);

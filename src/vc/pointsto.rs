@@ -1,9 +1,8 @@
 //! Pointer targets of one encoding: which memory objects the code of a function (and of every
 //! function it may call directly) can reach through which pointers, so that address-taken
 //! locals, string literals and allocated blocks that no outside code can reach live in
-//! memories of their own
-//! (regions) instead of the shared one, and so that a call havocs only the regions it may
-//! write.
+//! memories of their own (regions) instead of the shared one, and so that a call havocs only
+//! the regions it may write.
 //!
 //! The analysis is unification-based (Steensgaard), flow- and context-insensitive, field- and
 //! type-insensitive: every value (an integer too) may carry a pointer, and each class of
@@ -353,9 +352,15 @@ impl PointsTo {
     /// (`malloc`, `calloc`), if not the shared memory.
     pub fn allocated_region(&mut self, function: &str, name: &str, dst: &LValue) -> Option<u32> {
         let fr = *self.frames.get(function).filter(|_| self.allocates(name))?;
-        let at = self.loc(fr, dst, false);
-        let block = self.content_of(at, false);
+        let block = self.pointed_by(fr, dst);
         self.region(block)
+    }
+
+    /// The class of the objects the value held in `dst` points into (`EXT` if none was
+    /// recorded).
+    fn pointed_by(&mut self, fr: Frame, dst: &LValue) -> u32 {
+        let at = self.loc(fr, dst, false);
+        self.content_of(at, false)
     }
 
     /// What the call `callee(args)` in `function` may write.
@@ -704,8 +709,7 @@ impl PointsTo {
                                 w.add(&self.outside_call_writes(fr, n, args));
                                 // A new block's bytes are any: its class is written.
                                 if let Some(d) = dst.as_ref().filter(|_| self.allocates(n)) {
-                                    let at = self.loc(fr, d, false);
-                                    let block = self.content_of(at, false);
+                                    let block = self.pointed_by(fr, d);
                                     w.class(self.find(block));
                                 }
                             }

@@ -35,6 +35,7 @@
 //! only decide what is proposed: a wrong one gives an obligation that fails.
 
 use super::invariants::Bound;
+use super::loops::HavocSet;
 use super::*;
 use crate::cfg::loops::LoopForest;
 use crate::vc::term::Node;
@@ -80,13 +81,16 @@ pub(super) struct Cells {
     sites: Vec<Site>,
     /// Per site, the Skolem index tuple (made at the first head).
     skolem: Vec<Option<Vec<T>>>,
-    /// Per site, the counters' values at each access to its place, and whether the access is
-    /// in the nest.
-    reads: Vec<Vec<(Vec<T>, bool)>>,
-    /// Per site, the state at each access after the nest and the place it accesses (its
-    /// counters may be other locals), as `reads`' entries.
-    states: Vec<Vec<Option<(State, LValue)>>>,
+    /// Per site, the accesses to its place.
+    accesses: Vec<Vec<Accessed>>,
     pending: Vec<CellPending>,
+}
+
+/// An access to a site's place: the counters' values there and, for one after the nest, its
+/// state and the place it accesses (whose counters may be other locals).
+struct Accessed {
+    tuple: Vec<T>,
+    after: Option<(State, LValue)>,
 }
 
 /// A candidate while the body is encoded.
@@ -109,6 +113,7 @@ impl Cells {
     pub(super) fn of(
         f: &Function,
         forest: &LoopForest,
+        havoc_sets: &HashMap<BlockId, HavocSet>,
         int_constants: &BTreeMap<LocalId, Vec<i128>>,
         in_memory: &[bool],
         layout_ok: impl Fn(&CType) -> Option<(Vec<Bound>, bool)>,
@@ -121,6 +126,13 @@ impl Cells {
             if forest.heads_containing(b).is_empty() {
                 continue;
             }
+            // The nest of a place is its outermost loop's: each place once in each.
+            let outermost = forest
+                .heads_containing(b)
+                .iter()
+                .max_by_key(|h| forest.body(**h).map_or(0, |s| s.len()))
+                .copied()
+                .expect("a block in a loop");
             let blk = f.block(b);
             let accesses = blk.stmts.iter().map(Access::Stmt);
             for access in accesses.chain([Access::Term(&blk.term)]) {
@@ -137,13 +149,6 @@ impl Cells {
                     }
                 });
                 for place in places {
-                    // The nest of a place is its outermost loop's: each once.
-                    let outermost = forest
-                        .heads_containing(b)
-                        .iter()
-                        .max_by_key(|h| forest.body(**h).map_or(0, |s| s.len()))
-                        .copied()
-                        .expect("a block in a loop");
                     let key = (place.clone(), outermost);
                     if seen.contains(&key) || out.sites.len() >= MAX_SITES {
                         continue;
@@ -156,7 +161,15 @@ impl Cells {
                     let Some(locals) = address_locals(place, in_memory) else {
                         continue;
                     };
-                    let Some(loops) = nest(f, forest, b, &locals, int_constants, in_memory) else {
+                    let loops = nest(
+                        f,
+                        forest,
+                        havoc_sets,
+                        b,
+                        &locals,
+                        (int_constants, in_memory),
+                    );
+                    let Some(loops) = loops else {
                         continue;
                     };
                     let body = forest.body(loops[0].head).cloned().unwrap_or_default();
@@ -181,8 +194,7 @@ impl Cells {
             }
         }
         out.skolem = out.sites.iter().map(|_| None).collect();
-        out.reads = out.sites.iter().map(|_| Vec::new()).collect();
-        out.states = out.sites.iter().map(|_| Vec::new()).collect();
+        out.accesses = out.sites.iter().map(|_| Vec::new()).collect();
         out
     }
 
@@ -310,31 +322,36 @@ fn place_type(f: &Function, lv: &LValue) -> CType {
 
 /// The SSA locals the address of `lv` reads, when it reads nothing else (no memory).
 fn address_locals(lv: &LValue, in_memory: &[bool]) -> Option<BTreeSet<LocalId>> {
-    fn expr(e: &Expr, in_memory: &[bool], out: &mut BTreeSet<LocalId>) -> Option<()> {
-        match &e.kind {
-            ExprKind::Read(LValue::Var(VarRef::Local(l))) if !in_memory[l.0 as usize] => {
-                out.insert(*l);
-                Some(())
-            }
-            ExprKind::Const(_) => Some(()),
-            ExprKind::Cast(a) | ExprKind::Unary(UnOp::Neg, a) => expr(a, in_memory, out),
-            ExprKind::Binary(op, a, b) if !op.is_comparison() => {
-                if matches!(a.ty, CType::Float(_)) || matches!(b.ty, CType::Float(_)) {
-                    return None;
-                }
-                expr(a, in_memory, out)?;
-                expr(b, in_memory, out)
-            }
-            _ => None,
-        }
-    }
     let mut out = BTreeSet::new();
     match lv {
-        LValue::Deref(e) => expr(e, in_memory, &mut out)?,
-        LValue::Index(b, i) if matches!(**b, LValue::Var(_)) => expr(i, in_memory, &mut out)?,
+        LValue::Deref(e) => expr_locals(e, in_memory, &mut out)?,
+        LValue::Index(b, i) if matches!(**b, LValue::Var(_)) => {
+            expr_locals(i, in_memory, &mut out)?
+        }
         _ => return None,
     }
     Some(out)
+}
+
+/// Adds the SSA locals integer expression `e` reads to `out`; `None` when it reads anything
+/// else (memory, a float).
+fn expr_locals(e: &Expr, in_memory: &[bool], out: &mut BTreeSet<LocalId>) -> Option<()> {
+    match &e.kind {
+        ExprKind::Read(LValue::Var(VarRef::Local(l))) if !in_memory[l.0 as usize] => {
+            out.insert(*l);
+            Some(())
+        }
+        ExprKind::Const(_) => Some(()),
+        ExprKind::Cast(a) | ExprKind::Unary(UnOp::Neg, a) => expr_locals(a, in_memory, out),
+        ExprKind::Binary(op, a, b) if !op.is_comparison() => {
+            if matches!(a.ty, CType::Float(_)) || matches!(b.ty, CType::Float(_)) {
+                return None;
+            }
+            expr_locals(a, in_memory, out)?;
+            expr_locals(b, in_memory, out)
+        }
+        _ => None,
+    }
 }
 
 /// The nest of the loops around block `b` that step the address's locals: innermost first,
@@ -345,11 +362,13 @@ fn address_locals(lv: &LValue, in_memory: &[bool]) -> Option<BTreeSet<LocalId>> 
 fn nest(
     f: &Function,
     forest: &LoopForest,
+    havoc_sets: &HashMap<BlockId, HavocSet>,
     b: BlockId,
     locals: &BTreeSet<LocalId>,
-    int_constants: &BTreeMap<LocalId, Vec<i128>>,
-    in_memory: &[bool],
+    (int_constants, in_memory): (&BTreeMap<LocalId, Vec<i128>>, &[bool]),
 ) -> Option<Vec<NestLoop>> {
+    // The SSA locals each loop writes, as its head's havoc has them.
+    let written_in = |h: BlockId| havoc_sets.get(&h).map(|set| &set.locals);
     let mut heads: Vec<(usize, BlockId)> = forest
         .heads_containing(b)
         .iter()
@@ -357,10 +376,9 @@ fn nest(
         .collect();
     heads.sort();
     let mut chain: Vec<(BlockId, LocalId)> = Vec::new();
-    let mut outermost_body = None;
     for (_, h) in heads {
-        let body = forest.body(h)?;
-        let written = written_locals(f, body);
+        forest.body(h)?;
+        let written = written_in(h)?;
         let new: Vec<LocalId> = locals
             .iter()
             .copied()
@@ -368,15 +386,11 @@ fn nest(
             .collect();
         match new.len() {
             0 => break,
-            1 => {
-                chain.push((h, new[0]));
-                outermost_body = Some(body);
-            }
+            1 => chain.push((h, new[0])),
             _ => return None,
         }
     }
-    let body = outermost_body?;
-    let written = written_locals(f, body);
+    let written = written_in(chain.last()?.0)?;
     // The address's other locals are the same at every head of the nest.
     if locals
         .iter()
@@ -395,13 +409,7 @@ fn nest(
         let bound = if depth == 0 {
             None
         } else {
-            Some(loop_bound(
-                f,
-                forest.body(h)?,
-                counter,
-                &written,
-                in_memory,
-            )?)
+            Some(loop_bound(f, forest.body(h)?, counter, written, in_memory)?)
         };
         out.push(NestLoop {
             head: h,
@@ -411,17 +419,6 @@ fn nest(
         });
     }
     Some(out)
-}
-
-/// The SSA locals the blocks of `body` assign.
-fn written_locals(f: &Function, body: &BTreeSet<BlockId>) -> BTreeSet<LocalId> {
-    body.iter()
-        .flat_map(|b| &f.block(*b).stmts)
-        .filter_map(|s| match super::loops::written_place(s) {
-            Some(LValue::Var(VarRef::Local(l))) => Some(*l),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The bound a test of loop `body` compares `counter` with (`counter < x`, `x > counter`,
@@ -438,8 +435,8 @@ fn loop_bound(
             ExprKind::Read(LValue::Var(VarRef::Local(l))) if *l == counter)
     };
     let invariant = |e: &Expr| {
-        let lv = LValue::Deref(Box::new(e.clone()));
-        address_locals(&lv, in_memory).is_some_and(|ls| ls.iter().all(|l| !written.contains(l)))
+        let mut ls = BTreeSet::new();
+        expr_locals(e, in_memory, &mut ls).is_some() && ls.iter().all(|l| !written.contains(l))
     };
     for b in body {
         let Terminator::Branch { cond, .. } = &f.block(*b).term else {
@@ -466,6 +463,7 @@ impl Enc<'_> {
     pub(super) fn cells_of(
         &self,
         forest: &LoopForest,
+        havoc_sets: &HashMap<BlockId, HavocSet>,
         sources: Option<&super::invariants::Sources>,
     ) -> Cells {
         let Some(sources) = sources else {
@@ -481,6 +479,7 @@ impl Enc<'_> {
         Cells::of(
             self.f,
             forest,
+            havoc_sets,
             &sources.int_constants,
             &self.in_memory,
             bounds,
@@ -536,7 +535,7 @@ impl Enc<'_> {
     /// place.
     pub(super) fn note_cell_reads(&mut self, cells: &mut Cells, access: Access, st: &State) {
         for si in 0..cells.sites.len() {
-            if cells.reads[si].len() >= MAX_READS {
+            if cells.accesses[si].len() >= MAX_READS {
                 continue;
             }
             let site = &cells.sites[si];
@@ -553,11 +552,12 @@ impl Enc<'_> {
                     counters.iter().map(|l| st.vars[l.0 as usize]).collect();
                 let Some(v) = values else { continue };
                 let inside = site.body.contains(&self.cur_block);
-                let access = (v, inside);
-                if !cells.reads[si].contains(&access) && cells.reads[si].len() < MAX_READS {
-                    cells.reads[si].push(access);
+                let seen = cells.accesses[si]
+                    .iter()
+                    .any(|a| a.tuple == v && a.after.is_none() == inside);
+                if !seen && cells.accesses[si].len() < MAX_READS {
                     let after = (!inside).then(|| (st.clone(), place.clone()));
-                    cells.states[si].push(after);
+                    cells.accesses[si].push(Accessed { tuple: v, after });
                 }
             }
         }
@@ -575,8 +575,7 @@ impl Enc<'_> {
         let Cells {
             sites,
             skolem,
-            reads,
-            states,
+            accesses,
             pending,
         } = cells;
         for p in pending {
@@ -587,7 +586,11 @@ impl Enc<'_> {
             let skolem_m = skolem[p.site].clone().expect("made at the head");
             // The instances: at the Skolem tuple and the nest's own accesses (what the
             // obligations need), then at every other access (what later questions need).
-            let inside: Vec<&Vec<T>> = reads[p.site].iter().filter(|r| r.1).map(|r| &r.0).collect();
+            let inside: Vec<&Vec<T>> = accesses[p.site]
+                .iter()
+                .filter(|a| a.after.is_none())
+                .map(|a| &a.tuple)
+                .collect();
             let mut own = vec![self.cells_bounded(site, p.bound, &p.head, p.depth, &skolem_m)];
             for r in &inside {
                 own.push(self.cells_bounded(site, p.bound, &p.head, p.depth, r));
@@ -602,11 +605,11 @@ impl Enc<'_> {
             // about the bytes the access reads (as the access reads them when it can be
             // said so, else as the head's memory holds them, and then about that memory).
             let mut proved = Vec::new();
-            for (k, (r, _)) in reads[p.site].iter().enumerate().filter(|(_, r)| !r.1) {
-                let as_read = match &states[p.site][k] {
-                    Some(at) => self.cell_as_read(site, p.bound, (&p.head, p.depth), r, at),
-                    None => None,
-                };
+            for (r, at) in accesses[p.site]
+                .iter()
+                .filter_map(|a| Some((&a.tuple, a.after.as_ref()?)))
+            {
+                let as_read = self.cell_as_read(site, p.bound, (&p.head, p.depth), r, at);
                 let (at, mut about) = match as_read {
                     Some(at) => (at, Vec::new()),
                     None => {
@@ -634,7 +637,6 @@ impl Enc<'_> {
                     Bound::AtLeast(_) | Bound::AtMost(_) => CandidateGroup::IntegerCells,
                 },
                 proved,
-                cells: true,
             });
         }
     }
@@ -648,13 +650,13 @@ impl Enc<'_> {
         } else {
             (CmpOp::Ult, CmpOp::Ule)
         };
-        let mut within = Vec::new();
+        // Each index from its counter's start, and below its loop's bound.
+        let (mut from, mut within) = (Vec::new(), Vec::new());
         for (u, l) in site.loops.iter().enumerate() {
-            let (counter, start, bound) = (&l.counter, &l.start, &l.bound);
-            let w = self.local_width(*counter);
-            let s = self.t.bv_i(w, *start);
-            let from = self.t.cmp(le, s, m[u]);
-            let below = match bound {
+            let w = self.local_width(l.counter);
+            let s = self.t.bv_i(w, l.start);
+            from.push(self.t.cmp(le, s, m[u]));
+            let below = match &l.bound {
                 Some(x) => {
                     let v = self.eval(x, &mut scratch);
                     let v = self.t.resize(v, w, is_signed(&x.ty));
@@ -662,7 +664,7 @@ impl Enc<'_> {
                 }
                 None => self.t.tru(),
             };
-            within.push(self.t.and2(from, below));
+            within.push(self.t.and2(from[u], below));
         }
         // Counters are SSA locals: each has a value in every state.
         let counters: Vec<T> = site
@@ -676,11 +678,8 @@ impl Enc<'_> {
             for (m_u, c_u) in m.iter().zip(&counters).take(t) {
                 conj.push(self.t.eq(*m_u, *c_u));
             }
-            let (counter, c) = (site.loops[t].counter, counters[t]);
-            let w = self.local_width(counter);
-            let s = self.t.bv_i(w, site.loops[t].start);
-            conj.push(self.t.cmp(le, s, m[t]));
-            conj.push(self.t.cmp(lt, m[t], c));
+            conj.push(from[t]);
+            conj.push(self.t.cmp(lt, m[t], counters[t]));
             conj.extend(within.iter().skip(t + 1).copied());
             alternatives.push(self.t.and(&conj));
         }

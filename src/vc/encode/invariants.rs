@@ -46,8 +46,6 @@ pub struct LoopCandidate {
     pub group: CandidateGroup,
     /// The facts it gives once proved: the bound, or a cell bound's instances one by one.
     pub proved: Vec<Fact>,
-    /// A bound on array cells ([`super::cells`]): its questions read memory byte by byte.
-    pub cells: bool,
 }
 
 /// The loop bounds proved together, one group after the other, each group's proved bounds
@@ -90,6 +88,16 @@ impl CandidateGroup {
         matches!(
             self,
             CandidateGroup::FloatSign | CandidateGroup::FloatSignCells
+        )
+    }
+
+    /// Does it bound array cells ([`super::cells`])? Their questions read memory byte by byte.
+    pub fn cells(self) -> bool {
+        matches!(
+            self,
+            CandidateGroup::IntegerCells
+                | CandidateGroup::FloatSignCells
+                | CandidateGroup::FloatWholeCells
         )
     }
 
@@ -377,7 +385,6 @@ impl Enc<'_> {
                     fact,
                     work: 0,
                 }],
-                cells: false,
             });
         }
     }

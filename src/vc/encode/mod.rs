@@ -765,7 +765,7 @@ impl<'a> Enc<'a> {
         } else {
             invariants::Sources::of(f)
         };
-        let mut cells = self.cells_of(&forest, sources.as_ref());
+        let mut cells = self.cells_of(&forest, &havoc_sets, sources.as_ref());
         let peeled = Peeled::new(f, &forest, &self.peel_counts(&forest));
         let mut returns = Vec::new();
         let mut init = Some(init);

@@ -215,6 +215,73 @@ pub fn math_function(name: &str) -> Option<(Math, u32)> {
     Some((m, width))
 }
 
+/// The `<math.h>` functions whose arguments are numbers only, in their `double` form: C11
+/// 7.12.1 lets them write `errno` and nothing else the program can see (`lgamma`, which may
+/// write `signgam`, and those given pointers are not among them).
+const ERRNO_ONLY: &[&str] = &[
+    "acos",
+    "asin",
+    "atan",
+    "atan2",
+    "cos",
+    "sin",
+    "tan",
+    "acosh",
+    "asinh",
+    "atanh",
+    "cosh",
+    "sinh",
+    "tanh",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "logb",
+    "ilogb",
+    "ldexp",
+    "scalbn",
+    "scalbln",
+    "cbrt",
+    "fabs",
+    "hypot",
+    "pow",
+    "sqrt",
+    "erf",
+    "erfc",
+    "tgamma",
+    "ceil",
+    "floor",
+    "nearbyint",
+    "rint",
+    "lrint",
+    "llrint",
+    "round",
+    "lround",
+    "llround",
+    "trunc",
+    "fmod",
+    "remainder",
+    "copysign",
+    "nextafter",
+    "fdim",
+    "fmax",
+    "fmin",
+    "fma",
+];
+
+/// Is `name` a math function that writes `errno` only ([`ERRNO_ONLY`], in its `double`,
+/// `float` or `long double` form, or as a `__builtin_`)?
+pub fn writes_only_errno(name: &str) -> bool {
+    let name = name.strip_prefix("__builtin_").unwrap_or(name);
+    let known = |n: &str| ERRNO_ONLY.contains(&n);
+    known(name)
+        || name.strip_suffix('f').is_some_and(known)
+        || name.strip_suffix('l').is_some_and(known)
+}
+
 /// The allocators whose result covprune knows something of: null when the size asked is more
 /// than `PTRDIFF_MAX` bytes (`calloc`: the product of its arguments, computed without
 /// overflow). No object can be that big on a 64-bit target (its address space is smaller),
@@ -478,6 +545,27 @@ mod tests {
         assert_eq!(math_function("log2"), None);
         assert_eq!(math_function("f"), None);
         assert_eq!(math_function("sqrtl"), None);
+    }
+
+    #[test]
+    fn math_functions_without_pointers_write_only_errno() {
+        use super::writes_only_errno;
+        for name in [
+            "log",
+            "logf",
+            "logl",
+            "__builtin_sqrt",
+            "atan2",
+            "fmaxf",
+            "ilogb",
+        ] {
+            assert!(writes_only_errno(name), "{name}");
+        }
+        for name in [
+            "lgamma", "frexp", "modf", "remquo", "nan", "logging", "printf", "f",
+        ] {
+            assert!(!writes_only_errno(name), "{name}");
+        }
     }
 
     #[test]

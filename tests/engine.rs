@@ -256,6 +256,83 @@ fn allocation_labels_match_their_expectations_and_real_runs() {
     assert_eq!(covered, expected_feasible);
 }
 
+/// Runs the `errno` fixture on tables of counts and values of every sign, NaN, and pointers
+/// to `errno` itself.
+const ERRNO_DRIVER: &str = r#"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+static int covered[16];
+#define pc_label(c, id, tag) do { if (c) covered[id] = 1; } while (0)
+#include FIXTURE
+int main(void) {
+    double xs[] = {-1.0, -0.0, 0.0, 0.5, 1.0, 2.0, 1e300, NAN, INFINITY};
+    long ls[] = {-3, 0, 1, 5, 1000000};
+    for (unsigned a = 0; a < 5; a++)
+        for (unsigned b = 0; b < 5; b++) {
+            long f[2] = {ls[a], ls[b]};
+            counts_after_log(f, 2);
+        }
+    for (unsigned i = 0; i < sizeof xs / sizeof *xs; i++) {
+        double x = xs[i];
+        for (unsigned k = 0; k < 5; k++) {
+            long_after_log(&ls[k], x);
+            double d = (double)ls[k];
+            double_after_sqrt(&d, x);
+        }
+        int z = 0;
+        int_after_log(&z, x);
+        errno = 0;
+        int_after_log(&errno, x);
+        errno_after_sqrt(x);
+        errno = 0;
+        bytes_after_log((const unsigned char *)&errno, x);
+    }
+    errno_set_in_a_loop(5);
+    for (int id = 0; id < 16; id++)
+        if (covered[id]) printf("%d\n", id);
+    return 0;
+}
+"#;
+
+/// `errno` apart: the math functions write only `errno`, so a `long` or `double` read after
+/// them keeps its value; an `int` or a byte that may be `errno` itself does not, and real runs
+/// (given `&errno`) cover every label not proved.
+#[test]
+fn math_functions_write_only_errno() {
+    let path = Path::new("tests/fixtures/engine/errno.c");
+    let proved = check_fixture(path);
+    assert_eq!(proved, vec![1, 2, 3]);
+    let dir = tempfile::tempdir().unwrap();
+    let driver = dir.path().join("driver.c");
+    std::fs::write(&driver, ERRNO_DRIVER).unwrap();
+    let exe = dir.path().join("errno");
+    let fixture = std::fs::canonicalize(path).unwrap();
+    let status = std::process::Command::new("cc")
+        .args(["-O0", "-w", "-fmath-errno"])
+        .arg(format!("-DFIXTURE=\"{}\"", fixture.display()))
+        .arg("-o")
+        .arg(&exe)
+        .arg(&driver)
+        .arg("-lm")
+        .status()
+        .expect("cc runs");
+    assert!(status.success(), "the errno driver compiles");
+    let out = std::process::Command::new(&exe).output().expect("it runs");
+    assert!(out.status.success());
+    let covered: Vec<u64> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let expected_feasible: Vec<u64> = expectations(path)
+        .into_iter()
+        .filter(|(_, want)| *want == "unknown")
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(covered, expected_feasible);
+}
+
 #[test]
 fn fixture_labels_get_their_expected_verdicts() {
     check_fixture(Path::new("tests/fixtures/engine/statements.c"));

@@ -1,7 +1,8 @@
 //! Programs whose loops fill arrays, check or store their cells, and read them back in later
 //! loops: the bounds the engine proves on the cells a nest went over
 //! (`covprune::vc::encode`'s cells) must never exclude a value some run reads. Arrays are
-//! local, zeroed first (no read of an indeterminate value), indexed by one counter or two
+//! local and zeroed first (no read of an indeterminate value), or, in a third of the
+//! programs, globals (each run starts with what the run before left), indexed by one counter or two
 //! (`t[i * c + j]`, read back column by column). Traps: a check loop that steps by two, starts
 //! at one or stops at a zero; a read loop that goes past the checked cells; a write through a
 //! pointer into the array after the check; floating-point cells that are halves, or negative.
@@ -130,6 +131,14 @@ pub(crate) fn generate_cells(seed: u64) -> Generated {
         g.out.push_str("    }\n");
     }
     g.out.push_str("    return t[0] + (int)w[1];\n}\n");
+    // Drawn apart, so that a seed's program is the same but for where its arrays live.
+    if Rng::seeded((seed ^ 0x5EED_0F_61_0BA1) | 1).chance(33) {
+        let locals = "    int t[16] = {0};\n    double w[16] = {0};\n";
+        g.out = format!(
+            "int t[16];\ndouble w[16];\n{}",
+            g.out.replacen(locals, "", 1)
+        );
+    }
     let n = g.next_label;
     (g.out, n, g.placed)
 }

@@ -73,6 +73,7 @@ impl<'a> Enc<'a> {
         self.record_labels = self.in_called_once_copy || self.copy.is_some();
         self.inline_stack.push(callee.name.as_str());
         let mut init = self.initial_state(st.mem, st.own.clone());
+        init.errno = st.errno;
         for (k, pid) in callee.params.iter().enumerate() {
             let pty = callee.local(*pid).ty.clone();
             let value = match arg_values.get(k) {
@@ -123,9 +124,7 @@ impl<'a> Enc<'a> {
             (after, self.join(&values, Sort::Bv(w), "ret"))
         };
         let ins: Vec<(T, &State)> = returns.iter().map(|(c, s, _)| (*c, s)).collect();
-        let (mem, own) = self.join_memories(&ins, "mem_ret");
-        st.mem = mem;
-        st.own = own;
+        (st.mem, st.errno, st.own) = self.join_memories(&ins, "mem_ret");
         if let Some(d) = dst {
             let dty = self.lvalue_type(d);
             if dty.is_aggregate() || ret_ty.is_aggregate() {

@@ -116,7 +116,7 @@ impl Cells {
         havoc_sets: &HashMap<BlockId, HavocSet>,
         int_constants: &BTreeMap<LocalId, Vec<i128>>,
         in_memory: &[bool],
-        layout_ok: impl Fn(&CType) -> Option<(Vec<Bound>, bool)>,
+        kind: impl Fn(&LValue) -> Option<(CType, Vec<Bound>, bool)>,
     ) -> Cells {
         let mut out = Cells::default();
         let mut seen: Vec<(LValue, BlockId)> = Vec::new();
@@ -154,8 +154,7 @@ impl Cells {
                         continue;
                     }
                     seen.push(key);
-                    let ty = place_type(f, place);
-                    let Some((bounds, signed)) = layout_ok(&ty) else {
+                    let Some((ty, bounds, signed)) = kind(place) else {
                         continue;
                     };
                     let Some(locals) = address_locals(place, in_memory) else {
@@ -307,19 +306,6 @@ fn writes_or_tests(f: &Function, body: &BTreeSet<BlockId>, place: &LValue) -> bo
     })
 }
 
-/// The type of a place of `f` (pointee of a dereference, element of an array).
-fn place_type(f: &Function, lv: &LValue) -> CType {
-    match lv {
-        LValue::Deref(e) => e.ty.pointee().cloned().unwrap_or(CType::Unknown),
-        LValue::Index(b, _) => match place_type(f, b) {
-            CType::Array(e, _) => *e,
-            _ => CType::Unknown,
-        },
-        LValue::Var(VarRef::Local(l)) => f.local(*l).ty.clone(),
-        _ => CType::Unknown,
-    }
-}
-
 /// The SSA locals the address of `lv` reads, when it reads nothing else (no memory).
 fn address_locals(lv: &LValue, in_memory: &[bool]) -> Option<BTreeSet<LocalId>> {
     let mut out = BTreeSet::new();
@@ -469,12 +455,17 @@ impl Enc<'_> {
         let Some(sources) = sources else {
             return Cells::default();
         };
-        let bounds = |ty: &CType| match ty {
-            CType::Int(k) if k.is_signed() => Some((vec![Bound::AtLeast(0)], true)),
-            CType::Float(_) if crate::vc::fp::is_format(width_of(ty)) => {
-                Some((vec![Bound::NotNegative, Bound::ZeroOrAtLeastOne], false))
-            }
-            _ => None,
+        // The bounds a cell of a place's type may have, and whether it is a signed integer.
+        let kind = |place: &LValue| {
+            let ty = self.lvalue_type(place);
+            let (bounds, signed) = match ty {
+                CType::Int(k) if k.is_signed() => (vec![Bound::AtLeast(0)], true),
+                CType::Float(_) if crate::vc::fp::is_format(width_of(&ty)) => {
+                    (vec![Bound::NotNegative, Bound::ZeroOrAtLeastOne], false)
+                }
+                _ => return None,
+            };
+            Some((ty, bounds, signed))
         };
         Cells::of(
             self.f,
@@ -482,7 +473,7 @@ impl Enc<'_> {
             havoc_sets,
             &sources.int_constants,
             &self.in_memory,
-            bounds,
+            kind,
         )
     }
 
@@ -598,7 +589,7 @@ impl Enc<'_> {
             let own = self.t.and(&own);
             let assumed = self.t.implies(p.reach, own);
             let home = self.home(&site.place);
-            let value = self.memory_of(home, &p.head);
+            let value = self.memory_for(home, &site.ty, &p.head);
             let mut memory = Vec::new();
             leaves_of(&self.t, value, is_var, &mut memory);
             // Once proved, the instance of each access after the nest is a fact of its own,
@@ -736,8 +727,8 @@ impl Enc<'_> {
         (at, place): &(State, LValue),
     ) -> Option<T> {
         let home = self.home(&site.place);
-        let at_head = self.memory_of(home, head);
-        let read_from = self.memory_of(home, at);
+        let at_head = self.memory_for(home, &site.ty, head);
+        let read_from = self.memory_for(home, &site.ty, at);
         // The address's other locals hold the values they held at the head.
         let same = |l: &LocalId| at.vars[l.0 as usize] == head.vars[l.0 as usize];
         if !site.others.iter().all(same) {

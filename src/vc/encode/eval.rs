@@ -48,6 +48,21 @@ impl Enc<'_> {
                         }
                         return pc;
                     }
+                    // A math function: its result from its arguments, then `errno` written.
+                    if self.writes_only_errno(n) {
+                        let result = dst.as_ref().map(|d| {
+                            let dty = self.lvalue_type(d);
+                            (self.math_call(n, args, &dty, st), dty)
+                        });
+                        self.write_errno(st);
+                        if let (Some(d), Some((v, dty))) = (dst, result) {
+                            match v {
+                                Some(v) => self.write(d, &dty, v, st),
+                                None => self.havoc_object(d, &dty, st),
+                            }
+                        }
+                        return pc;
+                    }
                 }
                 // A math function's or an allocator's result, from its arguments before the
                 // call's effects.
@@ -64,6 +79,7 @@ impl Enc<'_> {
                 let writes = self.call_writes(callee, args);
                 if writes.external {
                     st.mem = self.memory_after_outside_call(st.mem);
+                    st.errno = None;
                 }
                 for r in writes.regions {
                     let m = self.t.var(Sort::Mem, "region_call");
@@ -99,6 +115,7 @@ impl Enc<'_> {
             StmtKind::Sequence(_) => {}
             StmtKind::HavocMemory(_) => {
                 st.mem = self.t.var(Sort::Mem, "mem_havoc");
+                st.errno = None;
                 self.havoc_globals(&GlobalWrites::All, st);
                 let frame: Vec<LocalId> = self.frame_own_locals().collect();
                 for l in frame {

@@ -228,6 +228,8 @@ pub(super) struct HavocSet {
     pub(super) locals: BTreeSet<LocalId>,
     /// The shared memory may be written.
     pub(super) memory: bool,
+    /// `errno` may be written, apart from the shared memory (a math function's call).
+    pub(super) errno: bool,
     /// Locals with a memory of their own written (by name).
     pub(super) own_locals: BTreeSet<LocalId>,
     /// Regions ([`super::pointsto`]) that may be written.
@@ -347,6 +349,10 @@ impl Enc<'_> {
     pub(super) fn writes_of(&mut self, blk: &Block, set: &mut HavocSet) {
         for s in &blk.stmts {
             match &s.kind {
+                StmtKind::Call {
+                    callee: Callee::Direct(n),
+                    ..
+                } if self.writes_only_errno(n) => set.errno = true,
                 StmtKind::Call { callee, args, .. } => {
                     let w = self.call_writes(callee, args);
                     set.memory |= w.external;
@@ -385,6 +391,7 @@ impl Default for HavocSet {
         HavocSet {
             locals: BTreeSet::new(),
             memory: false,
+            errno: false,
             own_locals: BTreeSet::new(),
             regions: BTreeSet::new(),
             globals: GlobalWrites::none(),

@@ -6,6 +6,82 @@ use super::*;
 use crate::libc::ByteWrite;
 
 impl Enc<'_> {
+    pub(super) fn base(&mut self, obj: MemObj) -> T {
+        if let Some(&b) = self.bases.get(&obj) {
+            return b;
+        }
+        let (ty, hint) = match obj {
+            MemObj::Local(_, l) => (
+                Some(self.f.local(l).ty.clone()),
+                self.f.local(l).name.clone(),
+            ),
+            MemObj::Global(g) => {
+                let g = &self.prog.globals[g.0 as usize];
+                (Some(g.ty.clone()), g.name.clone())
+            }
+            MemObj::Str(i) => (None, format!("str{i}")),
+            MemObj::Region(r) => (None, format!("region{r}")),
+        };
+        let layout = self.prog.layout();
+        let (size, align) = match (&ty, obj) {
+            (_, MemObj::Str(i)) => (self.prog.strings[i as usize].len() as u64, 1),
+            (Some(ty), _) => (
+                layout.size_of(ty).unwrap_or(1).max(1),
+                layout.align_of(ty).unwrap_or(1).max(1),
+            ),
+            (None, _) => (1, 1),
+        };
+        let b = self.t.var(Sort::Bv(64), &format!("&{hint}"));
+        // String literals may share storage (equal ones, or one the tail of another).
+        if !matches!(obj, MemObj::Str(_) | MemObj::Region(_)) {
+            self.t.register_object(b, size);
+        }
+        self.exactness.entry.insert(b);
+        self.objects.push((b, size, align));
+        self.bases.insert(obj, b);
+        b
+    }
+
+    /// Objects are non-null, do not wrap around, are aligned and do not overlap.
+    pub(super) fn layout_constraints(&mut self) {
+        let objects = self.objects.clone();
+        for &(b, size, align) in &objects {
+            let zero = self.t.bv(64, 0);
+            let is_null = self.t.eq(b, zero);
+            let non_null = self.t.not(is_null);
+            let limit = self.t.bv(64, u128::from(u64::MAX - size));
+            let no_wrap = self.t.cmp(CmpOp::Ule, b, limit);
+            self.fact(&[b], non_null);
+            self.fact(&[b], no_wrap);
+            if align > 1 && align.is_power_of_two() {
+                let m = self.t.bv(64, u128::from(align - 1));
+                let low = self.t.bin(BvOp::And, b, m);
+                let aligned = self.t.eq(low, zero);
+                self.fact(&[b], aligned);
+            }
+        }
+        let n = objects.len().min(MAX_DISJOINT_OBJECTS);
+        for i in 0..n {
+            for j in i + 1..n {
+                let (bi, si, _) = objects[i];
+                let (bj, sj, _) = objects[j];
+                let si_t = self.t.bv(64, u128::from(si));
+                let sj_t = self.t.bv(64, u128::from(sj));
+                let end_i = self.t.bin(BvOp::Add, bi, si_t);
+                let end_j = self.t.bin(BvOp::Add, bj, sj_t);
+                let before = self.t.cmp(CmpOp::Ule, end_i, bj);
+                let after = self.t.cmp(CmpOp::Ule, end_j, bi);
+                let disjoint = self.t.or2(before, after);
+                self.facts.push(Fact {
+                    about: vec![bi, bj],
+                    needs_all: true,
+                    fact: disjoint,
+                    work: 0,
+                });
+            }
+        }
+    }
+
     /// Joins the states of the incoming edges: one reachability symbol and one φ symbol per
     /// differing value, defined by implications from each edge (passive form).
     pub(super) fn merge(&mut self, b: BlockId, ins: Vec<(T, State)>) -> (T, State) {
@@ -30,22 +106,21 @@ impl Enc<'_> {
             out.vars[v] = Some(self.join(&vals, Sort::Bv(w), "phi"));
         }
         let refs: Vec<(T, &State)> = ins.iter().map(|(c, s)| (*c, s)).collect();
-        let (mem, own) = self.join_memories(&refs, "mem_phi");
-        out.mem = mem;
-        out.own = own;
+        (out.mem, out.errno, out.own) = self.join_memories(&refs, "mem_phi");
         (reach, out)
     }
 
     /// Joins the memories of several states, each reached under its condition: one φ term
     /// per memory that differs between them (an object a state has not written holds its
-    /// initial memory there).
+    /// initial memory there), and `errno` apart if it is in one of them.
     pub(super) fn join_memories(
         &mut self,
         ins: &[(T, &State)],
         hint: &str,
-    ) -> (T, BTreeMap<MemObj, T>) {
+    ) -> (T, Option<T>, BTreeMap<MemObj, T>) {
         let mems: Vec<(T, T)> = ins.iter().map(|(c, s)| (*c, s.mem)).collect();
         let mem = self.join(&mems, Sort::Mem, hint);
+        let errno = self.join_errno(ins);
         let keys: BTreeSet<MemObj> = ins
             .iter()
             .flat_map(|(_, s)| s.own.keys().copied())
@@ -67,7 +142,7 @@ impl Enc<'_> {
             let m = self.join(&vals, Sort::Mem, "own_phi");
             own.insert(k, m);
         }
-        (mem, own)
+        (mem, errno, own)
     }
 
     /// The value that is each `(condition, value)`'s value under its condition: that value
@@ -136,6 +211,7 @@ impl Enc<'_> {
         let mut st = State {
             vars: vec![None; self.f.locals.len()],
             mem: self.t.var(Sort::Mem, "init_mem"),
+            errno: None,
             own: BTreeMap::from([(o, m)]),
         };
         if self.initialised.contains(&g) {
@@ -219,10 +295,10 @@ impl Enc<'_> {
         matches!(self.home(lv), Some(MemObj::Local(..) | MemObj::Global(_)))
     }
 
-    /// The memory holding a place.
+    /// The memory holding a place (the shared memory with `errno` written back).
     pub(super) fn memory_of(&mut self, home: Option<MemObj>, st: &State) -> T {
         match home {
-            None => st.mem,
+            None => self.shared_memory(st),
             Some(o) => match st.own.get(&o) {
                 Some(&m) => m,
                 None => self.own_initial(o),
@@ -230,9 +306,31 @@ impl Enc<'_> {
         }
     }
 
+    /// The memory a read or write of type `ty` of a place sees: the shared memory without
+    /// `errno`'s bytes when `ty` cannot access them ([`errno`]).
+    pub(super) fn memory_for(&mut self, home: Option<MemObj>, ty: &CType, st: &State) -> T {
+        match home {
+            None if !errno::may_be_errno(ty) => st.mem,
+            _ => self.memory_of(home, st),
+        }
+    }
+
+    /// Sets the memory holding a place to `m`, made from what [`Enc::memory_for`] gave for
+    /// type `ty`.
+    fn set_memory_for(&mut self, home: Option<MemObj>, ty: &CType, st: &mut State, m: T) {
+        match home {
+            None if !errno::may_be_errno(ty) => st.mem = m,
+            _ => self.set_memory(home, st, m),
+        }
+    }
+
+    /// Sets the memory holding a place to `m`, made from what [`Enc::memory_of`] gave.
     pub(super) fn set_memory(&mut self, home: Option<MemObj>, st: &mut State, m: T) {
         match home {
-            None => st.mem = m,
+            None => {
+                st.mem = m;
+                st.errno = None;
+            }
             Some(o) => {
                 self.own_seen.insert(o);
                 st.own.insert(o, m);
@@ -488,7 +586,7 @@ impl Enc<'_> {
         }
         let addr = self.addr(lv, st);
         let home = self.home(lv);
-        let mem = self.memory_of(home, st);
+        let mem = self.memory_for(home, ty, st);
         let w = width_of(ty);
         if let Some((bit, width)) = self.bitfield(lv) {
             let unit = self.t.load(mem, addr, w / 8);
@@ -513,7 +611,7 @@ impl Enc<'_> {
             return;
         }
         let addr = self.addr(lv, st);
-        let mem = self.memory_of(home, st);
+        let mem = self.memory_for(home, ty, st);
         let w = width_of(ty);
         let v = self.t.resize(v, w, is_signed(ty));
         if let Some((bit, width)) = self.bitfield(lv) {
@@ -540,6 +638,6 @@ impl Enc<'_> {
             return;
         }
         let m = self.t.store_value(mem, addr, v);
-        self.set_memory(home, st, m);
+        self.set_memory_for(home, ty, st, m);
     }
 }

@@ -27,6 +27,7 @@
 
 mod calls;
 mod cells;
+mod errno;
 mod eval;
 mod exposure;
 mod float;
@@ -241,8 +242,10 @@ enum MemObj {
 struct State {
     /// SSA value of each local (`None` for locals living in memory).
     vars: Vec<Option<T>>,
-    /// The shared memory.
+    /// The shared memory; while `errno` holds a value, but for `errno`'s bytes.
     mem: T,
+    /// `errno`'s value after a math function wrote it, kept apart from `mem` ([`errno`]).
+    errno: Option<T>,
     /// Memories of the objects reached by name only that this path has written (the others
     /// hold their initial memory, [`Enc::own_initial`]).
     own: BTreeMap<MemObj, T>,
@@ -309,6 +312,8 @@ struct Enc<'a> {
     facts: Vec<Fact>,
     bases: HashMap<MemObj, T>,
     objects: Vec<(T, u64, u64)>,
+    /// `errno`'s address, made when a math function first writes it ([`errno`]).
+    errno_addr: Option<T>,
     func_addrs: HashMap<String, T>,
     /// The result of each floating-point operation with its NaN made any NaN (see
     /// `float::fp_result`).
@@ -450,6 +455,7 @@ pub fn encode_until(
         facts: Vec::new(),
         bases: HashMap::new(),
         objects: Vec::new(),
+        errno_addr: None,
         func_addrs: HashMap::new(),
         fp_results: HashMap::new(),
         fp_defs: HashMap::new(),
@@ -633,82 +639,6 @@ impl<'a> Enc<'a> {
         width_of(&self.f.local(id).ty)
     }
 
-    fn base(&mut self, obj: MemObj) -> T {
-        if let Some(&b) = self.bases.get(&obj) {
-            return b;
-        }
-        let (ty, hint) = match obj {
-            MemObj::Local(_, l) => (
-                Some(self.f.local(l).ty.clone()),
-                self.f.local(l).name.clone(),
-            ),
-            MemObj::Global(g) => {
-                let g = &self.prog.globals[g.0 as usize];
-                (Some(g.ty.clone()), g.name.clone())
-            }
-            MemObj::Str(i) => (None, format!("str{i}")),
-            MemObj::Region(r) => (None, format!("region{r}")),
-        };
-        let layout = self.prog.layout();
-        let (size, align) = match (&ty, obj) {
-            (_, MemObj::Str(i)) => (self.prog.strings[i as usize].len() as u64, 1),
-            (Some(ty), _) => (
-                layout.size_of(ty).unwrap_or(1).max(1),
-                layout.align_of(ty).unwrap_or(1).max(1),
-            ),
-            (None, _) => (1, 1),
-        };
-        let b = self.t.var(Sort::Bv(64), &format!("&{hint}"));
-        // String literals may share storage (equal ones, or one the tail of another).
-        if !matches!(obj, MemObj::Str(_) | MemObj::Region(_)) {
-            self.t.register_object(b, size);
-        }
-        self.exactness.entry.insert(b);
-        self.objects.push((b, size, align));
-        self.bases.insert(obj, b);
-        b
-    }
-
-    /// Objects are non-null, do not wrap around, are aligned and do not overlap.
-    fn layout_constraints(&mut self) {
-        let objects = self.objects.clone();
-        for &(b, size, align) in &objects {
-            let zero = self.t.bv(64, 0);
-            let is_null = self.t.eq(b, zero);
-            let non_null = self.t.not(is_null);
-            let limit = self.t.bv(64, u128::from(u64::MAX - size));
-            let no_wrap = self.t.cmp(CmpOp::Ule, b, limit);
-            self.fact(&[b], non_null);
-            self.fact(&[b], no_wrap);
-            if align > 1 && align.is_power_of_two() {
-                let m = self.t.bv(64, u128::from(align - 1));
-                let low = self.t.bin(BvOp::And, b, m);
-                let aligned = self.t.eq(low, zero);
-                self.fact(&[b], aligned);
-            }
-        }
-        let n = objects.len().min(MAX_DISJOINT_OBJECTS);
-        for i in 0..n {
-            for j in i + 1..n {
-                let (bi, si, _) = objects[i];
-                let (bj, sj, _) = objects[j];
-                let si_t = self.t.bv(64, u128::from(si));
-                let sj_t = self.t.bv(64, u128::from(sj));
-                let end_i = self.t.bin(BvOp::Add, bi, si_t);
-                let end_j = self.t.bin(BvOp::Add, bj, sj_t);
-                let before = self.t.cmp(CmpOp::Ule, end_i, bj);
-                let after = self.t.cmp(CmpOp::Ule, end_j, bi);
-                let disjoint = self.t.or2(before, after);
-                self.facts.push(Fact {
-                    about: vec![bi, bj],
-                    needs_all: true,
-                    fact: disjoint,
-                    work: 0,
-                });
-            }
-        }
-    }
-
     // ----- the function -------------------------------------------------------------------
 
     fn run(&mut self, config: &EncodeConfig) {
@@ -740,6 +670,7 @@ impl<'a> Enc<'a> {
         let mut st = State {
             vars: Vec::with_capacity(f.locals.len()),
             mem,
+            errno: None,
             own,
         };
         for (i, l) in f.locals.iter().enumerate() {
@@ -839,6 +770,9 @@ impl<'a> Enc<'a> {
                 }
                 if set.memory {
                     st.mem = self.t.var(Sort::Mem, "mem_loop");
+                    st.errno = None;
+                } else if set.errno {
+                    self.write_errno(&mut st);
                 }
                 for &l in &set.own_locals {
                     let m = self.t.var(Sort::Mem, "own_loop");

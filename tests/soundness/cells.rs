@@ -132,7 +132,7 @@ pub(crate) fn generate_cells(seed: u64) -> Generated {
     }
     g.out.push_str("    return t[0] + (int)w[1];\n}\n");
     // Drawn apart, so that a seed's program is the same but for where its arrays live.
-    if Rng::seeded((seed ^ 0x5EED_0F_61_0BA1) | 1).chance(33) {
+    if Rng::seeded((seed ^ 0x5EED_0F61_0BA1) | 1).chance(33) {
         let locals = "    int t[16] = {0};\n    double w[16] = {0};\n";
         g.out = format!(
             "int t[16];\ndouble w[16];\n{}",

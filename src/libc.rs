@@ -272,12 +272,15 @@ const ERRNO_ONLY: &[&str] = &[
     "fma",
 ];
 
-/// Is `name` a math function that writes `errno` only ([`ERRNO_ONLY`], in its `double`,
-/// `float` or `long double` form, or as a `__builtin_`)?
+/// Does `name` write `errno` only, of what the program can see: a math function
+/// ([`ERRNO_ONLY`], in its `double`, `float` or `long double` form, or as a `__builtin_`), or
+/// `free` (the block it deallocates is read by no run without undefined behaviour; C11 7.5p3
+/// lets it set `errno`)?
 pub fn writes_only_errno(name: &str) -> bool {
     let name = name.strip_prefix("__builtin_").unwrap_or(name);
     let known = |n: &str| ERRNO_ONLY.contains(&n);
-    known(name)
+    name == "free"
+        || known(name)
         || name.strip_suffix('f').is_some_and(known)
         || name.strip_suffix('l').is_some_and(known)
 }

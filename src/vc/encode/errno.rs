@@ -34,12 +34,27 @@ pub(super) fn may_be_errno(ty: &CType) -> bool {
 }
 
 impl Enc<'_> {
+    /// Does the program leave `errno` to the library (no global of its own by that name)?
+    fn errno_apart(&self) -> bool {
+        !self.prog.globals.iter().any(|g| g.name == "errno")
+    }
+
     /// Is a call of `name` one of the C library's functions that write `errno` only, in a
     /// program that leaves `errno` to the library?
     pub(super) fn writes_only_errno(&self, name: &str) -> bool {
-        crate::libc::writes_only_errno(name)
-            && self.sums.is_library(name)
-            && !self.prog.globals.iter().any(|g| g.name == "errno")
+        crate::libc::writes_only_errno(name) && self.sums.is_library(name) && self.errno_apart()
+    }
+
+    /// The region of the new block of an allocation `dst = name(...)` that writes `errno`
+    /// only: the allocator's own state is nothing a run without undefined behaviour reads,
+    /// and a block in a region of its own is read nowhere else (its region gets fresh bytes).
+    /// A block that may be reached from outside is in the shared memory, whose bytes there
+    /// are any only once it is havocked.
+    pub(super) fn allocation_apart(&mut self, name: &str, dst: Option<&LValue>) -> Option<u32> {
+        if !self.errno_apart() {
+            return None;
+        }
+        self.pts.allocated_region(&self.f.name, name, dst?)
     }
 
     /// `errno`'s address: an object of 4 bytes, made at its first use.

@@ -63,6 +63,21 @@ impl Enc<'_> {
                         }
                         return pc;
                     }
+                    // An allocation whose block is in a region of its own: fresh bytes there,
+                    // and `errno` written.
+                    if let Some(r) = self.allocation_apart(n, dst.as_ref()) {
+                        let d = dst.as_ref().expect("an allocation apart has a destination");
+                        let dty = self.lvalue_type(d);
+                        let result = self.allocation_call(n, args, &dty, st);
+                        self.write_errno(st);
+                        let m = self.t.var(Sort::Mem, "region_block");
+                        st.own.insert(MemObj::Region(r), m);
+                        match result {
+                            Some(v) => self.write(d, &dty, v, st),
+                            None => self.havoc_object(d, &dty, st),
+                        }
+                        return pc;
+                    }
                 }
                 // A math function's or an allocator's result, from its arguments before the
                 // call's effects.

@@ -353,6 +353,15 @@ impl Enc<'_> {
                     callee: Callee::Direct(n),
                     ..
                 } if self.writes_only_errno(n) => set.errno = true,
+                StmtKind::Call {
+                    callee: Callee::Direct(n),
+                    dst,
+                    ..
+                } if self.allocation_apart(n, dst.as_ref()).is_some() => {
+                    let r = self.allocation_apart(n, dst.as_ref());
+                    set.errno = true;
+                    set.regions.extend(r);
+                }
                 StmtKind::Call { callee, args, .. } => {
                     let w = self.call_writes(callee, args);
                     set.memory |= w.external;

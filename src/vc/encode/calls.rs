@@ -137,6 +137,44 @@ impl<'a> Enc<'a> {
         after
     }
 
+    /// What a call not encoded in place does to the state, its result aside: `errno` and
+    /// new blocks' regions for a call that writes only them ([`Enc::writes_errno_only`]),
+    /// else everything it may write havocked (and a new block's region).
+    pub(super) fn call_effects(
+        &mut self,
+        callee: &Callee,
+        args: &[Expr],
+        dst: Option<&LValue>,
+        st: &mut State,
+    ) {
+        if let Some(blocks) = self.writes_errno_only(callee, dst) {
+            self.write_errno(st);
+            for r in blocks {
+                let m = self.t.var(Sort::Mem, "region_block");
+                st.own.insert(MemObj::Region(r), m);
+            }
+            return;
+        }
+        let writes = self.call_writes(callee, args);
+        if writes.external {
+            st.mem = self.memory_after_outside_call(st.mem);
+            st.errno = None;
+        }
+        for r in writes.regions {
+            let m = self.t.var(Sort::Mem, "region_call");
+            st.own.insert(MemObj::Region(r), m);
+        }
+        let w = self.callee_global_writes(callee);
+        self.havoc_globals(&w, st);
+        // A new block in a region of its own: its bytes are any.
+        if let (Callee::Direct(n), Some(d)) = (callee, dst) {
+            if let Some(r) = self.pts.allocated_region(&self.f.name, n, d) {
+                let m = self.t.var(Sort::Mem, "region_block");
+                st.own.insert(MemObj::Region(r), m);
+            }
+        }
+    }
+
     /// The globals with a memory of their own in `w` get fresh memories.
     pub(super) fn havoc_globals(&mut self, w: &GlobalWrites, st: &mut State) {
         let gs: Vec<GlobalId> = self

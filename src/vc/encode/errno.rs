@@ -39,22 +39,29 @@ impl Enc<'_> {
         !self.prog.globals.iter().any(|g| g.name == "errno")
     }
 
-    /// Is a call of `name` one of the C library's functions that write `errno` only, in a
-    /// program that leaves `errno` to the library?
-    pub(super) fn writes_only_errno(&self, name: &str) -> bool {
-        crate::libc::writes_only_errno(name) && self.sums.is_library(name) && self.errno_apart()
-    }
-
-    /// The region of the new block of an allocation `dst = name(...)` that writes `errno`
-    /// only: the allocator's own state is nothing a run without undefined behaviour reads,
-    /// and a block in a region of its own is read nowhere else (its region gets fresh bytes).
-    /// A block that may be reached from outside is in the shared memory, whose bytes there
-    /// are any only once it is havocked.
-    pub(super) fn allocation_apart(&mut self, name: &str, dst: Option<&LValue>) -> Option<u32> {
+    /// What a call `dst = callee(...)` writes when it writes `errno` and nothing else but
+    /// regions (their bytes made any): a C library function that writes `errno` only
+    /// ([`crate::libc::writes_only_errno`]), or a `malloc` or `calloc` whose block is in a
+    /// region of its own (the allocator's state is nothing a run without undefined behaviour
+    /// reads; a block that may be reached from outside is in the shared memory, whose bytes
+    /// there are any only once it is havocked). `None` for any other call, or in a program
+    /// with an `errno` of its own.
+    pub(super) fn writes_errno_only(
+        &mut self,
+        callee: &Callee,
+        dst: Option<&LValue>,
+    ) -> Option<Vec<u32>> {
+        let Callee::Direct(name) = callee else {
+            return None;
+        };
         if !self.errno_apart() {
             return None;
         }
-        self.pts.allocated_region(&self.f.name, name, dst?)
+        if crate::libc::writes_only_errno(name) && self.sums.is_library(name) {
+            return Some(Vec::new());
+        }
+        let block = self.pts.allocated_region(&self.f.name, name, dst?)?;
+        Some(vec![block])
     }
 
     /// `errno`'s address: an object of 4 bytes, made at its first use.

@@ -48,36 +48,6 @@ impl Enc<'_> {
                         }
                         return pc;
                     }
-                    // A math function: its result from its arguments, then `errno` written.
-                    if self.writes_only_errno(n) {
-                        let result = dst.as_ref().map(|d| {
-                            let dty = self.lvalue_type(d);
-                            (self.math_call(n, args, &dty, st), dty)
-                        });
-                        self.write_errno(st);
-                        if let (Some(d), Some((v, dty))) = (dst, result) {
-                            match v {
-                                Some(v) => self.write(d, &dty, v, st),
-                                None => self.havoc_object(d, &dty, st),
-                            }
-                        }
-                        return pc;
-                    }
-                    // An allocation whose block is in a region of its own: fresh bytes there,
-                    // and `errno` written.
-                    if let Some(r) = self.allocation_apart(n, dst.as_ref()) {
-                        let d = dst.as_ref().expect("an allocation apart has a destination");
-                        let dty = self.lvalue_type(d);
-                        let result = self.allocation_call(n, args, &dty, st);
-                        self.write_errno(st);
-                        let m = self.t.var(Sort::Mem, "region_block");
-                        st.own.insert(MemObj::Region(r), m);
-                        match result {
-                            Some(v) => self.write(d, &dty, v, st),
-                            None => self.havoc_object(d, &dty, st),
-                        }
-                        return pc;
-                    }
                 }
                 // A math function's or an allocator's result, from its arguments before the
                 // call's effects.
@@ -91,24 +61,7 @@ impl Enc<'_> {
                     }
                     _ => None,
                 };
-                let writes = self.call_writes(callee, args);
-                if writes.external {
-                    st.mem = self.memory_after_outside_call(st.mem);
-                    st.errno = None;
-                }
-                for r in writes.regions {
-                    let m = self.t.var(Sort::Mem, "region_call");
-                    st.own.insert(MemObj::Region(r), m);
-                }
-                let w = self.callee_global_writes(callee);
-                self.havoc_globals(&w, st);
-                // A new block in a region of its own: its bytes are any.
-                if let (Callee::Direct(n), Some(d)) = (callee, dst) {
-                    if let Some(r) = self.pts.allocated_region(&self.f.name, n, d) {
-                        let m = self.t.var(Sort::Mem, "region_block");
-                        st.own.insert(MemObj::Region(r), m);
-                    }
-                }
+                self.call_effects(callee, args, dst.as_ref(), st);
                 if let Some(d) = dst {
                     let dty = self.lvalue_type(d);
                     match result {

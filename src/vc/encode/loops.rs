@@ -349,24 +349,16 @@ impl Enc<'_> {
     pub(super) fn writes_of(&mut self, blk: &Block, set: &mut HavocSet) {
         for s in &blk.stmts {
             match &s.kind {
-                StmtKind::Call {
-                    callee: Callee::Direct(n),
-                    ..
-                } if self.writes_only_errno(n) => set.errno = true,
-                StmtKind::Call {
-                    callee: Callee::Direct(n),
-                    dst,
-                    ..
-                } if self.allocation_apart(n, dst.as_ref()).is_some() => {
-                    let r = self.allocation_apart(n, dst.as_ref());
-                    set.errno = true;
-                    set.regions.extend(r);
-                }
-                StmtKind::Call { callee, args, .. } => {
-                    let w = self.call_writes(callee, args);
-                    set.memory |= w.external;
-                    set.regions.extend(w.regions);
-                    set.globals.add(&self.callee_global_writes(callee));
+                StmtKind::Call { callee, args, dst } => {
+                    if let Some(blocks) = self.writes_errno_only(callee, dst.as_ref()) {
+                        set.errno = true;
+                        set.regions.extend(blocks);
+                    } else {
+                        let w = self.call_writes(callee, args);
+                        set.memory |= w.external;
+                        set.regions.extend(w.regions);
+                        set.globals.add(&self.callee_global_writes(callee));
+                    }
                 }
                 StmtKind::HavocMemory(_) => {
                     set.memory = true;

@@ -1,11 +1,13 @@
-//! Memory in the encoding: the shared memory and the memories of objects reached by name only,
-//! addresses, reads and writes (bit-fields, byte by byte), copies, havocs and zeroing, and the
-//! joins of states where paths meet.
+//! Memory in the encoding: objects' addresses and layout, the shared memory and the memories
+//! of objects reached by name only, addresses, reads and writes (bit-fields, byte by byte),
+//! copies, havocs and zeroing, and the joins of states where paths meet.
 
 use super::*;
 use crate::libc::ByteWrite;
 
 impl Enc<'_> {
+    /// The address of an object, made at its first use, with its size and alignment kept for
+    /// [`Enc::layout_constraints`].
     pub(super) fn base(&mut self, obj: MemObj) -> T {
         if let Some(&b) = self.bases.get(&obj) {
             return b;

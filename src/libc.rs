@@ -551,7 +551,7 @@ mod tests {
     }
 
     #[test]
-    fn math_functions_without_pointers_write_only_errno() {
+    fn math_functions_without_pointers_and_free_write_only_errno() {
         use super::writes_only_errno;
         for name in [
             "log",
@@ -561,11 +561,13 @@ mod tests {
             "atan2",
             "fmaxf",
             "ilogb",
+            "free",
         ] {
             assert!(writes_only_errno(name), "{name}");
         }
         for name in [
-            "lgamma", "frexp", "modf", "remquo", "nan", "logging", "printf", "f",
+            "lgamma", "frexp", "modf", "remquo", "nan", "logging", "printf", "f", "malloc",
+            "realloc",
         ] {
             assert!(!writes_only_errno(name), "{name}");
         }

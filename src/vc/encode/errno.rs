@@ -1,8 +1,10 @@
 //! `errno` apart from the shared memory. The C library's math functions write no memory the
 //! program can see but `errno` (C11 7.12.1), an `int` object of the library's own, distinct
-//! from every object of the program. A call of one leaves the shared memory as it was and
-//! gives `errno` a value of its own in the state (`State::errno`): while it has one, the
-//! memory a run holds is `mem` with `errno`'s four bytes replaced by that value.
+//! from every object of the program; nor do `free` and an allocation whose block is in a
+//! region of its own (but for that region: [`Enc::writes_errno_only`]). A call of one leaves
+//! the shared memory as it was and gives `errno` a value of its own in the state
+//! (`State::errno`): while it has one, the memory a run holds is `mem` with `errno`'s four
+//! bytes replaced by that value.
 //!
 //! Why a read may skip those bytes: C11 6.5p7 lets a run access an object's stored value only
 //! through a compatible type (or its signed or unsigned variant), an aggregate containing one,
@@ -17,7 +19,7 @@
 //! `errno`'s address is an object like the program's (non-null, aligned, apart from the
 //! others); a pointer the function is given may still point to it, as a test may pass
 //! `&errno`. A program that declares a global `errno` of its own (old code does, without
-//! `<errno.h>`) writes it by name: there the math functions write memory as any other library
+//! `<errno.h>`) writes it by name: there these calls write memory as any other library
 //! function does.
 
 use super::*;
@@ -34,11 +36,6 @@ pub(super) fn may_be_errno(ty: &CType) -> bool {
 }
 
 impl Enc<'_> {
-    /// Does the program leave `errno` to the library (no global of its own by that name)?
-    fn errno_apart(&self) -> bool {
-        !self.prog.globals.iter().any(|g| g.name == "errno")
-    }
-
     /// What a call `dst = callee(...)` writes when it writes `errno` and nothing else but
     /// regions (their bytes made any): a C library function that writes `errno` only
     /// ([`crate::libc::writes_only_errno`]), or a `malloc` or `calloc` whose block is in a
@@ -54,7 +51,7 @@ impl Enc<'_> {
         let Callee::Direct(name) = callee else {
             return None;
         };
-        if !self.errno_apart() {
+        if !self.errno_apart {
             return None;
         }
         if crate::libc::writes_only_errno(name) && self.sums.is_library(name) {

@@ -228,7 +228,7 @@ pub(super) struct HavocSet {
     pub(super) locals: BTreeSet<LocalId>,
     /// The shared memory may be written.
     pub(super) memory: bool,
-    /// `errno` may be written, apart from the shared memory (a math function's call).
+    /// `errno` may be written, apart from the shared memory ([`Enc::writes_errno_only`]).
     pub(super) errno: bool,
     /// Locals with a memory of their own written (by name).
     pub(super) own_locals: BTreeSet<LocalId>,

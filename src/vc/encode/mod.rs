@@ -244,7 +244,7 @@ struct State {
     vars: Vec<Option<T>>,
     /// The shared memory; while `errno` holds a value, but for `errno`'s bytes.
     mem: T,
-    /// `errno`'s value after a math function wrote it, kept apart from `mem` ([`errno`]).
+    /// `errno`'s value after a call wrote it, kept apart from `mem` ([`errno`]).
     errno: Option<T>,
     /// Memories of the objects reached by name only that this path has written (the others
     /// hold their initial memory, [`Enc::own_initial`]).
@@ -312,8 +312,10 @@ struct Enc<'a> {
     facts: Vec<Fact>,
     bases: HashMap<MemObj, T>,
     objects: Vec<(T, u64, u64)>,
-    /// `errno`'s address, made when a math function first writes it ([`errno`]).
+    /// `errno`'s address, made when a call first writes it ([`errno`]).
     errno_addr: Option<T>,
+    /// The program leaves `errno` to the library: no global of its own has that name.
+    errno_apart: bool,
     func_addrs: HashMap<String, T>,
     /// The result of each floating-point operation with its NaN made any NaN (see
     /// `float::fp_result`).
@@ -456,6 +458,7 @@ pub fn encode_until(
         bases: HashMap::new(),
         objects: Vec::new(),
         errno_addr: None,
+        errno_apart: !prog.globals.iter().any(|g| g.name == "errno"),
         func_addrs: HashMap::new(),
         fp_results: HashMap::new(),
         fp_defs: HashMap::new(),

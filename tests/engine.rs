@@ -82,12 +82,34 @@ fn check_fixture_with(path: &Path, config: &PruneConfig) -> Vec<u64> {
         .collect()
 }
 
-/// The labels real runs cover: the fixture at `path` compiled with `driver` (which includes it
-/// as `FIXTURE`) and `flags`, then run; it prints the ids it covered.
-fn covered_by_driver(path: &Path, driver: &str, flags: &[&str]) -> Vec<u64> {
+/// What every driver is: the fixture with a `pc_label` that records what it covers, and a
+/// `main` that makes the driver's calls, then prints the ids of the labels covered.
+const DRIVER_SHELL: &str = r#"HEADERS#include <stdio.h>
+static int covered[64];
+#define pc_label(c, id, tag) do { if (c) covered[id] = 1; } while (0)
+#include FIXTURE
+int main(void) {CALLS
+    for (int id = 0; id < 64; id++)
+        if (covered[id]) printf("%d\n", id);
+    return 0;
+}
+"#;
+
+/// A driver of a fixture, in the calls it makes; `headers` are what they need.
+struct Driver {
+    headers: &'static str,
+    calls: &'static str,
+}
+
+/// The labels real runs cover: the fixture at `path`, with a `pc_label` that records what it
+/// covers, compiled with `flags` under a `main` that makes `driver`'s calls, then run.
+fn covered_by_driver(path: &Path, driver: &Driver, flags: &[&str]) -> Vec<u64> {
     let dir = tempfile::tempdir().unwrap();
     let source = dir.path().join("driver.c");
-    std::fs::write(&source, driver).unwrap();
+    let text = DRIVER_SHELL
+        .replace("HEADERS", driver.headers)
+        .replace("CALLS", driver.calls);
+    std::fs::write(&source, text).unwrap();
     let exe = dir.path().join("driver");
     let fixture = std::fs::canonicalize(path).unwrap();
     let status = std::process::Command::new("cc")
@@ -126,14 +148,9 @@ fn expected_unknown(path: &Path) -> Vec<u64> {
 /// Runs the float fixture on special values (NaNs, infinities, signed zeros, huge and tiny
 /// numbers), every `unsigned char` and, for sines and quotients, 400,000 random arguments
 /// (and, for the series, 200,000 arguments from 0 to 200); prints the labels some run covers.
-const FLOAT_DRIVER: &str = r#"
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-static int covered[64];
-#define pc_label(c, id, tag) do { if (c) covered[id] = 1; } while (0)
-#include FIXTURE
-int main(void) {
+const FLOAT_DRIVER: Driver = Driver {
+    headers: "#include <math.h>\n#include <string.h>\n",
+    calls: r#"
     double xs[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, 1.0, -1.0, 3.75, 1e17, -1e17,
                    1e300, 5e-324, 2147483648.5, 0.1};
     float fs[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1.0f, 1e30f, -2.5f, 0.1f, 16777216.0f,
@@ -178,11 +195,8 @@ int main(void) {
     }
     for (int n = 0; n < 4; n++)
         halves(n);
-    for (int id = 0; id < 64; id++)
-        if (covered[id]) printf("%d\n", id);
-    return 0;
-}
-"#;
+"#,
+};
 
 /// IEEE-754 floats: the fixture's expectations hold, no label proved infeasible is covered by
 /// a real run, and every label expected feasible is covered by one (but for a conversion out
@@ -200,7 +214,7 @@ fn float_labels_match_their_expectations_and_real_runs() {
         ..PruneConfig::default()
     };
     let proved = check_fixture_with(path, &config);
-    let covered = covered_by_driver(path, FLOAT_DRIVER, &["-fno-fast-math"]);
+    let covered = covered_by_driver(path, &FLOAT_DRIVER, &["-fno-fast-math"]);
     for id in &proved {
         assert!(
             !covered.contains(id),
@@ -222,22 +236,16 @@ fn float_labels_match_their_expectations_and_real_runs() {
 }
 
 /// Runs the allocation fixture on counts of every sign and size.
-const ALLOCATION_DRIVER: &str = r#"
-#include <stdio.h>
-static int covered[16];
-#define pc_label(c, id, tag) do { if (c) covered[id] = 1; } while (0)
-#include FIXTURE
-int main(void) {
+const ALLOCATION_DRIVER: Driver = Driver {
+    headers: "",
+    calls: r#"
     int ns[] = {-2147483647 - 1, -1000, -1, 0, 1, 2, 7, 1500, 2147483647};
     long ls[] = {-9223372036854775807L - 1, -1, 0, 3, 200, 9223372036854775807L};
     for (unsigned i = 0; i < sizeof ns / sizeof *ns; i++)
         for (unsigned j = 0; j < sizeof ns / sizeof *ns; j++) table(ns[i], ns[j]);
     for (unsigned i = 0; i < sizeof ls / sizeof *ls; i++) grow(ls[i]);
-    for (int id = 0; id < 16; id++)
-        if (covered[id]) printf("%d\n", id);
-    return 0;
-}
-"#;
+"#,
+};
 
 /// Allocators: counts that make the size asked more than `PTRDIFF_MAX` bytes get a null, so the
 /// labels past the null checks that need such counts are proved infeasible; real runs over
@@ -247,20 +255,15 @@ fn allocation_labels_match_their_expectations_and_real_runs() {
     let path = Path::new("tests/fixtures/engine/allocations.c");
     let proved = check_fixture(path);
     assert_eq!(proved, vec![1, 4, 6]);
-    let covered = covered_by_driver(path, ALLOCATION_DRIVER, &[]);
+    let covered = covered_by_driver(path, &ALLOCATION_DRIVER, &[]);
     assert_eq!(covered, expected_unknown(path));
 }
 
 /// Runs the `errno` fixture on tables of counts and values of every sign, NaN, and pointers
 /// to `errno` itself.
-const ERRNO_DRIVER: &str = r#"
-#include <errno.h>
-#include <math.h>
-#include <stdio.h>
-static int covered[16];
-#define pc_label(c, id, tag) do { if (c) covered[id] = 1; } while (0)
-#include FIXTURE
-int main(void) {
+const ERRNO_DRIVER: Driver = Driver {
+    headers: "#include <errno.h>\n#include <math.h>\n",
+    calls: r#"
     double xs[] = {-1.0, -0.0, 0.0, 0.5, 1.0, 2.0, 1e300, NAN, INFINITY};
     long ls[] = {-3, 0, 1, 5, 1000000};
     for (unsigned a = 0; a < 5; a++)
@@ -284,11 +287,8 @@ int main(void) {
         bytes_after_log((const unsigned char *)&errno, x);
     }
     errno_set_in_a_loop(5);
-    for (int id = 0; id < 16; id++)
-        if (covered[id]) printf("%d\n", id);
-    return 0;
-}
-"#;
+"#,
+};
 
 /// `errno` apart: the math functions write only `errno`, so a `long` or `double` read after
 /// them keeps its value; an `int` or a byte that may be `errno` itself does not, and real runs
@@ -298,18 +298,14 @@ fn math_functions_write_only_errno() {
     let path = Path::new("tests/fixtures/engine/errno.c");
     let proved = check_fixture(path);
     assert_eq!(proved, vec![1, 2, 3]);
-    let covered = covered_by_driver(path, ERRNO_DRIVER, &["-fmath-errno"]);
+    let covered = covered_by_driver(path, &ERRNO_DRIVER, &["-fmath-errno"]);
     assert_eq!(covered, expected_unknown(path));
 }
 
 /// Runs the allocator fixture: values of both signs, every fill byte, sizes that fail.
-const ALLOCATOR_DRIVER: &str = r#"
-#include <stdio.h>
-#include <stdint.h>
-static int covered[16];
-#define pc_label(c, id, tag) do { if (c) covered[id] = 1; } while (0)
-#include FIXTURE
-int main(void) {
+const ALLOCATOR_DRIVER: Driver = Driver {
+    headers: "#include <stdint.h>\n",
+    calls: r#"
     long vs[] = {-5, 0, 7};
     for (unsigned i = 0; i < 3; i++) {
         churn(&vs[i], 3);
@@ -320,11 +316,8 @@ int main(void) {
     size_t sizes[] = {0, 16, SIZE_MAX / 4, SIZE_MAX};
     for (unsigned i = 0; i < 4; i++)
         failed(sizes[i]);
-    for (int id = 0; id < 16; id++)
-        if (covered[id]) printf("%d\n", id);
-    return 0;
-}
-"#;
+"#,
+};
 
 /// The allocator's state apart: `free`, and an allocation whose block no outside pointer
 /// reaches, leave the rest of memory as it was; real runs cover every label not proved (a
@@ -334,7 +327,7 @@ fn free_and_blocks_apart_leave_memory_alone() {
     let path = Path::new("tests/fixtures/engine/allocator.c");
     let proved = check_fixture(path);
     assert_eq!(proved, vec![1, 2]);
-    let covered = covered_by_driver(path, ALLOCATOR_DRIVER, &[]);
+    let covered = covered_by_driver(path, &ALLOCATOR_DRIVER, &[]);
     assert_eq!(covered, expected_unknown(path));
 }
 

@@ -6,6 +6,7 @@
 pub mod cone;
 pub mod encode;
 pub mod fp;
+pub mod plants;
 pub mod pointsto;
 pub mod ranges;
 pub mod regions;

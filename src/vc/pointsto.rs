@@ -200,7 +200,8 @@ impl PointsTo {
     /// statements ends: the statements of `root` that `keep(block, index)` names (those that
     /// can reach it in `root`'s graph, itself included) and the whole code of the functions
     /// analysed with it. None when nothing is separated, or when an analysed function may
-    /// call `root` (another activation of it would share its locals' nodes).
+    /// call `root` (another activation of it would share its locals' nodes). Its
+    /// [`PointsTo::call_writes`] bound what a call among those statements writes.
     pub fn before(
         prog: &Program,
         facts: &ProgramPointers,
@@ -318,9 +319,7 @@ impl PointsTo {
         let reentered = order
             .iter()
             .any(|f| crate::cfg::callgraph::direct_callees(f).contains(&root.name));
-        if keep.is_none() {
-            p.writes = p.function_writes(&order);
-        }
+        p.writes = p.function_writes(&order);
         (p, reentered)
     }
 

@@ -31,6 +31,7 @@ mod generator;
 mod hyper;
 mod loops;
 mod memory;
+mod writers;
 use generator::{generate, generate_floats, generate_full, generate_with, Generated, Kind, Placed};
 
 /// The driver runs `f` on every input with the project's recording runtime

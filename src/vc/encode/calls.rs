@@ -157,7 +157,7 @@ impl<'a> Enc<'a> {
         }
         let writes = self.call_writes(callee, args);
         if writes.external {
-            st.mem = self.memory_after_outside_call(st.mem);
+            st.mem = self.memory_after_outside_call(st.mem, callee, args);
             st.errno = None;
         }
         for r in writes.regions {

@@ -13,6 +13,12 @@
 //! in a region of its own there has no pointer to it where outside code can find one when the
 //! call runs, so the call leaves its bytes as they were. A root that an analysed function may
 //! call is not refined (`before` gives up): another activation's locals share its nodes.
+//!
+//! The call itself may be of the program's own code that the encoding does not inline: that
+//! code writes what its arguments reach. A local whose region, in the analysis of what runs
+//! before the call, is among those the call writes ([`PointsTo::call_writes`] of that
+//! analysis: the callee's code and all it calls, the arguments joined into its parameters) is
+//! not kept.
 
 use super::*;
 
@@ -46,12 +52,17 @@ impl Exposure {
 impl Enc<'_> {
     /// The shared memory after a call of code outside the program: fresh, but for the bytes
     /// of the root's locals that no pointer outside the program can reach yet.
-    pub(super) fn memory_after_outside_call(&mut self, before: T) -> T {
+    pub(super) fn memory_after_outside_call(
+        &mut self,
+        before: T,
+        callee: &Callee,
+        args: &[Expr],
+    ) -> T {
         let fresh = self.t.var(Sort::Mem, "mem_call");
         if !self.instance_is_root(self.instance) || self.alias_blind {
             return fresh;
         }
-        let kept = self.unexposed_here();
+        let kept = self.unexposed_here(callee, args);
         let mut m = fresh;
         for (l, size) in kept {
             let base = self.base(MemObj::Local(0, l));
@@ -65,8 +76,8 @@ impl Enc<'_> {
     }
 
     /// The candidates ([`Exposure::candidates`]) still unexposed at the root's current
-    /// statement.
-    fn unexposed_here(&mut self) -> Vec<(LocalId, u64)> {
+    /// statement, the call `callee(args)`, and that call does not write.
+    fn unexposed_here(&mut self, callee: &Callee, args: &[Expr]) -> Vec<(LocalId, u64)> {
         let candidates = match &self.exposure.candidates {
             Some(c) => c.clone(),
             None => {
@@ -97,10 +108,20 @@ impl Enc<'_> {
             &keep,
         );
         let unexposed: Vec<(LocalId, u64)> = match before {
-            Some(p) => candidates
-                .into_iter()
-                .filter(|(l, _)| p.region_of_local(&f.name, *l).is_some())
-                .collect(),
+            Some(mut p) => {
+                let written = if self.plants.call_writes_blind {
+                    BTreeSet::new()
+                } else {
+                    p.call_writes(&f.name, callee, args).regions
+                };
+                candidates
+                    .into_iter()
+                    .filter(|(l, _)| {
+                        p.region_of_local(&f.name, *l)
+                            .is_some_and(|r| !written.contains(&r))
+                    })
+                    .collect()
+            }
             None => Vec::new(),
         };
         self.exposure.at.insert(key, unexposed.clone());

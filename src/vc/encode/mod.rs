@@ -75,6 +75,9 @@ pub struct EncodeConfig {
     /// keep the pointers it is given. The soundness harness must catch the false claims it makes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub escape_blind: bool,
+    /// Deliberately unsound, for tests only: the planted faults of the other claim paths.
+    #[serde(default, skip_serializing_if = "super::plants::Plants::is_none")]
+    pub plants: super::plants::Plants,
     /// Effects of functions defined in other files of the project, by name (`project`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub externals: BTreeMap<String, super::ExternalEffects>,
@@ -97,6 +100,7 @@ impl Default for EncodeConfig {
             context_functions: BTreeSet::new(),
             alias_blind: false,
             escape_blind: false,
+            plants: Default::default(),
             externals: BTreeMap::new(),
             block_delay_ms: 0,
         }
@@ -268,6 +272,8 @@ struct Enc<'a> {
     /// Locals of `f` with a memory of their own (in memory, and reached by name only).
     own_memory: Vec<bool>,
     alias_blind: bool,
+    /// Planted faults (tests only).
+    plants: super::plants::Plants,
     /// Globals reached by name only in this encoding.
     named_globals: BTreeSet<GlobalId>,
     /// Every object a statement wrote in a memory of its own: with the keys of `own_init` (those
@@ -422,6 +428,7 @@ pub fn encode_until(
         in_memory,
         own_memory,
         alias_blind: config.alias_blind,
+        plants: config.plants,
         named_globals,
         own_init: HashMap::new(),
         initialised,

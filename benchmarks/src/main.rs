@@ -6,6 +6,7 @@
 #![allow(clippy::print_stderr, clippy::print_stdout)]
 
 mod all;
+mod differential;
 mod memory;
 mod plot;
 mod pool;
@@ -644,6 +645,10 @@ fn main() -> Result<()> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         return project::run(&raw[1..], default_corpus(&root), root.join("artifacts"));
     }
+    if raw.first().is_some_and(|c| c == "differential") {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        return differential::run(&raw[1..], default_corpus(&root), root.join("artifacts"));
+    }
     if raw.first().is_some_and(|c| c == "memory") {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         return memory::run(&raw[1..], root.join("artifacts"));
@@ -664,7 +669,7 @@ fn main() -> Result<()> {
         "pool" => pool::pool_bench(&args),
         "reproducible" => reproducible::run(&args),
         other => {
-            bail!("unknown benchmark {other} (known: all, project, memory, siemens, suites, frontend, prune, measure-gzip, pool, reproducible)")
+            bail!("unknown benchmark {other} (known: all, project, differential, memory, siemens, suites, frontend, prune, measure-gzip, pool, reproducible)")
         }
     }
 }

@@ -467,7 +467,9 @@ impl Asker<'_> {
         let cone = needed_facts(&self.terms, facts, &self.index, &[goal], false, u32::MAX);
         let context: Vec<T> = cone.ids.into_iter().map(|i| facts[i].fact).collect();
         self.stats.range_questions += 1;
-        let refuted = ranges::refutes(&self.terms, &context, goal, ranges::MAX_BOXES);
+        let plant = self.faults.ranges_undecided_refute;
+        let refuted =
+            ranges::refutes_planted(&self.terms, &context, goal, ranges::MAX_BOXES, plant);
         if refuted {
             self.stats.range_proofs += 1;
         }

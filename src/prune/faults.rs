@@ -28,6 +28,9 @@ pub struct Faults {
     /// Every bound proposed at a loop head is a fact, unproved: a planted unsound encoding
     /// that the soundness harness must catch (`COVPRUNE_TEST_UNPROVED_LOOP_FACTS`).
     pub unproved_loop_facts: bool,
+    /// The floating-point ranges take a box they leave undecided as refuted: a planted
+    /// unsound proof that the float harness must catch (`COVPRUNE_TEST_RANGES_UNDECIDED_REFUTE`).
+    pub ranges_undecided_refute: bool,
     /// Worker processes append `PID JOURNAL FUNCTION` here for each function they prove
     /// (`COVPRUNE_TEST_WORKER_LOG`).
     pub worker_log: Option<PathBuf>,
@@ -51,6 +54,7 @@ impl Faults {
             copies_undecided: var("COVPRUNE_TEST_COPIES_UNDECIDED").is_some(),
             abort_in: var("COVPRUNE_TEST_ABORT_IN").map(|v| v.to_string_lossy().into_owned()),
             unproved_loop_facts: var("COVPRUNE_TEST_UNPROVED_LOOP_FACTS").is_some(),
+            ranges_undecided_refute: var("COVPRUNE_TEST_RANGES_UNDECIDED_REFUTE").is_some(),
             worker_log: var("COVPRUNE_TEST_WORKER_LOG").map(PathBuf::from),
         }
     }

@@ -21,6 +21,7 @@ pub mod groups;
 pub mod journal;
 mod loop_facts;
 pub mod pool;
+pub mod reference;
 pub mod shard;
 pub mod shares;
 pub mod status;

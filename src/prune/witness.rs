@@ -203,8 +203,8 @@ enum Slot {
 }
 
 /// The terms to observe in a model for a call of `f`, and how to read them back.
-struct Plan {
-    observe: Vec<T>,
+pub(super) struct Plan {
+    pub(super) observe: Vec<T>,
     /// Every integer argument within [`SMALL`].
     small: T,
     slots: Vec<Slot>,
@@ -212,7 +212,7 @@ struct Plan {
     globals: Vec<(GlobalId, Vec<bool>)>,
 }
 
-fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &mut Terms) -> Plan {
+pub(super) fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &mut Terms) -> Plan {
     let layout = program.layout();
     let mut observe = Vec::new();
     let mut slots = Vec::new();
@@ -306,7 +306,7 @@ impl Plan {
     /// at its first access). Then, when a call has buffers, the same call with the bytes of
     /// its buffers the model left zero filled ([`FILLS`]): a model of a label inside a loop
     /// sees the data the loop reads only as a havoc, so these runs go further.
-    fn calls(&self, f: &Function, target: u64, values: &[Option<u128>]) -> Vec<Call> {
+    pub(super) fn calls(&self, f: &Function, target: u64, values: &[Option<u128>]) -> Vec<Call> {
         let first = self.call(f, target, values, false, None);
         let null = first.args.iter().any(|a| matches!(a, Arg::Null));
         let buffers = self.slots.iter().any(|s| matches!(s, Slot::Pointer { .. }));

@@ -11,6 +11,16 @@ pub struct Plants {
     /// A call of program code not encoded in place leaves the root's unexposed locals alone
     /// even when its arguments reach them (the exposure rule forgets the call's own writes).
     pub call_writes_blind: bool,
+    /// Every local that could keep its bytes across a call of outside code keeps them, as if
+    /// no pointer to it could have reached that code yet (the exposure rule without its
+    /// analysis of what runs before the call).
+    pub exposure_blind: bool,
+    /// `errno` apart is never read back: an `int` or byte read after a call that writes
+    /// `errno` only sees the memory from before the call, as if no place could be `errno`.
+    pub errno_never_read: bool,
+    /// An allocation whose block is in a region of its own leaves `errno` alone (a failed
+    /// one sets it).
+    pub allocation_keeps_errno: bool,
 }
 
 impl Plants {

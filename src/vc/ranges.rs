@@ -853,6 +853,18 @@ type Score = (usize, bool, usize, u64);
 /// Is `goal` unsatisfiable with the facts `context`, by ranges? `true` is a proof; `false`
 /// says nothing. At most `max_boxes` boxes are evaluated.
 pub fn refutes(terms: &Terms, context: &[T], goal: T, max_boxes: usize) -> bool {
+    refutes_planted(terms, context, goal, max_boxes, false)
+}
+
+/// [`refutes`]; with `undecided_refutes`, a planted fault for the soundness harnesses: a box
+/// that some conjunct leaves undecided counts as refuted too.
+pub fn refutes_planted(
+    terms: &Terms,
+    context: &[T],
+    goal: T,
+    max_boxes: usize,
+    undecided_refutes: bool,
+) -> bool {
     let p = Program::compile(terms, context, goal);
     if p.conjuncts.is_empty() {
         return false;
@@ -877,6 +889,10 @@ pub fn refutes(terms: &Terms, context: &[T], goal: T, max_boxes: usize) -> bool 
                     break;
                 }
                 Value::B(Tri::True) => {}
+                _ if undecided_refutes => {
+                    refuted = true;
+                    break;
+                }
                 _ => unknown.push(c),
             }
         }

@@ -12,6 +12,7 @@
 pub mod allocations;
 pub mod driver;
 pub mod outliers;
+pub mod replay;
 pub mod values;
 
 use std::collections::{BTreeMap, BTreeSet};

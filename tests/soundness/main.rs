@@ -27,10 +27,12 @@ use covprune::prune::{run, PruneConfig, Status};
 use covprune::smt::SolverConfig;
 
 mod cells;
+mod differential;
 mod generator;
 mod hyper;
 mod loops;
 mod memory;
+mod reduced;
 mod writers;
 use generator::{generate, generate_floats, generate_full, generate_with, Generated, Kind, Placed};
 

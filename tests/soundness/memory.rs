@@ -24,7 +24,7 @@ fn exhaustive_runs_check_the_claims_on_memory_programs() {
 /// the driver does before each input. So every run is a run of the open program under the
 /// driver's first behaviour of outside code ([`DRIVER`]), and the engine sees the code it must
 /// otherwise take to write any global or escaped object.
-fn with_their_externals(g: Generated) -> Generated {
+pub(super) fn with_their_externals(g: Generated) -> Generated {
     let (text, n, placed) = g;
     let declared =
         "void ext_keep(int *q);\nvoid ext_poke(int *q, int v);\nvoid ext_touch(int v);\n";

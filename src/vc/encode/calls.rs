@@ -13,6 +13,12 @@ impl<'a> Enc<'a> {
         } else {
             MAX_INLINE_BLOCKS
         };
+        if self.reference {
+            let ok = self.inline_stack.len() <= MAX_INLINE_DEPTH
+                && !self.inline_stack.contains(&name)
+                && size <= self.inline_budget;
+            return ok.then_some(callee);
+        }
         let ok = self.inline_stack.len() <= MAX_INLINE_DEPTH
             && self.pts.may_inline(name)
             && !self.inline_stack.contains(&name)
@@ -39,7 +45,7 @@ impl<'a> Enc<'a> {
             .collect();
         // Switch to the callee's frame.
         let in_memory = memory_locals(callee);
-        let own_memory = own_memory_locals(callee, &in_memory, self.alias_blind);
+        let own_memory = own_memory_locals(callee, &in_memory, (self.alias_blind, self.reference));
         let saved = (
             self.f,
             std::mem::replace(&mut self.in_memory, in_memory),
@@ -148,7 +154,9 @@ impl<'a> Enc<'a> {
         st: &mut State,
     ) {
         if let Some(blocks) = self.writes_errno_only(callee, dst) {
-            self.write_errno(st);
+            if !(self.plants.allocation_keeps_errno && !blocks.is_empty()) {
+                self.write_errno(st);
+            }
             for r in blocks {
                 let m = self.t.var(Sort::Mem, "region_block");
                 st.own.insert(MemObj::Region(r), m);
@@ -191,6 +199,9 @@ impl<'a> Enc<'a> {
     }
 
     pub(super) fn callee_writes_memory(&self, callee: &Callee) -> bool {
+        if self.reference {
+            return true;
+        }
         match callee {
             Callee::Direct(n) => self.sums.writes_memory(n),
             Callee::Indirect(_) => true,
@@ -223,7 +234,8 @@ impl<'a> Enc<'a> {
         st: &mut State,
     ) -> Option<T> {
         use crate::libc::Allocator;
-        let which = crate::libc::allocator(name).filter(|_| self.sums.is_library(name))?;
+        let which = crate::libc::allocator(name)
+            .filter(|_| self.sums.is_library(name) && !self.reference)?;
         if !matches!(dst_ty, CType::Pointer(_)) || width_of(dst_ty) != 64 {
             return None;
         }

@@ -40,7 +40,8 @@ impl Enc<'_> {
                         return self.inline_call(f, args, dst.as_ref(), st, pc);
                     }
                     self.opaque_calls.insert(n.clone());
-                    let bytes = crate::libc::byte_write(n).filter(|_| self.sums.is_library(n));
+                    let bytes = crate::libc::byte_write(n)
+                        .filter(|_| self.sums.is_library(n) && !self.reference);
                     if let Some(p) = bytes.and_then(|op| self.byte_write_call(op, args, st)) {
                         if let Some(d) = dst {
                             let dty = self.lvalue_type(d);
@@ -52,7 +53,7 @@ impl Enc<'_> {
                 // A math function's or an allocator's result, from its arguments before the
                 // call's effects.
                 let result = match (callee, dst) {
-                    (Callee::Direct(n), Some(d)) => {
+                    (Callee::Direct(n), Some(d)) if !self.reference => {
                         let dty = self.lvalue_type(d);
                         match self.math_call(n, args, &dty, st) {
                             Some(v) => Some(v),

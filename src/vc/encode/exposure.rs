@@ -59,7 +59,7 @@ impl Enc<'_> {
         args: &[Expr],
     ) -> T {
         let fresh = self.t.var(Sort::Mem, "mem_call");
-        if !self.instance_is_root(self.instance) || self.alias_blind {
+        if !self.instance_is_root(self.instance) || self.alias_blind || self.reference {
             return fresh;
         }
         let kept = self.unexposed_here(callee, args);
@@ -88,6 +88,9 @@ impl Enc<'_> {
         };
         if candidates.is_empty() {
             return Vec::new();
+        }
+        if self.plants.exposure_blind {
+            return candidates;
         }
         let key = (self.cur_block.0, self.cur_stmt);
         if let Some(v) = self.exposure.at.get(&key) {

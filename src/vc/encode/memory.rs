@@ -312,7 +312,7 @@ impl Enc<'_> {
     /// `errno`'s bytes when `ty` cannot access them ([`errno`]).
     pub(super) fn memory_for(&mut self, home: Option<MemObj>, ty: &CType, st: &State) -> T {
         match home {
-            None if !errno::may_be_errno(ty) => st.mem,
+            None if !errno::may_be_errno(ty) || self.plants.errno_never_read => st.mem,
             _ => self.memory_of(home, st),
         }
     }
@@ -321,7 +321,7 @@ impl Enc<'_> {
     /// type `ty`.
     fn set_memory_for(&mut self, home: Option<MemObj>, ty: &CType, st: &mut State, m: T) {
         match home {
-            None if !errno::may_be_errno(ty) => st.mem = m,
+            None if !errno::may_be_errno(ty) || self.plants.errno_never_read => st.mem = m,
             _ => self.set_memory(home, st, m),
         }
     }
@@ -436,6 +436,7 @@ impl Enc<'_> {
             && self.in_memory[l.0 as usize]
             && !self.own_memory[l.0 as usize]
             && !self.alias_blind
+            && !self.reference
     }
 
     pub(super) fn havoc_object(&mut self, dst: &LValue, ty: &CType, st: &mut State) {

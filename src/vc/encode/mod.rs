@@ -75,6 +75,15 @@ pub struct EncodeConfig {
     /// keep the pointers it is given. The soundness harness must catch the false claims it makes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub escape_blind: bool,
+    /// The reference encoding, for tests and benchmarks (an oracle the engine is checked
+    /// against, not an option of any command): the plainest sound one. Every object in the
+    /// shared memory (no regions, no memories of their own, no whole-file facts on globals),
+    /// every call not inlined writing the whole memory (no summaries, no exposure, `errno`
+    /// not apart, no exact library calls or results), callees inlined up to the depth
+    /// whatever their size, loops havocked at their heads with no peeling, loop facts or
+    /// cells.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reference: bool,
     /// Deliberately unsound, for tests only: the planted faults of the other claim paths.
     #[serde(default, skip_serializing_if = "super::plants::Plants::is_none")]
     pub plants: super::plants::Plants,
@@ -101,6 +110,7 @@ impl Default for EncodeConfig {
             alias_blind: false,
             escape_blind: false,
             plants: Default::default(),
+            reference: false,
             externals: BTreeMap::new(),
             block_delay_ms: 0,
         }
@@ -263,6 +273,9 @@ pub const MAX_INLINE_BLOCKS: usize = 40;
 /// inlined up to this size: each copy answers questions of its own.
 const MAX_CONTEXT_INLINE_BLOCKS: usize = 120;
 const INLINE_BUDGET_STMTS: usize = 1500;
+/// The reference encoding inlines every callee up to [`MAX_INLINE_DEPTH`], within this many
+/// statements in all.
+const REFERENCE_INLINE_BUDGET_STMTS: usize = 20_000;
 
 struct Enc<'a> {
     prog: &'a Program,
@@ -274,6 +287,8 @@ struct Enc<'a> {
     alias_blind: bool,
     /// Planted faults (tests only).
     plants: super::plants::Plants,
+    /// The reference encoding ([`EncodeConfig::reference`]).
+    reference: bool,
     /// Globals reached by name only in this encoding.
     named_globals: BTreeSet<GlobalId>,
     /// Every object a statement wrote in a memory of its own: with the keys of `own_init` (those
@@ -360,7 +375,14 @@ struct Enc<'a> {
 }
 
 /// The locals of `f` with a memory of their own: in memory and reached by name only.
-fn own_memory_locals(f: &Function, in_memory: &[bool], alias_blind: bool) -> Vec<bool> {
+fn own_memory_locals(
+    f: &Function,
+    in_memory: &[bool],
+    (alias_blind, reference): (bool, bool),
+) -> Vec<bool> {
+    if reference {
+        return vec![false; f.locals.len()];
+    }
     let named = if alias_blind {
         vec![true; f.locals.len()]
     } else {
@@ -394,6 +416,7 @@ pub fn encode_until(
     let in_memory = memory_locals(f);
     let named_globals: BTreeSet<GlobalId> = (0..prog.globals.len() as u32)
         .map(GlobalId)
+        .filter(|_| !config.reference)
         .filter(|g| {
             config.alias_blind
                 || sums
@@ -411,9 +434,9 @@ pub fn encode_until(
         .filter(|_| !config.alias_blind)
         .filter_map(|g| Some((*g, sums.regions.static_values(*g)?.clone())))
         .collect();
-    let own_memory = own_memory_locals(f, &in_memory, config.alias_blind);
+    let own_memory = own_memory_locals(f, &in_memory, (config.alias_blind, config.reference));
     let elsewhere: BTreeSet<String> = config.externals.keys().cloned().collect();
-    let pts = if config.alias_blind {
+    let pts = if config.alias_blind || config.reference {
         PointsTo::inactive()
     } else {
         PointsTo::of(prog, &sums.pointers, f, &elsewhere, config.escape_blind)
@@ -429,6 +452,7 @@ pub fn encode_until(
         own_memory,
         alias_blind: config.alias_blind,
         plants: config.plants,
+        reference: config.reference,
         named_globals,
         own_init: HashMap::new(),
         initialised,
@@ -443,7 +467,9 @@ pub fn encode_until(
             .map(|g| (g.name.as_str(), g))
             .collect(),
         inline_stack: vec![f.name.as_str()],
-        inline_budget: if config.inline {
+        inline_budget: if config.inline && config.reference {
+            REFERENCE_INLINE_BUDGET_STMTS
+        } else if config.inline {
             INLINE_BUDGET_STMTS
         } else {
             0
@@ -465,7 +491,7 @@ pub fn encode_until(
         bases: HashMap::new(),
         objects: Vec::new(),
         errno_addr: None,
-        errno_apart: !prog.globals.iter().any(|g| g.name == "errno"),
+        errno_apart: !config.reference && !prog.globals.iter().any(|g| g.name == "errno"),
         func_addrs: HashMap::new(),
         fp_results: HashMap::new(),
         fp_defs: HashMap::new(),
@@ -700,14 +726,26 @@ impl<'a> Enc<'a> {
     fn encode_body(&mut self, init: State, entry_pc: T) -> Vec<(T, State, Option<T>)> {
         let f = self.f;
         let forest = crate::cfg::loops::LoopForest::of(f);
-        let havoc_sets = self.loop_havoc_sets(&forest);
-        let sources = if havoc_sets.is_empty() {
+        let mut havoc_sets = self.loop_havoc_sets(&forest);
+        if self.reference {
+            // Every loop head forgets the whole memory, and no counter keeps a side.
+            for set in havoc_sets.values_mut() {
+                set.memory = true;
+                set.monotone.clear();
+            }
+        }
+        let sources = if havoc_sets.is_empty() || self.reference {
             None
         } else {
             invariants::Sources::of(f)
         };
         let mut cells = self.cells_of(&forest, &havoc_sets, sources.as_ref());
-        let peeled = Peeled::new(f, &forest, &self.peel_counts(&forest));
+        let peel = if self.reference {
+            BTreeMap::new()
+        } else {
+            self.peel_counts(&forest)
+        };
+        let peeled = Peeled::new(f, &forest, &peel);
         let mut returns = Vec::new();
         let mut init = Some(init);
         // Outgoing edges of encoded nodes: target node -> [(condition, state)].

@@ -311,11 +311,15 @@ const ALLOCATOR_DRIVER: Driver = Driver {
         churn(&vs[i], 3);
         release(&vs[i], malloc(sizeof(int)));
     }
-    for (int k = 0; k < 256; k++)
+    for (int k = 0; k < 256; k++) {
         reuse((unsigned char)k);
+        again((unsigned char)k);
+    }
     size_t sizes[] = {0, 16, SIZE_MAX / 4, SIZE_MAX};
-    for (unsigned i = 0; i < 4; i++)
+    for (unsigned i = 0; i < 4; i++) {
         failed(sizes[i]);
+        failed_through(&errno, sizes[i]);
+    }
 "#,
 };
 
@@ -329,6 +333,61 @@ fn free_and_blocks_apart_leave_memory_alone() {
     assert_eq!(proved, vec![1, 2]);
     let covered = covered_by_driver(path, &ALLOCATOR_DRIVER, &[]);
     assert_eq!(covered, expected_unknown(path));
+}
+
+/// The labels proved infeasible under `config` that the driver's real runs cover.
+fn covered_but_proved(
+    path: &Path,
+    driver: &Driver,
+    flags: &[&str],
+    config: &PruneConfig,
+) -> Vec<u64> {
+    let loaded = frontend::load(path, &PreprocessOptions::default()).unwrap();
+    let covered = covered_by_driver(path, driver, flags);
+    step1(&loaded.program, config)
+        .iter()
+        .filter(|v| v.status == Status::Infeasible && covered.contains(&v.id))
+        .map(|v| v.id)
+        .collect()
+}
+
+/// Planted faults in `errno` apart and in allocations apart, each caught by its fixture's
+/// real runs: an `int` read back after a call that writes `errno` only that sees the memory
+/// from before the call, and an allocation apart that leaves `errno` alone.
+#[test]
+fn the_errno_and_allocator_drivers_catch_their_planted_faults() {
+    let mut config = PruneConfig::default();
+    config.encode.plants.errno_never_read = true;
+    let path = Path::new("tests/fixtures/engine/errno.c");
+    let wrong = covered_but_proved(path, &ERRNO_DRIVER, &["-fmath-errno"], &config);
+    assert!(
+        !wrong.is_empty(),
+        "errno read back never: no label of errno.c proved and covered"
+    );
+    let mut config = PruneConfig::default();
+    config.encode.plants.allocation_keeps_errno = true;
+    let path = Path::new("tests/fixtures/engine/allocator.c");
+    let wrong = covered_but_proved(path, &ALLOCATOR_DRIVER, &[], &config);
+    assert!(
+        !wrong.is_empty(),
+        "allocations keeping errno: no label of allocator.c proved and covered"
+    );
+    // Without the faults, no label proved is covered.
+    for (path, driver, flags) in [
+        (
+            "tests/fixtures/engine/errno.c",
+            &ERRNO_DRIVER,
+            &["-fmath-errno"][..],
+        ),
+        (
+            "tests/fixtures/engine/allocator.c",
+            &ALLOCATOR_DRIVER,
+            &[][..],
+        ),
+    ] {
+        let wrong = covered_but_proved(Path::new(path), driver, flags, &PruneConfig::default());
+        assert!(wrong.is_empty(), "{path}: {wrong:?} proved and covered");
+    }
 }
 
 #[test]

@@ -236,7 +236,7 @@ impl<'a> Asker<'a> {
                 facts,
                 candidates,
                 &budget,
-                faults.unproved_loop_facts,
+                &|g| faults.unproved(g),
             )
         };
         let facts: &'a [Fact] = facts;

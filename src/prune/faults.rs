@@ -28,6 +28,12 @@ pub struct Faults {
     /// Every bound proposed at a loop head is a fact, unproved: a planted unsound encoding
     /// that the soundness harness must catch (`COVPRUNE_TEST_UNPROVED_LOOP_FACTS`).
     pub unproved_loop_facts: bool,
+    /// Bounds on floating-point values proposed at a loop head are facts, unproved
+    /// (`COVPRUNE_TEST_UNPROVED_FLOAT_LOOP_FACTS`).
+    pub unproved_float_loop_facts: bool,
+    /// Bounds on array cells proposed at a nest's heads are facts, unproved
+    /// (`COVPRUNE_TEST_UNPROVED_CELL_FACTS`).
+    pub unproved_cell_facts: bool,
     /// The floating-point ranges take a box they leave undecided as refuted: a planted
     /// unsound proof that the float harness must catch (`COVPRUNE_TEST_RANGES_UNDECIDED_REFUTE`).
     pub ranges_undecided_refute: bool,
@@ -54,8 +60,19 @@ impl Faults {
             copies_undecided: var("COVPRUNE_TEST_COPIES_UNDECIDED").is_some(),
             abort_in: var("COVPRUNE_TEST_ABORT_IN").map(|v| v.to_string_lossy().into_owned()),
             unproved_loop_facts: var("COVPRUNE_TEST_UNPROVED_LOOP_FACTS").is_some(),
+            unproved_float_loop_facts: var("COVPRUNE_TEST_UNPROVED_FLOAT_LOOP_FACTS").is_some(),
+            unproved_cell_facts: var("COVPRUNE_TEST_UNPROVED_CELL_FACTS").is_some(),
             ranges_undecided_refute: var("COVPRUNE_TEST_RANGES_UNDECIDED_REFUTE").is_some(),
             worker_log: var("COVPRUNE_TEST_WORKER_LOG").map(PathBuf::from),
         }
+    }
+}
+
+impl Faults {
+    /// Are the loop bounds of group `g` planted unproved?
+    pub fn unproved(&self, g: crate::vc::encode::CandidateGroup) -> bool {
+        self.unproved_loop_facts
+            || self.unproved_cell_facts && g.cells()
+            || self.unproved_float_loop_facts && !g.together() && !g.cells()
     }
 }

@@ -41,14 +41,15 @@ impl LoopFactStats {
 
 /// Proves what it can of `candidates` (integer bounds, then floating-point ones, group by
 /// group: [`CandidateGroup`]) within `budget`, and adds the proved bounds to `facts`. With
-/// `unproved` (a planted fault for the soundness harness), every candidate is added unproved.
+/// `unproved` (planted faults for the soundness harnesses), the candidates of the groups it
+/// names are added unproved.
 pub(super) fn prove(
     backend: &mut dyn Backend,
     terms: &mut Terms,
     facts: &mut Vec<Fact>,
     candidates: &[LoopCandidate],
     budget: &Budget,
-    unproved: bool,
+    unproved: &dyn Fn(CandidateGroup) -> bool,
 ) -> LoopFactStats {
     let mut stats = LoopFactStats {
         proposed: candidates.len() as u64,
@@ -64,7 +65,7 @@ pub(super) fn prove(
             .filter(|c| c.group == g)
             .filter(|c| !g.whole() || not_negative.contains(&c.value))
             .collect();
-        let proved = if unproved {
+        let proved = if unproved(g) {
             group
         } else {
             fixpoint(backend, terms, facts, group, budget, &mut stats)

@@ -32,6 +32,7 @@ mod generator;
 mod hyper;
 mod loops;
 mod memory;
+mod plants;
 mod reduced;
 mod writers;
 use generator::{generate, generate_floats, generate_full, generate_with, Generated, Kind, Placed};
@@ -787,7 +788,7 @@ fn exhaustive_runs_check_the_claims_on_cell_programs() {
 fn the_cell_harness_catches_unproved_cell_facts() {
     let mut config = harness_config();
     config.solver.timeout_ms = 2_000;
-    config.faults.unproved_loop_facts = true;
+    config.faults.unproved_cell_facts = true;
     let caught = first_false_claim(&config, "cellf", 60, |seed| {
         Some(cells::generate_cells(seed))
     });

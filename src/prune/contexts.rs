@@ -527,6 +527,20 @@ pub(super) fn decide_copies(
         // is decided, as hard copies can spend it (the groups are known: run-level questions
         // are asked).
         if asker.faults.copies_undecided {
+            if asker.faults.undecided_copies_hold {
+                // The planted fault: a copy the budget left undecided reports every label
+                // infeasible.
+                out.push(CopyResult {
+                    path: copy.path.clone(),
+                    function: copy.function.clone(),
+                    infeasible: copy.labels.iter().map(|l| (l.id, l.block.0)).collect(),
+                    satisfiable: BTreeSet::new(),
+                    always_true: BTreeSet::new(),
+                    implications: BTreeSet::new(),
+                    witnessed: BTreeSet::new(),
+                });
+                continue;
+            }
             break;
         }
         let (r, models) = decide_copy(asker, copy, &groups, q, &mut failed);

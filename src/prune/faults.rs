@@ -34,6 +34,10 @@ pub struct Faults {
     /// Bounds on array cells proposed at a nest's heads are facts, unproved
     /// (`COVPRUNE_TEST_UNPROVED_CELL_FACTS`).
     pub unproved_cell_facts: bool,
+    /// With `copies_undecided`, a copy the budget left undecided reports every label of it
+    /// infeasible: a planted unsound shortcut that the context harness must catch
+    /// (`COVPRUNE_TEST_UNDECIDED_COPIES_HOLD`).
+    pub undecided_copies_hold: bool,
     /// The floating-point ranges take a box they leave undecided as refuted: a planted
     /// unsound proof that the float harness must catch (`COVPRUNE_TEST_RANGES_UNDECIDED_REFUTE`).
     pub ranges_undecided_refute: bool,
@@ -62,6 +66,7 @@ impl Faults {
             unproved_loop_facts: var("COVPRUNE_TEST_UNPROVED_LOOP_FACTS").is_some(),
             unproved_float_loop_facts: var("COVPRUNE_TEST_UNPROVED_FLOAT_LOOP_FACTS").is_some(),
             unproved_cell_facts: var("COVPRUNE_TEST_UNPROVED_CELL_FACTS").is_some(),
+            undecided_copies_hold: var("COVPRUNE_TEST_UNDECIDED_COPIES_HOLD").is_some(),
             ranges_undecided_refute: var("COVPRUNE_TEST_RANGES_UNDECIDED_REFUTE").is_some(),
             worker_log: var("COVPRUNE_TEST_WORKER_LOG").map(PathBuf::from),
         }

@@ -45,3 +45,18 @@ fn the_loop_harness_catches_unproved_float_loop_facts() {
         "no false claim found with unproved float loop facts in 60 loop programs"
     );
 }
+
+/// Calling-context copies the budget left undecided taken as proving their labels infeasible.
+#[test]
+fn the_context_harness_catches_undecided_copies_taken_as_proofs() {
+    let mut config = harness_config();
+    config.faults.copies_undecided = true;
+    config.faults.undecided_copies_hold = true;
+    let caught = first_false_claim(&config, "ctxf", 40, |seed| {
+        Some(generate_full(seed, true, false, true))
+    });
+    assert!(
+        caught.is_some(),
+        "no false claim found with undecided copies taken as proofs in 40 context programs"
+    );
+}

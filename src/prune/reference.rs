@@ -19,7 +19,7 @@
 //! only as far as the encoding is exact: its model is turned into a concrete call of the
 //! function ([`super::witness`]) that a real run must replay before the claim is called false.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use super::witness::{plan, Call};
@@ -110,6 +110,9 @@ pub fn reference_config(config: &PruneConfig) -> PruneConfig {
 
 /// Checks `claims` (from [`claims`]) of `program` with the reference, each function's
 /// encoding and questions within `function_budget` (its encoding alone may spend it all).
+/// A claim about a function no call can be written for (a static one) is also asked in the
+/// encodings of the functions that call it, two calls deep at most, with its copies there:
+/// only for models to replay (such a pass is one of the runs the claim is about, not all).
 pub fn check(
     program: &Program,
     config: &PruneConfig,
@@ -118,87 +121,166 @@ pub fn check(
 ) -> Vec<Checked> {
     let config = reference_config(config);
     let sums = Summaries::new(program, &config.encode.externals);
-    let mut by_function: BTreeMap<&str, Vec<(u64, Claim)>> = BTreeMap::new();
-    for (f, l, c) in claims {
-        by_function.entry(f.as_str()).or_default().push((*l, *c));
+    let mut out: Vec<Checked> = claims
+        .iter()
+        .map(|(f, l, c)| Checked {
+            function: f.clone(),
+            label: *l,
+            claim: *c,
+            answer: Answer::NotTogether,
+        })
+        .collect();
+    let mut by_function: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (k, (f, _, _)) in claims.iter().enumerate() {
+        by_function.entry(f.as_str()).or_default().push(k);
     }
-    let mut out = Vec::new();
-    for (name, claims) in by_function {
-        let checked = |answer: &dyn Fn(u64, Claim) -> Answer| {
-            claims
-                .iter()
-                .map(|&(label, claim)| Checked {
-                    function: name.to_string(),
-                    label,
-                    claim,
-                    answer: answer(label, claim),
-                })
-                .collect::<Vec<_>>()
-        };
+    for (name, ks) in &by_function {
         let Some(f) = program.function(name) else {
-            out.extend(checked(&|_, _| Answer::NotTogether));
             continue;
         };
-        let deadline = Instant::now() + function_budget;
-        let Some(mut vc) = encode_until(program, f, &sums, &config.encode, Some(deadline)) else {
-            out.extend(checked(&|_, _| Answer::Unknown));
+        let answers = ask(
+            program,
+            &sums,
+            &config,
+            f,
+            &BTreeSet::new(),
+            &out,
+            ks,
+            function_budget,
+        );
+        for (k, a) in ks.iter().zip(answers) {
+            out[*k].answer = a;
+        }
+    }
+    // Claims on functions no call can be written for, asked again in their callers.
+    let cg = crate::cfg::callgraph::CallGraph::build(program);
+    for f in &program.functions {
+        if super::witness::unsupported(f).is_some() {
             continue;
-        };
-        let writable = super::witness::unsupported(f).is_none();
-        let plan = writable.then(|| plan(program, f, &vc.entry, &mut vc.terms));
-        let facts: Vec<T> = vc.facts.iter().map(|x| x.fact).collect();
-        let mut backend = crate::smt::backend(&config.solver, None, &f.name);
-        backend.set_model_reuse(false);
-        let labels = vc.labels.clone();
-        for &(label, claim) in &claims {
-            let goal = match claim_goal(&mut vc.terms, &labels, label, claim) {
-                Some(g) if Instant::now() < deadline => g,
-                Some(_) => {
-                    out.push(Checked {
-                        function: name.to_string(),
-                        label,
-                        claim,
-                        answer: Answer::Unknown,
-                    });
-                    continue;
-                }
-                None => {
-                    out.push(Checked {
-                        function: name.to_string(),
-                        label,
-                        claim,
-                        answer: Answer::NotTogether,
-                    });
-                    continue;
-                }
-            };
-            let observe: &[T] = plan.as_ref().map_or(&[], |p| p.observe.as_slice());
-            let q = Query {
-                terms: &vc.terms,
-                context: &facts,
-                goal,
-                observe,
-                memory: Memory::Bytes,
-                units_scale: 1,
-                units_cap: None,
-            };
-            let answer = match backend.check(&q) {
-                Verdict::Proved => Answer::Holds,
-                Verdict::Refuted(values) => Answer::Broken(match &plan {
-                    Some(p) if values.len() == observe.len() => p.calls(f, label, &values),
-                    _ => Vec::new(),
-                }),
-                Verdict::Unknown(_) => Answer::Unknown,
-            };
-            out.push(Checked {
-                function: name.to_string(),
-                label,
-                claim,
-                answer,
-            });
+        }
+        let below = callees_within(&cg, &f.name, 2);
+        let ks: Vec<usize> = (0..out.len())
+            .filter(|&k| {
+                below.contains(&out[k].function)
+                    && out[k].answer != Answer::Holds
+                    && program
+                        .function(&out[k].function)
+                        .is_some_and(|g| super::witness::unsupported(g).is_some())
+            })
+            .collect();
+        if ks.is_empty() {
+            continue;
+        }
+        let copied: BTreeSet<String> = ks.iter().map(|&k| out[k].function.clone()).collect();
+        let answers = ask(
+            program,
+            &sums,
+            &config,
+            f,
+            &copied,
+            &out,
+            &ks,
+            function_budget,
+        );
+        for (k, a) in ks.iter().zip(answers) {
+            if let Answer::Broken(more) = a {
+                out[*k].answer = match std::mem::replace(&mut out[*k].answer, Answer::Unknown) {
+                    Answer::Broken(mut calls) => {
+                        calls.extend(more);
+                        Answer::Broken(calls)
+                    }
+                    _ => Answer::Broken(more),
+                };
+            }
         }
     }
     out
+}
+
+/// The functions `name` calls, directly or through others, at most `depth` calls down.
+fn callees_within(
+    cg: &crate::cfg::callgraph::CallGraph,
+    name: &str,
+    depth: usize,
+) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut frontier = vec![name.to_string()];
+    for _ in 0..depth {
+        let mut next = Vec::new();
+        for caller in &frontier {
+            for (callee, _) in cg.callees(caller) {
+                if seen.insert(callee.clone()) {
+                    next.push(callee);
+                }
+            }
+        }
+        frontier = next;
+    }
+    seen
+}
+
+/// The answers on claims `ks` of `checked` in the encoding of `f`, with the labels of the
+/// copies of the functions in `copied` inlined there.
+#[allow(clippy::too_many_arguments)]
+fn ask(
+    program: &Program,
+    sums: &Summaries,
+    config: &PruneConfig,
+    f: &crate::ir::Function,
+    copied: &BTreeSet<String>,
+    checked: &[Checked],
+    ks: &[usize],
+    function_budget: Duration,
+) -> Vec<Answer> {
+    let deadline = Instant::now() + function_budget;
+    let mut encode = config.encode.clone();
+    encode.context_functions = copied.clone();
+    let Some(mut vc) = encode_until(program, f, sums, &encode, Some(deadline)) else {
+        return vec![Answer::Unknown; ks.len()];
+    };
+    let writable = super::witness::unsupported(f).is_none();
+    let plan = writable.then(|| plan(program, f, &vc.entry, &mut vc.terms));
+    let facts: Vec<T> = vc.facts.iter().map(|x| x.fact).collect();
+    let mut backend = crate::smt::backend(&config.solver, None, &f.name);
+    backend.set_model_reuse(false);
+    let labels: Vec<LabelVc> = vc
+        .labels
+        .iter()
+        .chain(vc.copies.iter().flat_map(|c| &c.labels))
+        .cloned()
+        .collect();
+    let observe: Vec<T> = plan.as_ref().map_or(Vec::new(), |p| p.observe.clone());
+    let mut answers = Vec::with_capacity(ks.len());
+    for &k in ks {
+        let (label, claim) = (checked[k].label, checked[k].claim);
+        let Some(goal) = claim_goal(&mut vc.terms, &labels, label, claim) else {
+            answers.push(Answer::NotTogether);
+            continue;
+        };
+        if Instant::now() >= deadline {
+            answers.push(Answer::Unknown);
+            continue;
+        }
+        let q = Query {
+            terms: &vc.terms,
+            context: &facts,
+            goal,
+            observe: &observe,
+            memory: Memory::Bytes,
+            units_scale: 1,
+            units_cap: None,
+        };
+        answers.push(match backend.check(&q) {
+            Verdict::Proved if copied.is_empty() => Answer::Holds,
+            Verdict::Proved => Answer::Unknown,
+            Verdict::Refuted(values) => Answer::Broken(match &plan {
+                Some(p) if values.len() == observe.len() => p.calls(f, label, &values),
+                _ => Vec::new(),
+            }),
+            Verdict::Unknown(_) => Answer::Unknown,
+        });
+    }
+    answers
 }
 
 /// `l` covered in a pass: one of its occurrences reached with its predicate true. None when

@@ -154,7 +154,7 @@ impl<'a> Enc<'a> {
         st: &mut State,
     ) {
         if let Some(blocks) = self.writes_errno_only(callee, dst) {
-            if !(self.plants.allocation_keeps_errno && !blocks.is_empty()) {
+            if !self.plants.allocation_keeps_errno || blocks.is_empty() {
                 self.write_errno(st);
             }
             for r in blocks {

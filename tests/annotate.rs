@@ -672,3 +672,48 @@ fn annotated_corpus_files_compile_and_run() {
     assert_eq!(o.stdout, r.stdout, "labels must not change behaviour");
     assert!(r.stderr.len() > 100, "labels were covered");
 }
+
+/// A branch whose statement follows an `#endif` (`else` inside `#ifdef`, its statement after
+/// it) keeps its statement whole in every configuration: the labels before that statement
+/// are in its block, so `else` still takes all of it. Built and run with and without the
+/// macro, the annotated program prints what the original prints.
+#[test]
+fn labels_after_a_directive_keep_a_branch_whole_in_every_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = "#include <stdio.h>\n\
+        static const char *tls_fmt, *global_fmt, *std_format = \"std\";\n\
+        const char *pick(void)\n{\n        const char *format;\n\
+        #ifdef HAVE_TLS\n        if (tls_fmt)\n                format = tls_fmt;\n        else\n#endif\n\
+        \x20               if (global_fmt)\n                        format = global_fmt;\n                else\n                        format = std_format;\n\
+        \x20       return format;\n}\n\
+        int main(void)\n{\n        tls_fmt = \"tls\";\n        global_fmt = \"global\";\n        puts(pick());\n        global_fmt = 0;\n        puts(pick());\n        tls_fmt = 0;\n        puts(pick());\n        return 0;\n}\n";
+    let orig = dir.path().join("fmt.c");
+    std::fs::write(&orig, prog).unwrap();
+    Cmd::cargo_bin("covprune")
+        .unwrap()
+        .arg("annotate")
+        .arg(&orig)
+        .args(["--criteria", "CC,MCC,WM"])
+        .arg("-o")
+        .arg(dir.path())
+        .assert()
+        .success();
+    let annotated = dir.path().join("fmt_labels.c");
+    for defines in [&[][..], &["-DHAVE_TLS"][..]] {
+        let run = |src: &Path, name: &str| {
+            let exe = dir.path().join(name);
+            let st = Command::new("cc")
+                .args(["-w"])
+                .args(defines)
+                .arg("-o")
+                .arg(&exe)
+                .arg(src)
+                .status()
+                .unwrap();
+            assert!(st.success(), "{} does not compile", src.display());
+            Command::new(&exe).output().unwrap().stdout
+        };
+        let want = run(&orig, "orig");
+        assert_eq!(want, run(&annotated, "annotated"), "with {defines:?}");
+    }
+}

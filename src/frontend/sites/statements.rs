@@ -79,10 +79,12 @@ pub(super) fn statement(
         up = p.parent();
     }
     let parent = up.map(|p| p.kind()).unwrap_or("");
+    // A statement right after a directive that follows a branch's head may be that branch in
+    // another configuration of the preprocessor: it needs a block too.
     let needs_block = !matches!(
         parent,
         "compound_statement" | "case_statement" | "labeled_statement" | "translation_unit"
-    );
+    ) || branch_across_directive(text, node.start_byte());
     // A preprocessor directive inside the statement (`} else\n#endif\n{`), or an `else`
     // right after an `if` that tree-sitter ended early, means the statement's extent in the
     // tree is not the one the compiler sees: wrapping or rewriting it could break the file.

@@ -235,6 +235,44 @@ pub(super) fn starts_a_statement(text: &[u8], pos: usize) -> bool {
     }
 }
 
+/// Does the statement at `pos`, first on its line, follow a preprocessor directive line that
+/// itself follows the head of a branch (`)`, `else`, `do` ending an earlier line)? Then the
+/// statement may be that branch in a configuration the tree does not show (`else` then
+/// `#endif` then `if (c) ...`): labels before it need a block of their own.
+pub(super) fn branch_across_directive(text: &[u8], pos: usize) -> bool {
+    let line_start = text[..pos]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |p| p + 1);
+    if !text[line_start..pos].trim_ascii().is_empty() {
+        return false;
+    }
+    let (mut end, mut skipped) = (line_start, false);
+    while end > 0 {
+        let prev_end = end - 1;
+        let ls = text[..prev_end]
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |p| p + 1);
+        let line = text[ls..prev_end].trim_ascii();
+        end = ls;
+        if line.is_empty() {
+            continue;
+        }
+        if line.first() == Some(&b'#') {
+            skipped = true;
+            continue;
+        }
+        let word_end = |w: &[u8]| {
+            line.ends_with(w)
+                && (line.len() == w.len()
+                    || !matches!(line[line.len() - w.len() - 1], b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_'))
+        };
+        return skipped && (line.ends_with(b")") || word_end(b"else") || word_end(b"do"));
+    }
+    false
+}
+
 /// The first word after `pos`, skipping whitespace, comments and preprocessor directive lines.
 pub(super) fn next_word_after(text: &[u8], mut pos: usize) -> Vec<u8> {
     loop {

@@ -717,3 +717,42 @@ fn labels_after_a_directive_keep_a_branch_whole_in_every_configuration() {
         assert_eq!(want, run(&annotated, "annotated"), "with {defines:?}");
     }
 }
+
+/// Temporaries of decisions that sit in an `#if` branch the build drops are still declared,
+/// unused there: a `-Wall -Werror` build compiles in every configuration.
+#[test]
+fn temporaries_of_dropped_branches_do_not_break_a_werror_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = "int f(int a, int b)\n{\n    int r = 0;\n#ifdef EXTRA\n    if (a > 0 && (b = a - 1) > 2)\n        r = b;\n#endif\n    return r + a + b;\n}\n";
+    let orig = dir.path().join("w.c");
+    std::fs::write(&orig, prog).unwrap();
+    Cmd::cargo_bin("covprune")
+        .unwrap()
+        .arg("annotate")
+        .arg(&orig)
+        .args(["--criteria", "CC,MCC"])
+        .arg("-o")
+        .arg(dir.path())
+        .assert()
+        .success();
+    let annotated = dir.path().join("w_labels.c");
+    let text = std::fs::read_to_string(&annotated).unwrap();
+    assert!(
+        text.contains("__cp_t"),
+        "the decision has temporaries:\n{text}"
+    );
+    for defines in [&[][..], &["-DEXTRA"][..]] {
+        let out = Command::new("cc")
+            .args(["-Wall", "-Wextra", "-Werror", "-c", "-o"])
+            .arg(dir.path().join("w.o"))
+            .args(defines)
+            .arg(&annotated)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "with {defines:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

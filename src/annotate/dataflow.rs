@@ -114,7 +114,11 @@ impl DefUsePlan {
             .iter()
             .map(|(g, at_entry)| format!("{} = {}", ghost(*g), value(*at_entry)))
             .collect();
-        Some(format!(" int {};", decls.join(", ")))
+        // Unused for the compiler when every use is in `#if` branches it drops.
+        Some(format!(
+            " int __attribute__((unused)) {};",
+            decls.join(", ")
+        ))
     }
 
     /// The functions with ghosts.

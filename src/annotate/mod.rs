@@ -550,12 +550,14 @@ pub fn annotate_with_macros(
             );
         }
     }
+    // Temporaries are declared unused: the decisions that set and read them may all be in
+    // `#if` branches this configuration drops (a `-Werror` build must still compile).
     for (f, names) in temps {
         let decls: Vec<String> = names.iter().map(|n| format!("{n} = 0")).collect();
         edits.insert(
             found.functions[f].body_start,
             (1, 0),
-            format!(" int {};", decls.join(", ")),
+            format!(" int __attribute__((unused)) {};", decls.join(", ")),
         );
     }
     for f in du.functions() {

@@ -287,7 +287,9 @@ fn ghost_lines(annotated: &str, original: &str) -> std::collections::BTreeMap<St
         for part in line.split([';', ',']) {
             let part = part.trim().trim_start_matches('{').trim();
             let part = part.strip_prefix("int ").unwrap_or(part);
-            let part = part.strip_prefix("__attribute__((unused)) ").unwrap_or(part);
+            let part = part
+                .strip_prefix("__attribute__((unused)) ")
+                .unwrap_or(part);
             if let Some((name, value)) = part.split_once(" = ") {
                 if name.starts_with("__cp_d") && value.trim() != "0" {
                     out.insert(name.to_string(), line_no);

@@ -7,7 +7,7 @@
 //! [--out DIR] [--only FILE,...] [--timeout-ms 300] [--function-budget-s 8] [--jobs 2]`.
 //! Writes `differential.md` and `differential.json` in the output directory.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -51,26 +51,6 @@ fn parse(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<Options> {
     Ok(o)
 }
 
-/// The files: zlib's, gzip's and the four OpenSSL files, from their preprocessed copies.
-fn files(corpus: &Path) -> Result<Vec<(String, PathBuf)>> {
-    let mut out = Vec::new();
-    for (project, dir) in [
-        ("zlib", "zlib-1.3.2/preprocessed"),
-        ("gzip", "gzip-1.12/preprocessed"),
-        ("openssl", "openssl-1.1.1w/preprocessed"),
-    ] {
-        let dir = corpus.join(dir);
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .with_context(|| format!("reading {}", dir.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "i"))
-            .collect();
-        entries.sort();
-        out.extend(entries.into_iter().map(|p| (project.to_string(), p)));
-    }
-    Ok(out)
-}
-
 #[derive(Default, serde::Serialize)]
 struct Row {
     project: String,
@@ -97,7 +77,9 @@ pub fn run(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<()> {
     config.function_budget_s = o.function_budget_s;
     config.jobs = o.jobs;
     let mut rows = Vec::new();
-    for (project, path) in files(&o.corpus)? {
+    // The corpus but SQLite: zlib's, gzip's and the four OpenSSL files.
+    let files = crate::corpus_files(&o.corpus)?;
+    for (project, path) in files.into_iter().filter(|(p, _)| p != "sqlite") {
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
         if !o.only.is_empty() && !o.only.contains(&file) {
             continue;

@@ -62,7 +62,7 @@ fn parse_args() -> Result<Args> {
 
 /// The corpus inputs: SQLite from its `.c` (preprocessed by `cc -E`, as users run it), the
 /// others from their preprocessed `.i` copies (their configure flags are baked in).
-fn corpus_files(corpus: &Path) -> Result<Vec<(String, PathBuf)>> {
+pub(crate) fn corpus_files(corpus: &Path) -> Result<Vec<(String, PathBuf)>> {
     let mut files = vec![("sqlite".to_string(), corpus.join("sqlite-3.17.0/sqlite3.c"))];
     for (project, dir) in [
         ("zlib", "zlib-1.3.2/preprocessed"),

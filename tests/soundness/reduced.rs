@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use covprune::prune::reference::{self, Claim};
 use covprune::prune::LabelVerdict;
 use covprune_encoders::{Criterion, Limits};
 
@@ -44,15 +45,14 @@ int main(void) {
 /// The claims of `verdicts` that some run refutes, one line each (kind, label, partner,
 /// number of runs, the first one), and the number of claims checked.
 fn refuted_claims(dir: &Path, fixture: &Path, verdicts: &[LabelVerdict]) -> (Vec<String>, usize) {
-    let mut claims = Vec::new();
-    for v in verdicts {
-        match &v.status {
-            Status::Infeasible => claims.push((0, v.id, v.id)),
-            Status::Duplicate { of } => claims.push((1, v.id, *of)),
-            Status::Subsumed { by } => claims.extend(by.iter().map(|b| (2, v.id, *b))),
-            _ => {}
-        }
-    }
+    let claims: Vec<(u8, u64, u64)> = reference::claims(verdicts)
+        .into_iter()
+        .map(|(_, l, c)| match c {
+            Claim::Infeasible => (0, l, l),
+            Claim::DuplicateOf(m) => (1, l, m),
+            Claim::SubsumedBy(m) => (2, l, m),
+        })
+        .collect();
     if claims.is_empty() {
         return (Vec::new(), 0);
     }

@@ -55,11 +55,21 @@ fn decisions(a: i32, b: i32, c: i32) -> Vec<Decision> {
         d(go, &[a == c], true),
         d(go, &[b == c], true),
         d(go, &[m == 0], true),
-        d(go && m == 0, &[a + b <= c, b + c <= a, a + c <= b], true),
+        // An atom with arithmetic is read only where the program evaluates it (labels must
+        // not overflow where the program does not): false after its short-circuit.
+        d(
+            go && m == 0,
+            &[
+                a + b <= c,
+                a + b > c && b + c <= a,
+                a + b > c && b + c > a && a + c <= b,
+            ],
+            true,
+        ),
         d(go && m != 0, &[m > 3], true),
-        d(after7, &[m == 1, a + b > c], false),
-        d(after7 && !d8, &[m == 2, a + c > b], false),
-        d(after7 && !d8 && !d9, &[m == 3, b + c > a], false),
+        d(after7, &[m == 1, m == 1 && a + b > c], false),
+        d(after7 && !d8, &[m == 2, m == 2 && a + c > b], false),
+        d(after7 && !d8 && !d9, &[m == 3, m == 3 && b + c > a], false),
         d(true, &[false], true), // main: argc != 4
     ]
 }

@@ -406,8 +406,9 @@ fn weak_mutation_sees_effects_as_frama_c_sequences_them() {
     // `ser += cof[j] / ++x;` (a static local array): `x` read as `(x + 1)`.
     has("((cof[j] * (x + 1)) != (cof[j] / (x + 1)))");
     has("((ser * (cof[j] / (x + 1))) != (ser + (cof[j] / (x + 1))))");
-    // `x = y = a - b;`: the inner assignment's value is `a - b`.
-    has("pc_label((a * b) != (a - b)");
+    // `x = y = a - b;`: the inner assignment's value is `a - b`; the mutant's product wraps
+    // (the program computes no product there).
+    has("pc_label(((__typeof__((a) * (b)))((unsigned long long)(a) * (unsigned long long)(b))) != (a - b)");
     // A negative macro and a comma update.
     has("pc_label((3) != (-3)");
     has("pc_label((j * 1) != (j - 1)");

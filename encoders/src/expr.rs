@@ -224,8 +224,11 @@ impl Expr {
     }
 
     /// Evaluating it could trap in some state: it dereferences, indexes, divides by anything
-    /// but a positive integer literal, shifts, or is opaque text.
+    /// but a positive integer literal, shifts, adds, subtracts, multiplies or negates
+    /// anything but floating values or literals (a signed overflow, pointer arithmetic out of
+    /// its object), or is opaque text.
     pub fn may_trap(&self) -> bool {
+        let literal = |e: &Expr| matches!(e, Expr::Const { .. });
         match self {
             Expr::Bin(op, l, r, _) => {
                 let by_literal =
@@ -233,10 +236,14 @@ impl Expr {
                 let op_traps = match op {
                     BinOp::Div | BinOp::Mod => !by_literal,
                     BinOp::Shl | BinOp::Shr => true,
+                    BinOp::Add | BinOp::Sub | BinOp::Mul => {
+                        self.ty() != Ty::Float && !(literal(l) && literal(r))
+                    }
                     _ => false,
                 };
                 op_traps || l.may_trap() || r.may_trap()
             }
+            Expr::Un(UnOp::Neg, e) => (e.ty() != Ty::Float && !literal(e)) || e.may_trap(),
             Expr::Un(_, e) | Expr::Wrap { e, .. } => e.may_trap(),
             Expr::Lval { text, inner, .. } => {
                 !inner.is_empty() || text.contains("->") || text.contains('*') || text.contains('[')

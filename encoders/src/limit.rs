@@ -1,12 +1,13 @@
 //! LIMIT, boundary coverage: each relational comparison of a decision is true at its boundary.
 //!
 //! Labels: one per comparison `A op B` (`<`, `<=`, `>`, `>=`; equalities are their own
-//! boundary and get none), `(A op B) && (A) - (B) == k` with k = -1 for `<`, 0 for `<=` and
-//! `>=`, 1 for `>`: the closest values that still make the comparison true. Comparisons with a
-//! floating-point side get none. With unsigned operands the difference wraps, which still
-//! selects exactly the boundary.
-//! Example: `if (x < 10)` gives `pc_label((x < 10) && ((x) - (10) == -1), 1, "LIMIT");`.
-//! Reference: LAnnotate `mk_limit`, with δ = 0.
+//! boundary and get none), true where `A - B` is -1 for `<`, 0 for `<=` and `>=`, 1 for `>`:
+//! the closest values that still make the comparison true (LAnnotate's `mk_limit`, with
+//! δ = 0). The difference is not computed (it can overflow where the program computes
+//! nothing): `(A < B) && (A + 1 == B)`, `(A > B) && (A == B + 1)`, `(A <= B) && (A == B)`,
+//! where the comparison holding keeps `+ 1` in range. Comparisons with a floating-point side
+//! get none.
+//! Example: `if (x < 10)` gives `pc_label((x < 10) && (x + 1 == 10), 1, "LIMIT");`.
 
 use crate::expr::{BinOp, Ty};
 use crate::{Decision, LabelSpec};
@@ -21,17 +22,18 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
     e.comparisons_in_context()
         .into_iter()
         .filter_map(|(a, op, b, ctx)| {
-            let k = match op {
-                BinOp::Lt => "-1",
-                BinOp::Le | BinOp::Ge => "0",
-                BinOp::Gt => "1",
-                _ => return None,
-            };
             if a.ty() == Ty::Float || b.ty() == Ty::Float {
                 return None;
             }
-            let cond = format!("{} {} {}", a.operand(), op.c(), b.operand());
-            let label = format!("({cond}) && ({} - {} == {k})", a.operand(), b.operand());
+            let (x, y) = (a.operand(), b.operand());
+            let boundary = match op {
+                BinOp::Lt => format!("{x} + 1 == {y}"),
+                BinOp::Le | BinOp::Ge => format!("{x} == {y}"),
+                BinOp::Gt => format!("{x} == {y} + 1"),
+                _ => return None,
+            };
+            let cond = format!("{x} {} {y}", op.c());
+            let label = format!("({cond}) && ({boundary})");
             // The label reads the comparison where the program may not (after a false `&&`
             // operand) and divides where the program does: guard both when it could trap.
             let mut guards = Vec::new();
@@ -66,6 +68,6 @@ mod tests {
         d.expr = Some(e);
         let l = super::labels(&d);
         assert_eq!(l.len(), 1);
-        assert_eq!(l[0].predicate, "(x < 10) && (x - 10 == -1)");
+        assert_eq!(l[0].predicate, "(x < 10) && (x + 1 == 10)");
     }
 }

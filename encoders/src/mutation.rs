@@ -123,6 +123,38 @@ fn under(ctx: Option<&str>, p: String) -> String {
     }
 }
 
+/// The mutant's text, an integer `+`, `-`, `*` or negation of its own computed modulo 2^64
+/// and converted back to its type: the program does not compute the mutant, so the label must
+/// not overflow where the program does not (the value is the one the wrapped operation gives).
+fn mutant_text(m: &Expr) -> String {
+    let literal = |e: &Expr| matches!(e, Expr::Const { .. });
+    match m {
+        // Multiplying by 0 or 1, adding 0 or subtracting 0 cannot overflow.
+        Expr::Bin(BinOp::Mul, l, r, _)
+            if [l, r].iter().any(|e| matches!(e.int_value(), Some(0 | 1))) =>
+        {
+            m.text()
+        }
+        Expr::Bin(BinOp::Add, l, r, _) if [l, r].iter().any(|e| e.int_value() == Some(0)) => {
+            m.text()
+        }
+        Expr::Bin(BinOp::Sub, _, r, _) if r.int_value() == Some(0) => m.text(),
+        Expr::Bin(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), l, r, _)
+            if m.ty() == Ty::Int && !(literal(l) && literal(r)) =>
+        {
+            let (l, r, o) = (l.text(), r.text(), op.c());
+            format!(
+                "(__typeof__(({l}) {o} ({r})))((unsigned long long)({l}) {o} (unsigned long long)({r}))"
+            )
+        }
+        Expr::Un(UnOp::Neg, e) if e.ty() == Ty::Int && !literal(e) => {
+            let e = e.text();
+            format!("(__typeof__(-({e})))(0ULL - (unsigned long long)({e}))")
+        }
+        _ => m.text(),
+    }
+}
+
 /// The label for one mutant of `orig`: guarded by what both sides need not to trap.
 fn kill(mutant: &Expr, orig: &Expr, group: Mutator, criterion: &str) -> LabelSpec {
     let mut guards = orig.guards();
@@ -131,7 +163,7 @@ fn kill(mutant: &Expr, orig: &Expr, group: Mutator, criterion: &str) -> LabelSpe
             guards.push(g);
         }
     }
-    let p = format!("({}) != ({})", mutant.text(), orig.text());
+    let p = format!("({}) != ({})", mutant_text(mutant), orig.text());
     let mut label = LabelSpec::new(
         guarded(&guards, &p),
         &format!("{criterion} {}", group.name()),
@@ -423,7 +455,9 @@ mod tests {
             ),
             (4, 2, 3, 1, 3)
         );
-        assert!(l.iter().any(|l| l.predicate == "(t + (1 + 1)) != (t + 1)"));
+        // The mutant's own addition wraps: `t + 2` overflows where `t + 1` does not.
+        assert!(l.iter().any(|l| l.predicate
+            == "((__typeof__((t) + ((1 + 1))))((unsigned long long)(t) + (unsigned long long)((1 + 1)))) != (t + 1)"));
         assert!(l.iter().any(|l| l.predicate == "(t) != (t + 1)"));
     }
 }

@@ -70,6 +70,9 @@ pub struct Annotated {
     pub decisions: usize,
     /// The names of the file's functions, in text order.
     pub function_names: Vec<String>,
+    /// (line, tag) of the labels the file would have in the code this configuration compiles
+    /// out: not objectives, not written.
+    pub compiled_out: Vec<(usize, String)>,
 }
 
 impl Annotated {
@@ -213,6 +216,34 @@ pub fn annotate_with_macros(
 ) -> Annotated {
     let def_uses = criteria.iter().any(|c| c.def_use().is_some());
     let found = sites::find_with_macros(source, program, macros, def_uses);
+    let mut out = write_labels(source, &found, criteria, limits);
+    if !macros.compiled_out.is_empty() {
+        // The labels the dropped code would have: those of the same file annotated with
+        // nothing compiled out, at its lines.
+        let every = FileMacros {
+            compiled_out: Default::default(),
+            ..macros.clone()
+        };
+        let all = sites::find_with_macros(source, program, &every, def_uses);
+        let all = write_labels(source, &all, criteria, limits);
+        out.compiled_out = all
+            .labels
+            .into_iter()
+            .filter(|l| macros.compiled_out.contains_line(l.line))
+            .map(|l| (l.line, l.tag))
+            .collect();
+        out.compiled_out.sort();
+    }
+    out
+}
+
+/// The labels of the sites `found`, written into `source`.
+fn write_labels(
+    source: &[u8],
+    found: &sites::Sites,
+    criteria: &[Criterion],
+    limits: &Limits,
+) -> Annotated {
     let mut out = Annotated {
         skipped: found.skipped.clone(),
         functions: found.functions.len(),
@@ -241,7 +272,7 @@ pub fn annotate_with_macros(
     // Data-flow criteria: ghost flags per definition, labels before uses.
     let mut du = dataflow::DefUsePlan::new(
         criteria.iter().filter_map(|c| c.def_use()).collect(),
-        &found,
+        found,
         &mut w.out.skipped,
     );
     // Frama-C returns a plain variable directly when it is the function's only return and its
@@ -294,10 +325,11 @@ pub fn annotate_with_macros(
     // A branch head: after `{` of a block, or before a single statement (wrapped); None when
     // labels cannot go there.
     let head_ok = |b: &Branch| {
-        b.compound
-            || by_range
-                .get(&b.range)
-                .is_some_and(|&i| can_before(&found.statements[i]))
+        !found.compiled_out.contains(b.range.0)
+            && (b.compound
+                || by_range
+                    .get(&b.range)
+                    .is_some_and(|&i| can_before(&found.statements[i])))
     };
     let head = |b: &Branch, owner_depth: usize, text: String, edits: &mut Edits| {
         if b.compound {

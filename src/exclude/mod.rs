@@ -538,6 +538,7 @@ mod tests {
                     mutant: None,
                 })
                 .collect(),
+            compiled_out: Vec::new(),
         };
         let ledger = |view: View| Ledger {
             schema: String::new(),

@@ -5,6 +5,7 @@
 //! value or a havoc with a diagnostic, and a function it cannot lower at all is skipped and
 //! listed in [`Program::skipped`].
 
+pub mod conditionals;
 mod literals;
 mod lower;
 mod noreturn;

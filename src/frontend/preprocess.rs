@@ -71,7 +71,17 @@ pub fn user_flags(opts: &PreprocessOptions) -> Vec<String> {
 }
 
 pub fn preprocess(path: &Path, opts: &PreprocessOptions) -> Result<Vec<u8>, FrontendError> {
-    run_preprocessor(path, opts, false)
+    run_preprocessor(path, opts, false, &[])
+}
+
+/// [`preprocess`] with `extra` flags after the others, the result never kept (a probe copy of
+/// a file, see `conditionals`).
+pub fn preprocess_with(
+    path: &Path,
+    opts: &PreprocessOptions,
+    extra: &[String],
+) -> Result<Vec<u8>, FrontendError> {
+    run_preprocessor(path, opts, false, extra)
 }
 
 /// A function-like macro whose body holds a conditional expression (`#define Abs(x) ((x) < 0 ?
@@ -91,13 +101,19 @@ pub struct FileMacros {
     /// Object-like macros, name and value (`MAXPRIO`, `3`; `EOF`, `(-1)`), sorted by name:
     /// those whose value is a constant expression are constants for mutation.
     pub objects: Vec<(String, String)>,
+    /// The file's text this configuration compiles out: nothing is labelled there.
+    pub compiled_out: super::conditionals::CompiledOut,
 }
 
-/// The macros that `path` sees, from `cc -dM -E`; none for preprocessed (`.i`) input or
-/// when that fails.
+/// The macros that `path` sees, from `cc -dM -E` (none for preprocessed (`.i`) input or
+/// when that fails), and what the configuration compiles out of it.
 pub fn file_macros(path: &Path, opts: &PreprocessOptions) -> FileMacros {
-    let Ok(out) = run_preprocessor(path, opts, true) else {
-        return FileMacros::default();
+    let compiled_out = super::conditionals::compiled_out(path, opts);
+    let Ok(out) = run_preprocessor(path, opts, true, &[]) else {
+        return FileMacros {
+            compiled_out,
+            ..FileMacros::default()
+        };
     };
     if path.extension().is_some_and(|e| e == "i") {
         return FileMacros::default();
@@ -148,6 +164,7 @@ pub fn file_macros(path: &Path, opts: &PreprocessOptions) -> FileMacros {
     FileMacros {
         conditional: found,
         objects,
+        compiled_out,
     }
 }
 
@@ -155,6 +172,7 @@ fn run_preprocessor(
     path: &Path,
     opts: &PreprocessOptions,
     macros_only: bool,
+    extra: &[String],
 ) -> Result<Vec<u8>, FrontendError> {
     let raw = std::fs::read(path).map_err(|e| FrontendError::Read {
         path: path.to_path_buf(),
@@ -192,7 +210,8 @@ fn run_preprocessor(
     flags.push("-Dpc_label_bindings=pc_label_bindings".into());
     flags.push("-Dpc_label_sequence=pc_label_sequence".into());
     flags.push("-Dpc_label_sequence_condition=pc_label_sequence_condition".into());
-    let kept_as = KEEPING.load(Ordering::Relaxed).then(|| {
+    flags.extend(extra.iter().cloned());
+    let kept_as = (KEEPING.load(Ordering::Relaxed) && extra.is_empty()).then(|| {
         (
             format!("{cc}\0{flags:?}\0{cwd:?}\0{}", path.display()),
             Sha256::digest(&raw).to_vec(),

@@ -295,8 +295,8 @@ pub fn base_name(path: &str) -> &str {
 }
 
 /// The functions whose labels are left unknown for a reason of the function's own, from each
-/// label's (function, status): not analysed (with why), and over their budget (with how many
-/// labels), each sorted by name.
+/// label's (function, status): not analysed (with why and how many labels), and out of their
+/// budget of time or memory (how many labels, per reason), each sorted by name.
 pub fn undecided_functions<'a>(
     labels: impl IntoIterator<Item = (&'a str, &'a Status)>,
 ) -> (
@@ -305,29 +305,48 @@ pub fn undecided_functions<'a>(
 ) {
     use crate::prune::Reason;
     use std::collections::BTreeMap;
-    let mut skipped: BTreeMap<&str, &str> = BTreeMap::new();
-    let mut over: BTreeMap<&str, usize> = BTreeMap::new();
-    for (function, status) in labels {
+    let mut skipped: BTreeMap<&str, (String, usize)> = BTreeMap::new();
+    let mut over: BTreeMap<&str, BTreeMap<String, usize>> = BTreeMap::new();
+    for (owner, status) in labels {
         match status.reason() {
             Some(Reason::NotAnalysed { function, why }) => {
-                skipped.insert(function, why);
+                skipped
+                    .entry(function)
+                    .or_insert_with(|| (why.clone(), 0))
+                    .1 += 1;
             }
-            Some(Reason::FunctionBudget) => *over.entry(function).or_default() += 1,
+            Some(
+                r @ (Reason::FunctionBudget
+                | Reason::MemoryShare
+                | Reason::Timeout
+                | Reason::ResourceLimit
+                | Reason::Interrupted
+                | Reason::Memory
+                | Reason::SolverDied),
+            ) => {
+                *over
+                    .entry(owner)
+                    .or_default()
+                    .entry(r.to_string())
+                    .or_default() += 1
+            }
             _ => {}
         }
     }
     (
         skipped
             .into_iter()
-            .map(|(f, why)| crate::report::SkippedFunction {
+            .map(|(f, (why, labels))| crate::report::SkippedFunction {
                 function: f.to_string(),
-                why: why.to_string(),
+                why,
+                labels,
             })
             .collect(),
         over.into_iter()
-            .map(|(f, n)| crate::report::OverBudget {
+            .map(|(f, reasons)| crate::report::OverBudget {
                 function: f.to_string(),
-                labels: n,
+                labels: reasons.values().sum(),
+                reasons,
             })
             .collect(),
     )
@@ -341,14 +360,17 @@ pub fn undecided_text(
     let mut out = String::new();
     for f in skipped {
         out.push_str(&format!(
-            "function {} not analysed ({}): its labels stay unknown\n",
-            f.function, f.why
+            "function {} not analysed ({}): {} label(s) left unknown\n",
+            f.function, f.why, f.labels
         ));
     }
     for f in over_budget {
+        let why: Vec<String> = f.reasons.iter().map(|(r, n)| format!("{r}: {n}")).collect();
         out.push_str(&format!(
-            "function {} over its budget: {} label(s) left unknown\n",
-            f.function, f.labels
+            "function {} out of time or memory: {} label(s) left unknown ({})\n",
+            f.function,
+            f.labels,
+            why.join(", ")
         ));
     }
     out

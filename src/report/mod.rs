@@ -148,7 +148,7 @@ pub fn diagnostics_text(program: &Program) -> String {
 
 /// The `prune` summary: the paper's Figure 6 row, overall and per criterion (the counts of
 /// [`counts`]).
-#[derive(Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct PruneSummary {
     /// Over all criteria together: every relation counts.
     pub labels: usize,
@@ -177,12 +177,15 @@ pub struct PruneSummary {
     pub skipped: Vec<SkippedFunction>,
 }
 
-/// A function whose budget (`--function-budget-s`) ran out before its labels were decided.
+/// A function whose budget of time or memory (`--function-budget-s`, the questions' time
+/// limit, the solver's memory bound) left labels undecided.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct OverBudget {
     pub function: String,
-    /// Its labels left unknown with the reason "function budget exhausted".
+    /// Its labels left unknown for the budget.
     pub labels: usize,
+    /// Those labels per reason (`function budget exhausted`, `timeout`, ...).
+    pub reasons: BTreeMap<String, usize>,
 }
 
 /// A function not analysed (a syntax error, a construct the front end does not lower).
@@ -190,6 +193,8 @@ pub struct OverBudget {
 pub struct SkippedFunction {
     pub function: String,
     pub why: String,
+    /// Its labels, all left unknown.
+    pub labels: usize,
 }
 
 impl PruneSummary {

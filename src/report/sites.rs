@@ -17,6 +17,75 @@ pub struct SitesRecord {
     pub original: PathBuf,
     pub functions: Vec<FunctionSite>,
     pub labels: Vec<LabelSite>,
+    /// The labels the file would have in code the configuration it was annotated with
+    /// compiles out: not objectives, not in the labels file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compiled_out: Vec<CompiledOutLabels>,
+}
+
+/// The labels of one criterion at one line of code the configuration compiles out.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct CompiledOutLabels {
+    pub line: usize,
+    pub tag: String,
+    pub labels: usize,
+}
+
+/// [`CompiledOutLabels`] of (line, tag) pairs, one per label: counted per line and tag.
+pub fn compiled_out_labels(labels: &[(usize, String)]) -> Vec<CompiledOutLabels> {
+    let mut counts: std::collections::BTreeMap<(usize, &str), usize> = Default::default();
+    for (line, tag) in labels {
+        *counts.entry((*line, tag.as_str())).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .map(|((line, tag), labels)| CompiledOutLabels {
+            line,
+            tag: tag.to_string(),
+            labels,
+        })
+        .collect()
+}
+
+/// The compiled-out labels the sites record beside an annotated file lists (none without a
+/// record: a file not written by `annotate`).
+pub fn compiled_out_beside(annotated: &Path) -> Vec<CompiledOutLabels> {
+    SitesRecord::read_beside(annotated)
+        .map(|r| r.compiled_out)
+        .unwrap_or_default()
+}
+
+/// One line for a command's text output: how many labels are in code the configuration
+/// compiles out and at which lines (`lines 12-14, 30`); None when there are none.
+pub fn compiled_out_note(file: &str, list: &[CompiledOutLabels]) -> Option<String> {
+    if list.is_empty() {
+        return None;
+    }
+    let total: usize = list.iter().map(|c| c.labels).sum();
+    let mut lines: Vec<usize> = list.iter().map(|c| c.line).collect();
+    lines.dedup();
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for l in lines {
+        match spans.last_mut() {
+            Some(s) if s.1 + 1 >= l => s.1 = l,
+            _ => spans.push((l, l)),
+        }
+    }
+    let spans: Vec<String> = spans
+        .iter()
+        .map(|(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
+    Some(format!(
+        "{file}: {total} label(s) in code this configuration compiles out, not objectives (line{} {})",
+        if spans.len() == 1 && !spans[0].contains('-') { "" } else { "s" },
+        spans.join(", ")
+    ))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

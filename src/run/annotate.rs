@@ -40,6 +40,8 @@ pub struct AnnotateReport {
     pub annotated: String,
     pub labels_file: String,
     pub hyperlabels: usize,
+    /// Labels in code the configuration compiles out (not objectives), per line and tag.
+    pub compiled_out: Vec<crate::report::sites::CompiledOutLabels>,
     /// Labels per tag (`WM ROR` apart from `WM AOR`), for the text form.
     #[serde(skip)]
     pub per_tag: BTreeMap<String, usize>,
@@ -55,6 +57,11 @@ impl AnnotateReport {
             " ({} decisions, {} left without labels)\nwrote {} and {}\n",
             self.decisions, self.skipped_decisions, self.annotated, self.labels_file
         ));
+        if let Some(note) = crate::report::sites::compiled_out_note(&self.file, &self.compiled_out)
+        {
+            out.push_str(&note);
+            out.push('\n');
+        }
         out
     }
 }
@@ -143,6 +150,7 @@ pub fn annotate(opts: &AnnotateOptions) -> Result<AnnotateReport> {
         annotated: c_path.display().to_string(),
         labels_file: l_path.display().to_string(),
         hyperlabels: annotated.hyperlabels.len(),
+        compiled_out: crate::report::sites::compiled_out_labels(&annotated.compiled_out),
         per_tag: annotated.counts(),
     })
 }
@@ -235,5 +243,6 @@ fn sites_record(
                 }),
             })
             .collect(),
+        compiled_out: crate::report::sites::compiled_out_labels(&annotated.compiled_out),
     }
 }

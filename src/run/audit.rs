@@ -37,11 +37,19 @@ pub struct AuditReport {
     /// proved uncoverable, and covered by the last `measure`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hyperlabels: Vec<crate::hyper::report::HyperRow>,
+    /// Labels in code the annotation's configuration compiles out (not objectives).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub compiled_out: Vec<crate::report::sites::CompiledOutLabels>,
 }
 
 impl AuditReport {
     pub fn to_text(&self) -> String {
         let mut out = format!("{}\n{}", self.file, self.audit.to_text());
+        if let Some(note) = crate::report::sites::compiled_out_note(&self.file, &self.compiled_out)
+        {
+            out.push_str(&note);
+            out.push('\n');
+        }
         if let Some(rows) = &self.coverage {
             let table: Vec<crate::measure::Coverage> =
                 rows.iter().map(|r| r.counts.clone()).collect();
@@ -68,7 +76,7 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
     let ledger_path = opts
         .ledger
         .clone()
-        .unwrap_or_else(|| super::prune::ledger_path_of(&opts.file));
+        .unwrap_or_else(|| super::ledger_path_of(&opts.file));
     if !ledger_path.exists() {
         if !opts.file.exists() {
             return Err(anyhow::anyhow!("{}: no such file", opts.file.display()).into());
@@ -215,5 +223,6 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
         coverage: coverage
             .map(|(table, _, _)| table.iter().map(super::measure::CoverageRow::of).collect()),
         hyperlabels,
+        compiled_out: crate::report::sites::compiled_out_beside(&opts.file),
     })
 }

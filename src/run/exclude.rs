@@ -124,7 +124,7 @@ impl ExcludeReport {
 
 /// The proofs of an annotated file: its ledger and sites record.
 fn proofs_of(annotated: &Path) -> Result<FileProofs> {
-    let ledger_path = super::prune::ledger_path_of(annotated);
+    let ledger_path = super::ledger_path_of(annotated);
     let ledger = ledger::read(&ledger_path).map_err(|e| {
         anyhow::anyhow!(
             "{e} (prune {} first, or name the annotated file)",

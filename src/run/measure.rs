@@ -87,6 +87,9 @@ pub const AUTO_CHECK_MAX_TESTS: usize = 10_000;
 #[derive(Debug, Serialize)]
 pub struct MeasureReport {
     pub file: String,
+    /// Labels in code the annotation's configuration compiles out (not objectives).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub compiled_out: Vec<crate::report::sites::CompiledOutLabels>,
     pub tests: usize,
     /// Lines of the tests file that cannot run (as `sh` could not run them): not counted.
     pub not_run: Vec<NotRun>,
@@ -237,6 +240,11 @@ impl MeasureReport {
             ));
         }
         out.push_str(&ledger::undecided_text(&self.skipped, &self.over_budget));
+        if let Some(note) = crate::report::sites::compiled_out_note(&self.file, &self.compiled_out)
+        {
+            out.push_str(&note);
+            out.push('\n');
+        }
         if !self.pending.is_empty() {
             out.push_str(&format!(
                 "{} subsumed label(s) pending (kept in the cleaned ratio: no test covers them or their subsumers):\n",
@@ -474,7 +482,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         super::check_writable(path)?;
     }
     let ledger_path = opts.ledger.clone().or_else(|| {
-        let p = super::prune::ledger_path_of(&opts.file);
+        let p = super::ledger_path_of(&opts.file);
         p.exists().then_some(p)
     });
     let (claims, hyper_claims, (skipped, over_budget)) = match &ledger_path {
@@ -647,6 +655,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
     };
     Ok(MeasureReport {
         file: super::file_name(&opts.file),
+        compiled_out: crate::report::sites::compiled_out_beside(&opts.file),
         tests: runs.len(),
         not_run,
         crashed: names(&|o| matches!(o, RunOutcome::Crashed(_))),

@@ -105,3 +105,11 @@ pub(crate) fn build_flags(
     flags.extend(frontend::preprocess::user_flags(&pre));
     Ok((flags, link))
 }
+
+/// Where `prune` writes the ledger of an annotated file: `STEM.covprune.json`.
+pub fn ledger_path_of(file: &Path) -> PathBuf {
+    PathBuf::from(format!(
+        "{}.covprune.json",
+        file.with_extension("").display()
+    ))
+}

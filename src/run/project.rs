@@ -84,6 +84,9 @@ pub struct FileReport {
     /// The database's entries that include this file's source (relative to the root).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub included_by: Vec<String>,
+    /// Labels in code the file's configuration compiles out (not objectives).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub compiled_out: Vec<crate::report::sites::CompiledOutLabels>,
 }
 
 #[derive(Debug, Serialize)]
@@ -103,16 +106,10 @@ impl ProjectReport {
         );
         out.push_str(&format!(
             "{:<32} {:>7} {:>10} {:>9} {:>8} {:>8} {:>8} {:>9}\n",
-            "file",
-            "labels",
-            "infeasible",
-            "duplicate",
-            "subsumed",
-            "unknown",
-            "reused",
-            "time (s)"
+            "file", "labels", "infeasible", "duplicate", "subsumed", "unknown", "reused", "cpu (s)"
         ));
-        // The files' times are the workers' (they overlap); the total's is the wall clock.
+        // The files' times are what the workers spent on each (they overlap): CPU seconds,
+        // summed in the total row; the wall clock is printed apart.
         let line = |name: &str, s: &PruneSummary, reused: String| {
             format!(
                 "{:<32} {:>7} {:>10} {:>9} {:>8} {:>8} {:>8} {:>9.1}\n",
@@ -135,7 +132,15 @@ impl ProjectReport {
         for f in &self.files {
             out.push_str(&line(&f.file, &f.summary, reused(&f.cache)));
         }
-        out.push_str(&line("total", &self.total, reused(&self.cache)));
+        let cpu = PruneSummary {
+            total_ms: self.files.iter().map(|f| f.summary.total_ms).sum(),
+            ..self.total.clone()
+        };
+        out.push_str(&line("total", &cpu, reused(&self.cache)));
+        out.push_str(&format!(
+            "wall clock: {:.1} s\n",
+            self.total.total_ms as f64 / 1000.0
+        ));
         out.push_str("\nper criterion, all files:\n");
         out.push_str(&self.total.to_text());
         for f in self.files.iter().filter(|f| !f.included_by.is_empty()) {
@@ -149,6 +154,12 @@ impl ProjectReport {
                     "its statics are taken as called only from it (--open-statics none)"
                 }
             ));
+        }
+        for f in &self.files {
+            if let Some(note) = crate::report::sites::compiled_out_note(&f.file, &f.compiled_out) {
+                out.push_str(&note);
+                out.push('\n');
+            }
         }
         for f in &self.failures {
             out.push_str(&format!("failed: {}: {}\n", f.file, f.error));
@@ -574,6 +585,7 @@ pub fn project_merge(out_dir: &Path) -> Result<ProjectReport> {
                 shard_file: None,
                 statics_open: false,
                 included_by: Vec::new(),
+                compiled_out: crate::report::sites::compiled_out_beside(&annotated),
             }),
             Err(e) => failures.push(FileFailure {
                 file: f.file.clone(),
@@ -782,6 +794,7 @@ fn file_report(
         shard_file,
         statics_open: false,
         included_by: Vec::new(),
+        compiled_out: crate::report::sites::compiled_out_beside(&annotated.path),
     }
 }
 

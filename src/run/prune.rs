@@ -91,6 +91,9 @@ pub struct PruneReport {
     /// many were pruned (none without the file).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hyperlabels: Vec<crate::hyper::report::PrunedRow>,
+    /// Labels in code the annotation's configuration compiles out (not objectives).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub compiled_out: Vec<crate::report::sites::CompiledOutLabels>,
 }
 
 /// Functions whose results a run took from the verdict cache, proved, and stored.
@@ -121,13 +124,16 @@ impl PruneOutcome {
     pub fn to_text(&self) -> String {
         match self {
             PruneOutcome::Whole(r) => format!(
-                "{}\n{}{}wrote {} and {}\n",
+                "{}\n{}{}{}wrote {} and {}\n",
                 r.file,
                 r.summary.to_text(),
                 r.hyperlabels
                     .iter()
                     .map(crate::hyper::report::PrunedRow::to_text)
                     .collect::<String>(),
+                crate::report::sites::compiled_out_note(&r.file, &r.compiled_out)
+                    .map(|n| n + "\n")
+                    .unwrap_or_default(),
                 r.labels_file,
                 r.ledger
             ),
@@ -374,7 +380,7 @@ pub(crate) fn prepare(opts: &PruneOptions) -> Result<Prepared> {
     let program = &inputs.program;
     // What the run writes at its end, checked before it proves anything.
     if opts.shard.is_none() {
-        super::check_writable(&ledger_path_of(&opts.file))?;
+        super::check_writable(&super::ledger_path_of(&opts.file))?;
         super::check_writable(
             &inputs
                 .labels_path
@@ -908,7 +914,7 @@ fn finish(
         let tags: BTreeMap<u64, String> = verdicts.iter().map(|v| (v.id, v.tag.clone())).collect();
         ledger.hyperlabels = crate::hyper::report::prove(&program, hls, &tags, &claims, config);
     }
-    let ledger_path = ledger_path_of(file);
+    let ledger_path = super::ledger_path_of(file);
     labels::write_atomic(&ledger_path, ledger.to_json())
         .map_err(|e| write_failed(&ledger_path, e))?;
 
@@ -982,13 +988,6 @@ fn finish(
         skipped_functions,
         cache: None,
         hyperlabels,
+        compiled_out: crate::report::sites::compiled_out_beside(file),
     })
-}
-
-/// Where `prune` writes the ledger of an annotated file: `STEM.covprune.json`.
-pub fn ledger_path_of(file: &Path) -> PathBuf {
-    PathBuf::from(format!(
-        "{}.covprune.json",
-        file.with_extension("").display()
-    ))
 }

@@ -125,7 +125,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
     let ledger_path = opts
         .ledger
         .clone()
-        .unwrap_or_else(|| super::prune::ledger_path_of(&opts.file));
+        .unwrap_or_else(|| super::ledger_path_of(&opts.file));
     if !opts.file.exists() {
         return Err(anyhow::anyhow!("{}: no such file", opts.file.display()).into());
     }

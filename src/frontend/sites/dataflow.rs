@@ -152,7 +152,11 @@ pub(super) fn analyse(def: Node, text: &[u8], function: usize, sites: &Sites) ->
         let inner = in_sizeof || n.kind() == "sizeof_expression";
         let mut c = n.walk();
         stack.extend(n.named_children(&mut c).map(|k| (k, inner)));
-        if n.kind() != "identifier" || in_sizeof {
+        // The configuration compiles it out: it neither defines nor uses anything.
+        if n.kind() != "identifier"
+            || in_sizeof
+            || sites.compiled_out.contains_line(n.start_position().row + 1)
+        {
             continue;
         }
         let Ok(name) = n.utf8_text(text) else {

@@ -547,6 +547,20 @@ fn cannot_trap(node: Node, text: &[u8], pure: &[String]) -> bool {
         "binary_expression" if matches!(operator(node, text).as_str(), "<<" | ">>") => {
             return false
         }
+        // A signed overflow, or pointer arithmetic out of its object, unless both operands
+        // are literals (the operands' types are not known here: floating ones too).
+        "binary_expression" if matches!(operator(node, text).as_str(), "+" | "-" | "*") => {
+            let literal = |f: &str| node.child_by_field_name(f).is_some_and(is_literal);
+            if !(literal("left") && literal("right")) {
+                return false;
+            }
+        }
+        "unary_expression"
+            if operator(node, text) == "-"
+                && !node.child_by_field_name("argument").is_some_and(is_literal) =>
+        {
+            return false
+        }
         "binary_expression" if matches!(operator(node, text).as_str(), "/" | "%") => {
             let by_literal = node.child_by_field_name("right").is_some_and(|r| {
                 r.kind() == "number_literal"
@@ -564,6 +578,15 @@ fn cannot_trap(node: Node, text: &[u8], pure: &[String]) -> bool {
         .named_children(&mut c)
         .all(|n| cannot_trap(n, text, pure));
     r
+}
+
+/// A number or character literal, parenthesised or not.
+fn is_literal(node: Node) -> bool {
+    match node.kind() {
+        "number_literal" | "char_literal" => true,
+        "parenthesized_expression" => node.named_child(0).is_some_and(is_literal),
+        _ => false,
+    }
 }
 
 /// The `?:` expressions of `root` whose condition the program evaluates before anything with

@@ -157,6 +157,8 @@ pub struct Sites {
     constants: std::rc::Rc<typing::Constants>,
     /// Temporaries of hoisted call values so far (`__cp_vN`).
     values: usize,
+    /// The text the configuration compiles out: no site there.
+    pub compiled_out: crate::frontend::conditionals::CompiledOut,
 }
 
 impl Sites {
@@ -258,8 +260,10 @@ fn find_in(
         .collect();
     let mut sites = Sites {
         macros: macros.conditional.clone(),
+        compiled_out: macros.compiled_out.clone(),
         ..Sites::default()
     };
+    defs.retain(|d| !sites.compiled_out.contains_line(d.start_position().row + 1));
     sites.effects = effects::CallEffects::of(program);
     let mut constants = constant_names(tree.root_node(), text, &macros.objects);
     constants.pure_macros = macros
@@ -349,7 +353,8 @@ fn function(
         }
         let for_initializer =
             n.kind() == "declaration" && n.parent().is_some_and(|p| p.kind() == "for_statement");
-        if STATEMENTS.contains(&n.kind()) && !for_initializer {
+        let compiled_out = sites.compiled_out.contains_line(n.start_position().row + 1);
+        if STATEMENTS.contains(&n.kind()) && !for_initializer && !compiled_out {
             let site = statement(n, text, depth, index, &env, names, fn_text, sites);
             // Predicate-complete coverage evaluates these atoms at every statement: only
             // those that cannot trap there (not `p->x > 0` after `p &&`).

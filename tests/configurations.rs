@@ -1,0 +1,265 @@
+//! Annotation of code as real projects write it: `#if` configurations, `-Werror` builds, and
+//! conditions whose later operands the program skips. The annotated program must be the
+//! original program in every configuration, and labels must not do what the program does not.
+
+use std::path::Path;
+use std::process::Command;
+
+use assert_cmd::Command as Cmd;
+
+use covprune::frontend::preprocess::PreprocessOptions;
+use covprune_encoders::{Criterion, Limits};
+
+/// Defines the label macros so that they evaluate their condition (and nothing else), as a
+/// recording runtime would.
+const EVALUATING: &str = "#define pc_label(c, ...) do { volatile int cp_v_ = (c); (void)cp_v_; } while (0)\n#define pc_label_bindings(c, ...) pc_label(c)\n";
+
+fn annotate_cli(file: &Path, criteria: &str, out: &Path, extra: &[&str]) -> String {
+    let o = Cmd::cargo_bin("covprune")
+        .unwrap()
+        .arg("annotate")
+        .arg(file)
+        .args(["--criteria", criteria])
+        .arg("-o")
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "annotate failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// Every criterion's labels of the fixture, built with UBSan (no recovery) and labels that
+/// evaluate their conditions, run on inputs where each condition's later operand would
+/// overflow, shift out of range, negate `INT_MIN` or leave its array: the annotated program
+/// runs as cleanly as the original and prints what it prints.
+#[test]
+fn labels_never_evaluate_an_operation_the_program_skips() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new("tests/fixtures/configurations/skipped_operands.c");
+    let header = dir.path().join("evaluating.h");
+    std::fs::write(&header, EVALUATING).unwrap();
+    let build = |src: &Path, exe: &Path| {
+        let o = Command::new("cc")
+            .args(["-w", "-fsanitize=undefined", "-fno-sanitize-recover=all"])
+            .arg("-include")
+            .arg(&header)
+            .arg("-o")
+            .arg(exe)
+            .arg(src)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{} does not build: {}",
+            src.display(),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    let inputs = [["5", "-2147483647"], ["-2147483648", "5000"], ["7", "2"]];
+    let original = dir.path().join("original");
+    build(fixture, &original);
+    let run = |exe: &Path, args: &[&str]| {
+        let o = Command::new(exe).args(args).output().unwrap();
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let loaded = covprune::frontend::load(fixture, &PreprocessOptions::default()).unwrap();
+    let source = std::fs::read(fixture).unwrap();
+    for c in Criterion::ALL {
+        let a =
+            covprune::annotate::annotate(&source, Some(&loaded.program), &[*c], &Limits::default());
+        let src = dir.path().join(format!("skipped_{}.c", c.name()));
+        std::fs::write(&src, &a.text).unwrap();
+        let exe = dir.path().join(format!("skipped_{}", c.name()));
+        build(&src, &exe);
+        for args in &inputs {
+            let want = run(&original, args);
+            assert!(want.0, "the original runs cleanly on {args:?}: {}", want.2);
+            let got = run(&exe, args);
+            assert!(
+                got.0,
+                "{}'s labels do what the program skips on {args:?}:\n{}",
+                c.name(),
+                got.2
+            );
+            assert_eq!(want.1, got.1, "{} on {args:?}", c.name());
+        }
+    }
+}
+
+/// Decisions and functions in `#if` branches the configuration drops get no labels: none is
+/// written, declared or counted; `annotate`, `prune` and `audit` list them apart with their
+/// lines; the annotated file builds with `-Wall -Wextra -Werror` where the original does.
+#[test]
+fn labels_in_code_the_configuration_compiles_out_are_not_objectives() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = "#include <stdio.h>\nint f(int a, int b)\n{\n    int r = 0;\n#ifdef EXTRA\n    if (a > 0 && (b = a - 1) > 2)\n        r = b;\n#else\n    if (a < 3)\n        r++;\n#endif\n    return r + a + b;\n}\n#if 0\nint g(int x) { return x > 2 ? 1 : 0; }\n#endif\nint main(void)\n{\n    printf(\"%d\\n\", f(3, 4));\n    return 0;\n}\n";
+    let orig = dir.path().join("w.c");
+    std::fs::write(&orig, prog).unwrap();
+    let out = dir.path().join("out");
+    let text = annotate_cli(&orig, "CC,MCC", &out, &[]);
+    assert!(
+        text.contains("w.c: 12 label(s) in code this configuration compiles out, not objectives (lines 6, 15)"),
+        "{text}"
+    );
+    let annotated = out.join("w_labels.c");
+    let labels = std::fs::read_to_string(out.join("w_labels.labels")).unwrap();
+    let rows: Vec<&str> = labels.lines().filter(|l| l.contains("CC")).collect();
+    assert_eq!(
+        rows.len(),
+        4,
+        "only the active decision's labels:\n{labels}"
+    );
+    let body = std::fs::read_to_string(&annotated).unwrap();
+    assert!(
+        !body.contains("__cp_t"),
+        "no temporary for a dropped decision:\n{body}"
+    );
+    assert!(
+        !body.contains("x > 2, "),
+        "no label in a dropped function:\n{body}"
+    );
+    let o = Command::new("cc")
+        .args(["-Wall", "-Wextra", "-Werror", "-o"])
+        .arg(dir.path().join("w"))
+        .arg(&annotated)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let json = Cmd::cargo_bin("covprune")
+        .unwrap()
+        .args([
+            "annotate",
+            "--json",
+            "--force",
+            "--criteria",
+            "CC,MCC",
+            "-o",
+        ])
+        .arg(&out)
+        .arg(&orig)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let listed: usize = v["compiled_out"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["labels"].as_u64().unwrap() as usize)
+        .sum();
+    assert_eq!(listed, 12, "{v}");
+    for command in ["prune", "audit"] {
+        let o = Cmd::cargo_bin("covprune")
+            .unwrap()
+            .arg(command)
+            .arg(&annotated)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            said.contains("12 label(s) in code this configuration compiles out"),
+            "{command}: {said}"
+        );
+    }
+    // In the other configuration, the other decision is the one labelled.
+    let text = annotate_cli(&orig, "CC,MCC", &dir.path().join("extra"), &["-D", "EXTRA"]);
+    assert!(text.contains("(lines 9, 15)"), "{text}");
+}
+
+/// A branch whose statement follows an `#endif` (`else` inside `#ifdef`, its statement after
+/// it) keeps its statement whole in every configuration: the labels before that statement
+/// are in its block, so `else` still takes all of it. Built and run with and without the
+/// macro, the annotated program prints what the original prints.
+#[test]
+fn labels_after_a_directive_keep_a_branch_whole_in_every_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = "#include <stdio.h>\n\
+        static const char *tls_fmt, *global_fmt, *std_format = \"std\";\n\
+        const char *pick(void)\n{\n        const char *format;\n\
+        #ifdef HAVE_TLS\n        if (tls_fmt)\n                format = tls_fmt;\n        else\n#endif\n\
+        \x20               if (global_fmt)\n                        format = global_fmt;\n                else\n                        format = std_format;\n\
+        \x20       return format;\n}\n\
+        int main(void)\n{\n        tls_fmt = \"tls\";\n        global_fmt = \"global\";\n        puts(pick());\n        global_fmt = 0;\n        puts(pick());\n        tls_fmt = 0;\n        puts(pick());\n        return 0;\n}\n";
+    let orig = dir.path().join("fmt.c");
+    std::fs::write(&orig, prog).unwrap();
+    Cmd::cargo_bin("covprune")
+        .unwrap()
+        .arg("annotate")
+        .arg(&orig)
+        .args(["--criteria", "CC,MCC,WM"])
+        .arg("-o")
+        .arg(dir.path())
+        .assert()
+        .success();
+    let annotated = dir.path().join("fmt_labels.c");
+    for defines in [&[][..], &["-DHAVE_TLS"][..]] {
+        let run = |src: &Path, name: &str| {
+            let exe = dir.path().join(name);
+            let st = Command::new("cc")
+                .args(["-w"])
+                .args(defines)
+                .arg("-o")
+                .arg(&exe)
+                .arg(src)
+                .status()
+                .unwrap();
+            assert!(st.success(), "{} does not compile", src.display());
+            Command::new(&exe).output().unwrap().stdout
+        };
+        let want = run(&orig, "orig");
+        assert_eq!(want, run(&annotated, "annotated"), "with {defines:?}");
+    }
+}
+
+/// Temporaries of decisions in an `#if` branch (annotated in the configuration that keeps it)
+/// are declared unused: built in the configuration that drops the branch, a `-Wall -Werror`
+/// build still compiles.
+#[test]
+fn temporaries_of_dropped_branches_do_not_break_a_werror_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = "int f(int a, int b)\n{\n    int r = 0;\n#ifdef EXTRA\n    if (a > 0 && (b = a - 1) > 2)\n        r = b;\n#endif\n    return r + a + b;\n}\n";
+    let orig = dir.path().join("w.c");
+    std::fs::write(&orig, prog).unwrap();
+    Cmd::cargo_bin("covprune")
+        .unwrap()
+        .arg("annotate")
+        .arg(&orig)
+        .args(["--criteria", "CC,MCC", "-D", "EXTRA"])
+        .arg("-o")
+        .arg(dir.path())
+        .assert()
+        .success();
+    let annotated = dir.path().join("w_labels.c");
+    let text = std::fs::read_to_string(&annotated).unwrap();
+    assert!(
+        text.contains("__cp_t"),
+        "the decision has temporaries:\n{text}"
+    );
+    for defines in [&[][..], &["-DEXTRA"][..]] {
+        let out = Command::new("cc")
+            .args(["-Wall", "-Wextra", "-Werror", "-c", "-o"])
+            .arg(dir.path().join("w.o"))
+            .args(defines)
+            .arg(&annotated)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "with {defines:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

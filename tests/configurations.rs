@@ -263,3 +263,58 @@ fn temporaries_of_dropped_branches_do_not_break_a_werror_build() {
         );
     }
 }
+
+/// GNU C as real code writes it: a foreach macro's statement expression with an `if` in a
+/// loop condition and a local with a trailing `__attribute__((__unused__))` is parsed and
+/// analysed; a function the front end does not lower (a nested function) is named by
+/// `annotate` and by `prune` with its line in the original file.
+#[test]
+fn gnu_forms_are_analysed_and_a_skipped_function_is_named_at_its_original_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let foreach = Path::new("tests/fixtures/configurations/foreach.c");
+    let parsed = Cmd::cargo_bin("covprune")
+        .unwrap()
+        .args(["parse", "--json"])
+        .arg(foreach)
+        .output()
+        .unwrap();
+    assert!(
+        parsed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&parsed.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&parsed.stdout).unwrap();
+    assert_eq!(v["skipped"].as_array().map(Vec::len), Some(0), "{v}");
+    let said = annotate_cli(foreach, "CC", &dir.path().join("f"), &[]);
+    assert!(said.contains("foreach.c: 4 labels"), "{said}");
+    let pruned = Cmd::cargo_bin("covprune")
+        .unwrap()
+        .args(["prune", "--no-progress"])
+        .arg(dir.path().join("f/foreach_labels.c"))
+        .output()
+        .unwrap();
+    assert!(pruned.status.success());
+    let err = String::from_utf8_lossy(&pruned.stderr);
+    assert!(!err.contains("not analysed"), "{err}");
+
+    let nested = Path::new("tests/fixtures/configurations/nested.c");
+    let said = annotate_cli(nested, "CC", &dir.path().join("n"), &[]);
+    assert!(
+        said.contains("nested.c:2:1: f: nested function definition at line 4: not analysed"),
+        "{said}"
+    );
+    let pruned = Cmd::cargo_bin("covprune")
+        .unwrap()
+        .args(["prune", "--no-progress"])
+        .arg(dir.path().join("n/nested_labels.c"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&pruned.stderr);
+    let original = std::fs::canonicalize(nested).unwrap();
+    assert!(
+        err.contains(&format!("(in the original, {}:2)", original.display())),
+        "{err}"
+    );
+    let out = String::from_utf8_lossy(&pruned.stdout);
+    assert!(out.contains("function f not analysed"), "{out}");
+}

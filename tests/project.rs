@@ -454,8 +454,9 @@ fn a_call_into_another_file_takes_that_functions_effects() {
     // touch encoded in place: it sets `last` to x + 1.
     let inlined = run("inlined", &["--inline-across-files"]);
     assert_eq!(status_of(&inlined, "forget", "!(last != x)"), "infeasible");
-    // The claims hold on runs of the real program. (main.c, in the database, is built into no
-    // program these commands run: that is an error that writes no labels file, exit 2.)
+    // The claims hold on runs of the real program. main.c, in the database, is built into no
+    // program these commands run: it is named and not measured, its labels file left as it
+    // was, and the other files are measured.
     std::fs::write(
         src.join("test/keep_app.c"),
         "int remember(int); int forget(int);\n\
@@ -463,11 +464,13 @@ fn a_call_into_another_file_takes_that_functions_effects() {
     )
     .unwrap();
     for out in ["cross", "inlined"] {
+        let main_labels = dir.path().join(out).join("src/main_labels.labels");
+        let before = std::fs::read(&main_labels).unwrap();
         let report = measure_project(
             &dir.path().join(out),
             "cc -Iinclude -DPROJECT_FLAGS=1 -o keep test/keep_app.c src/keep.c src/util/sign.c \
              src/util/touch.c && ./keep",
-            2,
+            0,
         );
         let files = report["files"].as_array().unwrap();
         assert!(files
@@ -479,7 +482,15 @@ fn a_call_into_another_file_takes_that_functions_effects() {
             .map(|f| f["file"].as_str().unwrap())
             .collect();
         assert_eq!(unbuilt, ["src/main.c"]);
-        assert!(report["wrote"].as_array().unwrap().is_empty());
+        let wrote: Vec<&str> = report["wrote"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap())
+            .collect();
+        assert_eq!(wrote.len(), 3, "{wrote:?}");
+        assert!(wrote.iter().all(|w| !w.ends_with("main_labels.labels")));
+        assert_eq!(std::fs::read(&main_labels).unwrap(), before);
     }
 }
 
@@ -673,4 +684,38 @@ fn small_functions_of_other_files_are_encoded_in_place_and_statics_stay_unknown(
     for f in files {
         assert!(f["alarms"].as_array().unwrap().is_empty(), "{f}");
     }
+}
+
+/// Where `project` writes does not change a cache key: a file whose functions read `__FILE__`
+/// (through `assert`, or a log line) pruned into a second output directory reuses every
+/// function, and its ledger says what the first run's says.
+#[test]
+fn a_second_output_directory_reuses_every_function() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("p");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(
+        src.join("log.c"),
+        "#include <assert.h>\n#include <stdio.h>\n\
+         int check(int x)\n{\n    assert(x != 3);\n    if (x > 2 && x < 2)\n        return 1;\n    return 0;\n}\n\
+         int note(int y)\n{\n    if (y > 0) {\n        puts(__FILE__);\n        return 1;\n    }\n    return 0;\n}\n",
+    )
+    .unwrap();
+    common::write_database(&src, &["log.c"], &|f| format!("cc -c {f} -o x.o"));
+    let cache = dir.path().join("cache");
+    let first = project(&src, &dir.path().join("one"), &cache);
+    assert_eq!(first["cache"]["proved"], 2, "{first}");
+    let second = project(&src, &dir.path().join("two"), &cache);
+    assert_eq!(second["cache"]["reused"], 2, "{second}");
+    assert_eq!(second["cache"]["proved"], 0);
+    let status = |r: &Value| -> Vec<String> {
+        let l: Value = serde_json::from_str(&ledgers(r)[0].1).unwrap();
+        l["labels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["status"].to_string())
+            .collect()
+    };
+    assert_eq!(status(&first), status(&second));
 }

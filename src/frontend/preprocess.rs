@@ -211,6 +211,22 @@ fn run_preprocessor(
     flags.push("-Dpc_label_sequence=pc_label_sequence".into());
     flags.push("-Dpc_label_sequence_condition=pc_label_sequence_condition".into());
     flags.extend(extra.iter().cloned());
+    // Line markers repeat the path as given, so keep it relative unless the compilation
+    // database runs the compiler elsewhere.
+    let given = match &cwd {
+        Some(_) => std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+        None => path.to_path_buf(),
+    };
+    // An annotated copy's `__FILE__` (in `assert`, in logging) is its original's, as in the
+    // program under test: where the copy was written changes neither a proof nor a cache key.
+    if let Some(original) = opts.database_entry.as_ref().filter(|o| *o != path) {
+        let original = std::fs::canonicalize(original).unwrap_or_else(|_| original.clone());
+        flags.push(format!(
+            "-fmacro-prefix-map={}={}",
+            given.display(),
+            original.display()
+        ));
+    }
     let kept_as = (KEEPING.load(Ordering::Relaxed) && extra.is_empty()).then(|| {
         (
             format!("{cc}\0{flags:?}\0{cwd:?}\0{}", path.display()),
@@ -225,17 +241,10 @@ fn run_preprocessor(
     }
     let mut cmd = Command::new(&cc);
     cmd.arg("-E").args(&flags);
-    // Line markers repeat the path as given, so keep it relative unless the compilation
-    // database runs the compiler elsewhere.
-    match &cwd {
-        Some(dir) => {
-            let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-            cmd.arg(abs).current_dir(dir);
-        }
-        None => {
-            cmd.arg(path);
-        }
+    if let Some(dir) = &cwd {
+        cmd.current_dir(dir);
     }
+    cmd.arg(&given);
     let out = cmd.output().map_err(|e| FrontendError::Preprocess {
         path: path.to_path_buf(),
         message: format!("could not run `{cc}`: {e}"),

@@ -195,7 +195,59 @@ fn rewrite_gnu_spellings(text: &mut [u8]) {
     replace_word(text, b"__signed__", b"signed");
     replace_word(text, b"__builtin_offsetof", b"offsetof");
     blank_fallthrough_attributes(text);
+    blank_harmless_attributes(text);
     rewrite_va_arg(text);
+}
+
+/// Attributes that change nothing a run does or a proof reads (warnings only): blanked where
+/// they are, since tree-sitter-c does not parse them after a declarator
+/// (`void *v __attribute__((unused)) = 0;`, as GNU foreach macros write).
+const HARMLESS_ATTRIBUTES: &[&str] = &[
+    "unused",
+    "used",
+    "deprecated",
+    "maybe_unused",
+    "warn_unused_result",
+];
+
+/// Blanks, in place and length-preserving, every `__attribute__((...))` whose attributes are
+/// all [`HARMLESS_ATTRIBUTES`]; whether it blanked any.
+pub fn blank_harmless_attributes(text: &mut [u8]) -> bool {
+    let hits: Vec<usize> = find_words(text, b"__attribute__").collect();
+    let mut any = false;
+    for i in hits {
+        let open = skip_ws(text, i + b"__attribute__".len());
+        if text.get(open) != Some(&b'(') {
+            continue;
+        }
+        let Some(close) = matching_paren(text, open) else {
+            continue;
+        };
+        let inner = String::from_utf8_lossy(&text[open..close]).into_owned();
+        let list = inner
+            .trim()
+            .strip_prefix("((")
+            .and_then(|r| r.strip_suffix("))"));
+        let harmless = list.is_some_and(|l| {
+            l.split(',').all(|a| {
+                let a = a.trim();
+                let name = a
+                    .strip_prefix("__")
+                    .and_then(|n| n.strip_suffix("__"))
+                    .unwrap_or(a);
+                HARMLESS_ATTRIBUTES.contains(&name)
+            })
+        });
+        if harmless {
+            any = true;
+            for b in &mut text[i..close] {
+                if *b != b'\n' {
+                    *b = b' ';
+                }
+            }
+        }
+    }
+    any
 }
 
 fn is_ident_byte(b: u8) -> bool {

@@ -40,6 +40,10 @@ pub struct AnnotateReport {
     pub annotated: String,
     pub labels_file: String,
     pub hyperlabels: usize,
+    /// Functions the front end does not lower (`FILE:LINE:COL: name: why`): `prune` cannot
+    /// decide their labels.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_analysed: Vec<String>,
     /// Labels in code the configuration compiles out (not objectives), per line and tag.
     pub compiled_out: Vec<crate::report::sites::CompiledOutLabels>,
     /// Labels per tag (`WM ROR` apart from `WM AOR`), for the text form.
@@ -61,6 +65,11 @@ impl AnnotateReport {
         {
             out.push_str(&note);
             out.push('\n');
+        }
+        for f in &self.not_analysed {
+            out.push_str(&format!(
+                "warning: {f}: not analysed, its labels will stay unknown\n"
+            ));
         }
         out
     }
@@ -151,6 +160,19 @@ pub fn annotate(opts: &AnnotateOptions) -> Result<AnnotateReport> {
         labels_file: l_path.display().to_string(),
         hyperlabels: annotated.hyperlabels.len(),
         compiled_out: crate::report::sites::compiled_out_labels(&annotated.compiled_out),
+        not_analysed: loaded
+            .program
+            .skipped
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}: {}: {}",
+                    loaded.program.fmt_loc(f.loc),
+                    f.name,
+                    f.reason
+                )
+            })
+            .collect(),
         per_tag: annotated.counts(),
     })
 }

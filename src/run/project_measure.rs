@@ -52,7 +52,7 @@ pub struct ProjectMeasureReport {
     /// Per criterion, all files added up (`all` last).
     pub total: Vec<CoverageRow>,
     /// The labels files written (none under an alarm, a failed command, a change to the
-    /// user's trees, or when no program the commands ran was built from an annotated file).
+    /// user's trees; none for a file no program the commands ran was built from).
     pub wrote: Vec<String>,
     /// Files of the user's source or build directory that changed while the commands ran.
     pub touched: Vec<String>,
@@ -67,13 +67,17 @@ pub struct CommandRow {
     pub seconds: f64,
     /// What it printed last, when it did not succeed.
     pub tail: Option<String>,
+    /// The compiler's errors in annotated files, each with its line in the annotated file and
+    /// in the original, when it did not succeed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub compiler_errors: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
 pub struct FileCoverage {
     pub file: String,
     /// Some program the commands ran was built from the annotated file (else its coverage is
-    /// left out of the total, and the run is an error that writes no labels file).
+    /// left out of the total and its labels file is not written).
     pub built: bool,
     pub coverage: Vec<CoverageRow>,
     pub pending: Vec<PendingLabel>,
@@ -101,6 +105,9 @@ impl ProjectMeasureReport {
                 for line in t.lines() {
                     out.push_str(&format!("    | {line}\n"));
                 }
+            }
+            for e in &c.compiler_errors {
+                out.push_str(&format!("  {e}\n"));
             }
         }
         let pct = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}%"));
@@ -160,7 +167,7 @@ impl ProjectMeasureReport {
             .collect();
         if !unbuilt.is_empty() {
             out.push_str(&format!(
-                "not built into any program the commands ran (coverage not measured): {}\n",
+                "linked into no program the commands ran, so not measured (left out of the total, labels files untouched): {}\n",
                 unbuilt.join(", ")
             ));
         }
@@ -195,21 +202,19 @@ impl ProjectMeasureReport {
                 "no program the commands ran was built from an annotated file: did they build and run the tests? (a compiler called by an absolute path, or paths into your own tree, build the originals instead); no labels file was written"
             )));
         }
-        let unbuilt = self.files.iter().filter(|f| !f.built).count();
-        if unbuilt > 0 {
-            return Some(Error::BadInput(anyhow::anyhow!(
-                "{unbuilt} annotated file(s) were built into no program the commands ran (listed above): their coverage cannot be measured; leave them out with `project --files`, or run the tests that use them; no labels file was written"
-            )));
-        }
         let failed = self
             .commands
             .iter()
             .filter(|c| c.outcome != RunOutcome::Exited(0))
             .count();
-        (failed > 0).then(|| {
-            Error::BadInput(anyhow::anyhow!(
+        let compile = self.commands.iter().find_map(|c| c.compiler_errors.first());
+        (failed > 0).then(|| match compile {
+            Some(e) => Error::BadInput(anyhow::anyhow!(
+                "the annotated build does not compile: {e}; no labels file was written"
+            )),
+            None => Error::BadInput(anyhow::anyhow!(
                 "{failed} test command(s) did not succeed in the annotated build (their last lines are above); no labels file was written"
-            ))
+            )),
         })
     }
 }
@@ -359,6 +364,11 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
                 seconds: done.seconds,
                 tail: (done.run.outcome != RunOutcome::Exited(0))
                     .then(|| build::tail(&done.log, 15)),
+                compiler_errors: if done.run.outcome == RunOutcome::Exited(0) {
+                    Vec::new()
+                } else {
+                    compiler_errors(&done.log, &manifest)
+                },
             });
             runs.push(done.run);
         }
@@ -432,13 +442,15 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
         ));
     }
     // The labels files, LReplay style, only when every command succeeded, no claim was
-    // contradicted, the user's trees were left alone and every file was built into a program
-    // the commands ran.
+    // contradicted and the user's trees were left alone; each of a file built into a program
+    // the commands ran (a file no test links keeps its labels file as it was).
     let mut wrote = Vec::new();
     let all_ran = commands.iter().all(|c| c.outcome == RunOutcome::Exited(0));
-    let all_built = reports.iter().all(|(fc, _)| fc.built);
-    if !any_alarm && all_ran && all_built && touched.is_empty() {
-        for ((_, m), (_, file_runs)) in files.iter().zip(&reports) {
+    if !any_alarm && all_ran && touched.is_empty() {
+        for ((_, m), (fc, file_runs)) in files.iter().zip(&reports) {
+            if !fc.built {
+                continue;
+            }
             let mut lf = m.labels.clone();
             super::measure::mark_covered(&mut lf, file_runs);
             labels::write_atomic(&m.labels_path, lf.to_text())
@@ -463,4 +475,77 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
         wrote,
         touched,
     })
+}
+
+/// The compiler's errors in a command's log that name an annotated file
+/// (`src/f.c:12:5: error: ...`), each with its line in the original, at most five.
+fn compiler_errors(log: &Path, manifest: &Manifest) -> Vec<String> {
+    let text = String::from_utf8_lossy(&std::fs::read(log).unwrap_or_default()).into_owned();
+    let header = crate::annotate::HEADER.lines().count();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some((place, message)) = line.split_once(": error: ") else {
+            continue;
+        };
+        let mut parts = place.rsplitn(3, ':');
+        let (Some(_col), Some(at), Some(path)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        let Ok(at) = at.parse::<usize>() else {
+            continue;
+        };
+        let Some(f) = manifest
+            .files
+            .iter()
+            .find(|f| path == f.file || path.ends_with(&format!("/{}", f.file)))
+        else {
+            continue;
+        };
+        let original = if at > header {
+            format!("line {} of the original", at - header)
+        } else {
+            "in the label header".to_string()
+        };
+        out.push(format!(
+            "{}: line {at} of the annotated file ({original}): error: {message}",
+            f.file
+        ));
+        if out.len() == 5 {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::project::ManifestFile;
+
+    #[test]
+    fn compiler_errors_in_annotated_files_name_the_original_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log");
+        std::fs::write(
+            &log,
+            "[ 50%] Building C object CMakeFiles/j.dir/src/parse.c.o\n\
+             /tmp/x/tree/src/parse.c:40:9: error: unused variable 'v' [-Werror=unused-variable]\n\
+             /usr/include/stdio.h:3:1: error: elsewhere\n\
+             make: *** [all] Error 2\n",
+        )
+        .unwrap();
+        let manifest = Manifest {
+            database: String::new(),
+            root: String::new(),
+            files: vec![ManifestFile {
+                file: "src/parse.c".into(),
+                annotated: "src/parse_labels.c".into(),
+                ledger: None,
+            }],
+        };
+        assert_eq!(
+            compiler_errors(&log, &manifest),
+            ["src/parse.c: line 40 of the annotated file (line 33 of the original): error: unused variable 'v' [-Werror=unused-variable]"]
+        );
+    }
 }

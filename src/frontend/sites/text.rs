@@ -4,17 +4,23 @@
 
 use super::*;
 
-/// The text as the parser can take it, every byte at its place: line markers blanked (see
-/// [`blank_line_markers`]) and GNU computed gotos (`goto *tab[op];`), which do not parse,
+/// The text as the parser can take it, every byte at its place: line markers and attributes
+/// only warnings read blanked (see [`blank_line_markers`]) and GNU computed gotos (`goto *tab[op];`), which do not parse,
 /// read as `(0), *tab[op];`, an expression statement, which is all the annotator needs to
 /// place labels around them (the prover lowers the real text).
 pub(super) fn parseable(text: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     use std::borrow::Cow;
     let blanked = blank_line_markers(text);
-    match without_computed_gotos(blanked.as_deref().unwrap_or(text)) {
+    let mut out = match without_computed_gotos(blanked.as_deref().unwrap_or(text)) {
         Some(rewritten) => Cow::Owned(rewritten),
         None => blanked.map_or(Cow::Borrowed(text), Cow::Owned),
+    };
+    // Attributes only warnings read, which do not parse after a declarator.
+    let mut copy = out.to_vec();
+    if crate::frontend::source::blank_harmless_attributes(&mut copy) {
+        out = Cow::Owned(copy);
     }
+    out
 }
 
 /// `goto *e;` rewritten as `(0), *e;` (same length); None when there is none.

@@ -318,3 +318,44 @@ fn gnu_forms_are_analysed_and_a_skipped_function_is_named_at_its_original_line()
     let out = String::from_utf8_lossy(&pruned.stdout);
     assert!(out.contains("function f not analysed"), "{out}");
 }
+
+/// A statement after a macro's arguments in a block is that macro's loop body: every
+/// criterion's annotated program, its labels evaluating their conditions, prints what the
+/// original prints (labels and hoisted evaluations before such a statement go in a block).
+#[test]
+fn a_statement_after_a_macro_loop_head_stays_its_body() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new("tests/fixtures/configurations/macro_loops.c");
+    let header = dir.path().join("evaluating.h");
+    std::fs::write(&header, EVALUATING).unwrap();
+    let run = |src: &Path, name: &str| -> String {
+        let exe = dir.path().join(name);
+        let o = Command::new("cc")
+            .args(["-w", "-include"])
+            .arg(&header)
+            .arg("-o")
+            .arg(&exe)
+            .arg(src)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let r = Command::new(&exe).output().unwrap();
+        assert!(r.status.success(), "{name} crashed");
+        String::from_utf8(r.stdout).unwrap()
+    };
+    let want = run(fixture, "original");
+    let loaded = covprune::frontend::load(fixture, &PreprocessOptions::default()).unwrap();
+    let source = std::fs::read(fixture).unwrap();
+    for c in Criterion::ALL {
+        let a =
+            covprune::annotate::annotate(&source, Some(&loaded.program), &[*c], &Limits::default());
+        let src = dir.path().join(format!("loops_{}.c", c.name()));
+        std::fs::write(&src, &a.text).unwrap();
+        assert_eq!(
+            run(&src, &format!("loops_{}", c.name())),
+            want,
+            "{}",
+            c.name()
+        );
+    }
+}

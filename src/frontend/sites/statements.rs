@@ -81,10 +81,16 @@ pub(super) fn statement(
     let parent = up.map(|p| p.kind()).unwrap_or("");
     // A statement right after a directive that follows a branch's head may be that branch in
     // another configuration of the preprocessor: it needs a block too.
-    let needs_block = !matches!(
+    let in_block = matches!(
         parent,
         "compound_statement" | "case_statement" | "labeled_statement" | "translation_unit"
-    ) || branch_across_directive(text, node.start_byte());
+    );
+    // In a block, a statement after `)` is the body of a macro's loop or branch
+    // (`for_run_list (p, list) if (c) ...`): labels before it need a block of their own, and a
+    // declaration there takes none (a block would end its scope).
+    let after_macro_head = in_block && follows_a_parenthesis(text, node.start_byte());
+    let needs_block =
+        !in_block || after_macro_head || branch_across_directive(text, node.start_byte());
     // A preprocessor directive inside the statement (`} else\n#endif\n{`), or an `else`
     // right after an `if` that tree-sitter ended early, means the statement's extent in the
     // tree is not the one the compiler sees: wrapping or rewriting it could break the file.
@@ -100,6 +106,7 @@ pub(super) fn statement(
     let safe_before = ends_well
         && !node.has_error()
         && !(in_region && needs_block)
+        && !(after_macro_head && kind == StmtKind::Declaration)
         && starts_a_statement(text, node.start_byte());
     let reliable = safe_before && !has_directive && !else_follows;
     let field = |f: &str| node.child_by_field_name(f);

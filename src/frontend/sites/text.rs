@@ -191,6 +191,27 @@ pub(super) fn address_taken(body: &[u8], name: &str) -> bool {
 /// label or a statement head (`{`, `}`, `;`, `:`, `)`, `else`, `do`): tree-sitter did not
 /// take part of an expression split by `#if` regions for a statement.
 pub(super) fn starts_a_statement(text: &[u8], pos: usize) -> bool {
+    match significant_before(text, pos) {
+        None => false,
+        Some(before) => {
+            let last = *before.last().unwrap_or(&b';');
+            matches!(last, b';' | b'{' | b'}' | b':' | b')')
+                || before.ends_with(b"else")
+                || before.ends_with(b"do")
+        }
+    }
+}
+
+/// What precedes `pos` ends with `)`: in a block, where no statement head can be, that is a
+/// macro's arguments (`for_each (p, list)` expanding to a loop's head), whose statement the
+/// next one may be.
+pub(super) fn follows_a_parenthesis(text: &[u8], pos: usize) -> bool {
+    significant_before(text, pos).is_some_and(|b| b.ends_with(b")"))
+}
+
+/// The text before `pos` without the blanks, comments and directive lines that end it
+/// (empty at the file's start); None when a comment's start cannot be found.
+fn significant_before(text: &[u8], pos: usize) -> Option<&[u8]> {
     let mut end = pos;
     loop {
         let before = &text[..end];
@@ -201,23 +222,18 @@ pub(super) fn starts_a_statement(text: &[u8], pos: usize) -> bool {
         let line = before[line_start..].trim_ascii();
         if line.first() == Some(&b'#') {
             if line_start == 0 {
-                return true;
+                return Some(&[]);
             }
             end = line_start - 1;
             continue;
         }
         let trimmed = before.trim_ascii_end();
         if trimmed.is_empty() {
-            return true;
+            return Some(&[]);
         }
         if trimmed.ends_with(b"*/") {
-            match trimmed.windows(2).rposition(|w| w == b"/*") {
-                Some(p) => {
-                    end = p;
-                    continue;
-                }
-                None => return false,
-            }
+            end = trimmed.windows(2).rposition(|w| w == b"/*")?;
+            continue;
         }
         if trimmed.len() < before.len() && trimmed.len() < line_start {
             // The previous non-blank text is on an earlier line: look at that line whole.
@@ -229,15 +245,12 @@ pub(super) fn starts_a_statement(text: &[u8], pos: usize) -> bool {
             if text[ls..end].trim_ascii().first() == Some(&b'#') {
                 end = ls.saturating_sub(1);
                 if ls == 0 {
-                    return true;
+                    return Some(&[]);
                 }
                 continue;
             }
         }
-        let last = *trimmed.last().unwrap_or(&b';');
-        return matches!(last, b';' | b'{' | b'}' | b':' | b')')
-            || trimmed.ends_with(b"else")
-            || trimmed.ends_with(b"do");
+        return Some(trimmed);
     }
 }
 

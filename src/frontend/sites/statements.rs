@@ -103,12 +103,12 @@ pub(super) fn statement(
     // A statement ends with `;` or `}`; one that does not (an `if` whose branch is only a
     // directive region) was cut short by the parser.
     let ends_well = matches!(stmt_text.trim_ascii_end().last(), Some(b';' | b'}'));
-    let declaration_after_macro = after_macro_head && kind == StmtKind::Declaration;
-    let safe_before = ends_well
-        && !node.has_error()
-        && !(in_region && needs_block)
-        && !declaration_after_macro
-        && starts_a_statement(text, node.start_byte());
+    // Labels may go before the statement: where it is whole, not split by a region it needs
+    // a block across, and not a declaration a block would end the scope of.
+    let placeable =
+        !(in_region && needs_block || after_macro_head && kind == StmtKind::Declaration);
+    let safe_before =
+        ends_well && !node.has_error() && placeable && starts_a_statement(text, node.start_byte());
     let reliable = safe_before && !has_directive && !else_follows;
     let field = |f: &str| node.child_by_field_name(f);
     let mut site = StmtSite {

@@ -317,6 +317,25 @@ fn gnu_forms_are_analysed_and_a_skipped_function_is_named_at_its_original_line()
     );
     let out = String::from_utf8_lossy(&pruned.stdout);
     assert!(out.contains("function f not analysed"), "{out}");
+
+    // Casts to a `typeof` of an expression are lowered as the casts they are.
+    let casts = Path::new("tests/fixtures/configurations/typeof_casts.c");
+    let ir = Cmd::cargo_bin("covprune")
+        .unwrap()
+        .arg("ir")
+        .arg(casts)
+        .output()
+        .unwrap();
+    let ir = String::from_utf8_lossy(&ir.stdout);
+    assert!(
+        ir.contains("fn sum_fits") && ir.contains("fn differs"),
+        "{ir}"
+    );
+    assert!(!ir.contains("fresh<unsupported_expr>"), "{ir}");
+    assert!(
+        ir.contains("(int)((unsigned long long)a.0 * (unsigned long long)b.1) != (a.0 - b.1)"),
+        "{ir}"
+    );
 }
 
 /// A statement after a macro's arguments in a block is that macro's loop body: every

@@ -408,7 +408,7 @@ fn weak_mutation_sees_effects_as_frama_c_sequences_them() {
     has("((ser * (cof[j] / (x + 1))) != (ser + (cof[j] / (x + 1))))");
     // `x = y = a - b;`: the inner assignment's value is `a - b`; the mutant's product wraps
     // (the program computes no product there).
-    has("pc_label(((__typeof__((a) * (b)))((unsigned long long)(a) * (unsigned long long)(b))) != (a - b)");
+    has("pc_label(((__typeof__(0 + (a) * (b)))((unsigned long long)(a) * (unsigned long long)(b))) != (a - b)");
     // A negative macro and a comma update.
     has("pc_label((3) != (-3)");
     has("pc_label((j * 1) != (j - 1)");

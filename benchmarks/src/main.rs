@@ -6,6 +6,7 @@
 #![allow(clippy::print_stderr, clippy::print_stdout)]
 
 mod all;
+mod debian;
 mod differential;
 mod memory;
 mod plot;
@@ -657,6 +658,10 @@ fn main() -> Result<()> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         return suites::run(&raw[1..], root.join("artifacts"));
     }
+    if raw.first().is_some_and(|c| c == "debian") {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        return debian::run(&raw[1..], root.join("artifacts"));
+    }
     if raw.first().is_some_and(|c| c == "siemens") {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         return siemens::run(&raw[1..], root.join("artifacts"));
@@ -669,7 +674,7 @@ fn main() -> Result<()> {
         "pool" => pool::pool_bench(&args),
         "reproducible" => reproducible::run(&args),
         other => {
-            bail!("unknown benchmark {other} (known: all, project, differential, memory, siemens, suites, frontend, prune, measure-gzip, pool, reproducible)")
+            bail!("unknown benchmark {other} (known: all, project, debian, differential, memory, siemens, suites, frontend, prune, measure-gzip, pool, reproducible)")
         }
     }
 }

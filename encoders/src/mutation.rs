@@ -126,6 +126,7 @@ fn under(ctx: Option<&str>, p: String) -> String {
 /// The mutant's text, an integer `+`, `-`, `*` or negation of its own computed modulo 2^64
 /// and converted back to its type: the program does not compute the mutant, so the label must
 /// not overflow where the program does not (the value is the one the wrapped operation gives).
+/// The type is written `__typeof__(0 + e)`, which no parser can read as a type name.
 fn mutant_text(m: &Expr) -> String {
     let literal = |e: &Expr| matches!(e, Expr::Const { .. });
     match m {
@@ -144,12 +145,12 @@ fn mutant_text(m: &Expr) -> String {
         {
             let (l, r, o) = (l.text(), r.text(), op.c());
             format!(
-                "(__typeof__(({l}) {o} ({r})))((unsigned long long)({l}) {o} (unsigned long long)({r}))"
+                "(__typeof__(0 + ({l}) {o} ({r})))((unsigned long long)({l}) {o} (unsigned long long)({r}))"
             )
         }
         Expr::Un(UnOp::Neg, e) if e.ty() == Ty::Int && !literal(e) => {
             let e = e.text();
-            format!("(__typeof__(-({e})))(0ULL - (unsigned long long)({e}))")
+            format!("(__typeof__(0 + -({e})))(0ULL - (unsigned long long)({e}))")
         }
         _ => m.text(),
     }
@@ -457,7 +458,7 @@ mod tests {
         );
         // The mutant's own addition wraps: `t + 2` overflows where `t + 1` does not.
         assert!(l.iter().any(|l| l.predicate
-            == "((__typeof__((t) + ((1 + 1))))((unsigned long long)(t) + (unsigned long long)((1 + 1)))) != (t + 1)"));
+            == "((__typeof__(0 + (t) + ((1 + 1))))((unsigned long long)(t) + (unsigned long long)((1 + 1)))) != (t + 1)"));
         assert!(l.iter().any(|l| l.predicate == "(t) != (t + 1)"));
     }
 }

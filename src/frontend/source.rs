@@ -196,7 +196,52 @@ fn rewrite_gnu_spellings(text: &mut [u8]) {
     replace_word(text, b"__builtin_offsetof", b"offsetof");
     blank_fallthrough_attributes(text);
     blank_harmless_attributes(text);
+    rewrite_typeof_zero_casts(text);
     rewrite_va_arg(text);
+}
+
+/// Rewrites, in place and length-preserving, `(__typeof__ (e)) 0` (gnulib's overflow checks
+/// pass it to `__builtin_add_overflow_p` for its type) as `(e)*0`, the same type's zero, which
+/// tree-sitter-c parses (it reads no cast to a `typeof` of an expression); whether it
+/// rewrote any.
+pub fn rewrite_typeof_zero_casts(text: &mut [u8]) -> bool {
+    let mut any = false;
+    for word in [&b"__typeof__"[..], b"__typeof", b"typeof"] {
+        let hits: Vec<usize> = find_words(text, word).collect();
+        for i in hits {
+            // `(` before the word, blanks between.
+            let Some(open) = text[..i].iter().rposition(|b| !b.is_ascii_whitespace()) else {
+                continue;
+            };
+            if text[open] != b'(' {
+                continue;
+            }
+            let arg = skip_ws(text, i + word.len());
+            if text.get(arg) != Some(&b'(') {
+                continue;
+            }
+            let Some(arg_end) = matching_paren(text, arg) else {
+                continue;
+            };
+            let close = skip_ws(text, arg_end);
+            if text.get(close) != Some(&b')') {
+                continue;
+            }
+            let zero = skip_ws(text, close + 1);
+            let after = text.get(zero + 1).copied().unwrap_or(b' ');
+            if text.get(zero) != Some(&b'0') || is_ident_byte(after) || after == b'.' {
+                continue;
+            }
+            for b in &mut text[open..arg] {
+                if *b != b'\n' {
+                    *b = b' ';
+                }
+            }
+            text[close] = b'*';
+            any = true;
+        }
+    }
+    any
 }
 
 /// Attributes that change nothing a run does or a proof reads (warnings only): blanked where

@@ -17,7 +17,8 @@ pub(super) fn parseable(text: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     };
     // Attributes only warnings read, which do not parse after a declarator.
     let mut copy = out.to_vec();
-    if crate::frontend::source::blank_harmless_attributes(&mut copy) {
+    let blanked = crate::frontend::source::blank_harmless_attributes(&mut copy);
+    if crate::frontend::source::rewrite_typeof_zero_casts(&mut copy) || blanked {
         out = Cow::Owned(copy);
     }
     out

@@ -63,6 +63,21 @@ impl Lowerer<'_> {
             return None;
         }
         let inner = node.named_child(0)?;
+        if inner.kind() == "call_expression" {
+            // `(__typeof__(e))(x)`: tree-sitter reads the type as a call of `__typeof__`; the
+            // type is `e`'s, which is not evaluated.
+            let name = self.callee_name(inner)?;
+            if !matches!(name.as_str(), "typeof" | "__typeof__" | "__typeof") {
+                return None;
+            }
+            let args = inner.child_by_field_name("arguments")?;
+            if args.named_child_count() != 1 {
+                return None;
+            }
+            let e = args.named_child(0)?;
+            let ty = self.speculative(|l| l.expr_raw(e).ty);
+            return (ty != CType::Unknown).then_some(ty);
+        }
         if inner.kind() != "identifier" {
             return None;
         }

@@ -562,8 +562,9 @@ fn corpus() -> std::path::PathBuf {
 }
 
 /// Files of the corpus annotated with every criterion: each annotated file compiles with
-/// `cc -c -std=gnu89 -w` (plain and with a recording `pc_label`), and the ids of the `.labels`
-/// file are exactly those written in the C file. zlib's `adler32.c`, annotated, is linked with
+/// `cc -c -std=gnu89 -w` (plain and with a recording `pc_label`) and with `-Wall -Wextra
+/// -Werror` less the warnings the original itself gets (labels add none), and the ids of the
+/// `.labels` file are exactly those written in the C file. zlib's `adler32.c`, annotated, is linked with
 /// a driver and runs with the same output as the original.
 #[test]
 fn annotated_corpus_files_compile_and_run() {
@@ -580,6 +581,7 @@ fn annotated_corpus_files_compile_and_run() {
         ("zlib-1.3.2", "adler32.c", &["-I."]),
         ("zlib-1.3.2", "inftrees.c", &["-I."]),
         ("zlib-1.3.2", "trees.c", &["-I."]),
+        ("zlib-1.3.2", "inflate.c", &["-I."]),
         ("gzip-1.12", "util.c", &["-DHAVE_CONFIG_H", "-I.", "-Ilib"]),
         (
             "openssl-1.1.1w",
@@ -619,6 +621,43 @@ fn annotated_corpus_files_compile_and_run() {
         );
         assert!(written.len() > 50, "{project}/{file}: labels were written");
         let src_dir = root.join(Path::new(file).parent().unwrap());
+        let flags_here: Vec<String> = flags
+            .iter()
+            .map(|f| match f.strip_prefix("-I") {
+                Some(d) => format!("-I{}", root.join(d).display()),
+                None => f.to_string(),
+            })
+            .collect();
+        // The warnings the original gets with -Wall -Wextra, each turned off.
+        let original = Command::new("cc")
+            .current_dir(&root)
+            .args(["-c", "-Wall", "-Wextra", "-o", "/dev/null"])
+            .args(&flags_here)
+            .arg(file)
+            .output()
+            .unwrap();
+        let mut quiet: Vec<String> = String::from_utf8_lossy(&original.stderr)
+            .split("[-W")
+            .skip(1)
+            .filter_map(|w| w.split(']').next())
+            .map(|w| format!("-Wno-{w}"))
+            .collect();
+        quiet.sort();
+        quiet.dedup();
+        let strict = Command::new("cc")
+            .current_dir(&src_dir)
+            .args(["-c", "-Wall", "-Wextra", "-Werror", "-o", "/dev/null"])
+            .args(&quiet)
+            .arg(format!("-I{}", src_dir.display()))
+            .args(&flags_here)
+            .arg(&annotated)
+            .output()
+            .unwrap();
+        assert!(
+            strict.status.success(),
+            "{project}/{file}: the labels add warnings ({quiet:?} are the original's):\n{}",
+            String::from_utf8_lossy(&strict.stderr)
+        );
         for extra in [None, Some(format!("-include{}", rec.display()))] {
             let o = Command::new("cc")
                 .current_dir(&src_dir)

@@ -222,6 +222,49 @@ fn labels_after_a_directive_keep_a_branch_whole_in_every_configuration() {
         let want = run(&orig, "orig");
         assert_eq!(want, run(&annotated, "annotated"), "with {defines:?}");
     }
+    // A branch in `#else` whose `#if` group holds the branch of the other configuration
+    // (zlib's `inflateInit2_`), and a statement after a whole `#ifdef` group that is the
+    // branch in the configuration dropping the group.
+    let prog = "#include <stdio.h>\n\
+        static int free_set(int *z)\n{\n    if (*z == 0)\n#ifdef SOLO\n        return -2;\n#else\n        *z = 7;\n#endif\n    return *z > 3 ? 1 : 0;\n}\n\
+        static int after(int c, int *n)\n{\n    if (c > 1)\n#ifdef SOLO\n        *n += 10;\n#endif\n        *n += 1;\n    return *n;\n}\n\
+        int main(void)\n{\n    int z = 0, w = 5, n = 0;\n    printf(\"%d %d %d %d %d\\n\", free_set(&z), z, free_set(&w), after(0, &n), after(2, &n));\n    return 0;\n}\n";
+    let orig = dir.path().join("solo.c");
+    std::fs::write(&orig, prog).unwrap();
+    for defines in [&[][..], &["-DSOLO"][..]] {
+        let out = dir.path().join(format!("solo{}", defines.len()));
+        Cmd::cargo_bin("covprune")
+            .unwrap()
+            .arg("annotate")
+            .arg(&orig)
+            .args(["--criteria", "CC,MCC,STMT,PCT,WM"])
+            .args(defines.iter().flat_map(|d| ["-D", &d[2..]]))
+            .arg("-o")
+            .arg(&out)
+            .assert()
+            .success();
+        let annotated = out.join("solo_labels.c");
+        for build in [&[][..], &["-DSOLO"][..]] {
+            let run = |src: &Path, name: &str| {
+                let exe = dir.path().join(name);
+                let st = Command::new("cc")
+                    .args(["-w"])
+                    .args(build)
+                    .arg("-o")
+                    .arg(&exe)
+                    .arg(src)
+                    .status()
+                    .unwrap();
+                assert!(st.success(), "{} does not compile", src.display());
+                Command::new(&exe).output().unwrap().stdout
+            };
+            assert_eq!(
+                run(&orig, "solo_orig"),
+                run(&annotated, "solo_annotated"),
+                "annotated with {defines:?}, built with {build:?}"
+            );
+        }
+    }
 }
 
 /// Temporaries of decisions in an `#if` branch (annotated in the configuration that keeps it)

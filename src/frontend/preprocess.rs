@@ -103,6 +103,9 @@ pub struct FileMacros {
     pub objects: Vec<(String, String)>,
     /// The file's text this configuration compiles out: nothing is labelled there.
     pub compiled_out: super::conditionals::CompiledOut,
+    /// Every function-like macro's name, sorted: what its arguments become is the macro's
+    /// (`Tracev((stderr, ...))` drops them), so no label reads inside them.
+    pub function_like: Vec<String>,
 }
 
 /// The macros that `path` sees, from `cc -dM -E` (none for preprocessed (`.i`) input or
@@ -120,6 +123,7 @@ pub fn file_macros(path: &Path, opts: &PreprocessOptions) -> FileMacros {
     }
     let mut found = Vec::new();
     let mut objects = Vec::new();
+    let mut function_like = Vec::new();
     for line in String::from_utf8_lossy(&out).lines() {
         let Some(rest) = line.strip_prefix("#define ") else {
             continue;
@@ -141,6 +145,7 @@ pub fn file_macros(path: &Path, opts: &PreprocessOptions) -> FileMacros {
         if name.is_empty() {
             continue;
         }
+        function_like.push(name.to_string());
         let Some(close) = rest[open..].find(')').map(|c| open + c) else {
             continue;
         };
@@ -161,10 +166,13 @@ pub fn file_macros(path: &Path, opts: &PreprocessOptions) -> FileMacros {
     }
     found.sort_by(|a, b| a.name.cmp(&b.name));
     objects.sort();
+    function_like.sort();
+    function_like.dedup();
     FileMacros {
         conditional: found,
         objects,
         compiled_out,
+        function_like,
     }
 }
 

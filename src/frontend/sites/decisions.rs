@@ -589,8 +589,8 @@ fn is_literal(node: Node) -> bool {
     }
 }
 
-/// The `?:` expressions of `root` whose condition the program evaluates before anything with
-/// effects in the statement (so that labels placed before the statement see what the
+/// The `?:` expressions of `root` (not inside the arguments of a macro `opaque` names) whose
+/// condition the program evaluates before anything with effects in the statement (so that labels placed before the statement see what the
 /// condition sees), each with the pure condition under which it is evaluated. `root` is what
 /// the statement evaluates first (an expression statement's expression, a returned value, an
 /// initialiser, a condition without effects).
@@ -599,10 +599,17 @@ pub fn ternaries<'t>(
     text: &[u8],
     private: &dyn Fn(&str) -> bool,
     pure: &[String],
+    opaque: &dyn Fn(&str) -> bool,
 ) -> Vec<(Node<'t>, Option<String>)> {
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
+        // The arguments of a function-like macro are not the program's expressions.
+        if n.kind() == "call_expression"
+            && crate::frontend::syntax::callee(n, text).is_some_and(opaque)
+        {
+            continue;
+        }
         if n.kind() == "conditional_expression" {
             if let Some(c) = n.child_by_field_name("condition") {
                 if let Some(guard) = evaluated_first(c, root, text, private, pure) {
@@ -870,7 +877,7 @@ pub fn macro_decisions(
         let Some(root_expr) = Expansion::root(&tree) else {
             continue;
         };
-        for (cond, inner) in ternaries(root_expr, bytes, private, &[]) {
+        for (cond, inner) in ternaries(root_expr, bytes, private, &[], &|_| false) {
             let g = match (&guard, inner) {
                 (Some(a), Some(b)) => Some(format!("({a}) && ({b})")),
                 (a, b) => a.clone().or(b),

@@ -159,6 +159,9 @@ pub struct Sites {
     values: usize,
     /// The text the configuration compiles out: no site there.
     pub compiled_out: crate::frontend::conditionals::CompiledOut,
+    /// Function-like macros (see `FileMacros::function_like`): no decision is read inside
+    /// their arguments.
+    function_like: std::rc::Rc<BTreeSet<String>>,
 }
 
 impl Sites {
@@ -261,6 +264,7 @@ fn find_in(
     let mut sites = Sites {
         macros: macros.conditional.clone(),
         compiled_out: macros.compiled_out.clone(),
+        function_like: std::rc::Rc::new(macros.function_like.iter().cloned().collect()),
         ..Sites::default()
     };
     defs.retain(|d| !sites.compiled_out.contains_line(d.start_position().row + 1));

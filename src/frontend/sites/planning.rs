@@ -180,7 +180,11 @@ pub(super) fn plan_statement(
             decisions::macro_decisions(root, text, &sites.macros, &mut sites.temps, private);
         plan.decisions.extend(from_macros);
         let pure = sites.temps.pure_macros.clone();
-        for (c, guard) in decisions::ternaries(root, text, private, &pure) {
+        let function_like = sites.function_like.clone();
+        // A macro's arguments are the macro's to evaluate (or drop); a pure conditional
+        // macro's own decisions are read from its expansion above.
+        let opaque = |name: &str| function_like.contains(name) && !pure.iter().any(|p| p == name);
+        for (c, guard) in decisions::ternaries(root, text, private, &pure, &opaque) {
             let p = decisions::plan_condition(c, text, &mut sites.temps, guard);
             if p.hoist.is_some() {
                 if plan.hoist.is_some() || site.kind == StmtKind::Declaration {

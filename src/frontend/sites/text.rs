@@ -258,7 +258,10 @@ fn significant_before(text: &[u8], pos: usize) -> Option<&[u8]> {
 /// Does the statement at `pos`, first on its line, follow a preprocessor directive line that
 /// itself follows the head of a branch (`)`, `else`, `do` ending an earlier line)? Then the
 /// statement may be that branch in a configuration the tree does not show (`else` then
-/// `#endif` then `if (c) ...`): labels before it need a block of their own.
+/// `#endif` then `if (c) ...`): labels before it need a block of their own. Walking back, a
+/// whole earlier conditional (`#if ... #endif`) and the sibling groups before the statement's
+/// own (`#if A ... #else`) are passed over: in some configuration none of their text is there
+/// (`if (c) #ifdef A return; #else x = 1; #endif`: `x = 1;` is the branch).
 pub(super) fn branch_across_directive(text: &[u8], pos: usize) -> bool {
     let line_start = text[..pos]
         .iter()
@@ -267,6 +270,26 @@ pub(super) fn branch_across_directive(text: &[u8], pos: usize) -> bool {
     if !text[line_start..pos].trim_ascii().is_empty() {
         return false;
     }
+    // The code line before the statement in the configuration that keeps every group
+    // (`passing` off), and in the one that drops the groups passed over.
+    head_before(text, line_start, false) || head_before(text, line_start, true)
+}
+
+/// Whether the first code line before `line_start`, past at least one directive line, ends a
+/// branch's head; with `pass_groups`, whole conditionals (`#if ... #endif`) and the sibling
+/// groups before the statement's own are passed over.
+fn head_before(text: &[u8], line_start: usize, pass_groups: bool) -> bool {
+    let directive = |line: &[u8]| -> Option<Vec<u8>> {
+        let rest = line.strip_prefix(b"#")?.trim_ascii_start();
+        Some(
+            rest.iter()
+                .take_while(|b| b.is_ascii_alphabetic())
+                .copied()
+                .collect(),
+        )
+    };
+    // How many conditionals are being passed over.
+    let mut passing = 0usize;
     let (mut end, mut skipped) = (line_start, false);
     while end > 0 {
         let prev_end = end - 1;
@@ -279,8 +302,19 @@ pub(super) fn branch_across_directive(text: &[u8], pos: usize) -> bool {
         if line.is_empty() {
             continue;
         }
-        if line.first() == Some(&b'#') {
+        if let Some(name) = directive(line) {
             skipped = true;
+            if pass_groups {
+                match name.as_slice() {
+                    b"endif" => passing += 1,
+                    b"if" | b"ifdef" | b"ifndef" => passing = passing.saturating_sub(1),
+                    b"else" | b"elif" | b"elifdef" | b"elifndef" if passing == 0 => passing = 1,
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        if passing > 0 {
             continue;
         }
         let word_end = |w: &[u8]| {

@@ -223,12 +223,14 @@ fn labels_after_a_directive_keep_a_branch_whole_in_every_configuration() {
         assert_eq!(want, run(&annotated, "annotated"), "with {defines:?}");
     }
     // A branch in `#else` whose `#if` group holds the branch of the other configuration
-    // (zlib's `inflateInit2_`), and a statement after a whole `#ifdef` group that is the
-    // branch in the configuration dropping the group.
+    // (zlib's `inflateInit2_`), a statement after a whole `#ifdef` group that is the branch in
+    // the configuration dropping the group, and an `else` before `#endif` whose statement
+    // follows a comment (SQLite's `multiSelect`).
     let prog = "#include <stdio.h>\n\
         static int free_set(int *z)\n{\n    if (*z == 0)\n#ifdef SOLO\n        return -2;\n#else\n        *z = 7;\n#endif\n    return *z > 3 ? 1 : 0;\n}\n\
         static int after(int c, int *n)\n{\n    if (c > 1)\n#ifdef SOLO\n        *n += 10;\n#endif\n        *n += 1;\n    return *n;\n}\n\
-        int main(void)\n{\n    int z = 0, w = 5, n = 0;\n    printf(\"%d %d %d %d %d\\n\", free_set(&z), z, free_set(&w), after(0, &n), after(2, &n));\n    return 0;\n}\n";
+        static int commented(int c)\n{\n    int r = 0;\n    if (c > 0)\n        r = 1;\n#ifndef SOLO\n    else\n#endif\n\n    /* SQLite's multiSelect: a comment between */\n    if (c < -5)\n        r = 2;\n    return r;\n}\n\
+        int main(void)\n{\n    int z = 0, w = 5, n = 0;\n    printf(\"%d %d %d %d %d\\n\", free_set(&z), z, free_set(&w), after(0, &n), after(2, &n));\n    printf(\"%d %d %d\\n\", commented(3), commented(-9), commented(0));\n    return 0;\n}\n";
     let orig = dir.path().join("solo.c");
     std::fs::write(&orig, prog).unwrap();
     for defines in [&[][..], &["-DSOLO"][..]] {

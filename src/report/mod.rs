@@ -293,7 +293,7 @@ impl PruneSummary {
         }
         out.push_str(&ledger::undecided_text(&self.skipped, &self.over_budget));
         out.push_str(&format!(
-            "time: step 1 {:.1} s, step 2 {:.1} s, step 3 {:.1} s; {} ms wall\n",
+            "cpu time (summed over workers): step 1 {:.1} s, step 2 {:.1} s, step 3 {:.1} s; wall clock {} ms\n",
             self.seconds_step1, self.seconds_step2, self.seconds_step3, self.total_ms
         ));
         out.push_str(&format!(

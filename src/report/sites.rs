@@ -81,10 +81,18 @@ pub fn compiled_out_note(file: &str, list: &[CompiledOutLabels]) -> Option<Strin
             }
         })
         .collect();
+    // A long list is cut (the whole of it is in `--json`).
+    const SHOWN: usize = 8;
+    let more = spans.len().saturating_sub(SHOWN);
+    let shown = spans[..spans.len().min(SHOWN)].join(", ");
     Some(format!(
-        "{file}: {total} label(s) in code this configuration compiles out, not objectives (line{} {})",
+        "{file}: {total} label(s) in code this configuration compiles out, not objectives (line{} {shown}{})",
         if spans.len() == 1 && !spans[0].contains('-') { "" } else { "s" },
-        spans.join(", ")
+        if more > 0 {
+            format!(" and {more} more places, listed in --json")
+        } else {
+            String::new()
+        }
     ))
 }
 

@@ -297,8 +297,24 @@ fn head_before(text: &[u8], line_start: usize, pass_groups: bool) -> bool {
             .iter()
             .rposition(|b| *b == b'\n')
             .map_or(0, |p| p + 1);
-        let line = text[ls..prev_end].trim_ascii();
+        let mut line = text[ls..prev_end].trim_ascii();
         end = ls;
+        // Comments between the head and the statement are nothing: a `//` line, or a block
+        // comment back to its `/*` (the text before it on that line is the line).
+        if line.starts_with(b"//") {
+            continue;
+        }
+        if line.ends_with(b"*/") {
+            let Some(open) = text[..prev_end].windows(2).rposition(|w| w == b"/*") else {
+                return false;
+            };
+            let open_ls = text[..open]
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |p| p + 1);
+            end = open_ls;
+            line = text[open_ls..open].trim_ascii();
+        }
         if line.is_empty() {
             continue;
         }

@@ -82,6 +82,9 @@ pub struct FileCoverage {
     pub coverage: Vec<CoverageRow>,
     pub pending: Vec<PendingLabel>,
     pub alarms: Vec<Alarm>,
+    /// Labels in code the file's configuration compiles out (not objectives).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub compiled_out: Vec<crate::report::sites::CompiledOutLabels>,
 }
 
 impl ProjectMeasureReport {
@@ -149,6 +152,12 @@ impl ProjectMeasureReport {
                     p.label,
                     by.join(" ")
                 ));
+            }
+        }
+        for f in &self.files {
+            if let Some(note) = crate::report::sites::compiled_out_note(&f.file, &f.compiled_out) {
+                out.push_str(&note);
+                out.push('\n');
             }
         }
         for f in &self.files {
@@ -437,6 +446,7 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
                 coverage: table.iter().map(CoverageRow::of).collect(),
                 pending,
                 alarms,
+                compiled_out: crate::report::sites::compiled_out_beside(&placed.annotated),
             },
             file_runs,
         ));

@@ -113,3 +113,21 @@ pub fn ledger_path_of(file: &Path) -> PathBuf {
         file.with_extension("").display()
     ))
 }
+
+/// Where line `line` of an annotated file (its bytes `source`) is in its original, as
+/// `ORIGINAL:LINE`: the annotation adds only its header's lines; None for a file `annotate`
+/// did not write, or a line of the header.
+pub fn original_line(annotated: &Path, source: &[u8], line: usize) -> Option<String> {
+    let header = crate::annotate::HEADER;
+    if !source.starts_with(header.as_bytes()) {
+        return None;
+    }
+    let at = line
+        .checked_sub(header.lines().count())
+        .filter(|l| *l > 0)?;
+    let original = crate::report::build::read_beside(annotated)
+        .ok()
+        .flatten()?
+        .original;
+    Some(format!("{}:{at}", original.display()))
+}

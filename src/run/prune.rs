@@ -854,7 +854,7 @@ fn finish(
         .map(|f| (f.line, f.name.as_str(), f.why.as_str()))
         .collect();
     for (line, name, why) in warned {
-        let original = crate::report::build::original_line(file, &source, line as usize)
+        let original = super::original_line(file, &source, line as usize)
             .map_or_else(String::new, |o| format!(" (in the original, {o})"));
         print_err(&format!(
             "warning: {}:{line}{original}: function {name} not analysed ({why}): its labels stay unknown",

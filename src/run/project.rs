@@ -613,6 +613,8 @@ struct Annotated {
     labels: usize,
     /// Its preprocessing options (the database's entry, the build record beside it).
     preprocess: PreprocessOptions,
+    /// Labels in code its configuration compiles out, as `annotate` counted them.
+    compiled_out: Vec<crate::report::sites::CompiledOutLabels>,
 }
 
 fn annotate_one(opts: &ProjectOptions, db: &Path, file: &Path, rel: &Path) -> Result<Annotated> {
@@ -632,6 +634,7 @@ fn annotate_one(opts: &ProjectOptions, db: &Path, file: &Path, rel: &Path) -> Re
         preprocess: super::options_for(&path, &preprocess)?,
         path,
         labels: annotated.labels,
+        compiled_out: annotated.compiled_out,
     })
 }
 
@@ -794,7 +797,7 @@ fn file_report(
         shard_file,
         statics_open: false,
         included_by: Vec::new(),
-        compiled_out: crate::report::sites::compiled_out_beside(&annotated.path),
+        compiled_out: annotated.compiled_out.clone(),
     }
 }
 

@@ -232,11 +232,7 @@ pub fn rewrite_typeof_zero_casts(text: &mut [u8]) -> bool {
             if text.get(zero) != Some(&b'0') || is_ident_byte(after) || after == b'.' {
                 continue;
             }
-            for b in &mut text[open..arg] {
-                if *b != b'\n' {
-                    *b = b' ';
-                }
-            }
+            blank(&mut text[open..arg]);
             text[close] = b'*';
             any = true;
         }
@@ -258,16 +254,8 @@ const HARMLESS_ATTRIBUTES: &[&str] = &[
 /// Blanks, in place and length-preserving, every `__attribute__((...))` whose attributes are
 /// all [`HARMLESS_ATTRIBUTES`]; whether it blanked any.
 pub fn blank_harmless_attributes(text: &mut [u8]) -> bool {
-    let hits: Vec<usize> = find_words(text, b"__attribute__").collect();
     let mut any = false;
-    for i in hits {
-        let open = skip_ws(text, i + b"__attribute__".len());
-        if text.get(open) != Some(&b'(') {
-            continue;
-        }
-        let Some(close) = matching_paren(text, open) else {
-            continue;
-        };
+    for (start, open, close) in attribute_spans(text) {
         let inner = String::from_utf8_lossy(&text[open..close]).into_owned();
         let list = inner
             .trim()
@@ -285,14 +273,33 @@ pub fn blank_harmless_attributes(text: &mut [u8]) -> bool {
         });
         if harmless {
             any = true;
-            for b in &mut text[i..close] {
-                if *b != b'\n' {
-                    *b = b' ';
-                }
-            }
+            blank(&mut text[start..close]);
         }
     }
     any
+}
+
+/// Each `__attribute__ (...)` of `text`: where the word starts, where its parenthesis opens,
+/// and just past the one that closes it.
+fn attribute_spans(text: &[u8]) -> Vec<(usize, usize, usize)> {
+    find_words(text, b"__attribute__")
+        .filter_map(|i| {
+            let open = skip_ws(text, i + b"__attribute__".len());
+            if text.get(open) != Some(&b'(') {
+                return None;
+            }
+            matching_paren(text, open).map(|close| (i, open, close))
+        })
+        .collect()
+}
+
+/// Spaces over `bytes`, newlines kept (positions and lines stay where they were).
+fn blank(bytes: &mut [u8]) {
+    for b in bytes {
+        if *b != b'\n' {
+            *b = b' ';
+        }
+    }
 }
 
 fn is_ident_byte(b: u8) -> bool {
@@ -345,24 +352,11 @@ fn skip_ws(text: &[u8], mut i: usize) -> usize {
 }
 
 fn blank_fallthrough_attributes(text: &mut [u8]) {
-    let hits: Vec<usize> = find_words(text, b"__attribute__").collect();
-    for i in hits {
-        let open = skip_ws(text, i + b"__attribute__".len());
-        if text.get(open) != Some(&b'(') {
-            continue;
-        }
-        let Some(close) = matching_paren(text, open) else {
-            continue;
-        };
-        let inner = &text[open..close];
-        let is_fallthrough = inner.windows(11).any(|w| w == b"fallthrough");
+    for (start, open, close) in attribute_spans(text) {
+        let is_fallthrough = text[open..close].windows(11).any(|w| w == b"fallthrough");
         let semi = skip_ws(text, close);
         if is_fallthrough && text.get(semi) == Some(&b';') {
-            for b in &mut text[i..close] {
-                if *b != b'\n' {
-                    *b = b' ';
-                }
-            }
+            blank(&mut text[start..close]);
         }
     }
 }

@@ -33,6 +33,24 @@ fn annotate_cli(file: &Path, criteria: &str, out: &Path, extra: &[&str]) -> Stri
     String::from_utf8(o.stdout).unwrap()
 }
 
+/// Builds `src` into `exe` with `cc` and `flags` (`-w` first); fails with the compiler's words.
+fn build(src: &Path, exe: &Path, flags: &[&std::ffi::OsStr]) {
+    let o = Command::new("cc")
+        .arg("-w")
+        .args(flags)
+        .arg("-o")
+        .arg(exe)
+        .arg(src)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{} does not build: {}",
+        src.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 /// Every criterion's labels of the fixture, built with UBSan (no recovery) and labels that
 /// evaluate their conditions, run on inputs where each condition's later operand would
 /// overflow, shift out of range, negate `INT_MIN` or leave its array: the annotated program
@@ -43,23 +61,14 @@ fn labels_never_evaluate_an_operation_the_program_skips() {
     let fixture = Path::new("tests/fixtures/configurations/skipped_operands.c");
     let header = dir.path().join("evaluating.h");
     std::fs::write(&header, EVALUATING).unwrap();
-    let build = |src: &Path, exe: &Path| {
-        let o = Command::new("cc")
-            .args(["-w", "-fsanitize=undefined", "-fno-sanitize-recover=all"])
-            .arg("-include")
-            .arg(&header)
-            .arg("-o")
-            .arg(exe)
-            .arg(src)
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "{} does not build: {}",
-            src.display(),
-            String::from_utf8_lossy(&o.stderr)
-        );
-    };
+    let ubsan = [
+        "-fsanitize=undefined",
+        "-fno-sanitize-recover=all",
+        "-include",
+    ]
+    .map(std::ffi::OsStr::new);
+    let flags = [&ubsan[..], &[header.as_os_str()]].concat();
+    let build = |src: &Path, exe: &Path| build(src, exe, &flags);
     let inputs = [["5", "-2147483647"], ["-2147483648", "5000"], ["7", "2"]];
     let original = dir.path().join("original");
     build(fixture, &original);
@@ -208,15 +217,8 @@ fn labels_after_a_directive_keep_a_branch_whole_in_every_configuration() {
     for defines in [&[][..], &["-DHAVE_TLS"][..]] {
         let run = |src: &Path, name: &str| {
             let exe = dir.path().join(name);
-            let st = Command::new("cc")
-                .args(["-w"])
-                .args(defines)
-                .arg("-o")
-                .arg(&exe)
-                .arg(src)
-                .status()
-                .unwrap();
-            assert!(st.success(), "{} does not compile", src.display());
+            let flags: Vec<&std::ffi::OsStr> = defines.iter().map(std::ffi::OsStr::new).collect();
+            build(src, &exe, &flags);
             Command::new(&exe).output().unwrap().stdout
         };
         let want = run(&orig, "orig");
@@ -246,24 +248,18 @@ fn labels_after_a_directive_keep_a_branch_whole_in_every_configuration() {
             .assert()
             .success();
         let annotated = out.join("solo_labels.c");
-        for build in [&[][..], &["-DSOLO"][..]] {
+        for configuration in [&[][..], &["-DSOLO"][..]] {
             let run = |src: &Path, name: &str| {
                 let exe = dir.path().join(name);
-                let st = Command::new("cc")
-                    .args(["-w"])
-                    .args(build)
-                    .arg("-o")
-                    .arg(&exe)
-                    .arg(src)
-                    .status()
-                    .unwrap();
-                assert!(st.success(), "{} does not compile", src.display());
+                let flags: Vec<&std::ffi::OsStr> =
+                    configuration.iter().map(std::ffi::OsStr::new).collect();
+                build(src, &exe, &flags);
                 Command::new(&exe).output().unwrap().stdout
             };
             assert_eq!(
                 run(&orig, "solo_orig"),
                 run(&annotated, "solo_annotated"),
-                "annotated with {defines:?}, built with {build:?}"
+                "annotated with {defines:?}, built with {configuration:?}"
             );
         }
     }
@@ -394,15 +390,11 @@ fn a_statement_after_a_macro_loop_head_stays_its_body() {
     std::fs::write(&header, EVALUATING).unwrap();
     let run = |src: &Path, name: &str| -> String {
         let exe = dir.path().join(name);
-        let o = Command::new("cc")
-            .args(["-w", "-include"])
-            .arg(&header)
-            .arg("-o")
-            .arg(&exe)
-            .arg(src)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        build(
+            src,
+            &exe,
+            &[std::ffi::OsStr::new("-include"), header.as_os_str()],
+        );
         let r = Command::new(&exe).output().unwrap();
         assert!(r.status.success(), "{name} crashed");
         String::from_utf8(r.stdout).unwrap()

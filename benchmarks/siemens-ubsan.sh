@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Labels change nothing a build or a run of the Siemens programs sees:
+# Labels change nothing a build or a run of the Siemens programs sees. Labels evaluate their
+# conditions, as a recording runtime does:
 #  1. every criterion's annotated file gets with -Wall -Wextra no warning the original does not
 #     get (a warning being its message without its place);
-#  2. annotated with CC, MCC, GACC and WM together, labels evaluating their conditions, the
-#     original and the annotated program built with UBSan (-fsanitize=undefined
+#  2. annotated with every criterion at once, the original and the annotated program built
+#     with UBSan (-fsanitize=undefined
 #     -fno-sanitize-recover=all) run every line of the SIR universe: no UBSan report the
 #     original does not give, and the same output.
 # Writes OUT (markdown) and prints it.
@@ -19,7 +20,7 @@ work=$(mktemp -d /tmp/covprune-ubsan.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 # Labels that evaluate their condition (and nothing else), as a recording runtime does.
 cat > "$work/evaluating.h" <<'EOF'
-#define pc_label(c, ...) do { volatile int cp_v_ = (c); (void)cp_v_; } while (0)
+#define pc_label(c, ...) do { volatile int cp_v_ = !!(c); (void)cp_v_; } while (0)
 #define pc_label_bindings(c, ...) pc_label(c)
 EOF
 # Runs every universe line on both programs: tests, tests where the original reports UB,
@@ -53,9 +54,9 @@ programs="tcas:tcas:tcas.c totinfo:tot_info:tot_info.c schedule:schedule:schedul
   echo "# Siemens programs: labels add no warning and no undefined behaviour"
   echo
   echo "\`benchmarks/siemens-ubsan.sh SIEMENS_DIR OUT\` ($(date -u +%Y-%m-%d), $("$bin" --version))."
-  echo "Warnings: every criterion's annotated file built with \`-Wall -Wextra\`, its warnings (each"
-  echo "its message without its place) beside the original's. UBSan: CC, MCC, GACC and WM annotated together, labels evaluating"
-  echo "their conditions, original and annotated program built with"
+  echo "Labels evaluate their conditions. Warnings: every criterion's annotated file built with"
+  echo "\`-Wall -Wextra\`, its warnings (each its message without its place) beside the original's."
+  echo "UBSan: every criterion annotated at once, original and annotated program built with"
   echo "\`-fsanitize=undefined -fno-sanitize-recover=all\`, every line of the SIR universe run by \`sh\`"
   echo "on both; a report is UBSan's message without its place (the files differ)."
   echo
@@ -70,12 +71,12 @@ for p in $programs; do
   lm=()
   [ "$name" = tot_info ] && lm=(-lm)
   # A warning is its message without its place; the original's own are not the labels'.
-  warnings() { cc -c -Wall -Wextra -I"$(dirname "$src")" -o /dev/null "$1" 2>&1 | sed -n 's/^[^ ]*: warning: //p' | sort -u; }
+  warnings() { cc -c -Wall -Wextra -I"$(dirname "$src")" -o /dev/null "$@" 2>&1 | sed -n 's/^[^ ]*: \(warning\|error\): /\1: /p' | sort -u; }
   warnings "$src" > "$work/own.txt"
   built=0; warned=()
   for c in $criteria; do
     "$bin" annotate "$src" --criteria "$c" -o "$work/$name-$c" > /dev/null
-    warnings "$work/$name-$c/${file%.c}_labels.c" > "$work/theirs.txt"
+    warnings "$work/$name-$c/${file%.c}_labels.c" -include "$work/evaluating.h" > "$work/theirs.txt"
     new=$(comm -13 "$work/own.txt" "$work/theirs.txt")
     if [ -z "$new" ]; then
       built=$((built + 1))
@@ -83,7 +84,7 @@ for p in $programs; do
       warned+=("$c: $(echo "$new" | head -1)")
     fi
   done
-  "$bin" annotate "$src" --criteria CC,MCC,GACC,WM -o "$work/$name-ubsan" > /dev/null
+  "$bin" annotate "$src" --criteria "$(echo "$criteria" | tr ' ' ',')" -o "$work/$name-ubsan" > /dev/null
   ubsan=(-w -fsanitize=undefined -fno-sanitize-recover=all)
   cc "${ubsan[@]}" -o "$work/$name-orig" "$src" "${lm[@]}"
   cc "${ubsan[@]}" -include "$work/evaluating.h" -I"$(dirname "$src")" -o "$work/$name-ann" \

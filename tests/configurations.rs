@@ -12,7 +12,7 @@ use covprune_encoders::{Criterion, Limits};
 
 /// Defines the label macros so that they evaluate their condition (and nothing else), as a
 /// recording runtime would.
-const EVALUATING: &str = "#define pc_label(c, ...) do { volatile int cp_v_ = (c); (void)cp_v_; } while (0)\n#define pc_label_bindings(c, ...) pc_label(c)\n";
+const EVALUATING: &str = "#define pc_label(c, ...) do { volatile int cp_v_ = !!(c); (void)cp_v_; } while (0)\n#define pc_label_bindings(c, ...) pc_label(c)\n";
 
 fn annotate_cli(file: &Path, criteria: &str, out: &Path, extra: &[&str]) -> String {
     let o = Cmd::cargo_bin("covprune")
@@ -413,5 +413,91 @@ fn a_statement_after_a_macro_loop_head_stays_its_body() {
             "{}",
             c.name()
         );
+    }
+}
+
+/// Old C (an implicit `int`, a K&R definition) makes the front end read a rewritten copy of
+/// the file. A compiled-out group that looks like a K&R head (`MapView(HANDLE, ULONG,\n
+/// ULONG);` followed by declarations) is not rewritten, and what is compiled out stays
+/// compiled out in the copy: no label reads the dropped group's names, and the annotated
+/// file builds with `-Werror` for every criterion and prints what the original prints.
+#[test]
+fn old_c_beside_a_compiled_out_group_keeps_the_group_unlabelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("old_c.c");
+    std::fs::copy("tests/fixtures/configurations/old_c.c", &orig).unwrap();
+    let all: Vec<&str> = Criterion::ALL.iter().map(|c| c.name()).collect();
+    let out = dir.path().join("out");
+    let said = annotate_cli(&orig, &all.join(","), &out, &[]);
+    assert!(said.contains("compiles out"), "{said}");
+    let annotated = out.join("old_c_labels.c");
+    let text = std::fs::read_to_string(&annotated).unwrap();
+    assert_eq!(
+        text.matches("win_mode").count(),
+        2,
+        "only the original's two mentions of a name the configuration drops:\n{text}"
+    );
+    let (exe_orig, exe_ann) = (dir.path().join("orig"), dir.path().join("ann"));
+    let evaluating = dir.path().join("evaluating.h");
+    std::fs::write(&evaluating, EVALUATING).unwrap();
+    for (src, exe) in [(&orig, &exe_orig), (&annotated, &exe_ann)] {
+        let o = Command::new("cc")
+            .args([
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-Wno-implicit-int",
+                "-include",
+            ])
+            .arg(&evaluating)
+            .arg("-o")
+            .arg(exe)
+            .arg(src)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{}: {said}", src.display());
+    }
+    let run = |exe: &Path| Command::new(exe).output().unwrap().stdout;
+    assert_eq!(run(&exe_orig), run(&exe_ann));
+}
+
+/// Names whose meaning depends on the place: a macro the file defines twice (its value reads
+/// a local declared after the function's first statement), a macro a function defines in its
+/// body, and a typedef cast of a dereference (`(i64)*(int*)&y`, which reads like a product).
+/// Predicate-complete coverage evaluates no such name at every statement, and mutation does
+/// not multiply by a type: the annotated file builds with `-Werror` for every criterion, in
+/// both configurations, and prints what the original prints.
+#[test]
+fn names_that_depend_on_their_place_are_not_read_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("placed_names.c");
+    std::fs::copy("tests/fixtures/configurations/placed_names.c", &orig).unwrap();
+    let all: Vec<&str> = Criterion::ALL.iter().map(|c| c.name()).collect();
+    let evaluating = dir.path().join("evaluating.h");
+    std::fs::write(&evaluating, EVALUATING).unwrap();
+    for defines in [&[][..], &["-DFAST", "-DDIRECT"][..]] {
+        let out = dir.path().join(format!("out{}", defines.len()));
+        annotate_cli(&orig, &all.join(","), &out, defines);
+        let annotated = out.join("placed_names_labels.c");
+        let text = std::fs::read_to_string(&annotated).unwrap();
+        assert!(text.contains("\"PCT\""), "{text}");
+        let mut outputs = Vec::new();
+        for (src, exe) in [(&orig, "orig"), (&annotated, "ann")] {
+            let exe = dir.path().join(exe);
+            let o = Command::new("cc")
+                .args(["-Wall", "-Wextra", "-Werror", "-include"])
+                .arg(&evaluating)
+                .arg("-o")
+                .arg(&exe)
+                .args(defines)
+                .arg(src)
+                .output()
+                .unwrap();
+            let said = String::from_utf8_lossy(&o.stderr);
+            assert!(o.status.success(), "{defines:?} {}: {said}", src.display());
+            outputs.push(Command::new(&exe).output().unwrap().stdout);
+        }
+        assert_eq!(outputs[0], outputs[1], "{defines:?}");
     }
 }

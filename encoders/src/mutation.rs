@@ -156,6 +156,18 @@ fn mutant_text(m: &Expr) -> String {
     }
 }
 
+/// ABS's "`x` is negative", written so that no compiler warns about it: `x < 0` for a
+/// floating value, and `x < 0 * (x)` otherwise, which is the same comparison (`0 * (x)` is
+/// zero of `x`'s promoted type and cannot overflow) where `x < 0` would warn for an unsigned
+/// `x` (`-Wtype-limits`) or a truth value (`-Wbool-compare`). `x` is written as given.
+pub fn negative(x: &str, float: bool) -> String {
+    if float {
+        format!("{x} < 0")
+    } else {
+        format!("{x} < 0 * ({x})")
+    }
+}
+
 /// The label for one mutant of `orig`: guarded by what both sides need not to trap.
 fn kill(mutant: &Expr, orig: &Expr, group: Mutator, criterion: &str) -> LabelSpec {
     let mut guards = orig.guards();
@@ -191,16 +203,10 @@ fn visit(
 ) {
     let start = out.len();
     visit_node(e, flavor, on, crit, out);
-    // Where the node cannot trap, its labels keep LAnnotate's meaning (read on every
-    // arrival); where it can, only where the program evaluates it.
-    if e.may_trap() {
-        for l in &mut out[start..] {
-            l.predicate = under(ctx, std::mem::take(&mut l.predicate));
-        }
-    }
     // A mutant of `l && r` or `l || r` itself (`l || r`, `r` alone) may evaluate `r` where
     // the program does not: if `r` could trap, its labels hold only where the program
-    // evaluates `r`.
+    // evaluates `r`. That condition reads `l`, so it goes inside the context's (`p &&
+    // (!(p->a) && ...)`, never `!(p->a) && (p && ...)`).
     if let Expr::Bin(op @ (BinOp::And | BinOp::Or), l, r, _) = e {
         if r.may_trap() {
             let left = if *op == BinOp::And {
@@ -211,6 +217,13 @@ fn visit(
             for lab in &mut out[start..] {
                 lab.predicate = under(Some(&left), std::mem::take(&mut lab.predicate));
             }
+        }
+    }
+    // Where the node cannot trap, its labels keep LAnnotate's meaning (read on every
+    // arrival); where it can, only where the program evaluates it.
+    if e.may_trap() {
+        for l in &mut out[start..] {
+            l.predicate = under(ctx, std::mem::take(&mut l.predicate));
         }
     }
     match e {
@@ -361,11 +374,17 @@ fn visit_node(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Ve
             }
         }
         Expr::Lval { ty, text, .. } => {
-            // LAnnotate writes `p < 0` for pointers too (always false, but it compiles).
-            let abs_ok = ty.is_arith() || (flavor == Flavor::LAnnotate && *ty == Ty::Pointer);
-            if on.contains(&Mutator::Abs) && abs_ok {
+            // LAnnotate writes `p < 0` for pointers too: false for every pointer (an ordered
+            // comparison with the null pointer), and a warning under `-Wextra`. The label
+            // is kept, written as the constant it is. See [`negative`] for the rest.
+            let pointer = flavor == Flavor::LAnnotate && *ty == Ty::Pointer;
+            if on.contains(&Mutator::Abs) && (ty.is_arith() || pointer) {
                 out.push(LabelSpec::new(
-                    format!("{text} < 0"),
+                    if pointer {
+                        "0".to_string()
+                    } else {
+                        negative(text, *ty == Ty::Float)
+                    },
                     &format!("{crit} {}", Mutator::Abs.name()),
                 ));
             }
@@ -410,7 +429,7 @@ mod tests {
                 ("(a < 0) != (a <= 0)", "WM ROR"),
                 ("(a > 0) != (a <= 0)", "WM ROR"),
                 ("(a >= 0) != (a <= 0)", "WM ROR"),
-                ("a < 0", "WM ABS"),
+                ("a < 0 * (a)", "WM ABS"),
             ]
         );
     }
@@ -430,6 +449,28 @@ mod tests {
             l[1].predicate,
             "(x * i) != 0 && ((s / (x * i)) != (s + (x * i)))"
         );
+    }
+
+    #[test]
+    fn a_mutant_inside_a_guarded_operand_reads_nothing_before_the_guard() {
+        // p && (p->a != x || p->b != y): every label that reads through `p` tests `p` first.
+        let ne =
+            |f: &str, v: &str| Expr::bin(BinOp::Ne, Expr::lval(f, Ty::Int), Expr::lval(v, Ty::Int));
+        let inner = Expr::bin(BinOp::Or, ne("p->a", "x"), ne("p->b", "y"));
+        let e = Expr::bin(BinOp::And, Expr::lval("p", Ty::Pointer), inner);
+        for flavor in [Flavor::LAnnotate, Flavor::Sufficient] {
+            let l = labels(&e, flavor, Mutator::ALL, "WM");
+            assert!(l.iter().any(|l| l.tag == "WM COR"));
+            for l in l.iter().filter(|l| l.predicate.contains("p->")) {
+                let t = l.predicate.trim_start_matches('(');
+                assert!(
+                    t.starts_with("p) && ") || t.starts_with("p && "),
+                    "{} {}",
+                    l.tag,
+                    l.predicate
+                );
+            }
+        }
     }
 
     #[test]

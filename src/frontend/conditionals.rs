@@ -42,6 +42,22 @@ impl CompiledOut {
         let i = self.lines.partition_point(|r| r.1 < line);
         self.lines.get(i).is_some_and(|r| r.0 <= line)
     }
+
+    /// The same text in a rewritten copy of the file, `to_new` taking a position of the
+    /// original to the copy's (order-preserving), `new_text` the copy: its ranges and lines.
+    pub fn moved(&self, to_new: impl Fn(usize) -> usize, new_text: &[u8]) -> CompiledOut {
+        let lines = crate::frontend::source::Lines::new(new_text);
+        let mut out = CompiledOut::default();
+        for &(s, e) in &self.ranges {
+            let (s, e) = (to_new(s), to_new(e));
+            if s < e {
+                out.ranges.push((s, e));
+                out.lines
+                    .push((lines.line_col(s).0, lines.line_col(e - 1).0));
+            }
+        }
+        out
+    }
 }
 
 /// What `path` compiles out with `opts`; nothing for preprocessed (`.i`) input, for a file

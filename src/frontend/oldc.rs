@@ -330,7 +330,13 @@ fn kr_definition(
         match t {
             b"{" => break,
             b";" => {
+                // Every declaration there declares parameters: anything else (`typedef`,
+                // a prototype) means `( a, b );` was a call or a prototype of type names.
+                let before = decl_types.len();
                 parse_kr_declaration(sc, decl_start, k, &names, &mut decl_types);
+                if decl_types.len() == before || sc.tok(decl_start) == b"typedef" {
+                    return None;
+                }
                 decl_start = k + 1;
             }
             b"(" | b"[" => {

@@ -133,6 +133,8 @@ pub struct FunctionSite {
     pub line: usize,
     /// The function returns an arithmetic value.
     pub returns_arith: bool,
+    /// Its return type is a floating one.
+    pub returns_float: bool,
     /// Distinct atoms of the function's decisions that read no local variable, in source
     /// order (predicate-complete coverage).
     pub predicates: Vec<String>,
@@ -211,6 +213,14 @@ pub fn find_with_macros(
         let typedefs = crate::frontend::oldc::typedef_names(text, tree.root_node());
         if let Some(fixed) = crate::frontend::oldc::rewrite(text, &typedefs) {
             if let Some(new_tree) = parse(&fixed.text) {
+                // What is compiled out, at its place in the rewritten text (an edit may
+                // join or split lines).
+                let macros = &crate::frontend::preprocess::FileMacros {
+                    compiled_out: macros
+                        .compiled_out
+                        .moved(|p| text::to_rewritten(&fixed.edits, p), &fixed.text),
+                    ..macros.clone()
+                };
                 let mut sites = find_in(&fixed.text, &new_tree, program, macros, def_uses);
                 remap(&mut sites, &fixed.edits, text);
                 return sites;
@@ -347,6 +357,9 @@ fn function(
             covprune_encoders::Ty::Int | covprune_encoders::Ty::Float
         )
     });
+    let returns_float = env
+        .function
+        .is_some_and(|f| typing::class(&f.ty.ret) == covprune_encoders::Ty::Float);
     let index = sites.functions.len();
     let fn_text = &text[node.start_byte()..node.end_byte()];
     let mut predicates: Vec<String> = Vec::new();
@@ -364,8 +377,18 @@ fn function(
             // those that cannot trap there (not `p->x > 0` after `p &&`).
             for d in site.plan.decisions.iter().filter(|d| d.guard.is_none()) {
                 for (atom, free) in d.cond.atoms().into_iter().zip(&d.trap_free) {
-                    let reads_local = identifiers(atom).any(|id| env.is_local(id));
-                    if *free && !reads_local && !predicates.iter().any(|p| p == atom) {
+                    // Nor those whose meaning depends on where they are: a local, a
+                    // function-like macro, or a macro that is no constant (`#define AUTO
+                    // (pBt->auto)`), that the file defines twice, or that the function itself
+                    // defines (`# define DIRECT_MODE 0` in its body).
+                    let placed = identifiers(atom).any(|id| {
+                        env.is_local(id)
+                            || sites.function_like.contains(id)
+                            || sites.constants.redefined.contains(id)
+                            || sites.constants.object_macros.contains(id)
+                                && (env.constant(id).is_none() || defines(fn_text, id))
+                    });
+                    if *free && !placed && !predicates.iter().any(|p| p == atom) {
                         predicates.push(atom.to_string());
                     }
                 }
@@ -384,8 +407,21 @@ fn function(
         start: node.start_byte(),
         line: node.start_position().row + 1,
         returns_arith,
+        returns_float,
         predicates,
     });
+}
+
+/// Whether `body` holds a `#define` of `name`.
+fn defines(body: &[u8], name: &str) -> bool {
+    body.split(|&b| b == b'\n').any(|l| {
+        String::from_utf8_lossy(l)
+            .trim_start()
+            .strip_prefix('#')
+            .map(str::trim_start)
+            .and_then(|l| l.strip_prefix("define"))
+            .is_some_and(|rest| identifiers(rest).next() == Some(name))
+    })
 }
 
 #[cfg(test)]

@@ -99,7 +99,36 @@ pub(super) fn constant_names(
         kinds: names,
         negated,
         pure_macros: Vec::new(),
+        typedefs: crate::frontend::oldc::typedef_names(text, root)
+            .into_iter()
+            .collect(),
+        object_macros: seen
+            .iter()
+            .map(|(n, _)| n.clone())
+            .chain(defined_names(text))
+            .collect(),
+        redefined: {
+            let mut once = std::collections::BTreeSet::new();
+            defined_names(text)
+                .filter(|n| !once.insert(n.clone()))
+                .collect()
+        },
     }
+}
+
+/// The names the file's own `#define` lines define (some are `#undef`ined again before its
+/// end, which `cc -dM` does not show).
+fn defined_names(text: &[u8]) -> impl Iterator<Item = String> + '_ {
+    text.split(|&b| b == b'\n').filter_map(|line| {
+        let line = std::str::from_utf8(line).ok()?.trim_start();
+        let rest = line
+            .strip_prefix('#')?
+            .trim_start()
+            .strip_prefix("define")?;
+        rest.starts_with([' ', '\t'])
+            .then(|| identifiers(rest).next().map(str::to_string))
+            .flatten()
+    })
 }
 
 /// The decisions of a statement as Frama-C's normal form has them (see [`decisions`]).

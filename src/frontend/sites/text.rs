@@ -64,6 +64,22 @@ pub(super) fn blank_line_markers(text: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// Maps every byte position of `sites` from the rewritten text back to the original one.
+/// A position of the original text in the text `edits` rewrote it to (a position inside an
+/// edited span goes to the start of its replacement).
+pub(super) fn to_rewritten(edits: &[crate::frontend::oldc::Edit], p: usize) -> usize {
+    let mut delta: isize = 0;
+    for e in edits {
+        if e.orig_end <= p {
+            delta += (e.new_end - e.new_start) as isize - (e.orig_end - e.orig_start) as isize;
+        } else if e.orig_start < p {
+            return e.new_start;
+        } else {
+            break;
+        }
+    }
+    (p as isize + delta) as usize
+}
+
 pub(super) fn remap(sites: &mut Sites, edits: &[crate::frontend::oldc::Edit], text: &[u8]) {
     let map = |p: usize| -> usize {
         let mut delta: isize = 0;

@@ -30,6 +30,14 @@ pub struct Constants {
     /// Conditional macros whose body calls and assigns nothing (`Abs(x)`): a use reads as its
     /// expansion, whose `?:` Frama-C sees.
     pub pure_macros: Vec<crate::frontend::preprocess::ConditionalMacro>,
+    /// The names the file's own `typedef`s declare.
+    pub typedefs: std::collections::BTreeSet<String>,
+    /// Every object-like macro's name (whatever its value), and every name the file's own
+    /// `#define` lines define.
+    pub object_macros: std::collections::BTreeSet<String>,
+    /// The names the file `#define`s more than once (`#if` branches): what they stand for
+    /// depends on the place.
+    pub redefined: std::collections::BTreeSet<String>,
 }
 
 /// `-1`, `(-1)`, `( - 2.5 )`: the literal that a macro's value negates.
@@ -154,6 +162,27 @@ impl TypeEnv<'_> {
             .get(name)
             .copied()
             .or_else(|| well_known_constant(name))
+    }
+
+    /// Whether `node` is a parenthesized name of a type: one of the file's typedefs, or,
+    /// when the program is known, a name that is no variable, function or constant of it.
+    fn names_a_type(&self, node: Node, text: &[u8]) -> bool {
+        let Some(inner) = node
+            .named_child(0)
+            .filter(|i| node.kind() == "parenthesized_expression" && i.kind() == "identifier")
+        else {
+            return false;
+        };
+        let name = flat(inner, text);
+        if self.constants.typedefs.contains(&name) {
+            return true;
+        }
+        self.program.is_some()
+            && self.var(&name).is_none()
+            && self.return_type(&name).is_none()
+            && self.constant(&name).is_none()
+            && !self.constants.object_macros.contains(&name)
+            && !self.hoisted.iter().any(|(_, t, _)| *t == name)
     }
 
     /// The same environment reading the nodes at `hoisted` ranges as the text given there.
@@ -494,6 +523,14 @@ impl TypeEnv<'_> {
                 let op = field("operator")
                     .and_then(|o| o.utf8_text(text).ok())
                     .unwrap_or("");
+                // `(T)*p`, `(T)-x`: tree-sitter reads a cast of a unary operand as a binary
+                // operator when it does not know that `T` names a type. Not built: the text
+                // is kept whole and nothing is read inside it.
+                if matches!(op, "*" | "-" | "+" | "&")
+                    && field("left").is_some_and(|l| self.names_a_type(l, text))
+                {
+                    return opaque(Ty::Unknown, CType::Unknown);
+                }
                 let (Some(op), Some(l), Some(r)) =
                     (BinOp::from_c(op), field("left"), field("right"))
                 else {

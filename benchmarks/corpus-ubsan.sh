@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Labels change nothing a build or a run of the real-world corpus sees. Every file is annotated
+# with every criterion at once, and its labels evaluate their conditions (as a recording
+# runtime does):
+#  1. warnings: each annotated file, built with -Wall -Wextra, gets no warning the original
+#     does not get (a warning being its message without its place);
+#  2. UBSan: the originals and the annotated files, built with -fsanitize=undefined
+#     -fno-sanitize-recover=all, run the same drivers: the same output, and no UBSan report
+#     the originals do not give.
+# Drivers: zlib's test/example.c and test/minigzip.c (levels 1, 6, 9, filtered, Huffman-only,
+# RLE over 2 MB); gzip's own `make check`, in a scratch copy of its built tree; SQLite through
+# benchmarks/drivers/sqlite (its SQL scripts over an in-memory and a file database, rollback
+# journal and WAL); OpenSSL's aes_core.c through benchmarks/drivers/aes.c (FIPS-197's
+# vectors, then 4,000 chained rounds). OpenSSL's bn_exp.c, err.c and pem_lib.c need the rest of libcrypto
+# 1.1.1 to run: they are checked for warnings only.
+# Writes OUT (markdown) and prints it.
+#
+# usage: benchmarks/corpus-ubsan.sh CORPUS SUITES OUT [COVPRUNE]
+# CORPUS from benchmarks/fetch-corpus.sh, SUITES from benchmarks/fetch-test-suites.sh.
+set -euo pipefail
+corpus=$(cd "${1:?usage: corpus-ubsan.sh CORPUS SUITES OUT [COVPRUNE]}" && pwd)
+suites=$(cd "${2:?usage: corpus-ubsan.sh CORPUS SUITES OUT [COVPRUNE]}" && pwd)
+out=${3:?usage: corpus-ubsan.sh CORPUS SUITES OUT [COVPRUNE]}
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${4:-$here/../target/release/covprune}
+work=$(mktemp -d /tmp/covprune-corpus-ubsan.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cat > "$work/evaluating.h" <<'EOF'
+#define pc_label(c, ...) do { volatile int cp_v_ = !!(c); (void)cp_v_; } while (0)
+#define pc_label_bindings(c, ...) pc_label(c)
+EOF
+criteria=$("$bin" criteria | awk '{print $1}' | paste -sd,)
+ubsan=(-w -fsanitize=undefined -fno-sanitize-recover=all)
+rows=()
+
+# Warnings and errors of FILE built with FLAGS..., each message without its place, sorted.
+warnings() {
+  local f=$1; shift
+  cc -c -Wall -Wextra "$@" -o /dev/null "$f" 2>&1 | sed -n 's/^[^ ]*: \(warning\|error\): /\1: /p' | sort -u
+}
+# annotate NAME DIR FILE FLAGS...: annotates FILE (relative to DIR) into $work/NAME/ and adds
+# the warnings it gets that the original does not to $new_warnings.
+annotate() {
+  local name=$1 dir=$2 file=$3; shift 3
+  (cd "$dir" && "$bin" annotate "$file" --criteria "$criteria" -o "$work/$name" "$@" > /dev/null)
+  local stem; stem=$(basename "$file" .c)
+  (cd "$dir" && warnings "$file" "$@") > "$work/own.txt"
+  (cd "$dir" && warnings "$work/$name/${stem}_labels.c" -include "$work/evaluating.h" -I"$(dirname "$file")" "$@") > "$work/theirs.txt"
+  new_warnings=$((new_warnings + $(comm -13 "$work/own.txt" "$work/theirs.txt" | wc -l)))
+  comm -13 "$work/own.txt" "$work/theirs.txt" | sed "s|^|$file: |" >> "$work/new-warnings.txt"
+  files=$((files + 1))
+}
+# compare NAME COMMAND: runs COMMAND (with @ for the program) on $work/NAME-orig and
+# $work/NAME-ann in fresh directories; counts runs, differing outputs and new UBSan reports.
+compare() {
+  local o a
+  rm -rf "$work/run" && mkdir "$work/run" && cp "$work/data" "$here"/drivers/sqlite/*.sql "$work/run/"
+  o=$(cd "$work/run" && sh -c "${2//@/$work/$1-orig}" 2>"$work/orig.err" | md5sum)
+  rm -rf "$work/run" && mkdir "$work/run" && cp "$work/data" "$here"/drivers/sqlite/*.sql "$work/run/"
+  a=$(cd "$work/run" && sh -c "${2//@/$work/$1-ann}" 2>"$work/ann.err" | md5sum)
+  runs=$((runs + 1))
+  [ "$o" = "$a" ] || differ=$((differ + 1))
+  if grep -q "runtime error" "$work/ann.err" && ! grep -q "runtime error" "$work/orig.err"; then
+    reports=$((reports + 1))
+  fi
+}
+row() { # PROGRAM DRIVERS
+  rows+=("| $1 | $files | $new_warnings | $2 | $runs | $differ | $reports |")
+}
+head -c 2000000 "$corpus/sqlite-3.17.0/sqlite3.c" > "$work/data"
+
+echo "zlib" >&2
+files=0 new_warnings=0 runs=0 differ=0 reports=0
+z=$corpus/zlib-1.3.2
+originals=() annotated=()
+for f in adler32 compress crc32 deflate gzclose gzlib gzread gzwrite infback inffast inflate inftrees trees uncompr zutil; do
+  annotate zlib "$z" "$f.c" -I.
+  originals+=("$z/$f.c"); annotated+=("$work/zlib/${f}_labels.c")
+done
+for t in example minigzip; do
+  cc "${ubsan[@]}" -I"$z" -o "$work/$t-orig" "$suites/zlib/test/$t.c" "${originals[@]}"
+  cc "${ubsan[@]}" -I"$z" -include "$work/evaluating.h" -o "$work/$t-ann" "$suites/zlib/test/$t.c" "${annotated[@]}"
+done
+compare example "@"
+for level in 1 6 9; do
+  compare minigzip "@ -$level < data"
+  compare minigzip "@ -$level < data | @ -d"
+done
+for mode in f h R; do compare minigzip "@ -$mode < data | @ -d"; done
+row zlib "test/example.c, test/minigzip.c"
+
+echo "gzip" >&2
+files=0 new_warnings=0 runs=0 differ=0 reports=0
+gz_files="bits deflate gzip inflate trees unlzh unlzw unpack unzip util zip"
+for f in $gz_files; do
+  annotate gzip "$suites/gzip" "$f.c" -DHAVE_CONFIG_H -I. -Ilib
+done
+for side in orig ann; do
+  cp -a "$suites/gzip" "$work/gzip-$side-tree"
+  extra=""
+  if [ $side = ann ]; then
+    for f in $gz_files; do cp "$work/gzip/${f}_labels.c" "$work/gzip-ann-tree/$f.c"; done
+    extra="-include $work/evaluating.h"
+  fi
+  (cd "$work/gzip-$side-tree" && touch ./*.c && make -j2 CFLAGS="${ubsan[*]} $extra" > make.log 2>&1 \
+    && make check CFLAGS="${ubsan[*]} $extra" > check.log 2>&1) || true
+done
+for side in orig ann; do
+  grep -E '^# (TOTAL|PASS|FAIL|XFAIL|ERROR|SKIP):' "$work/gzip-$side-tree/check.log" > "$work/gzip-$side.sum" || true
+done
+runs=$(sed -n 's/^# TOTAL: *//p' "$work/gzip-orig-tree/check.log")
+cmp -s "$work/gzip-orig.sum" "$work/gzip-ann.sum" || differ=1
+o_r=$(cat "$work"/gzip-orig-tree/tests/*.log 2>/dev/null | grep -c "runtime error" || true)
+a_r=$(cat "$work"/gzip-ann-tree/tests/*.log 2>/dev/null | grep -c "runtime error" || true)
+reports=$((a_r > o_r ? a_r - o_r : 0))
+ann_pass=$(sed -n 's/^# PASS: *//p' "$work/gzip-ann.sum")
+orig_pass=$(sed -n 's/^# PASS: *//p' "$work/gzip-orig.sum")
+row gzip "\`make check\` (PASS: original ${orig_pass:-0}, annotated ${ann_pass:-0})"
+
+echo "SQLite" >&2
+files=0 new_warnings=0 runs=0 differ=0 reports=0
+s=$corpus/sqlite-3.17.0
+annotate sqlite "$s" sqlite3.c
+cc "${ubsan[@]}" -I"$s" -c -o "$work/sqldriver.o" "$here/drivers/sqlite/sqldriver.c"
+cc "${ubsan[@]}" -I"$s" -c -o "$work/sqlite-orig.o" "$s/sqlite3.c"
+cc "${ubsan[@]}" -I"$s" -include "$work/evaluating.h" -c -o "$work/sqlite-ann.o" "$work/sqlite/sqlite3_labels.c"
+for side in orig ann; do
+  cc -fsanitize=undefined -o "$work/sqlite-$side" "$work/sqldriver.o" "$work/sqlite-$side.o" -lm -lpthread -ldl
+done
+for script in "$here"/drivers/sqlite/*.sql; do
+  compare sqlite "@ $(basename "$script")"
+done
+compare sqlite "@ $(cd "$here/drivers/sqlite" && ls ./*.sql | paste -sd' ')"
+row SQLite "benchmarks/drivers/sqlite ($(ls "$here"/drivers/sqlite/*.sql | wc -l) scripts, then all in one run)"
+
+echo "OpenSSL" >&2
+files=0 new_warnings=0 runs=0 differ=0 reports=0
+o=$corpus/openssl-1.1.1w
+for f in crypto/aes/aes_core.c crypto/bn/bn_exp.c crypto/err/err.c crypto/pem/pem_lib.c; do
+  annotate "openssl/$(dirname "$f")" "$o" "$f" -I. -Iinclude -DL_ENDIAN -DNDEBUG
+done
+cc "${ubsan[@]}" -I"$o/include" -DL_ENDIAN -DNDEBUG -I"$o" -o "$work/aes-orig" "$here/drivers/aes.c" "$o/crypto/aes/aes_core.c"
+cc "${ubsan[@]}" -I"$o/include" -DL_ENDIAN -DNDEBUG -I"$o" -I"$o/crypto/aes" -include "$work/evaluating.h" \
+  -o "$work/aes-ann" "$here/drivers/aes.c" "$work/openssl/crypto/aes/aes_core_labels.c"
+compare aes "@"
+row OpenSSL "benchmarks/drivers/aes.c (aes_core.c; the other three files: warnings only)"
+
+{
+  echo "# The corpus: labels add no warning and no undefined behaviour"
+  echo
+  echo "\`benchmarks/corpus-ubsan.sh CORPUS SUITES OUT\` ($(date -u +%Y-%m-%d), $("$bin" --version))."
+  echo "Every file annotated with all $(echo "$criteria" | tr ',' '\n' | wc -l) criteria at once, labels evaluating their"
+  echo "conditions. Warnings: each annotated file built with \`-Wall -Wextra\`, its warnings (each its"
+  echo "message without its place) beside the original's. UBSan: originals and annotated files built"
+  echo "with \`-fsanitize=undefined -fno-sanitize-recover=all\`, the same drivers run on both; a run"
+  echo "differs when its output does (gzip: when a test's result does)."
+  echo
+  echo "| program | files | warnings the originals do not get | drivers | runs | runs whose output differs | runs with a new UBSan report |"
+  echo "|---|---|---|---|---|---|---|"
+  printf '%s\n' "${rows[@]}"
+  if [ -s "$work/new-warnings.txt" ]; then
+    echo
+    echo "New warnings:"
+    echo
+    sed 's/^/    /' "$work/new-warnings.txt"
+  fi
+} > "$out"
+cat "$out"

@@ -51,6 +51,20 @@ fn build(src: &Path, exe: &Path, flags: &[&std::ffi::OsStr]) {
     );
 }
 
+/// Every criterion, in two builds: mutation's (WM, WM-S) with `-Werror` alone, for its mutants
+/// compare as LAnnotate's do (`u < 0` for an unsigned `u`, `p < 0`), which `-Wextra` warns
+/// about; every other criterion with `-Wall -Wextra -Werror`.
+fn criteria_and_flags() -> [(String, &'static [&'static str]); 2] {
+    let (mutation, rest): (Vec<&str>, Vec<&str>) = Criterion::ALL
+        .iter()
+        .map(|c| c.name())
+        .partition(|n| n.starts_with("WM"));
+    [
+        (rest.join(","), &["-Wall", "-Wextra", "-Werror"]),
+        (mutation.join(","), &["-Werror"]),
+    ]
+}
+
 /// Every criterion's labels of the fixture, built with UBSan (no recovery) and labels that
 /// evaluate their conditions, run on inputs where each condition's later operand would
 /// overflow, shift out of range, negate `INT_MIN` or leave its array: the annotated program
@@ -420,73 +434,79 @@ fn a_statement_after_a_macro_loop_head_stays_its_body() {
 /// the file. A compiled-out group that looks like a K&R head (`MapView(HANDLE, ULONG,\n
 /// ULONG);` followed by declarations) is not rewritten, and what is compiled out stays
 /// compiled out in the copy: no label reads the dropped group's names, and the annotated
-/// file builds with `-Werror` for every criterion and prints what the original prints.
+/// file builds with `-Werror` for every criterion (see [`criteria_and_flags`]) and prints what
+/// the original prints.
 #[test]
 fn old_c_beside_a_compiled_out_group_keeps_the_group_unlabelled() {
     let dir = tempfile::tempdir().unwrap();
     let orig = dir.path().join("old_c.c");
     std::fs::copy("tests/fixtures/configurations/old_c.c", &orig).unwrap();
-    let all: Vec<&str> = Criterion::ALL.iter().map(|c| c.name()).collect();
-    let out = dir.path().join("out");
-    let said = annotate_cli(&orig, &all.join(","), &out, &[]);
-    assert!(said.contains("compiles out"), "{said}");
-    let annotated = out.join("old_c_labels.c");
-    let text = std::fs::read_to_string(&annotated).unwrap();
-    assert_eq!(
-        text.matches("win_mode").count(),
-        2,
-        "only the original's two mentions of a name the configuration drops:\n{text}"
-    );
-    let (exe_orig, exe_ann) = (dir.path().join("orig"), dir.path().join("ann"));
     let evaluating = dir.path().join("evaluating.h");
     std::fs::write(&evaluating, EVALUATING).unwrap();
-    for (src, exe) in [(&orig, &exe_orig), (&annotated, &exe_ann)] {
-        let o = Command::new("cc")
-            .args([
-                "-Wall",
-                "-Wextra",
-                "-Werror",
-                "-Wno-implicit-int",
-                "-include",
-            ])
-            .arg(&evaluating)
-            .arg("-o")
-            .arg(exe)
-            .arg(src)
-            .output()
-            .unwrap();
-        let said = String::from_utf8_lossy(&o.stderr);
-        assert!(o.status.success(), "{}: {said}", src.display());
+    for (n, (criteria, flags)) in criteria_and_flags().iter().enumerate() {
+        let out = dir.path().join(format!("out{n}"));
+        let said = annotate_cli(&orig, criteria, &out, &[]);
+        assert!(said.contains("compiles out"), "{said}");
+        let annotated = out.join("old_c_labels.c");
+        let text = std::fs::read_to_string(&annotated).unwrap();
+        assert_eq!(
+            text.matches("win_mode").count(),
+            2,
+            "only the original's two mentions of a name the configuration drops:\n{text}"
+        );
+        let mut outputs = Vec::new();
+        for (src, exe) in [(&orig, "orig"), (&annotated, "ann")] {
+            let exe = dir.path().join(exe);
+            let o = Command::new("cc")
+                .args(*flags)
+                .args(["-Wno-implicit-int", "-include"])
+                .arg(&evaluating)
+                .arg("-o")
+                .arg(&exe)
+                .arg(src)
+                .output()
+                .unwrap();
+            let said = String::from_utf8_lossy(&o.stderr);
+            assert!(o.status.success(), "{criteria} {}: {said}", src.display());
+            outputs.push(Command::new(&exe).output().unwrap().stdout);
+        }
+        assert_eq!(outputs[0], outputs[1], "{criteria}");
     }
-    let run = |exe: &Path| Command::new(exe).output().unwrap().stdout;
-    assert_eq!(run(&exe_orig), run(&exe_ann));
 }
 
 /// Names whose meaning depends on the place: a macro the file defines twice (its value reads
 /// a local declared after the function's first statement), a macro a function defines in its
 /// body, and a typedef cast of a dereference (`(i64)*(int*)&y`, which reads like a product).
 /// Predicate-complete coverage evaluates no such name at every statement, and mutation does
-/// not multiply by a type: the annotated file builds with `-Werror` for every criterion, in
-/// both configurations, and prints what the original prints.
+/// not multiply by a type: the annotated file builds with `-Werror` for every criterion (see
+/// [`criteria_and_flags`]), in both configurations, and prints what the original prints.
 #[test]
 fn names_that_depend_on_their_place_are_not_read_everywhere() {
     let dir = tempfile::tempdir().unwrap();
     let orig = dir.path().join("placed_names.c");
     std::fs::copy("tests/fixtures/configurations/placed_names.c", &orig).unwrap();
-    let all: Vec<&str> = Criterion::ALL.iter().map(|c| c.name()).collect();
     let evaluating = dir.path().join("evaluating.h");
     std::fs::write(&evaluating, EVALUATING).unwrap();
-    for defines in [&[][..], &["-DFAST", "-DDIRECT"][..]] {
-        let out = dir.path().join(format!("out{}", defines.len()));
-        annotate_cli(&orig, &all.join(","), &out, defines);
+    let groups = criteria_and_flags();
+    for ((criteria, flags), defines) in groups
+        .iter()
+        .flat_map(|g| [(g, &[][..]), (g, &["-DFAST", "-DDIRECT"][..])])
+    {
+        let out = dir.path().join("out");
+        let _ = std::fs::remove_dir_all(&out);
+        annotate_cli(&orig, criteria, &out, defines);
         let annotated = out.join("placed_names_labels.c");
         let text = std::fs::read_to_string(&annotated).unwrap();
-        assert!(text.contains("\"PCT\""), "{text}");
+        assert!(
+            text.contains("\"PCT\"") || text.contains("\"WM AOR\""),
+            "{text}"
+        );
         let mut outputs = Vec::new();
         for (src, exe) in [(&orig, "orig"), (&annotated, "ann")] {
             let exe = dir.path().join(exe);
             let o = Command::new("cc")
-                .args(["-Wall", "-Wextra", "-Werror", "-include"])
+                .args(*flags)
+                .arg("-include")
                 .arg(&evaluating)
                 .arg("-o")
                 .arg(&exe)

@@ -724,15 +724,10 @@ impl Criterion {
 
     /// The label on a function's returned value (`return e;` with an arithmetic type): WM's
     /// ABS on LAnnotate's `__retres`, one per function, placed at every return.
-    pub fn return_value_label(
-        self,
-        value: &str,
-        float: bool,
-        limits: &Limits,
-    ) -> Option<LabelSpec> {
+    pub fn return_value_label(self, value: &str, limits: &Limits) -> Option<LabelSpec> {
         match self {
-            Criterion::Wm => wm::return_label(value, float, limits),
-            Criterion::WmS => wms::return_label(value, float, limits),
+            Criterion::Wm => wm::return_label(value, limits),
+            Criterion::WmS => wms::return_label(value, limits),
             Criterion::Fc
             | Criterion::Stmt
             | Criterion::Dc

@@ -156,18 +156,6 @@ fn mutant_text(m: &Expr) -> String {
     }
 }
 
-/// ABS's "`x` is negative", written so that no compiler warns about it: `x < 0` for a
-/// floating value, and `x < 0 * (x)` otherwise, which is the same comparison (`0 * (x)` is
-/// zero of `x`'s promoted type and cannot overflow) where `x < 0` would warn for an unsigned
-/// `x` (`-Wtype-limits`) or a truth value (`-Wbool-compare`). `x` is written as given.
-pub fn negative(x: &str, float: bool) -> String {
-    if float {
-        format!("{x} < 0")
-    } else {
-        format!("{x} < 0 * ({x})")
-    }
-}
-
 /// The label for one mutant of `orig`: guarded by what both sides need not to trap.
 fn kill(mutant: &Expr, orig: &Expr, group: Mutator, criterion: &str) -> LabelSpec {
     let mut guards = orig.guards();
@@ -376,14 +364,14 @@ fn visit_node(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Ve
         Expr::Lval { ty, text, .. } => {
             // LAnnotate writes `p < 0` for pointers too: false for every pointer (an ordered
             // comparison with the null pointer), and a warning under `-Wextra`. The label
-            // is kept, written as the constant it is. See [`negative`] for the rest.
+            // is kept, written as the constant it is.
             let pointer = flavor == Flavor::LAnnotate && *ty == Ty::Pointer;
             if on.contains(&Mutator::Abs) && (ty.is_arith() || pointer) {
                 out.push(LabelSpec::new(
                     if pointer {
                         "0".to_string()
                     } else {
-                        negative(text, *ty == Ty::Float)
+                        format!("{text} < 0")
                     },
                     &format!("{crit} {}", Mutator::Abs.name()),
                 ));
@@ -429,7 +417,7 @@ mod tests {
                 ("(a < 0) != (a <= 0)", "WM ROR"),
                 ("(a > 0) != (a <= 0)", "WM ROR"),
                 ("(a >= 0) != (a <= 0)", "WM ROR"),
-                ("a < 0 * (a)", "WM ABS"),
+                ("a < 0", "WM ABS"),
             ]
         );
     }

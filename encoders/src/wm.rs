@@ -46,13 +46,10 @@ pub fn labels(e: &Expr, limits: &Limits) -> Vec<LabelSpec> {
     mutation::labels(e, Flavor::LAnnotate, &enabled(limits), "WM")
 }
 
-pub fn return_label(value: &str, float: bool, limits: &Limits) -> Option<LabelSpec> {
-    enabled(limits).contains(&Mutator::Abs).then(|| {
-        LabelSpec::new(
-            crate::mutation::negative(&format!("({value})"), float),
-            "WM ABS",
-        )
-    })
+pub fn return_label(value: &str, limits: &Limits) -> Option<LabelSpec> {
+    enabled(limits)
+        .contains(&Mutator::Abs)
+        .then(|| LabelSpec::new(format!("({value}) < 0"), "WM ABS"))
 }
 
 #[cfg(test)]
@@ -66,7 +63,7 @@ mod tests {
         let l = super::labels(&e, &Limits::default());
         assert_eq!(l.len(), 4);
         assert_eq!(l[0].predicate, "(t * 1) != (t + 1)");
-        assert_eq!(l[3].predicate, "t < 0 * (t)");
+        assert_eq!(l[3].predicate, "t < 0");
     }
 
     #[test]
@@ -77,6 +74,6 @@ mod tests {
             ..Limits::default()
         };
         assert_eq!(super::labels(&e, &limits).len(), 3);
-        assert!(super::return_label("x", false, &limits).is_none());
+        assert!(super::return_label("x", &limits).is_none());
     }
 }

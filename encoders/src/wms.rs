@@ -24,13 +24,11 @@ pub fn labels(e: &Expr, limits: &Limits) -> Vec<LabelSpec> {
     mutation::labels(e, Flavor::Sufficient, &limits.mutators, "WM-S")
 }
 
-pub fn return_label(value: &str, float: bool, limits: &Limits) -> Option<LabelSpec> {
-    limits.mutators.contains(&crate::Mutator::Abs).then(|| {
-        LabelSpec::new(
-            crate::mutation::negative(&format!("({value})"), float),
-            "WM-S ABS",
-        )
-    })
+pub fn return_label(value: &str, limits: &Limits) -> Option<LabelSpec> {
+    limits
+        .mutators
+        .contains(&crate::Mutator::Abs)
+        .then(|| LabelSpec::new(format!("({value}) < 0"), "WM-S ABS"))
 }
 
 #[cfg(test)]

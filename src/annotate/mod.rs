@@ -506,7 +506,7 @@ fn write_labels(
                 && !non_negative_literal(v)
             {
                 for c in criteria {
-                    if let Some(spec) = c.return_value_label(v, func.returns_float, limits) {
+                    if let Some(spec) = c.return_value_label(v, limits) {
                         let id = *return_ids
                             .entry((s.function, *c))
                             .or_insert_with(|| w.new_id(&spec.tag, s.line));

@@ -133,8 +133,6 @@ pub struct FunctionSite {
     pub line: usize,
     /// The function returns an arithmetic value.
     pub returns_arith: bool,
-    /// Its return type is a floating one.
-    pub returns_float: bool,
     /// Distinct atoms of the function's decisions that read no local variable, in source
     /// order (predicate-complete coverage).
     pub predicates: Vec<String>,
@@ -357,9 +355,6 @@ fn function(
             covprune_encoders::Ty::Int | covprune_encoders::Ty::Float
         )
     });
-    let returns_float = env
-        .function
-        .is_some_and(|f| typing::class(&f.ty.ret) == covprune_encoders::Ty::Float);
     let index = sites.functions.len();
     let fn_text = &text[node.start_byte()..node.end_byte()];
     let mut predicates: Vec<String> = Vec::new();
@@ -407,7 +402,6 @@ fn function(
         start: node.start_byte(),
         line: node.start_position().row + 1,
         returns_arith,
-        returns_float,
         predicates,
     });
 }

@@ -22,7 +22,7 @@ corpus=$(cd "${1:?usage: corpus-ubsan.sh CORPUS SUITES OUT [COVPRUNE]}" && pwd)
 suites=$(cd "${2:?usage: corpus-ubsan.sh CORPUS SUITES OUT [COVPRUNE]}" && pwd)
 out=${3:?usage: corpus-ubsan.sh CORPUS SUITES OUT [COVPRUNE]}
 here=$(cd "$(dirname "$0")" && pwd)
-bin=${4:-$here/../target/release/covprune}
+bin=$(cd "$(dirname "${4:-$here/../target/release/covprune}")" && pwd)/$(basename "${4:-covprune}")
 work=$(mktemp -d /tmp/covprune-corpus-ubsan.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cat > "$work/evaluating.h" <<'EOF'

@@ -1,7 +1,7 @@
 CREATE TABLE t1(a INTEGER PRIMARY KEY, b TEXT, c REAL, d BLOB);
 CREATE INDEX t1b ON t1(b);
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 2000)
-INSERT INTO t1(b, c, d) SELECT printf('v%05d', i * 7 % 1999), i * 1.5, randomblob(0) || zeroblob(i % 5) FROM n;
+INSERT INTO t1(b, c, d) SELECT printf('v%05d', i * 7 % 1999), i * 1.5, x'01' || zeroblob(i % 5) FROM n;
 SELECT count(*), sum(c), min(b), max(b), avg(a), total(c) FROM t1;
 SELECT b, count(*) FROM t1 GROUP BY substr(b, 1, 3) HAVING count(*) > 1 ORDER BY 1 LIMIT 10;
 SELECT a, b FROM t1 WHERE b BETWEEN 'v00100' AND 'v00120' ORDER BY b DESC;

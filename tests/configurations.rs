@@ -51,6 +51,24 @@ fn build(src: &Path, exe: &Path, flags: &[&std::ffi::OsStr]) {
     );
 }
 
+/// What `src` prints, built in `dir` with `flags` (warnings as given, none silenced) and
+/// labels evaluating their conditions (`evaluating`); fails with the compiler's words.
+fn built_output(src: &Path, flags: &[&str], evaluating: &Path, dir: &Path) -> Vec<u8> {
+    let exe = dir.join("built");
+    let o = Command::new("cc")
+        .args(flags)
+        .arg("-include")
+        .arg(evaluating)
+        .arg("-o")
+        .arg(&exe)
+        .arg(src)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{flags:?} {}: {said}", src.display());
+    Command::new(&exe).output().unwrap().stdout
+}
+
 /// Every criterion, in two builds: mutation's (WM, WM-S) with `-Werror` alone, for its mutants
 /// compare as LAnnotate's do (`u < 0` for an unsigned `u`, `p < 0`), which `-Wextra` warns
 /// about; every other criterion with `-Wall -Wextra -Werror`.
@@ -454,23 +472,13 @@ fn old_c_beside_a_compiled_out_group_keeps_the_group_unlabelled() {
             2,
             "only the original's two mentions of a name the configuration drops:\n{text}"
         );
-        let mut outputs = Vec::new();
-        for (src, exe) in [(&orig, "orig"), (&annotated, "ann")] {
-            let exe = dir.path().join(exe);
-            let o = Command::new("cc")
-                .args(*flags)
-                .args(["-Wno-implicit-int", "-include"])
-                .arg(&evaluating)
-                .arg("-o")
-                .arg(&exe)
-                .arg(src)
-                .output()
-                .unwrap();
-            let said = String::from_utf8_lossy(&o.stderr);
-            assert!(o.status.success(), "{criteria} {}: {said}", src.display());
-            outputs.push(Command::new(&exe).output().unwrap().stdout);
-        }
-        assert_eq!(outputs[0], outputs[1], "{criteria}");
+        let mut flags = flags.to_vec();
+        flags.push("-Wno-implicit-int");
+        assert_eq!(
+            built_output(&orig, &flags, &evaluating, dir.path()),
+            built_output(&annotated, &flags, &evaluating, dir.path()),
+            "{criteria}"
+        );
     }
 }
 
@@ -501,23 +509,11 @@ fn names_that_depend_on_their_place_are_not_read_everywhere() {
             text.contains("\"PCT\"") || text.contains("\"WM AOR\""),
             "{text}"
         );
-        let mut outputs = Vec::new();
-        for (src, exe) in [(&orig, "orig"), (&annotated, "ann")] {
-            let exe = dir.path().join(exe);
-            let o = Command::new("cc")
-                .args(*flags)
-                .arg("-include")
-                .arg(&evaluating)
-                .arg("-o")
-                .arg(&exe)
-                .args(defines)
-                .arg(src)
-                .output()
-                .unwrap();
-            let said = String::from_utf8_lossy(&o.stderr);
-            assert!(o.status.success(), "{defines:?} {}: {said}", src.display());
-            outputs.push(Command::new(&exe).output().unwrap().stdout);
-        }
-        assert_eq!(outputs[0], outputs[1], "{defines:?}");
+        let flags = [*flags, defines].concat();
+        assert_eq!(
+            built_output(&orig, &flags, &evaluating, dir.path()),
+            built_output(&annotated, &flags, &evaluating, dir.path()),
+            "{criteria} {defines:?}"
+        );
     }
 }

@@ -216,7 +216,7 @@ pub fn find_with_macros(
                 let macros = &crate::frontend::preprocess::FileMacros {
                     compiled_out: macros
                         .compiled_out
-                        .moved(|p| text::to_rewritten(&fixed.edits, p), &fixed.text),
+                        .moved(|p| text::across(&fixed.edits, p, true), &fixed.text),
                     ..macros.clone()
                 };
                 let mut sites = find_in(&fixed.text, &new_tree, program, macros, def_uses);
@@ -358,6 +358,7 @@ fn function(
     let index = sites.functions.len();
     let fn_text = &text[node.start_byte()..node.end_byte()];
     let mut predicates: Vec<String> = Vec::new();
+    let defined_here: BTreeSet<String> = defined_names(fn_text).collect();
     let mut stack = vec![(body, 0usize)];
     while let Some((n, depth)) = stack.pop() {
         if n.is_error() {
@@ -381,7 +382,7 @@ fn function(
                             || sites.function_like.contains(id)
                             || sites.constants.redefined.contains(id)
                             || sites.constants.object_macros.contains(id)
-                                && (env.constant(id).is_none() || defines(fn_text, id))
+                                && (env.constant(id).is_none() || defined_here.contains(id))
                     });
                     if *free && !placed && !predicates.iter().any(|p| p == atom) {
                         predicates.push(atom.to_string());
@@ -404,18 +405,6 @@ fn function(
         returns_arith,
         predicates,
     });
-}
-
-/// Whether `body` holds a `#define` of `name`.
-fn defines(body: &[u8], name: &str) -> bool {
-    body.split(|&b| b == b'\n').any(|l| {
-        String::from_utf8_lossy(l)
-            .trim_start()
-            .strip_prefix('#')
-            .map(str::trim_start)
-            .and_then(|l| l.strip_prefix("define"))
-            .is_some_and(|rest| identifiers(rest).next() == Some(name))
-    })
 }
 
 #[cfg(test)]

@@ -95,6 +95,7 @@ pub(super) fn constant_names(
                 .all(|(_, v)| typing::negated_literal(v).as_ref() == Some(lit))
         })
         .collect();
+    let defined: Vec<String> = defined_names(text).collect();
     typing::Constants {
         kinds: names,
         negated,
@@ -102,23 +103,21 @@ pub(super) fn constant_names(
         typedefs: crate::frontend::oldc::typedef_names(text, root)
             .into_iter()
             .collect(),
-        object_macros: seen
-            .iter()
-            .map(|(n, _)| n.clone())
-            .chain(defined_names(text))
-            .collect(),
         redefined: {
             let mut once = std::collections::BTreeSet::new();
-            defined_names(text)
-                .filter(|n| !once.insert(n.clone()))
+            defined
+                .iter()
+                .filter(|n| !once.insert(*n))
+                .cloned()
                 .collect()
         },
+        object_macros: seen.iter().map(|(n, _)| n.clone()).chain(defined).collect(),
     }
 }
 
-/// The names the file's own `#define` lines define (some are `#undef`ined again before its
-/// end, which `cc -dM` does not show).
-fn defined_names(text: &[u8]) -> impl Iterator<Item = String> + '_ {
+/// The names the `#define` lines of `text` define (a file's: some are `#undef`ined again
+/// before its end, which `cc -dM` does not show).
+pub(super) fn defined_names(text: &[u8]) -> impl Iterator<Item = String> + '_ {
     text.split(|&b| b == b'\n').filter_map(|line| {
         let line = std::str::from_utf8(line).ok()?.trim_start();
         let rest = line

@@ -63,16 +63,21 @@ pub(super) fn blank_line_markers(text: &[u8]) -> Option<Vec<u8>> {
     out
 }
 
-/// Maps every byte position of `sites` from the rewritten text back to the original one.
-/// A position of the original text in the text `edits` rewrote it to (a position inside an
-/// edited span goes to the start of its replacement).
-pub(super) fn to_rewritten(edits: &[crate::frontend::oldc::Edit], p: usize) -> usize {
+/// A position of one side of `edits` at its place in the other: of the original text in the
+/// rewritten one when `forward`, else back. A position inside an edited span goes to the start
+/// of its counterpart.
+pub(super) fn across(edits: &[crate::frontend::oldc::Edit], p: usize, forward: bool) -> usize {
     let mut delta: isize = 0;
     for e in edits {
-        if e.orig_end <= p {
-            delta += (e.new_end - e.new_start) as isize - (e.orig_end - e.orig_start) as isize;
-        } else if e.orig_start < p {
-            return e.new_start;
+        let ((from_start, from_end), (to_start, to_end)) = if forward {
+            ((e.orig_start, e.orig_end), (e.new_start, e.new_end))
+        } else {
+            ((e.new_start, e.new_end), (e.orig_start, e.orig_end))
+        };
+        if from_end <= p {
+            delta += (to_end - to_start) as isize - (from_end - from_start) as isize;
+        } else if from_start < p {
+            return to_start;
         } else {
             break;
         }
@@ -80,20 +85,9 @@ pub(super) fn to_rewritten(edits: &[crate::frontend::oldc::Edit], p: usize) -> u
     (p as isize + delta) as usize
 }
 
+/// Maps every byte position of `sites` from the rewritten text back to the original one.
 pub(super) fn remap(sites: &mut Sites, edits: &[crate::frontend::oldc::Edit], text: &[u8]) {
-    let map = |p: usize| -> usize {
-        let mut delta: isize = 0;
-        for e in edits {
-            if e.new_end <= p {
-                delta += (e.new_end - e.new_start) as isize - (e.orig_end - e.orig_start) as isize;
-            } else if e.new_start < p {
-                return e.orig_start;
-            } else {
-                break;
-            }
-        }
-        (p as isize - delta) as usize
-    };
+    let map = |p: usize| across(edits, p, false);
     let pair = |r: &mut (usize, usize)| *r = (map(r.0), map(r.1));
     // Lines, from the original text.
     let lines = crate::frontend::source::Lines::new(text);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Labels change nothing a build or a run of the real-world corpus sees. Every file is annotated
-# with every criterion at once, and its labels evaluate their conditions (as a recording
-# runtime does):
+# with every criterion at once, and built with the recording runtime `covprune measure` builds
+# with (`covprune runtime`: its labels evaluate and record their conditions):
 #  1. warnings: each annotated file, built with -Wall -Wextra, gets no warning the original
 #     does not get (a warning being its message without its place);
 #  2. UBSan: the originals and the annotated files, built with -fsanitize=undefined
@@ -25,10 +25,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "$(dirname "${4:-$here/../target/release/covprune}")" && pwd)/$(basename "${4:-covprune}")
 work=$(mktemp -d /tmp/covprune-corpus-ubsan.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-cat > "$work/evaluating.h" <<'EOF'
-#define pc_label(c, ...) do { volatile int cp_v_ = !!(c); (void)cp_v_; } while (0)
-#define pc_label_bindings(c, ...) pc_label(c)
-EOF
+"$bin" runtime -o "$work/rt" > /dev/null
+rt_h=$work/rt/covprune_runtime.h rt_c=$work/rt/covprune_runtime.c
 criteria=$("$bin" criteria | awk '{print $1}' | paste -sd,)
 ubsan=(-w -fsanitize=undefined -fno-sanitize-recover=all)
 rows=()
@@ -45,7 +43,7 @@ annotate() {
   (cd "$dir" && "$bin" annotate "$file" --criteria "$criteria" -o "$work/$name" "$@" > /dev/null)
   local stem; stem=$(basename "$file" .c)
   (cd "$dir" && warnings "$file" "$@") > "$work/own.txt"
-  (cd "$dir" && warnings "$work/$name/${stem}_labels.c" -include "$work/evaluating.h" -I"$(dirname "$file")" "$@") > "$work/theirs.txt"
+  (cd "$dir" && warnings "$work/$name/${stem}_labels.c" -include "$rt_h" -I"$(dirname "$file")" "$@") > "$work/theirs.txt"
   new_warnings=$((new_warnings + $(comm -13 "$work/own.txt" "$work/theirs.txt" | wc -l)))
   comm -13 "$work/own.txt" "$work/theirs.txt" | sed "s|^|$file: |" >> "$work/new-warnings.txt"
   files=$((files + 1))
@@ -79,7 +77,7 @@ for f in adler32 compress crc32 deflate gzclose gzlib gzread gzwrite infback inf
 done
 for t in example minigzip; do
   cc "${ubsan[@]}" -I"$z" -o "$work/$t-orig" "$suites/zlib/test/$t.c" "${originals[@]}"
-  cc "${ubsan[@]}" -I"$z" -include "$work/evaluating.h" -o "$work/$t-ann" "$suites/zlib/test/$t.c" "${annotated[@]}"
+  cc "${ubsan[@]}" -I"$z" -include "$rt_h" -o "$work/$t-ann" "$suites/zlib/test/$t.c" "${annotated[@]}" "$rt_c"
 done
 compare example "@"
 for level in 1 6 9; do
@@ -97,13 +95,14 @@ for f in $gz_files; do
 done
 for side in orig ann; do
   cp -a "$suites/gzip" "$work/gzip-$side-tree"
-  extra=""
+  extra="" libs=""
   if [ $side = ann ]; then
     for f in $gz_files; do cp "$work/gzip/${f}_labels.c" "$work/gzip-ann-tree/$f.c"; done
-    extra="-include $work/evaluating.h"
+    cc "${ubsan[@]}" -c -o "$work/covprune_runtime.o" "$rt_c"
+    extra="-include $rt_h" libs="$work/covprune_runtime.o"
   fi
-  (cd "$work/gzip-$side-tree" && touch ./*.c && make -j2 CFLAGS="${ubsan[*]} $extra" > make.log 2>&1 \
-    && make check CFLAGS="${ubsan[*]} $extra" > check.log 2>&1) || true
+  (cd "$work/gzip-$side-tree" && touch ./*.c && make -j2 CFLAGS="${ubsan[*]} $extra" LIBS="$libs" > make.log 2>&1 \
+    && make check CFLAGS="${ubsan[*]} $extra" LIBS="$libs" > check.log 2>&1) || true
 done
 for side in orig ann; do
   grep -E '^# (TOTAL|PASS|FAIL|XFAIL|ERROR|SKIP):' "$work/gzip-$side-tree/check.log" > "$work/gzip-$side.sum" || true
@@ -123,10 +122,9 @@ s=$corpus/sqlite-3.17.0
 annotate sqlite "$s" sqlite3.c
 cc "${ubsan[@]}" -I"$s" -c -o "$work/sqldriver.o" "$here/drivers/sqlite/sqldriver.c"
 cc "${ubsan[@]}" -I"$s" -c -o "$work/sqlite-orig.o" "$s/sqlite3.c"
-cc "${ubsan[@]}" -I"$s" -include "$work/evaluating.h" -c -o "$work/sqlite-ann.o" "$work/sqlite/sqlite3_labels.c"
-for side in orig ann; do
-  cc -fsanitize=undefined -o "$work/sqlite-$side" "$work/sqldriver.o" "$work/sqlite-$side.o" -lm -lpthread -ldl
-done
+cc "${ubsan[@]}" -I"$s" -include "$rt_h" -c -o "$work/sqlite-ann.o" "$work/sqlite/sqlite3_labels.c"
+cc -fsanitize=undefined -o "$work/sqlite-orig" "$work/sqldriver.o" "$work/sqlite-orig.o" -lm -lpthread -ldl
+cc -fsanitize=undefined -o "$work/sqlite-ann" "$work/sqldriver.o" "$work/sqlite-ann.o" "$rt_c" -lm -lpthread -ldl
 for script in "$here"/drivers/sqlite/*.sql; do
   compare sqlite "@ $(basename "$script")"
 done
@@ -140,8 +138,8 @@ for f in crypto/aes/aes_core.c crypto/bn/bn_exp.c crypto/err/err.c crypto/pem/pe
   annotate "openssl/$(dirname "$f")" "$o" "$f" -I. -Iinclude -DL_ENDIAN -DNDEBUG
 done
 cc "${ubsan[@]}" -I"$o/include" -DL_ENDIAN -DNDEBUG -I"$o" -o "$work/aes-orig" "$here/drivers/aes.c" "$o/crypto/aes/aes_core.c"
-cc "${ubsan[@]}" -I"$o/include" -DL_ENDIAN -DNDEBUG -I"$o" -I"$o/crypto/aes" -include "$work/evaluating.h" \
-  -o "$work/aes-ann" "$here/drivers/aes.c" "$work/openssl/crypto/aes/aes_core_labels.c"
+cc "${ubsan[@]}" -I"$o/include" -DL_ENDIAN -DNDEBUG -I"$o" -I"$o/crypto/aes" -include "$rt_h" \
+  -o "$work/aes-ann" "$here/drivers/aes.c" "$work/openssl/crypto/aes/aes_core_labels.c" "$rt_c"
 compare aes "@"
 row OpenSSL "benchmarks/drivers/aes.c (aes_core.c; the other three files: warnings only)"
 
@@ -149,8 +147,8 @@ row OpenSSL "benchmarks/drivers/aes.c (aes_core.c; the other three files: warnin
   echo "# The corpus: labels add no warning and no undefined behaviour"
   echo
   echo "\`benchmarks/corpus-ubsan.sh CORPUS SUITES OUT\` ($(date -u +%Y-%m-%d), $("$bin" --version))."
-  echo "Every file annotated with all $(echo "$criteria" | tr ',' '\n' | wc -l) criteria at once, labels evaluating their"
-  echo "conditions. Warnings: each annotated file built with \`-Wall -Wextra\`, its warnings (each its"
+  echo "Every file annotated with all $(echo "$criteria" | tr ',' '\n' | wc -l) criteria at once, built with the recording"
+  echo "runtime \`measure\` uses (\`covprune runtime\`). Warnings: each annotated file built with \`-Wall -Wextra\`, its warnings (each its"
   echo "message without its place) beside the original's. UBSan: originals and annotated files built"
   echo "with \`-fsanitize=undefined -fno-sanitize-recover=all\`, the same drivers run on both; a run"
   echo "differs when its output does (gzip: when a test's result does)."

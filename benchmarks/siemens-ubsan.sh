@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Labels change nothing a build or a run of the Siemens programs sees. Labels evaluate their
-# conditions, as a recording runtime does:
+# Labels change nothing a build or a run of the Siemens programs sees. Annotated programs are
+# built with the recording runtime `covprune measure` uses (`covprune runtime`):
 #  1. every criterion's annotated file gets with -Wall -Wextra no warning the original does not
 #     get (a warning being its message without its place);
 #  2. annotated with every criterion at once, the original and the annotated program built
@@ -18,11 +18,9 @@ bin=${3:-$(cd "$(dirname "$0")/.." && pwd)/target/release/covprune}
 dir=$(cd "$dir" && pwd)
 work=$(mktemp -d /tmp/covprune-ubsan.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-# Labels that evaluate their condition (and nothing else), as a recording runtime does.
-cat > "$work/evaluating.h" <<'EOF'
-#define pc_label(c, ...) do { volatile int cp_v_ = !!(c); (void)cp_v_; } while (0)
-#define pc_label_bindings(c, ...) pc_label(c)
-EOF
+# The recording runtime `covprune measure` builds with: labels evaluate and record.
+"$bin" runtime -o "$work/rt" > /dev/null
+rt_h=$work/rt/covprune_runtime.h rt_c=$work/rt/covprune_runtime.c
 # Runs every universe line on both programs: tests, tests where the original reports UB,
 # tests with a UBSan report the original does not give, tests whose output differs.
 cat > "$work/compare.py" <<'EOF'
@@ -54,7 +52,7 @@ programs="tcas:tcas:tcas.c totinfo:tot_info:tot_info.c schedule:schedule:schedul
   echo "# Siemens programs: labels add no warning and no undefined behaviour"
   echo
   echo "\`benchmarks/siemens-ubsan.sh SIEMENS_DIR OUT\` ($(date -u +%Y-%m-%d), $("$bin" --version))."
-  echo "Labels evaluate their conditions. Warnings: every criterion's annotated file built with"
+  echo "Built with the recording runtime \`measure\` uses (\`covprune runtime\`). Warnings: every criterion's annotated file built with"
   echo "\`-Wall -Wextra\`, its warnings (each its message without its place) beside the original's."
   echo "UBSan: every criterion annotated at once, original and annotated program built with"
   echo "\`-fsanitize=undefined -fno-sanitize-recover=all\`, every line of the SIR universe run by \`sh\`"
@@ -76,7 +74,7 @@ for p in $programs; do
   built=0; warned=()
   for c in $criteria; do
     "$bin" annotate "$src" --criteria "$c" -o "$work/$name-$c" > /dev/null
-    warnings "$work/$name-$c/${file%.c}_labels.c" -include "$work/evaluating.h" > "$work/theirs.txt"
+    warnings "$work/$name-$c/${file%.c}_labels.c" -include "$rt_h" > "$work/theirs.txt"
     new=$(comm -13 "$work/own.txt" "$work/theirs.txt")
     if [ -z "$new" ]; then
       built=$((built + 1))
@@ -87,8 +85,8 @@ for p in $programs; do
   "$bin" annotate "$src" --criteria "$(echo "$criteria" | tr ' ' ',')" -o "$work/$name-ubsan" > /dev/null
   ubsan=(-w -fsanitize=undefined -fno-sanitize-recover=all)
   cc "${ubsan[@]}" -o "$work/$name-orig" "$src" "${lm[@]}"
-  cc "${ubsan[@]}" -include "$work/evaluating.h" -I"$(dirname "$src")" -o "$work/$name-ann" \
-    "$work/$name-ubsan/${file%.c}_labels.c" "${lm[@]}"
+  cc "${ubsan[@]}" -include "$rt_h" -I"$(dirname "$src")" -o "$work/$name-ann" \
+    "$work/$name-ubsan/${file%.c}_labels.c" "$rt_c" "${lm[@]}"
   row=$(python3 "$work/compare.py" "$dir/$folder/testplans.alt/universe" "$cwd" "$work/$name-orig" "$work/$name-ann")
   n=$(echo "$criteria" | wc -w)
   echo "| $name | $built of $n | ${warned[*]:-none} | $row |" >> "$out"

@@ -10,9 +10,17 @@ use assert_cmd::Command as Cmd;
 use covprune::frontend::preprocess::PreprocessOptions;
 use covprune_encoders::{Criterion, Limits};
 
-/// Defines the label macros so that they evaluate their condition (and nothing else), as a
-/// recording runtime would.
-const EVALUATING: &str = "#define pc_label(c, ...) do { volatile int cp_v_ = !!(c); (void)cp_v_; } while (0)\n#define pc_label_bindings(c, ...) pc_label(c)\n";
+/// Writes the recording runtime `measure` builds with into `dir`: its header, which makes
+/// each label evaluate its condition and record it, and its source, to link.
+fn runtime(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (header, source) = (
+        dir.join("covprune_runtime.h"),
+        dir.join("covprune_runtime.c"),
+    );
+    std::fs::write(&header, covprune::measure::runtime::HEADER).unwrap();
+    std::fs::write(&source, covprune::measure::runtime::SOURCE).unwrap();
+    (header, source)
+}
 
 fn annotate_cli(file: &Path, criteria: &str, out: &Path, extra: &[&str]) -> String {
     let o = Cmd::cargo_bin("covprune")
@@ -51,17 +59,19 @@ fn build(src: &Path, exe: &Path, flags: &[&std::ffi::OsStr]) {
     );
 }
 
-/// What `src` prints, built in `dir` with `flags` (warnings as given, none silenced) and
-/// labels evaluating their conditions (`evaluating`); fails with the compiler's words.
-fn built_output(src: &Path, flags: &[&str], evaluating: &Path, dir: &Path) -> Vec<u8> {
+/// What `src` prints, built in `dir` with `flags` (warnings as given, none silenced) and the
+/// recording runtime (see [`runtime`]); fails with the compiler's words.
+fn built_output(src: &Path, flags: &[&str], dir: &Path) -> Vec<u8> {
     let exe = dir.join("built");
+    let (header, runtime) = runtime(dir);
     let o = Command::new("cc")
         .args(flags)
         .arg("-include")
-        .arg(evaluating)
+        .arg(header)
         .arg("-o")
         .arg(&exe)
         .arg(src)
+        .arg(runtime)
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&o.stderr);
@@ -69,18 +79,12 @@ fn built_output(src: &Path, flags: &[&str], evaluating: &Path, dir: &Path) -> Ve
     Command::new(&exe).output().unwrap().stdout
 }
 
-/// Every criterion, in two builds: mutation's (WM, WM-S) with `-Werror` alone, for its mutants
-/// compare as LAnnotate's do (`u < 0` for an unsigned `u`, `p < 0`), which `-Wextra` warns
-/// about; every other criterion with `-Wall -Wextra -Werror`.
-fn criteria_and_flags() -> [(String, &'static [&'static str]); 2] {
-    let (mutation, rest): (Vec<&str>, Vec<&str>) = Criterion::ALL
-        .iter()
-        .map(|c| c.name())
-        .partition(|n| n.starts_with("WM"));
-    [
-        (rest.join(","), &["-Wall", "-Wextra", "-Werror"]),
-        (mutation.join(","), &["-Werror"]),
-    ]
+/// Every criterion, built with `-Wall -Wextra -Werror`: mutants compare as LAnnotate's do
+/// (`u < 0` for an unsigned `u`), which `-Wextra` warns about inside a label only, and the
+/// runtime silences there.
+fn criteria_and_flags() -> [(String, &'static [&'static str]); 1] {
+    let all: Vec<&str> = Criterion::ALL.iter().map(|c| c.name()).collect();
+    [(all.join(","), &["-Wall", "-Wextra", "-Werror"])]
 }
 
 /// Every criterion's labels of the fixture, built with UBSan (no recovery) and labels that
@@ -91,15 +95,14 @@ fn criteria_and_flags() -> [(String, &'static [&'static str]); 2] {
 fn labels_never_evaluate_an_operation_the_program_skips() {
     let dir = tempfile::tempdir().unwrap();
     let fixture = Path::new("tests/fixtures/configurations/skipped_operands.c");
-    let header = dir.path().join("evaluating.h");
-    std::fs::write(&header, EVALUATING).unwrap();
+    let (header, runtime) = runtime(dir.path());
     let ubsan = [
         "-fsanitize=undefined",
         "-fno-sanitize-recover=all",
         "-include",
     ]
     .map(std::ffi::OsStr::new);
-    let flags = [&ubsan[..], &[header.as_os_str()]].concat();
+    let flags = [&ubsan[..], &[header.as_os_str(), runtime.as_os_str()]].concat();
     let build = |src: &Path, exe: &Path| build(src, exe, &flags);
     let inputs = [["5", "-2147483647"], ["-2147483648", "5000"], ["7", "2"]];
     let original = dir.path().join("original");
@@ -418,14 +421,17 @@ fn gnu_forms_are_analysed_and_a_skipped_function_is_named_at_its_original_line()
 fn a_statement_after_a_macro_loop_head_stays_its_body() {
     let dir = tempfile::tempdir().unwrap();
     let fixture = Path::new("tests/fixtures/configurations/macro_loops.c");
-    let header = dir.path().join("evaluating.h");
-    std::fs::write(&header, EVALUATING).unwrap();
+    let (header, runtime) = runtime(dir.path());
     let run = |src: &Path, name: &str| -> String {
         let exe = dir.path().join(name);
         build(
             src,
             &exe,
-            &[std::ffi::OsStr::new("-include"), header.as_os_str()],
+            &[
+                std::ffi::OsStr::new("-include"),
+                header.as_os_str(),
+                runtime.as_os_str(),
+            ],
         );
         let r = Command::new(&exe).output().unwrap();
         assert!(r.status.success(), "{name} crashed");
@@ -459,8 +465,6 @@ fn old_c_beside_a_compiled_out_group_keeps_the_group_unlabelled() {
     let dir = tempfile::tempdir().unwrap();
     let orig = dir.path().join("old_c.c");
     std::fs::copy("tests/fixtures/configurations/old_c.c", &orig).unwrap();
-    let evaluating = dir.path().join("evaluating.h");
-    std::fs::write(&evaluating, EVALUATING).unwrap();
     for (n, (criteria, flags)) in criteria_and_flags().iter().enumerate() {
         let out = dir.path().join(format!("out{n}"));
         let said = annotate_cli(&orig, criteria, &out, &[]);
@@ -475,8 +479,8 @@ fn old_c_beside_a_compiled_out_group_keeps_the_group_unlabelled() {
         let mut flags = flags.to_vec();
         flags.push("-Wno-implicit-int");
         assert_eq!(
-            built_output(&orig, &flags, &evaluating, dir.path()),
-            built_output(&annotated, &flags, &evaluating, dir.path()),
+            built_output(&orig, &flags, dir.path()),
+            built_output(&annotated, &flags, dir.path()),
             "{criteria}"
         );
     }
@@ -493,8 +497,6 @@ fn names_that_depend_on_their_place_are_not_read_everywhere() {
     let dir = tempfile::tempdir().unwrap();
     let orig = dir.path().join("placed_names.c");
     std::fs::copy("tests/fixtures/configurations/placed_names.c", &orig).unwrap();
-    let evaluating = dir.path().join("evaluating.h");
-    std::fs::write(&evaluating, EVALUATING).unwrap();
     let groups = criteria_and_flags();
     for ((criteria, flags), defines) in groups
         .iter()
@@ -511,9 +513,34 @@ fn names_that_depend_on_their_place_are_not_read_everywhere() {
         );
         let flags = [*flags, defines].concat();
         assert_eq!(
-            built_output(&orig, &flags, &evaluating, dir.path()),
-            built_output(&annotated, &flags, &evaluating, dir.path()),
+            built_output(&orig, &flags, dir.path()),
+            built_output(&annotated, &flags, dir.path()),
             "{criteria} {defines:?}"
+        );
+    }
+}
+
+/// Mutants over every kind of operand: unsigned counters (`c < 0` is always false), a size
+/// beside a signed constant, a bool, a narrow unsigned, and pointers compared with `NULL`,
+/// whose ordered mutants need compatible types. Each label's warnings are silenced inside the
+/// label by the runtime, each ordered mutant of `p == NULL` compares addresses: the annotated
+/// file builds with `-Wall -Wextra -Werror` for every criterion, and prints what the original
+/// prints.
+#[test]
+fn mutants_of_every_operand_type_build_warning_free() {
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("mutants.c");
+    std::fs::copy("tests/fixtures/configurations/mutants.c", &orig).unwrap();
+    for (criteria, flags) in criteria_and_flags() {
+        let out = dir.path().join("out");
+        annotate_cli(&orig, &criteria, &out, &[]);
+        let annotated = out.join("mutants_labels.c");
+        let text = std::fs::read_to_string(&annotated).unwrap();
+        assert!(text.contains("(const volatile char *)(n)"), "{text}");
+        assert_eq!(
+            built_output(&orig, flags, dir.path()),
+            built_output(&annotated, flags, dir.path()),
+            "{criteria}"
         );
     }
 }

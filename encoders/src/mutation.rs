@@ -301,8 +301,24 @@ fn visit_node(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Ve
                 } else {
                     ror_lannotate(*op).to_vec()
                 };
+                // `p == q` compares a pointer with any pointer (`FILENAME == NULL`, NULL being
+                // `(void *)0`); an ordered comparison needs compatible types. Its mutants
+                // compare both as `char` pointers, the addresses they are.
+                let pointers =
+                    matches!(op, BinOp::Eq | BinOp::Ne) && (lt == Ty::Pointer || rt == Ty::Pointer);
+                let as_bytes = |e: &Expr| Expr::Wrap {
+                    pre: "(const volatile char *)(".into(),
+                    e: Box::new(e.clone()),
+                    post: ")".into(),
+                    ty: Some(Ty::Pointer),
+                };
                 for new in table {
-                    out.push(kill(&swap(new), e, Mutator::Ror, crit));
+                    let mutant = if pointers && !matches!(new, BinOp::Eq | BinOp::Ne) {
+                        Expr::bin(new, as_bytes(l), as_bytes(r))
+                    } else {
+                        swap(new)
+                    };
+                    out.push(kill(&mutant, e, Mutator::Ror, crit));
                 }
             }
             if full

@@ -86,6 +86,17 @@ pub enum Command {
     ExportAcsl(ExportAcslArgs),
     /// List the coverage criteria.
     Criteria,
+    /// Write the recording runtime `measure` builds annotated programs with
+    /// (DIR/covprune_runtime.h to `-include`, DIR/covprune_runtime.c to link), for builds
+    /// run by hand; with COVPRUNE_RECORD=FILE a run appends each label it reaches and covers.
+    Runtime {
+        /// The directory to write into (made when missing).
+        #[arg(short = 'o', long = "out")]
+        out: PathBuf,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Annotate and prune every C file of a compilation database: the annotated tree in OUT,
     /// a ledger per file, one summary; results are kept in the verdict cache, so that a
     /// re-run proves only the functions whose inputs changed. `project measure` then runs the
@@ -198,6 +209,10 @@ fn execute(command: Command) -> run::Result<Exit> {
             print_out(&run::inspect::callgraph(&file, &cc.options_for(&file)?)?);
         }
         Command::Criteria => print_out(&run::inspect::criteria()),
+        Command::Runtime { out, json } => {
+            let report = run::inspect::runtime(&out)?;
+            show(&report, json, run::inspect::RuntimeReport::to_text);
+        }
         Command::Project(ProjectArgs {
             action: Some(ProjectAction::Measure(args)),
             ..

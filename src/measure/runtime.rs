@@ -8,7 +8,10 @@
 /// 0 for one file; in a whole program (`project measure`) each annotated file defines its own
 /// base, so that the files' ids, each numbered from 1, do not collide. A label with bindings
 /// (`pc_label_bindings(c, id, tag, bind, n, "name1", e1, ...)`, up to 16 names) passes its
-/// names and values, each value converted to `long` (a floating value is truncated). LTest's
+/// names and values, each value converted to `long` (a floating value is truncated). A label is one statement, and
+/// the compiler's warnings about its condition (a mutant such as `u < 0` on an unsigned `u`,
+/// which `-Wextra` calls always false) are silenced inside it only: the program's own
+/// statements warn as they do without labels. LTest's
 /// sequences (`pc_label_sequence(c, id, pos, len, var, n, ...)`: position `pos` of the chain
 /// `id` of `len` positions, over variable `var`; `pc_label_sequence_condition(0, var)`: a
 /// redefinition of `var`, which breaks its chains under way) record each chain whose
@@ -26,16 +29,26 @@ extern volatile long covprune_at;
 #ifndef COVPRUNE_LABEL_BASE
 #define COVPRUNE_LABEL_BASE 0L
 #endif
+#if defined(__clang__)
+#define COVPRUNE_QUIET _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Weverything\"")
+#define COVPRUNE_LOUD _Pragma("clang diagnostic pop")
+#elif defined(__GNUC__)
+#define COVPRUNE_QUIET _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wsign-compare\"") _Pragma("GCC diagnostic ignored \"-Wtype-limits\"") _Pragma("GCC diagnostic ignored \"-Wbool-compare\"") _Pragma("GCC diagnostic ignored \"-Wextra\"") _Pragma("GCC diagnostic ignored \"-Woverflow\"") _Pragma("GCC diagnostic ignored \"-Wdiv-by-zero\"") _Pragma("GCC diagnostic ignored \"-Wint-in-bool-context\"") _Pragma("GCC diagnostic ignored \"-Wtautological-compare\"") _Pragma("GCC diagnostic ignored \"-Wlogical-not-parentheses\"") _Pragma("GCC diagnostic ignored \"-Wparentheses\"") _Pragma("GCC diagnostic ignored \"-Wshift-count-overflow\"") _Pragma("GCC diagnostic ignored \"-Wshift-count-negative\"") _Pragma("GCC diagnostic ignored \"-Wshift-negative-value\"") _Pragma("GCC diagnostic ignored \"-Wenum-compare\"") _Pragma("GCC diagnostic ignored \"-Waddress\"") _Pragma("GCC diagnostic ignored \"-Wbool-operation\"")
+#define COVPRUNE_LOUD _Pragma("GCC diagnostic pop")
+#else
+#define COVPRUNE_QUIET
+#define COVPRUNE_LOUD
+#endif
 #undef pc_label
 #undef pc_label_bindings
 #undef pc_label_sequence
 #undef pc_label_sequence_condition
-#define pc_label_sequence(c, id, pos, len, var, ...) covprune_seq((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE), (long)(pos), (long)(len), COVPRUNE_LABEL_BASE, #var)
+#define pc_label_sequence(c, id, pos, len, var, ...) do { COVPRUNE_QUIET covprune_seq((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE), (long)(pos), (long)(len), COVPRUNE_LABEL_BASE, #var); COVPRUNE_LOUD } while (0)
 #define pc_label_sequence_condition(zero, var) covprune_seq_break(COVPRUNE_LABEL_BASE, #var)
-#define pc_label(c, id, ...) (covprune_at = ((long)(id) + COVPRUNE_LABEL_BASE), covprune_hit((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE)))
+#define pc_label(c, id, ...) do { COVPRUNE_QUIET covprune_at = ((long)(id) + COVPRUNE_LABEL_BASE); covprune_hit((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE)); COVPRUNE_LOUD } while (0)
 #define COVPRUNE_CAT(a, b) COVPRUNE_CAT_(a, b)
 #define COVPRUNE_CAT_(a, b) a##b
-#define pc_label_bindings(c, id, tag, bind, n, ...) (covprune_at = ((long)(id) + COVPRUNE_LABEL_BASE), covprune_bind((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE), n COVPRUNE_CAT(COVPRUNE_PAIRS_, n)(__VA_ARGS__)))
+#define pc_label_bindings(c, id, tag, bind, n, ...) do { COVPRUNE_QUIET covprune_at = ((long)(id) + COVPRUNE_LABEL_BASE); covprune_bind((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE), n COVPRUNE_CAT(COVPRUNE_PAIRS_, n)(__VA_ARGS__)); COVPRUNE_LOUD } while (0)
 #define COVPRUNE_PAIRS_0()
 #define COVPRUNE_PAIRS_1(n1, v1), n1, (long)(v1)
 #define COVPRUNE_PAIRS_2(n1, v1, n2, v2), n1, (long)(v1), n2, (long)(v2)

@@ -1,5 +1,6 @@
 //! The inspection commands: `parse` (front-end statistics), `cfg` (DOT), `ir`, `callgraph`,
-//! `criteria` and `export-acsl` (the obligations for Frama-C's WP).
+//! `criteria`, `export-acsl` (the obligations for Frama-C's WP) and `runtime` (the recording
+//! runtime, for builds run by hand).
 
 use std::path::{Path, PathBuf};
 
@@ -185,5 +186,65 @@ pub fn export_acsl(opts: &ExportOptions) -> Result<ExportReport> {
         obligations: exported.obligations,
         skipped_labels: exported.skipped,
         assert: opts.assert,
+    })
+}
+
+#[derive(Debug, Serialize)]
+pub struct RuntimeReport {
+    pub header: String,
+    pub source: String,
+    /// Files that were there with these bytes already (left as they were).
+    pub unchanged: Vec<String>,
+}
+
+impl RuntimeReport {
+    pub fn to_text(&self) -> String {
+        format!(
+            "wrote {} and {}{}\nbuild the annotated files with `-include {}`, link {}, and run with COVPRUNE_RECORD=FILE to record each label reached (R id) and covered (C id)\n",
+            self.header,
+            self.source,
+            if self.unchanged.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} already there, the same)", self.unchanged.join(", "))
+            },
+            self.header,
+            self.source
+        )
+    }
+}
+
+/// `runtime`: writes the recording runtime that `measure` builds annotated programs with
+/// (`covprune_runtime.h`, `covprune_runtime.c`) into `dir`. A file of that name with other
+/// bytes is not replaced: the command fails and writes nothing.
+pub fn runtime(dir: &Path) -> Result<RuntimeReport> {
+    use crate::measure::runtime::{HEADER, SOURCE};
+    let files = [
+        (dir.join("covprune_runtime.h"), HEADER),
+        (dir.join("covprune_runtime.c"), SOURCE),
+    ];
+    let mut unchanged = Vec::new();
+    for (path, text) in &files {
+        match std::fs::read(path) {
+            Ok(old) if old == text.as_bytes() => unchanged.push(path.display().to_string()),
+            Ok(_) => {
+                return Err(anyhow::anyhow!(
+                    "{} exists with other contents; remove it or choose another directory",
+                    path.display()
+                )
+                .into())
+            }
+            Err(_) => {}
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(|e| write_failed(dir, e))?;
+    for (path, text) in &files {
+        crate::report::labels::write_atomic(path, text.as_bytes())
+            .map_err(|e| write_failed(path, e))?;
+    }
+    Ok(RuntimeReport {
+        header: files[0].0.display().to_string(),
+        source: files[1].0.display().to_string(),
+        unchanged,
     })
 }

@@ -343,7 +343,8 @@ fn temporaries_of_dropped_branches_do_not_break_a_werror_build() {
 /// GNU C as real code writes it: a foreach macro's statement expression with an `if` in a
 /// loop condition and a local with a trailing `__attribute__((__unused__))` is parsed and
 /// analysed; a function the front end does not lower (a nested function) is named by
-/// `annotate` and by `prune` with its line in the original file.
+/// `annotate` and by `prune` with its line in the original file, and what encloses it is
+/// analysed without a claim its runs contradict.
 #[test]
 fn gnu_forms_are_analysed_and_a_skipped_function_is_named_at_its_original_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -373,26 +374,51 @@ fn gnu_forms_are_analysed_and_a_skipped_function_is_named_at_its_original_line()
     let err = String::from_utf8_lossy(&pruned.stderr);
     assert!(!err.contains("not analysed"), "{err}");
 
-    let nested = Path::new("tests/fixtures/configurations/nested.c");
-    let said = annotate_cli(nested, "CC", &dir.path().join("n"), &[]);
+    // A nested function: the enclosing function is analysed (its contradiction is proved),
+    // the nested one is named with its line, and no claim is contradicted by runs where the
+    // nested function, called directly and through a pointer, writes the locals it names.
+    let nested = dir.path().join("nested.c");
+    std::fs::copy("tests/fixtures/configurations/nested.c", &nested).unwrap();
+    let said = annotate_cli(&nested, "CC,MCC", &dir.path().join("n"), &[]);
     assert!(
-        said.contains("nested.c:2:1: f: nested function definition at line 4: not analysed"),
+        said.contains("nested.c:18:5: outer.bump: nested in `outer`, its calls are unknown code: not analysed"),
         "{said}"
     );
+    let annotated = dir.path().join("n/nested_labels.c");
     let pruned = Cmd::cargo_bin("covprune")
         .unwrap()
-        .args(["prune", "--no-progress"])
-        .arg(dir.path().join("n/nested_labels.c"))
+        .args(["prune", "--no-progress", "--json"])
+        .arg(&annotated)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&pruned.stderr);
-    let original = std::fs::canonicalize(nested).unwrap();
+    assert!(pruned.status.success(), "{err}");
     assert!(
-        err.contains(&format!("(in the original, {}:2)", original.display())),
+        err.contains(&format!("(in the original, {}:18)", nested.display())),
         "{err}"
     );
-    let out = String::from_utf8_lossy(&pruned.stdout);
-    assert!(out.contains("function f not analysed"), "{out}");
+    let report: serde_json::Value = serde_json::from_slice(&pruned.stdout).unwrap();
+    assert!(report["infeasible"].as_u64() > Some(0), "{report}");
+    assert_eq!(
+        report["skipped_functions"][0]["name"], "outer.bump",
+        "{report}"
+    );
+    let tests = dir.path().join("nested.tests");
+    std::fs::write(&tests, "0\n1\n2\n3\n6\n").unwrap();
+    let measured = Cmd::cargo_bin("covprune")
+        .unwrap()
+        .arg("measure")
+        .arg(&annotated)
+        .arg("--tests")
+        .arg(&tests)
+        .output()
+        .unwrap();
+    assert!(
+        measured.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&measured.stdout),
+        String::from_utf8_lossy(&measured.stderr)
+    );
 
     // Casts to a `typeof` of an expression are lowered as the casts they are.
     let casts = Path::new("tests/fixtures/configurations/typeof_casts.c");

@@ -56,6 +56,10 @@ struct FnState {
     fatal: Option<String>,
     /// Lowering a static initializer: `&&`, `||` and `?:` stay operators, no branches.
     const_context: bool,
+    /// The identifiers the function's nested functions (GNU C) mention: the locals of those
+    /// names are volatile, for a nested function, called through a pointer at any time, may
+    /// read and write them.
+    nested_names: std::collections::HashSet<String>,
 }
 
 impl FnState {
@@ -79,6 +83,7 @@ impl FnState {
             has_fallbacks: false,
             fatal: None,
             const_context,
+            nested_names: Default::default(),
         }
     }
 }
@@ -167,6 +172,21 @@ impl<'s> Lowerer<'s> {
         while let Some(n) = stack.pop() {
             if n.kind() == "identifier" {
                 out.insert(self.node_text(n).to_string());
+            }
+            let mut c = n.walk();
+            stack.extend(n.children(&mut c));
+        }
+        out
+    }
+
+    /// Every identifier the nested function definitions (GNU C) inside `body` mention.
+    fn nested_functions_mentions(&self, body: Node) -> std::collections::HashSet<String> {
+        let mut out = std::collections::HashSet::new();
+        let mut stack = vec![body];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "function_definition" {
+                out.extend(self.identifiers_in(n));
+                continue;
             }
             let mut c = n.walk();
             stack.extend(n.children(&mut c));
@@ -568,7 +588,9 @@ impl<'s> Lowerer<'s> {
             return;
         };
 
-        self.fs = Some(FnState::new(name.clone(), ft.ret.clone(), false));
+        let mut fs = FnState::new(name.clone(), ft.ret.clone(), false);
+        fs.nested_names = self.nested_functions_mentions(body);
+        self.fs = Some(fs);
         let entry = self.new_block(loc);
         self.start_block(entry);
         self.push_scope();
@@ -621,12 +643,13 @@ impl<'s> Lowerer<'s> {
             .fs
             .as_mut()
             .expect("locals are only created inside a function");
+        let volatile = fs.nested_names.contains(name);
         fs.locals.push(Local {
             name: name.to_string(),
             ty,
             is_param,
             address_taken: false,
-            volatile: false,
+            volatile,
             is_static: false,
         });
         LocalId(fs.locals.len() as u32 - 1)

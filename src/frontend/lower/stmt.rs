@@ -167,12 +167,63 @@ impl<'s> Lowerer<'s> {
             "declaration" => self.local_declaration(node),
             "type_definition" => self.type_definition(node),
             "comment" => {}
-            "function_definition" => self.fatal(node, "nested function definition"),
+            "function_definition" => self.nested_function(node),
             "struct_specifier" | "union_specifier" | "enum_specifier" => {
                 let _ = self.type_specifier(node);
             }
             _ => self.statement(node),
         }
+    }
+
+    /// A GNU nested function (`int add(int v) { return v + k; }` inside a function): not
+    /// analysed, like a function the front end skips, so that a call of it is unknown code
+    /// that may write anything. It is named `outer.add` (no other function can have that
+    /// name), and every local of the enclosing function that a nested function names reads
+    /// as an unknown value (see [`FnState::nested_names`]): a call through a pointer to it, at
+    /// any time, may have changed them. A nested function that jumps out (`goto`) makes the
+    /// enclosing function impossible to model: it is skipped.
+    fn nested_function(&mut self, node: Node) {
+        if has_kind(node, "goto_statement") {
+            return self.fatal(node, "nested function with a goto");
+        }
+        let outer = self.fs.as_ref().map(|f| f.name.clone()).unwrap_or_default();
+        let Some(name) = node
+            .child_by_field_name("declarator")
+            .and_then(|d| self.declarator_name(d))
+        else {
+            return self.fatal(node, "nested function definition");
+        };
+        let specs = self.specs(node);
+        let base = specs.ty.clone().unwrap_or(CType::INT);
+        let declared = self.declarator(node.child_by_field_name("declarator"), base);
+        let CType::Function(ft) = &declared.ty else {
+            return self.fatal(node, "nested function definition");
+        };
+        let unique = format!("{outer}.{name}");
+        self.declare_function(&unique, ft, &specs, declared.noreturn);
+        if let Some(f) = self.funcs.get_mut(&unique) {
+            f.linkage = Linkage::Internal;
+        }
+        self.declare(&name, Symbol::Func(unique.clone()));
+        let loc = self.loc(node);
+        self.prog.skipped.push(SkippedFunction {
+            name: unique.clone(),
+            loc,
+            reason: format!("nested in `{outer}`, its calls are unknown code"),
+            mentions: self.identifiers_in(node),
+        });
+        self.diag(
+            node,
+            DiagnosticKind::SkippedFunction,
+            format!("function `{unique}` skipped: a nested function, not analysed"),
+        );
+    }
+
+    /// Whether `name` is named by a nested function of the function being lowered.
+    pub(super) fn nested_functions_name(&self, name: &str) -> bool {
+        self.fs
+            .as_ref()
+            .is_some_and(|f| f.nested_names.contains(name))
     }
 
     pub(super) fn statement(&mut self, node: Node) {
@@ -696,7 +747,7 @@ impl<'s> Lowerer<'s> {
                     ty: ty.clone(),
                     linkage: Linkage::Internal,
                     is_extern_decl: false,
-                    volatile: specs.volatile,
+                    volatile: specs.volatile || self.nested_functions_name(&name),
                     is_const: specs.is_const,
                     init: Vec::new(),
                     loc,
@@ -715,7 +766,7 @@ impl<'s> Lowerer<'s> {
             }
             let id = self.new_local(&name, ty.clone(), false);
             if let Some(fs) = self.fs.as_mut() {
-                fs.locals[id.0 as usize].volatile = specs.volatile;
+                fs.locals[id.0 as usize].volatile |= specs.volatile;
             }
             self.declare(&name, Symbol::Var(VarRef::Local(id), ty.clone()));
             let lv = LValue::Var(VarRef::Local(id));
@@ -787,4 +838,17 @@ mod one_line_tests {
             "s[0] == '  ' || t == \"a  \\\" b\""
         );
     }
+}
+
+/// Whether the subtree at `node` holds a node of `kind`.
+fn has_kind(node: Node, kind: &str) -> bool {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.kind() == kind {
+            return true;
+        }
+        let mut c = n.walk();
+        stack.extend(n.children(&mut c));
+    }
+    false
 }

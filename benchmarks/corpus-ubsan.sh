@@ -10,13 +10,15 @@
 # Drivers: zlib's test/example.c and test/minigzip.c (levels 1, 6, 9, filtered, Huffman-only,
 # RLE over 2 MB); gzip's own `make check`, in a scratch copy of its built tree; SQLite through
 # benchmarks/drivers/sqlite (its SQL scripts over an in-memory and a file database, rollback
-# journal and WAL); OpenSSL's aes_core.c through benchmarks/drivers/aes.c (FIPS-197's
-# vectors, then 4,000 chained rounds). OpenSSL's bn_exp.c, err.c and pem_lib.c need the rest of libcrypto
-# 1.1.1 to run: they are checked for warnings only.
+# journal and WAL); OpenSSL's four files in libcrypto 1.1.1w (built from crates.io's
+# openssl-src with UBSan; the annotated objects replace the originals in a copy of
+# libcrypto.a), through benchmarks/drivers/aes.c (FIPS-197's vectors, then 4,000 chained
+# rounds) and benchmarks/drivers/libcrypto.c (bn_exp.c, err.c and pem_lib.c by their API).
 # Writes OUT (markdown) and prints it.
 #
 # usage: benchmarks/corpus-ubsan.sh CORPUS SUITES OUT [COVPRUNE]
-# CORPUS from benchmarks/fetch-corpus.sh, SUITES from benchmarks/fetch-test-suites.sh.
+# CORPUS from benchmarks/fetch-corpus.sh, SUITES from benchmarks/fetch-test-suites.sh; needs
+# cargo (to fetch openssl-src), perl and make (to build libcrypto).
 set -euo pipefail
 corpus=$(cd "${1:?usage: corpus-ubsan.sh CORPUS SUITES OUT [COVPRUNE]}" && pwd)
 suites=$(cd "${2:?usage: corpus-ubsan.sh CORPUS SUITES OUT [COVPRUNE]}" && pwd)
@@ -131,17 +133,41 @@ done
 compare sqlite "@ $(cd "$here/drivers/sqlite" && ls ./*.sql | paste -sd' ')"
 row SQLite "benchmarks/drivers/sqlite ($(ls "$here"/drivers/sqlite/*.sql | wc -l) scripts, then all in one run)"
 
-echo "OpenSSL" >&2
+echo "OpenSSL (libcrypto 1.1.1w from crates.io's openssl-src, built with UBSan)" >&2
 files=0 new_warnings=0 runs=0 differ=0 reports=0
 o=$corpus/openssl-1.1.1w
-for f in crypto/aes/aes_core.c crypto/bn/bn_exp.c crypto/err/err.c crypto/pem/pem_lib.c; do
+ossl_files="crypto/aes/aes_core.c crypto/bn/bn_exp.c crypto/err/err.c crypto/pem/pem_lib.c"
+for f in $ossl_files; do
   annotate "openssl/$(dirname "$f")" "$o" "$f" -I. -Iinclude -DL_ENDIAN -DNDEBUG
 done
-cc "${ubsan[@]}" -I"$o/include" -DL_ENDIAN -DNDEBUG -I"$o" -o "$work/aes-orig" "$here/drivers/aes.c" "$o/crypto/aes/aes_core.c"
-cc "${ubsan[@]}" -I"$o/include" -DL_ENDIAN -DNDEBUG -I"$o" -I"$o/crypto/aes" -include "$rt_h" \
-  -o "$work/aes-ann" "$here/drivers/aes.c" "$work/openssl/crypto/aes/aes_core_labels.c" "$rt_c"
-compare aes "@"
-row OpenSSL "benchmarks/drivers/aes.c (aes_core.c; the other three files: warnings only)"
+mkdir -p "$work/crates/src"
+printf '[package]\nname = "covprune-openssl"\nversion = "0.0.0"\nedition = "2021"\n\n[dependencies]\nopenssl-src = "=111.28.2"\n' > "$work/crates/Cargo.toml"
+echo 'fn main() {}' > "$work/crates/src/main.rs"
+(cd "$work/crates" && cargo vendor --versioned-dirs vendor > /dev/null 2> "$work/vendor.log") || { cat "$work/vendor.log" >&2; exit 1; }
+b=$work/openssl-build
+cp -r "$work"/crates/vendor/openssl-src-111.28.2*/openssl "$b"
+(cd "$b" && ./Configure linux-x86_64 no-asm no-shared no-tests no-comp no-zlib no-zlib-dynamic no-afalgeng no-engine \
+  -O1 "${ubsan[@]}" > "$work/openssl-configure.log" 2>&1 && make -j2 build_libs > "$work/openssl-make.log" 2>&1) \
+  || { tail -n 20 "$work/openssl-make.log" >&2; exit 1; }
+cp "$b/libcrypto.a" "$work/libcrypto-orig.a"
+cp "$b/libcrypto.a" "$work/libcrypto-ann.a"
+mkdir -p "$work/ossl-objs"
+for f in $ossl_files; do
+  stem=$(basename "$f" .c)
+  (cd "$b" && cc -O1 "${ubsan[@]}" -I. -Icrypto/include -Iinclude -I"$(dirname "$f")" -DL_ENDIAN -DOPENSSL_PIC -DNDEBUG \
+    -include "$rt_h" -c -o "$work/ossl-objs/$stem.o" "$work/openssl/$(dirname "$f")/${stem}_labels.c")
+  ar r "$work/libcrypto-ann.a" "$work/ossl-objs/$stem.o" 2> /dev/null
+  nm "$work/ossl-objs/$stem.o" > "$work/nm.txt"
+  grep -q ' U covprune_hit' "$work/nm.txt" || { echo "$stem.o records no label" >&2; exit 1; }
+done
+# The annotated library holds the annotated objects (ar replaces members by name).
+[ "$(ar t "$work/libcrypto-ann.a" | wc -l)" = "$(ar t "$work/libcrypto-orig.a" | wc -l)" ] || { echo "libcrypto-ann.a gained members" >&2; exit 1; }
+for d in aes libcrypto; do
+  cc "${ubsan[@]}" -I"$b/include" -o "$work/$d-orig" "$here/drivers/$d.c" "$work/libcrypto-orig.a" -lpthread -ldl
+  cc "${ubsan[@]}" -I"$b/include" -o "$work/$d-ann" "$here/drivers/$d.c" "$work/libcrypto-ann.a" "$rt_c" -lpthread -ldl
+  compare "$d" "@"
+done
+row OpenSSL "benchmarks/drivers/aes.c, benchmarks/drivers/libcrypto.c (bn_exp.c, err.c, pem_lib.c), linked with libcrypto 1.1.1w"
 
 {
   echo "# The corpus: labels add no warning and no undefined behaviour"

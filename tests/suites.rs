@@ -321,3 +321,66 @@ fn a_compilation_database_gives_measure_its_flags_and_link_flags() {
                 .and(predicate::str::contains("0 differ")),
         );
 }
+
+/// A program that prints its own name (`argv[0]`, in its usage message and its output): the
+/// annotated build and the original run under one name and one environment, so no test
+/// differs (both streams, a test through `sh` and `$PROG` among them). A test that does differ
+/// (the name of the file the program was compiled from) is named with the first differing
+/// line of each build.
+#[test]
+fn programs_that_print_their_own_name_behave_the_same_in_both_builds() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("argv0.c");
+    std::fs::copy(Path::new(FIXTURES).join("argv0/argv0.c"), &file).unwrap();
+    covprune()
+        .arg("annotate")
+        .arg(&file)
+        .args(["--criteria", "CC"])
+        .assert()
+        .success();
+    let annotated = dir.path().join("argv0_labels.c");
+    let tests = dir.path().join("argv0.tests");
+    let reannotate = || {
+        std::fs::remove_file(dir.path().join("argv0_labels.labels")).unwrap();
+        covprune()
+            .arg("annotate")
+            .arg(&file)
+            .args(["--criteria", "CC"])
+            .assert()
+            .success();
+    };
+    std::fs::write(&tests, "1\n5\n\n").unwrap();
+    measure(&annotated, &tests)
+        .arg("--check-behaviour")
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("2 tests run on the original")
+                .and(predicate::str::contains("0 differ")),
+        );
+    reannotate();
+    std::fs::write(&tests, "$PROG 7 2>&1\n$PROG\n").unwrap();
+    measure(&annotated, &tests)
+        .args(["--check-behaviour", "--tests-sh"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("2 tests run on the original")
+                .and(predicate::str::contains("0 differ")),
+        );
+    reannotate();
+    std::fs::write(&tests, "9\n").unwrap();
+    measure(&annotated, &tests)
+        .arg("--check-behaviour")
+        .assert()
+        .code(4)
+        .stderr(
+            predicate::str::contains(
+                "standard output differs from line 1: annotated \"compiled from ",
+            )
+            .and(predicate::str::contains(
+                "argv0_labels.c\", original \"compiled from",
+            ))
+            .and(predicate::str::contains("argv0.c\"")),
+        );
+}

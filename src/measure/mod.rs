@@ -306,7 +306,7 @@ fn run_one(
         TestSpec::Driver { name, .. } => &programs.drivers[name],
         _ => &programs.annotated,
     };
-    let annotated = execute(exe, t, cwd, work, &format!("a{k}"), Some(&record), timeout)?;
+    let annotated = execute(exe, t, cwd, work, ('a', k), &record, timeout)?;
     // The test's own redirections get what the annotated program wrote.
     if let TestSpec::Args { redirects, .. } = t {
         for (target, bytes) in [
@@ -343,13 +343,13 @@ fn run_one(
     else {
         return Ok((run, None, false));
     };
-    let original = execute(orig0, t, cwd, work, &format!("o{k}"), None, timeout)?;
+    let original = execute(orig0, t, cwd, work, ('o', k), &record, timeout)?;
     let mut undefined = false;
     let status_differs = annotated.outcome != original.outcome;
     let status_counts = status_differs
         && match (&annotated.outcome, &original.outcome) {
             (RunOutcome::Exited(_), RunOutcome::Exited(_)) => {
-                let again = execute(orig2, t, cwd, work, &format!("p{k}"), None, timeout)?;
+                let again = execute(orig2, t, cwd, work, ('p', k), &record, timeout)?;
                 undefined = again.outcome != original.outcome;
                 !undefined
             }
@@ -364,11 +364,12 @@ fn run_one(
             t,
             cwd,
             work,
-            &format!("b{k}"),
-            None,
+            ('b', k),
+            &record,
             timeout,
         )?;
-        let original_again = execute(orig0, t, cwd, work, &format!("q{k}"), None, timeout)?;
+        let original_again = execute(orig0, t, cwd, work, ('q', k), &record, timeout)?;
+        let _ = std::fs::remove_file(&record);
         let same = |a: &Execution, b: &Execution| a.stdout == b.stdout && a.stderr == b.stderr;
         if !same(&annotated, &annotated_again) || !same(&original, &original_again) {
             return Ok((run, None, true));
@@ -383,14 +384,16 @@ fn run_one(
             annotated.outcome, original.outcome
         ))
     } else if annotated.stdout != original.stdout {
-        Some(format!(
-            "standard output differs from line {}",
-            first_differing_line(&annotated.stdout, &original.stdout)
+        Some(first_difference(
+            "standard output",
+            &annotated.stdout,
+            &original.stdout,
         ))
     } else if annotated.stderr != original.stderr {
-        Some(format!(
-            "standard error differs from line {}",
-            first_differing_line(&annotated.stderr, &original.stderr)
+        Some(first_difference(
+            "standard error",
+            &annotated.stderr,
+            &original.stderr,
         ))
     } else {
         None
@@ -403,22 +406,59 @@ fn run_one(
     Ok((run, difference, undefined))
 }
 
-/// The 1-based line where two outputs first differ.
-fn first_differing_line(a: &[u8], b: &[u8]) -> usize {
-    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    1 + a[..common].iter().filter(|&&c| c == b'\n').count()
+/// Where two outputs of a stream first differ: the 1-based line and that line of each
+/// (`annotated`, then `original`), each at most 120 bytes, as text.
+fn first_difference(stream: &str, annotated: &[u8], original: &[u8]) -> String {
+    let common = annotated
+        .iter()
+        .zip(original)
+        .take_while(|(x, y)| x == y)
+        .count();
+    let start = annotated[..common]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1);
+    let line = 1 + annotated[..common].iter().filter(|&&c| c == b'\n').count();
+    let shown = |bytes: &[u8]| -> String {
+        let rest = &bytes[start.min(bytes.len())..];
+        let end = rest.iter().position(|&c| c == b'\n');
+        match end {
+            None if rest.is_empty() => "(the stream ends)".to_string(),
+            _ => {
+                let text = &rest[..end.unwrap_or(rest.len())];
+                let cut = &text[..text.len().min(120)];
+                format!("{:?}", String::from_utf8_lossy(cut))
+            }
+        }
+    };
+    format!(
+        "{stream} differs from line {line}: annotated {}, original {}",
+        shown(annotated),
+        shown(original)
+    )
 }
 
-/// Runs one program on one test, its output captured in files of `work` named after `tag`.
+/// Runs one program on one test, its output captured in files of `work` named after `tag`
+/// (a letter for the run, the test's index). Every program is started as `WORK/t{k}/program`,
+/// a link to it, with `COVPRUNE_RECORD` set to `record`: the annotated program and the
+/// original see one `argv[0]` (and `$PROG`) and one environment. Only the annotated program
+/// records.
 fn execute(
     exe: &Path,
     t: &TestSpec,
     cwd: &Path,
     work: &Path,
-    tag: &str,
-    record: Option<&Path>,
+    (letter, k): (char, usize),
+    record: &Path,
     timeout: Duration,
 ) -> std::io::Result<Execution> {
+    let tag = format!("{letter}{k}");
+    let slot = work.join(format!("t{k}"));
+    std::fs::create_dir_all(&slot)?;
+    let link = slot.join("program");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(exe.canonicalize()?, &link)?;
+    let exe = link.as_path();
     let out_path = work.join(format!("out_{tag}"));
     let err_path = work.join(format!("err_{tag}"));
     let out_file = std::fs::File::create(&out_path)?;
@@ -458,10 +498,7 @@ fn execute(
     } else {
         std::fs::File::create(&err_path)?
     };
-    match record {
-        Some(r) => cmd.env("COVPRUNE_RECORD", r),
-        None => cmd.env_remove("COVPRUNE_RECORD"),
-    };
+    cmd.env("COVPRUNE_RECORD", record);
     cmd.current_dir(cwd)
         .stdout(Stdio::from(out_file))
         .stderr(Stdio::from(err_file));

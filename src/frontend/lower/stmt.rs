@@ -823,6 +823,19 @@ pub(crate) fn one_line(text: &str) -> String {
     out
 }
 
+/// Whether the subtree at `node` holds a node of `kind`.
+fn has_kind(node: Node, kind: &str) -> bool {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.kind() == kind {
+            return true;
+        }
+        let mut c = n.walk();
+        stack.extend(n.children(&mut c));
+    }
+    false
+}
+
 #[cfg(test)]
 mod one_line_tests {
     use super::one_line;
@@ -838,17 +851,4 @@ mod one_line_tests {
             "s[0] == '  ' || t == \"a  \\\" b\""
         );
     }
-}
-
-/// Whether the subtree at `node` holds a node of `kind`.
-fn has_kind(node: Node, kind: &str) -> bool {
-    let mut stack = vec![node];
-    while let Some(n) = stack.pop() {
-        if n.kind() == kind {
-            return true;
-        }
-        let mut c = n.walk();
-        stack.extend(n.children(&mut c));
-    }
-    false
 }

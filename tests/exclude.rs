@@ -735,3 +735,66 @@ fn a_killed_mutant_proved_equivalent_is_an_alarm() {
     assert_eq!(m["alarms"][0]["line"], 9);
     assert!(!dir.join("mutants.clean.json").exists());
 }
+
+/// Every input of `exclude` is bound to what it was proved on: an original edited after it
+/// was annotated (`w > 9` to `w > 5`, which makes the branch feasible), a ledger of another
+/// program renamed into place, and a report of another program are each refused with exit 2,
+/// naming what differs, and nothing is written; `--allow-unmatched` writes a foreign report
+/// again as it is.
+#[test]
+fn stale_or_foreign_inputs_are_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    covered_fixtures(dir);
+    gcovr_json(dir);
+    let refused = |m: &Value, code: i32, says: &str| {
+        assert_eq!(code, 2, "{m:#}");
+        let error = m["error"].as_str().unwrap();
+        assert!(error.contains(says), "{error}");
+        assert!(!dir.join("cov.clean.json").exists());
+    };
+    // The original changed after annotation.
+    let clean = dir.join("clean.c");
+    let text = std::fs::read_to_string(&clean).unwrap();
+    std::fs::write(&clean, text.replace("w > 9", "w > 5")).unwrap();
+    let (m, code) = exclude(dir, "gcovr", "cov.json", "cov.clean.json");
+    refused(&m, code, "clean.c changed since");
+    std::fs::write(&clean, &text).unwrap();
+    // tricky.c's ledger in place of clean.c's.
+    let ledger = dir.join("ann/clean_labels.covprune.json");
+    let kept = std::fs::read(&ledger).unwrap();
+    std::fs::copy(dir.join("ann/tricky_labels.covprune.json"), &ledger).unwrap();
+    let (m, code) = exclude(dir, "gcovr", "cov.json", "cov.clean.json");
+    refused(&m, code, "clean_labels.covprune.json");
+    std::fs::write(&ledger, kept).unwrap();
+    // A report of another program: its files are not the annotated files' originals.
+    let report = std::fs::read_to_string(dir.join("cov.json")).unwrap();
+    let other = report
+        .replace("\"clean.c\"", "\"other.c\"")
+        .replace("\"tricky.c\"", "\"third.c\"");
+    std::fs::write(dir.join("other.json"), other).unwrap();
+    let (m, code) = exclude(dir, "gcovr", "other.json", "cov.clean.json");
+    refused(&m, code, "(other.c, third.c)");
+    let o = covprune()
+        .arg("exclude")
+        .args(annotated(dir))
+        .arg("--gcovr")
+        .arg(dir.join("other.json"))
+        .arg("--allow-unmatched")
+        .arg("-o")
+        .arg(dir.join("cov.clean.json"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    let (m, code) = json_and_code(&o);
+    assert_eq!(code, 0, "{m:#}");
+    assert_eq!(
+        m["unmatched_files"],
+        serde_json::json!(["other.c", "third.c"])
+    );
+    assert_eq!(m["excluded"].as_array().map(Vec::len), Some(0));
+    // The inputs as proved: accepted.
+    let (m, code) = exclude(dir, "gcovr", "cov.json", "cov.clean2.json");
+    assert_eq!(code, 0, "{m:#}");
+    assert_eq!(m["excluded"].as_array().map(Vec::len), Some(1));
+}

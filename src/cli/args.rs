@@ -620,6 +620,10 @@ pub struct ExcludeArgs {
     /// The justification of each excluded item (default: OUT.covprune-excluded.json).
     #[arg(long, value_name = "FILE")]
     pub justify: Option<PathBuf>,
+    /// Write the report again even when none of its files is an annotated file's original
+    /// (refused by default: such a report is of another program).
+    #[arg(long)]
+    pub allow_unmatched: bool,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,

@@ -400,6 +400,7 @@ fn execute(command: Command) -> run::Result<Exit> {
                 report,
                 out: args.out,
                 justify: args.justify,
+                allow_unmatched: args.allow_unmatched,
             })?;
             show(&report, args.json, run::exclude::ExcludeReport::to_text);
             if let Some(error) = report.error() {

@@ -21,10 +21,11 @@ pub fn gcovr(report: &str, proofs: &[FileProofs]) -> Result<(String, Mapping), S
     for f in files {
         let name = f["file"].as_str().unwrap_or_default().to_string();
         let Some(p) = proofs_for(proofs, &name) else {
-            mapping.unmatched_files += 1;
+            mapping.unmatched_files.push(name);
             count_gcovr(f, &mut mapping.cleaned);
             continue;
         };
+        mapping.matched_files += 1;
         let Some(lines) = f.get_mut("lines").and_then(Value::as_array_mut) else {
             continue;
         };
@@ -140,8 +141,9 @@ fn lcov_section(section: &[&str], proofs: &[FileProofs], mapping: &mut Mapping) 
         .collect();
     let mut dropped = std::collections::BTreeSet::new();
     match proofs_for(proofs, file) {
-        None => mapping.unmatched_files += 1,
+        None => mapping.unmatched_files.push(file.to_string()),
         Some(p) => {
+            mapping.matched_files += 1;
             let mut by_line: std::collections::BTreeMap<usize, Vec<&(usize, usize, String, bool)>> =
                 Default::default();
             for b in &branches {

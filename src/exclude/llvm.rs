@@ -43,9 +43,12 @@ pub fn export(report: &str, proofs: &[FileProofs]) -> Result<(String, Mapping), 
         {
             let name = f["filename"].as_str().unwrap_or_default().to_string();
             let marks = match proofs_for(proofs, &name) {
-                Some(p) => map_file(f, p, &mut mapping),
+                Some(p) => {
+                    mapping.matched_files += 1;
+                    map_file(f, p, &mut mapping)
+                }
                 None => {
-                    mapping.unmatched_files += 1;
+                    mapping.unmatched_files.push(name.clone());
                     Marks::default()
                 }
             };

@@ -302,8 +302,11 @@ pub struct Mapping {
     pub excluded: Vec<Excluded>,
     pub left: Vec<Left>,
     pub alarms: Vec<Alarm>,
-    /// Report files no annotated file matched (their branches are left as they are).
-    pub unmatched_files: usize,
+    /// Report files no annotated file matched (their branches are left as they are), by the
+    /// report's names, sorted.
+    pub unmatched_files: Vec<String>,
+    /// Report files an annotated file matched.
+    pub matched_files: usize,
     pub raw: BranchTotals,
     pub cleaned: BranchTotals,
     /// MC/DC conditions (llvm-cov's export), before and after.
@@ -507,6 +510,7 @@ mod tests {
         let sites = SitesRecord {
             schema: crate::report::sites::SCHEMA.into(),
             original: PathBuf::from("/p/f.c"),
+            original_digest: String::new(),
             functions: vec![
                 FunctionSite {
                     name: "open".into(),

@@ -93,12 +93,13 @@ pub fn elements(report: &str, proofs: &[FileProofs]) -> Result<(String, Mapping)
         let mutants = f.get_mut("mutants").and_then(Value::as_array_mut);
         match proofs_for(proofs, name) {
             Some(p) => {
+                mapping.matched_files += 1;
                 for m in mutants.into_iter().flatten() {
                     map_mutant(m, p, &mut mapping);
                 }
                 note_unmatched(f, p, &mut mapping);
             }
-            None => mapping.unmatched_files += 1,
+            None => mapping.unmatched_files.push(name.clone()),
         }
         for m in f["mutants"].as_array().into_iter().flatten() {
             let status = m["status"].as_str().unwrap_or_default();

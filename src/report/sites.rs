@@ -8,13 +8,16 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub const SCHEMA: &str = "covprune-sites/2";
+pub const SCHEMA: &str = "covprune-sites/3";
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SitesRecord {
     pub schema: String,
     /// The original file, absolute.
     pub original: PathBuf,
+    /// The digest of the original's bytes when it was annotated: what the labels' lines and
+    /// columns are of.
+    pub original_digest: String,
     pub functions: Vec<FunctionSite>,
     pub labels: Vec<LabelSite>,
     /// The labels the file would have in code the configuration it was annotated with
@@ -174,6 +177,32 @@ pub fn path_of(annotated: &Path) -> PathBuf {
 impl SitesRecord {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a sites record serialises") + "\n"
+    }
+
+    /// The digest a record keeps of the original's bytes.
+    pub fn digest(bytes: &[u8]) -> String {
+        crate::prune::journal::fingerprint(bytes, "original file")
+    }
+
+    /// Refuses (naming what differs) an original that is gone or changed since `annotated`
+    /// was made from it: the labels' places, and so every claim about them, are of the
+    /// original as it was.
+    pub fn check_original(&self, annotated: &Path) -> Result<(), String> {
+        let bytes = std::fs::read(&self.original).map_err(|e| {
+            format!(
+                "{}: its original {} cannot be read ({e}); annotate and prune it again",
+                annotated.display(),
+                self.original.display()
+            )
+        })?;
+        if Self::digest(&bytes) != self.original_digest {
+            return Err(format!(
+                "{} changed since {} was annotated from it: its labels and proofs are of the old text; annotate and prune it again",
+                self.original.display(),
+                annotated.display()
+            ));
+        }
+        Ok(())
     }
 
     /// The record beside an annotated file, if it has one.

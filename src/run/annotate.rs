@@ -211,6 +211,7 @@ fn sites_record(
     SitesRecord {
         schema: crate::report::sites::SCHEMA.to_string(),
         original: file.canonicalize().unwrap_or_else(|_| file.to_path_buf()),
+        original_digest: SitesRecord::digest(source),
         functions: annotated
             .function_names
             .iter()

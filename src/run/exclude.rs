@@ -33,6 +33,9 @@ pub struct ExcludeOptions {
     /// Where the justification of each excluded item goes (default: OUT with
     /// `.covprune-excluded.json`).
     pub justify: Option<PathBuf>,
+    /// Write the report again even when none of its files is an annotated file's original
+    /// (else that is refused: the report is of another program).
+    pub allow_unmatched: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -100,10 +103,11 @@ impl ExcludeReport {
                 out.push_str(&format!("  {}:{}: {}\n", l.file, l.line, l.why));
             }
         }
-        if m.unmatched_files > 0 {
+        if !m.unmatched_files.is_empty() {
             out.push_str(&format!(
-                "{} file(s) of the report have no annotated file here\n",
-                m.unmatched_files
+                "{} of the report's files have no annotated file here (left as they are): {}\n",
+                m.unmatched_files.len(),
+                m.unmatched_files.join(", ")
             ));
         }
         for a in &m.alarms {
@@ -122,16 +126,23 @@ impl ExcludeReport {
     }
 }
 
-/// The proofs of an annotated file: its ledger and sites record.
+/// The proofs of an annotated file: its ledger and sites record, refused unless the ledger
+/// was proved on the annotated file as it is and the original is still the one annotated.
 fn proofs_of(annotated: &Path) -> Result<FileProofs> {
     let ledger_path = super::ledger_path_of(annotated);
-    let ledger = ledger::read(&ledger_path).map_err(|e| {
-        anyhow::anyhow!(
-            "{e} (prune {} first, or name the annotated file)",
+    if !ledger_path.exists() {
+        return Err(anyhow::anyhow!(
+            "{}: no ledger (prune {} first, or name the annotated file)",
+            ledger_path.display(),
             annotated.display()
         )
-    })?;
+        .into());
+    }
+    let ledger = ledger::read_bound(&ledger_path, annotated, None)?;
     let sites = SitesRecord::read_beside(annotated).map_err(|e| anyhow::anyhow!(e))?;
+    sites
+        .check_original(annotated)
+        .map_err(|e| anyhow::anyhow!(e))?;
     Ok(FileProofs::of(&ledger, &sites))
 }
 
@@ -185,6 +196,16 @@ pub fn exclude(opts: &ExcludeOptions) -> Result<ExcludeReport> {
         Format::Mutation => exclude::mutation::elements(&text, &proofs),
     }
     .map_err(|e| anyhow::anyhow!("{}: {e}", opts.report.display()))?;
+    if mapping.matched_files == 0 && !opts.allow_unmatched {
+        let names = &mapping.unmatched_files;
+        return Err(anyhow::anyhow!(
+            "{}: none of its {} file(s) ({}) is the original of an annotated file given; it reports on another program (--allow-unmatched writes it again as it is)",
+            opts.report.display(),
+            names.len(),
+            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+        )
+        .into());
+    }
     let mut report = ExcludeReport {
         report: opts.report.display().to_string(),
         wrote: None,

@@ -11,7 +11,9 @@
 /// names and values, each value converted to `long` (a floating value is truncated). A label is one statement, and
 /// the compiler's warnings about its condition (a mutant such as `u < 0` on an unsigned `u`,
 /// which `-Wextra` calls always false) are silenced inside it only: the program's own
-/// statements warn as they do without labels. LTest's
+/// statements warn as they do without labels. A label whose state (reached, or covered) is
+/// already recorded calls nothing: the header reads the recorder's state table inline, so that
+/// labels in a hot loop cost a few loads. LTest's
 /// sequences (`pc_label_sequence(c, id, pos, len, var, n, ...)`: position `pos` of the chain
 /// `id` of `len` positions, over variable `var`; `pc_label_sequence_condition(0, var)`: a
 /// redefinition of `var`, which breaks its chains under way) record each chain whose
@@ -26,6 +28,8 @@ void covprune_present(long base);
 void covprune_seq(int c, long id, long pos, long len, long base, const char *var);
 void covprune_seq_break(long base, const char *var);
 extern volatile long covprune_at;
+extern unsigned char *covprune_states;
+extern long covprune_capacity;
 #ifndef COVPRUNE_LABEL_BASE
 #define COVPRUNE_LABEL_BASE 0L
 #endif
@@ -45,7 +49,7 @@ extern volatile long covprune_at;
 #undef pc_label_sequence_condition
 #define pc_label_sequence(c, id, pos, len, var, ...) do { COVPRUNE_QUIET covprune_seq((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE), (long)(pos), (long)(len), COVPRUNE_LABEL_BASE, #var); COVPRUNE_LOUD } while (0)
 #define pc_label_sequence_condition(zero, var) covprune_seq_break(COVPRUNE_LABEL_BASE, #var)
-#define pc_label(c, id, ...) do { COVPRUNE_QUIET covprune_at = ((long)(id) + COVPRUNE_LABEL_BASE); covprune_hit((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE)); COVPRUNE_LOUD } while (0)
+#define pc_label(c, id, ...) do { COVPRUNE_QUIET long covprune_id_ = (long)(id) + COVPRUNE_LABEL_BASE; int covprune_c_; covprune_at = covprune_id_; covprune_c_ = (c) ? 3 : 1; covprune_at = -1; if (covprune_id_ >= covprune_capacity || covprune_id_ < 0 || (covprune_states[covprune_id_] & covprune_c_) != covprune_c_) covprune_hit(covprune_c_ == 3, covprune_id_); COVPRUNE_LOUD } while (0)
 #define COVPRUNE_CAT(a, b) COVPRUNE_CAT_(a, b)
 #define COVPRUNE_CAT_(a, b) a##b
 #define pc_label_bindings(c, id, tag, bind, n, ...) do { COVPRUNE_QUIET covprune_at = ((long)(id) + COVPRUNE_LABEL_BASE); covprune_bind((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE), n COVPRUNE_CAT(COVPRUNE_PAIRS_, n)(__VA_ARGS__)); COVPRUNE_LOUD } while (0)
@@ -82,8 +86,8 @@ pub const SOURCE: &str = r#"#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
-static unsigned char *covprune_states;
-static long covprune_capacity;
+unsigned char *covprune_states;
+long covprune_capacity;
 static int covprune_fd = -2;
 volatile long covprune_at = -1;
 

@@ -288,3 +288,51 @@ fn a_preprocessed_file_gets_tests_that_compile_on_their_own() {
     assert!(!body.contains("#include <stdlib.h>"), "{body}");
     assert!(covered_by(&out.join(&tc), tmp.path()).contains(&id));
 }
+
+/// A call that crashes the program (ASan: a read past a table) is a finding, reported first
+/// with its function, label and the sanitizer's first line (UBSan: an index out of bounds),
+/// in text and JSON; the test that
+/// reproduces it is `CRASH_n.c`, apart from the `TC_n.c` a suite can take.
+#[test]
+fn a_call_that_crashes_the_program_is_a_finding_and_its_test_is_kept_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("crashes.c");
+    std::fs::copy("tests/fixtures/witness/crashes.c", &file).unwrap();
+    prune(&file);
+    let out = dir.path().join("tests");
+    let (v, code) = witness(&file, &out);
+    assert_eq!(code, 0, "{v:#}");
+    let findings = v["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{v:#}");
+    assert_eq!(findings[0]["function"], "lookup");
+    assert_eq!(findings[0]["label"], 1);
+    let what = findings[0]["what"].as_str().unwrap();
+    assert!(what.contains("out of bounds for type 'int [4]'"), "{what}");
+    let test = findings[0]["test"].as_str().unwrap();
+    assert!(test.starts_with("CRASH_"), "{test}");
+    let text = std::fs::read_to_string(out.join(test)).unwrap();
+    assert!(text.contains("Its run crashed: "), "{text}");
+    assert_eq!(v["crash_tests"], 1, "{v:#}");
+    // Label 2 is covered by a run that ends: its test is a plain one.
+    let s = statuses(&file);
+    assert_eq!(s[&1].1.as_deref(), Some(test));
+    assert!(
+        s[&2].1.as_deref().is_some_and(|t| t.starts_with("TC_")),
+        "{s:?}"
+    );
+    // The text output puts the finding first.
+    let again = tempfile::tempdir().unwrap();
+    let file = again.path().join("crashes.c");
+    std::fs::copy("tests/fixtures/witness/crashes.c", &file).unwrap();
+    prune(&file);
+    let o = covprune()
+        .arg("witness")
+        .arg(&file)
+        .arg("--out")
+        .arg(again.path().join("tests"))
+        .args(["--jobs", "1"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.starts_with("crashes.c: 1 finding(s)"), "{said}");
+}

@@ -8,7 +8,11 @@
 //! asked again. Every run is checked against the ledger's claims as `measure` checks a test's
 //! (a label proved infeasible covered; a duplicate or subsumed label apart from its partners
 //! on a run that ended): a contradiction is a soundness alarm, the tests are written (to
-//! reproduce it) and the ledger and labels file are left as they were.
+//! reproduce it) and the ledger and labels file are left as they were. A run that crashes or
+//! trips a sanitizer is a finding (a bug of the program, or a call outside what its callers
+//! do): every such run is reported with its label, its call and the sanitizer's first line,
+//! and a kept test whose run crashed is written as `CRASH_n.c`, apart from the tests a suite can
+//! take.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -69,14 +73,33 @@ pub struct WitnessReport {
     pub failing_allocation_not_built: Option<String>,
     /// Runs stopped by the time limit.
     pub timed_out: usize,
-    /// Tests kept (written as `TC_n.c`).
+    /// Tests kept (written as `TC_n.c`, or `CRASH_n.c` for those whose run crashed).
     pub tests: usize,
+    /// Of those, whose run crashed or tripped a sanitizer.
+    pub crash_tests: usize,
+    /// Runs that crashed or tripped a sanitizer, one per function and what happened, in call
+    /// order.
+    pub findings: Vec<Finding>,
     /// Unknown labels a kept test covers: shown feasible.
     pub shown_feasible: usize,
     /// Functions no call is written for, with why and how many labels of the grey zone they
     /// hold.
     pub unsupported: Vec<Unsupported>,
     pub seconds: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Finding {
+    pub function: String,
+    /// The label whose model (or palette) the call was made for.
+    pub label: u64,
+    /// The call, as its run is named.
+    pub call: String,
+    /// The signal, and the sanitizer's first line when one stopped the run.
+    pub what: String,
+    /// The test written for it (`CRASH_n.c`), when it covered a label no other test did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -88,7 +111,28 @@ pub struct Unsupported {
 
 impl WitnessReport {
     pub fn to_text(&self) -> String {
-        let mut out = format!(
+        let mut out = String::new();
+        if !self.findings.is_empty() {
+            out.push_str(&format!(
+                "{}: {} finding(s): runs that crashed or tripped a sanitizer (a bug, or a call outside what the program's callers do)\n",
+                self.file,
+                self.findings.len()
+            ));
+            for f in &self.findings {
+                out.push_str(&format!(
+                    "  {} (label {}): {}{}\n    {}\n",
+                    f.function,
+                    f.label,
+                    f.what,
+                    f.test
+                        .as_ref()
+                        .map(|t| format!(", reproduced by {}/{t}", self.out))
+                        .unwrap_or_default(),
+                    f.call
+                ));
+            }
+        }
+        out.push_str(&format!(
             "{}\ngrey zone (not proved infeasible, covered by no test): {} labels; in functions a call can be written for: {}\ncalls: {} from models, {} from the palette of values, {} with outlier tables, {} with a failing allocation ({} stopped by the time limit)\nshown feasible by a test: {} labels, {} tests written to {}\n",
             self.file,
             self.grey_zone,
@@ -101,7 +145,13 @@ impl WitnessReport {
             self.shown_feasible,
             self.tests,
             self.out
-        );
+        ));
+        if self.crash_tests > 0 {
+            out.push_str(&format!(
+                "  of those, {} crashed (written as CRASH_n.c, apart from the TC_n.c a suite can take)\n",
+                self.crash_tests
+            ));
+        }
         if let Some(why) = &self.failing_allocation_not_built {
             out.push_str(&format!("  no calls with a failing allocation: {why}\n"));
         }
@@ -294,16 +344,54 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
     // Every test kept, then the check of every run against the ledger's claims, as `measure`
     // checks a test suite's.
     let include = include_path(&opts.out, &opts.file);
+    let crash = |k: usize| match &runs.runs[k].outcome {
+        crate::measure::RunOutcome::Crashed(what) => Some(what.clone()),
+        _ => None,
+    };
+    let names: Vec<PathBuf> = kept
+        .iter()
+        .enumerate()
+        .map(|(n, &k)| crate::witness::test_file(number(n), crash(k).is_some()))
+        .collect();
     for (n, &k) in kept.iter().enumerate() {
-        let path = opts.out.join(crate::witness::test_file(number(n)));
-        let text = crate::witness::driver::standalone(
+        let path = opts.out.join(&names[n]);
+        let mut text = crate::witness::driver::standalone(
             &include,
             &program,
             &calls[k],
             number(n),
             run_opts.preprocessed,
         );
+        if let Some(what) = crash(k) {
+            let first = text.find('\n').map_or(text.len(), |i| i + 1);
+            text.insert_str(
+                first,
+                &format!("/* Its run crashed: {}. */\n", what.replace("*/", "* /")),
+            );
+        }
         labels::write_atomic(&path, text).map_err(|e| write_failed(&path, e))?;
+    }
+    let mut findings: Vec<Finding> = Vec::new();
+    for (k, call) in calls.iter().enumerate() {
+        let Some(what) = crash(k) else { continue };
+        let test = kept
+            .iter()
+            .position(|&j| j == k)
+            .map(|n| names[n].display().to_string());
+        match findings
+            .iter_mut()
+            .find(|f| f.function == call.function && f.what == what)
+        {
+            Some(f) if f.test.is_none() && test.is_some() => f.test = test,
+            Some(_) => {}
+            None => findings.push(Finding {
+                function: call.function.clone(),
+                label: call.target,
+                call: runs.runs[k].name.clone(),
+                what,
+                test,
+            }),
+        }
     }
     let alarms = crate::measure::alarms(&ledger::claims_from_ledger(&ledger), &runs.runs);
     if let Some(a) = alarms.first() {
@@ -319,7 +407,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
 
     for l in &mut ledger.labels {
         if let Some(&n) = by_label.get(&l.id) {
-            l.witness = Some(crate::witness::test_file(number(n)).display().to_string());
+            l.witness = Some(names[n].display().to_string());
         }
     }
     labels::write_atomic(&ledger_path, ledger.to_json())
@@ -353,6 +441,8 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         failing_allocation_not_built: not_built,
         timed_out: runs.timed_out(),
         tests: kept.len(),
+        crash_tests: kept.iter().filter(|&&k| crash(k).is_some()).count(),
+        findings,
         shown_feasible: by_label.len(),
         unsupported: unsupported
             .into_iter()
@@ -380,7 +470,8 @@ fn prepare_out(out: &Path) -> Result<usize> {
     for e in entries {
         let p = e.map_err(|e| write_failed(out, e))?.path();
         let number = p.file_name().and_then(|n| n.to_str()).and_then(|n| {
-            n.strip_prefix("TC_")?
+            n.strip_prefix("TC_")
+                .or_else(|| n.strip_prefix("CRASH_"))?
                 .strip_suffix(".c")?
                 .parse::<usize>()
                 .ok()

@@ -151,6 +151,7 @@ fn run_one(
     let dir = work.join(format!("run{k}"));
     std::fs::create_dir_all(&dir)?;
     let out_path = dir.join("covered");
+    let err_path = dir.join("stderr");
     let mut child = Command::new(exe)
         .arg(k.to_string())
         .current_dir(&dir)
@@ -164,9 +165,18 @@ fn run_one(
         .env("COVPRUNE_WITNESS_OUT", &out_path)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::from(std::fs::File::create(&err_path)?))
         .spawn()?;
-    let outcome = crate::measure::wait_within(&mut child, timeout)?;
+    let outcome = match crate::measure::wait_within(&mut child, timeout)? {
+        RunOutcome::Crashed(signal) => {
+            let said = std::fs::read_to_string(&err_path).unwrap_or_default();
+            RunOutcome::Crashed(match sanitizer_line(&said) {
+                Some(line) => format!("{signal}: {line}"),
+                None => signal,
+            })
+        }
+        o => o,
+    };
     let text = std::fs::read_to_string(&out_path).unwrap_or_default();
     let covered = text
         .lines()
@@ -196,6 +206,24 @@ fn run_one(
     })
 }
 
+/// The first line of a sanitizer's report in a run's standard error (AddressSanitizer's
+/// `ERROR:` line, UBSan's `runtime error:`), without the process id and the file's path.
+fn sanitizer_line(stderr: &str) -> Option<String> {
+    let line = stderr.lines().find(|l| {
+        l.contains("ERROR: AddressSanitizer")
+            || l.contains("ERROR: LeakSanitizer")
+            || l.contains("runtime error:")
+    })?;
+    let line = match line.find("ERROR: ") {
+        Some(i) => &line[i + "ERROR: ".len()..],
+        None => line
+            .split_once(": runtime error: ")
+            .map_or(line, |(_, r)| r),
+    };
+    let line = line.split(" on address ").next().unwrap_or(line);
+    Some(line.trim().chars().take(200).collect())
+}
+
 /// The tests kept, in call order: each covers a label of `wanted` that no earlier kept test
 /// covers. Returns, per kept test, its call's index; and each wanted label covered, with the
 /// kept test (its position in the first list) that covers it first.
@@ -220,7 +248,26 @@ pub fn choose(runs: &Runs, wanted: &BTreeSet<u64>) -> (Vec<usize>, BTreeMap<u64,
     (kept, by_label)
 }
 
-/// The file name of kept test `n` (numbered from 1): `TC_n.c`, LTest's form.
-pub fn test_file(n: usize) -> PathBuf {
-    PathBuf::from(format!("TC_{n}.c"))
+/// The file name of kept test `n` (numbered from 1): `TC_n.c`, LTest's form; `CRASH_n.c` for a
+/// test whose run crashed or tripped a sanitizer, kept apart from the tests a suite can take.
+pub fn test_file(n: usize, crashed: bool) -> PathBuf {
+    PathBuf::from(format!("{}_{n}.c", if crashed { "CRASH" } else { "TC" }))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_sanitizers_first_line_without_its_addresses() {
+        let asan = "=================================================================\n==123==ERROR: AddressSanitizer: global-buffer-overflow on address 0x55d0 at pc 0x1 bp 0x2 sp 0x3\nREAD of size 4";
+        assert_eq!(
+            super::sanitizer_line(asan).as_deref(),
+            Some("AddressSanitizer: global-buffer-overflow")
+        );
+        let ubsan = "t.c:12:9: runtime error: index 5 out of bounds for type 'int [4]'\n";
+        assert_eq!(
+            super::sanitizer_line(ubsan).as_deref(),
+            Some("index 5 out of bounds for type 'int [4]'")
+        );
+        assert_eq!(super::sanitizer_line("Segmentation fault\n"), None);
+    }
 }

@@ -127,3 +127,75 @@ fn product_text_names_no_issue_numbers() {
     assert!(found.is_empty(), "issue numbers in product text: {found:?}");
     assert_eq!(issue_references(&format!("see Issue {} here", 12)).len(), 1);
 }
+
+/// The README's worked example, run as written from a copy of the clone's root holding the
+/// shipped `benchmarks/examples/` (`covprune` on the `PATH`): each `$ ` line's standard output
+/// is the lines the README shows under it, where `...` stands for any lines.
+#[test]
+fn the_worked_example_prints_what_the_readme_shows() {
+    let text = readme();
+    let start = text
+        .find("```text\n$ covprune annotate")
+        .expect("the worked example");
+    let block = &text[start + "```text\n".len()..];
+    let block = &block[..block.find("```").unwrap()];
+    let dir = tempfile::tempdir().unwrap();
+    let examples = dir.path().join("benchmarks/examples");
+    std::fs::create_dir_all(&examples).unwrap();
+    for f in ["clamp.c", "clamp.tests"] {
+        std::fs::copy(root().join("benchmarks/examples").join(f), examples.join(f)).unwrap();
+    }
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_covprune"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut commands: Vec<(&str, Vec<&str>)> = Vec::new();
+    for line in block.lines() {
+        match line.strip_prefix("$ ") {
+            Some(c) => commands.push((c, Vec::new())),
+            None => commands.last_mut().expect("a command first").1.push(line),
+        }
+    }
+    assert!(commands.len() >= 3, "{block}");
+    for (command, shown) in commands {
+        let o = std::process::Command::new("sh")
+            .args(["-c", command])
+            .current_dir(dir.path())
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let printed = String::from_utf8(o.stdout).unwrap();
+        let mut got = printed.lines();
+        let mut skipping = false;
+        for want in shown {
+            if want == "..." {
+                skipping = true;
+                continue;
+            }
+            loop {
+                let Some(line) = got.next() else {
+                    panic!("{command}: the README shows `{want}`, not printed:\n{printed}")
+                };
+                if line == want {
+                    break;
+                }
+                assert!(
+                    skipping,
+                    "{command}: printed `{line}` where the README shows `{want}`:\n{printed}"
+                );
+            }
+            skipping = false;
+        }
+        assert!(
+            skipping || got.next().is_none(),
+            "{command}: prints more than the README shows:\n{printed}"
+        );
+    }
+}

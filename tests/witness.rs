@@ -336,3 +336,54 @@ fn a_call_that_crashes_the_program_is_a_finding_and_its_test_is_kept_apart() {
     let said = String::from_utf8_lossy(&o.stdout);
     assert!(said.starts_with("crashes.c: 1 finding(s)"), "{said}");
 }
+
+/// The suite's coverage and the `witness` tests' are kept apart: after `measure` of the shipped
+/// example's tests and a `witness` run that covers more, `audit` reports the suite's coverage
+/// as `measure` printed it, and the coverage with the witnesses in a table of its own.
+#[test]
+fn audit_keeps_the_suites_coverage_apart_from_the_witnesses() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("clamp.c");
+    std::fs::copy("benchmarks/examples/clamp.c", &src).unwrap();
+    covprune()
+        .args(["annotate", "--criteria", "CC,MCC"])
+        .arg(&src)
+        .assert()
+        .success();
+    let file = dir.path().join("clamp_labels.c");
+    prune(&file);
+    let measured = covprune()
+        .arg("measure")
+        .arg(&file)
+        .args(["--tests", "benchmarks/examples/clamp.tests", "--json"])
+        .output()
+        .unwrap();
+    let (m, code) = json_and_code(&measured);
+    assert_eq!(code, 0, "{m:#}");
+    let (w, code) = witness(&file, &dir.path().join("tests"));
+    assert_eq!(code, 0, "{w:#}");
+    assert!(w["shown_feasible"].as_u64() > Some(0), "{w:#}");
+    let audited = covprune()
+        .arg("audit")
+        .arg(&file)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let (a, code) = json_and_code(&audited);
+    assert_eq!(code, 0, "{a:#}");
+    let covered = |rows: &serde_json::Value| -> Vec<u64> {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["covered"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(covered(&a["coverage"]), covered(&m["coverage"]), "{a:#}");
+    let with = covered(&a["coverage_with_witnesses"]);
+    let suite = covered(&m["coverage"]);
+    assert!(with.iter().zip(&suite).all(|(w, s)| w >= s), "{a:#}");
+    assert!(
+        with.iter().sum::<u64>() > suite.iter().sum::<u64>(),
+        "{a:#}"
+    );
+}

@@ -30,9 +30,13 @@ pub struct AuditReport {
     /// Actionable findings (the SARIF results: dead code, constant conditions, equivalent
     /// mutants).
     pub findings: usize,
-    /// Coverage per criterion, when the labels file holds a `measure` run's.
+    /// Coverage per criterion by the test suite, when the labels file holds a `measure` run's
+    /// (labels only `witness` tests cover are not the suite's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coverage: Option<Vec<super::measure::CoverageRow>>,
+    /// The same with the `witness` tests' labels covered too, when they cover any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coverage_with_witnesses: Option<Vec<super::measure::CoverageRow>>,
     /// Hyperlabels per criterion, when a `.hyperlabels` file is beside the program: how many,
     /// proved uncoverable, and covered by the last `measure`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -53,7 +57,15 @@ impl AuditReport {
         if let Some(rows) = &self.coverage {
             let table: Vec<crate::measure::Coverage> =
                 rows.iter().map(|r| r.counts.clone()).collect();
-            out.push_str("\ncoverage measured by `measure` (from the labels file):\n");
+            out.push_str(
+                "\ncoverage by the test suite, measured by `measure` (from the labels file):\n",
+            );
+            out.push_str(&crate::measure::coverage_text(&table));
+        }
+        if let Some(rows) = &self.coverage_with_witnesses {
+            let table: Vec<crate::measure::Coverage> =
+                rows.iter().map(|r| r.counts.clone()).collect();
+            out.push_str("\nwith the tests `witness` wrote too:\n");
             out.push_str(&crate::measure::coverage_text(&table));
         }
         for h in &self.hyperlabels {
@@ -140,13 +152,38 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
         .filter(|lf| lf.rows.iter().any(|r| r.is_measured()));
     let coverage = measured.map(|lf| {
         let list: Vec<(u64, String)> = lf.rows.iter().map(|r| (r.id, r.tag.clone())).collect();
-        let covered: std::collections::BTreeSet<u64> = lf
+        let with_witnesses: std::collections::BTreeSet<u64> = lf
             .rows
             .iter()
             .filter(|r| r.status == "covered")
             .map(|r| r.id)
             .collect();
+        // A label whose only covering test is the `witness` test the ledger names (its driver
+        // number alone) is not the suite's.
+        let witness_only = |id: &u64| {
+            let number = |t: &str| {
+                t.strip_prefix("TC_")
+                    .or_else(|| t.strip_prefix("CRASH_"))
+                    .and_then(|t| t.strip_suffix(".c"))
+                    .map(str::to_string)
+            };
+            let row = lf.rows.iter().find(|r| r.id == *id);
+            ledger
+                .labels
+                .iter()
+                .find(|l| l.id == *id)
+                .and_then(|l| l.witness.as_deref())
+                .and_then(number)
+                .is_some_and(|n| row.is_some_and(|r| r.drivers.split_whitespace().all(|d| d == n)))
+        };
+        let covered: std::collections::BTreeSet<u64> = with_witnesses
+            .iter()
+            .filter(|id| !witness_only(id))
+            .copied()
+            .collect();
         let claims = crate::measure::claims_from_ledger(&ledger);
+        let witnessed = (covered.len() < with_witnesses.len())
+            .then(|| crate::measure::coverage(&list, &claims, &with_witnesses));
         let drivers: BTreeMap<u64, String> = lf
             .rows
             .iter()
@@ -156,6 +193,7 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
             crate::measure::coverage(&list, &claims, &covered),
             covered,
             drivers,
+            witnessed,
         )
     });
     let hyper_path = crate::hyper::path_of(&opts.file);
@@ -208,7 +246,7 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
                 &graphs,
                 coverage
                     .as_ref()
-                    .map(|(table, covered, drivers)| crate::audit::HtmlCoverage {
+                    .map(|(table, covered, drivers, _)| crate::audit::HtmlCoverage {
                         table,
                         covered,
                         drivers,
@@ -220,8 +258,12 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
         file: title,
         audit: report,
         findings,
+        coverage_with_witnesses: coverage
+            .as_ref()
+            .and_then(|(_, _, _, w)| w.as_ref())
+            .map(|table| table.iter().map(super::measure::CoverageRow::of).collect()),
         coverage: coverage
-            .map(|(table, _, _)| table.iter().map(super::measure::CoverageRow::of).collect()),
+            .map(|(table, _, _, _)| table.iter().map(super::measure::CoverageRow::of).collect()),
         hyperlabels,
         compiled_out: crate::report::sites::compiled_out_beside(&opts.file),
     })

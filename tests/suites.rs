@@ -384,3 +384,58 @@ fn programs_that_print_their_own_name_behave_the_same_in_both_builds() {
             .and(predicate::str::contains("argv0.c\"")),
         );
 }
+
+/// An objective left uncovered is shown as the source writes its conditions: a condition the
+/// annotation evaluates into a temporary (a call's) reads as that condition, not `__cp_t1`;
+/// `--json` keeps the annotated file's form beside it.
+#[test]
+fn uncovered_objectives_read_as_the_source_writes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("calls.c");
+    std::fs::write(
+        &file,
+        "#include <stdlib.h>\n#include <string.h>\nint f(const char *s, int n) {\n  if (strlen(s) > 3 && n > 0)\n    return 1;\n  return 0;\n}\nint main(int argc, char **argv) { return argc > 2 ? f(argv[1], atoi(argv[2])) : 0; }\n",
+    )
+    .unwrap();
+    covprune()
+        .args(["annotate", "--criteria", "CC"])
+        .arg(&file)
+        .assert()
+        .success();
+    let annotated = dir.path().join("calls_labels.c");
+    let tests = dir.path().join("calls.tests");
+    std::fs::write(&tests, "abcd 1\n").unwrap();
+    let text = measure(&annotated, &tests)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(text).unwrap();
+    assert!(
+        text.contains("): (strlen(s) > 3) && (!((n > 0)))\n"),
+        "{text}"
+    );
+    assert!(!text.contains("__cp_t"), "{text}");
+    std::fs::remove_file(dir.path().join("calls_labels.labels")).unwrap();
+    covprune()
+        .args(["annotate", "--criteria", "CC"])
+        .arg(&file)
+        .assert()
+        .success();
+    let json = measure(&annotated, &tests)
+        .arg("--json")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let u = v["uncovered"].as_array().unwrap();
+    assert!(
+        u.iter()
+            .any(|u| u["predicate"].as_str().unwrap().contains("__cp_t")
+                && u["source"].as_str().unwrap().contains("strlen(s) > 3")),
+        "{v:#}"
+    );
+}

@@ -169,6 +169,10 @@ pub struct Uncovered {
     pub origin: String,
     /// `FILE:LINE:COLUMN` of the label in the annotated file.
     pub at: String,
+    /// The predicate as the source writes it (conditions the annotation evaluates into
+    /// temporaries written out).
+    pub source: String,
+    /// The predicate as the annotated file writes it.
     pub predicate: String,
 }
 
@@ -272,7 +276,7 @@ impl MeasureReport {
                 };
                 out.push_str(&format!(
                     "  l{} {} {origin}({}): {}\n",
-                    u.label, u.tag, u.at, u.predicate
+                    u.label, u.tag, u.at, u.source
                 ));
             }
             if self.uncovered.len() > UNCOVERED_SHOWN {
@@ -699,6 +703,9 @@ fn uncovered_objectives(
         covered,
     );
     let name = super::file_name(file);
+    let shown = std::fs::read(file)
+        .map(|t| crate::frontend::sites::source_predicates(&t))
+        .unwrap_or_default();
     let mut at: BTreeMap<u64, (String, String)> = BTreeMap::new();
     for f in &program.functions {
         for (_, s) in f.labels() {
@@ -720,6 +727,10 @@ fn uncovered_objectives(
                 tag: r.tag.clone(),
                 origin: r.origin_loc.clone(),
                 at: loc,
+                source: shown
+                    .get(&r.id.to_string())
+                    .cloned()
+                    .unwrap_or_else(|| predicate.clone()),
                 predicate,
             }
         })

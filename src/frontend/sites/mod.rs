@@ -21,7 +21,7 @@ use covprune_encoders::Expr;
 use crate::frontend::syntax::{self, has_effects};
 use crate::ir::Program;
 pub use decisions::{Hoist, Leaf, Plan, PlannedDecision};
-pub use text::{label_calls, LabelCall};
+pub use text::{label_calls, source_predicates, LabelCall};
 pub use typing::TypeEnv;
 // The parts call one another through this module.
 use hoisting::*;

@@ -448,3 +448,76 @@ pub fn label_calls(text: &[u8]) -> Vec<LabelCall> {
     out.sort_by_key(|l| l.range.0);
     out
 }
+
+/// Each label's predicate as the source writes it: the predicate of its `pc_label` statement
+/// with every temporary the annotation evaluates a condition into (`__cp_t3`, assigned
+/// `__cp_t3 = ((s == NULL) != 0)`) replaced by that condition's text, by the id's text.
+pub fn source_predicates(text: &[u8]) -> std::collections::BTreeMap<String, String> {
+    let whole = String::from_utf8_lossy(text);
+    let temporary = |tail: &str| {
+        "__cp_t".len()
+            + tail["__cp_t".len()..]
+                .bytes()
+                .take_while(u8::is_ascii_digit)
+                .count()
+    };
+    let mut held: std::collections::BTreeMap<String, String> = Default::default();
+    let mut rest: &str = &whole;
+    while let Some(at) = rest.find("__cp_t") {
+        let tail = &rest[at..];
+        let len = temporary(tail);
+        if let Some(value) = tail[len..].strip_prefix(" = (") {
+            // The balanced text after `= (`.
+            let mut depth = 1usize;
+            let end = value.char_indices().find_map(|(i, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(i)
+            });
+            if let Some(end) = end {
+                let inner = &value[..end];
+                let condition = inner
+                    .strip_suffix(" != 0")
+                    .and_then(|c| c.strip_prefix('('))
+                    .and_then(|c| c.strip_suffix(')'))
+                    .unwrap_or(inner);
+                held.entry(tail[..len].to_string())
+                    .or_insert_with(|| condition.to_string());
+            }
+        }
+        rest = &tail[len..];
+    }
+    label_calls(text)
+        .into_iter()
+        .map(|call| {
+            let mut shown = String::new();
+            let mut rest: &str = &call.predicate;
+            while let Some(at) = rest.find("__cp_t") {
+                shown.push_str(&rest[..at]);
+                let tail = &rest[at..];
+                let len = temporary(tail);
+                match held.get(&tail[..len]) {
+                    Some(c) => shown.push_str(&format!("({c})")),
+                    None => shown.push_str(&tail[..len]),
+                }
+                rest = &tail[len..];
+            }
+            shown.push_str(rest);
+            (call.id.trim().to_string(), shown)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn temporaries_read_as_the_conditions_they_hold() {
+        let text = b"int f(const char *s, int n) { int __cp_t1 = 0, __cp_t2 = 0;\n  (void)((__cp_t1 = ((strlen(s) > 3) != 0)) && (__cp_t2 = ((n > 0) != 0))); pc_label(__cp_t1 && (!(__cp_t2)), 6, \"CC\"); pc_label(n > 1, 7, \"CC\"); if (__cp_t1 && __cp_t2) return 1; return 0; }\n";
+        let shown = super::source_predicates(text);
+        assert_eq!(shown["6"], "(strlen(s) > 3) && (!((n > 0)))");
+        assert_eq!(shown["7"], "n > 1");
+    }
+}

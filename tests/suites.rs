@@ -387,7 +387,8 @@ fn programs_that_print_their_own_name_behave_the_same_in_both_builds() {
 
 /// An objective left uncovered is shown as the source writes its conditions: a condition the
 /// annotation evaluates into a temporary (a call's) reads as that condition, not `__cp_t1`;
-/// `--json` keeps the annotated file's form beside it.
+/// `--json` keeps the annotated file's form beside it. Measured before `prune`, the report
+/// says nothing is pruned.
 #[test]
 fn uncovered_objectives_read_as_the_source_writes_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -417,6 +418,8 @@ fn uncovered_objectives_read_as_the_source_writes_them() {
         "{text}"
     );
     assert!(!text.contains("__cp_t"), "{text}");
+    // It was not pruned: the report says cleaned is raw, and why.
+    assert!(text.contains("no ledger: nothing is pruned"), "{text}");
     std::fs::remove_file(dir.path().join("calls_labels.labels")).unwrap();
     covprune()
         .args(["annotate", "--criteria", "CC"])

@@ -96,6 +96,8 @@ pub struct MeasureReport {
     pub crashed: Vec<String>,
     pub timed_out: Vec<String>,
     pub claims_checked: usize,
+    /// No ledger was read (the file was not pruned): nothing is pruned, cleaned is raw.
+    pub unpruned: bool,
     /// The time limit of each test, in milliseconds.
     pub test_timeout_ms: u64,
     pub coverage: Vec<CoverageRow>,
@@ -221,6 +223,9 @@ impl MeasureReport {
             self.timed_out.len(),
             self.claims_checked
         );
+        if self.unpruned {
+            out.push_str("no ledger: nothing is pruned and cleaned coverage is raw coverage (run `covprune prune` on the file first)\n");
+        }
         out.push_str(&measure::coverage_text(&self.table));
         let pct = |p: Option<f64>| p.map_or_else(|| "-".to_string(), |p| format!("{p:.1}%"));
         for h in &self.hyperlabels {
@@ -665,6 +670,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         crashed: names(&|o| matches!(o, RunOutcome::Crashed(_))),
         timed_out: names(&|o| *o == RunOutcome::TimedOut),
         claims_checked: claims.len(),
+        unpruned: ledger_path.is_none(),
         test_timeout_ms: opts.test_timeout_ms,
         coverage: table.iter().map(CoverageRow::of).collect(),
         hyperlabels: hyper

@@ -711,3 +711,40 @@ fn annotated_corpus_files_compile_and_run() {
     assert_eq!(o.stdout, r.stdout, "labels must not change behaviour");
     assert!(r.stderr.len() > 100, "labels were covered");
 }
+
+/// A file the compiler rejects where the parser does not (a member of an `int`): `annotate`
+/// still writes it, and warns with the compiler's first error, in text and JSON.
+#[test]
+fn a_file_the_compiler_rejects_is_annotated_with_the_compilers_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rejected.c");
+    std::fs::write(
+        &file,
+        "int ok(int x) { if (x > 1) return 1; return 0; }\nint bad(int y) { if (y > 2) return y.z; return 0; }\n",
+    )
+    .unwrap();
+    let o = assert_cmd::Command::cargo_bin("covprune")
+        .unwrap()
+        .args(["annotate", "--criteria", "CC"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("warning: rejected.c: the compiler rejects the file")
+            && text.contains("rejected.c:2:"),
+        "{text}"
+    );
+    let o = assert_cmd::Command::cargo_bin("covprune")
+        .unwrap()
+        .args(["annotate", "--criteria", "CC", "--force", "--json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        v["compiler_rejects"].as_str().unwrap().contains("error:"),
+        "{v}"
+    );
+}

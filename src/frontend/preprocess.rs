@@ -195,20 +195,7 @@ fn run_preprocessor(
     if path.extension().is_some_and(|e| e == "i") {
         return Ok(raw);
     }
-    let (cc, mut flags, cwd) = match &opts.compile_commands {
-        Some(db) => match (flags_from_database(db, path), &opts.database_entry) {
-            (Ok(found), _) => found,
-            (Err(_), Some(original)) => flags_from_database(db, original)?,
-            (Err(e), None) => return Err(e),
-        },
-        None => (
-            opts.cc.clone().unwrap_or_else(|| "cc".to_string()),
-            Vec::new(),
-            None,
-        ),
-    };
-    let cc = opts.cc.clone().unwrap_or(cc);
-    flags.extend(user_flags(opts));
+    let (cc, mut flags, cwd) = compiler_of(path, opts)?;
     if macros_only {
         flags.push("-dM".into());
     }
@@ -270,6 +257,56 @@ fn run_preprocessor(
         kept.insert(key, out.stdout.clone());
     }
     Ok(out.stdout)
+}
+
+/// The compiler, its flags (the database entry's preprocessing flags, then the user's) and
+/// the directory it runs in, for `path`.
+fn compiler_of(
+    path: &Path,
+    opts: &PreprocessOptions,
+) -> Result<(String, Vec<String>, Option<PathBuf>), FrontendError> {
+    let (cc, mut flags, cwd) = match &opts.compile_commands {
+        Some(db) => match (flags_from_database(db, path), &opts.database_entry) {
+            (Ok(found), _) => found,
+            (Err(_), Some(original)) => flags_from_database(db, original)?,
+            (Err(e), None) => return Err(e),
+        },
+        None => (
+            opts.cc.clone().unwrap_or_else(|| "cc".to_string()),
+            Vec::new(),
+            None,
+        ),
+    };
+    let cc = opts.cc.clone().unwrap_or(cc);
+    flags.extend(user_flags(opts));
+    Ok((cc, flags, cwd))
+}
+
+/// The compiler's first error on `path` (`cc -fsyntax-only`, with the flags it is
+/// preprocessed with), when the compiler rejects the file; `None` when it takes it or cannot
+/// be asked.
+pub fn compiler_rejects(path: &Path, opts: &PreprocessOptions) -> Option<String> {
+    let (cc, flags, cwd) = compiler_of(path, opts).ok()?;
+    let given = match &cwd {
+        Some(_) => std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+        None => path.to_path_buf(),
+    };
+    let mut cmd = Command::new(&cc);
+    cmd.args(["-fsyntax-only", "-w"]).args(&flags);
+    if let Some(dir) = &cwd {
+        cmd.current_dir(dir);
+    }
+    let out = cmd.arg(&given).output().ok()?;
+    if out.status.success() {
+        return None;
+    }
+    let said = String::from_utf8_lossy(&out.stderr);
+    let first = said
+        .lines()
+        .find(|l| l.contains("error:"))
+        .or_else(|| said.lines().next())
+        .unwrap_or("it exits with an error");
+    Some(first.trim().to_string())
 }
 
 /// The compiler, the preprocessing flags and the working directory of `file`'s entry.

@@ -46,6 +46,10 @@ pub struct AnnotateReport {
     pub not_analysed: Vec<String>,
     /// Labels in code the configuration compiles out (not objectives), per line and tag.
     pub compiled_out: Vec<crate::report::sites::CompiledOutLabels>,
+    /// The compiler's first error when it rejects the original (`cc -fsyntax-only`): the
+    /// labels of what it rejects may not be the program's, and no build of it will run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compiler_rejects: Option<String>,
     /// Labels per tag (`WM ROR` apart from `WM AOR`), for the text form.
     #[serde(skip)]
     pub per_tag: BTreeMap<String, usize>,
@@ -69,6 +73,12 @@ impl AnnotateReport {
         for f in &self.not_analysed {
             out.push_str(&format!(
                 "warning: {f}: not analysed, its labels will stay unknown\n"
+            ));
+        }
+        if let Some(e) = &self.compiler_rejects {
+            out.push_str(&format!(
+                "warning: {}: the compiler rejects the file (no build of it runs, and labels of what it rejects may not be the program's): {e}\n",
+                self.file
             ));
         }
         out
@@ -174,6 +184,7 @@ pub fn annotate(opts: &AnnotateOptions) -> Result<AnnotateReport> {
             })
             .collect(),
         per_tag: annotated.counts(),
+        compiler_rejects: frontend::preprocess::compiler_rejects(file, &opts.preprocess),
     })
 }
 

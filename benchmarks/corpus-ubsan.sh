@@ -103,6 +103,9 @@ for side in orig ann; do
     cc "${ubsan[@]}" -c -o "$work/covprune_runtime.o" "$rt_c"
     extra="-include $rt_h" libs="$work/covprune_runtime.o"
   fi
+  # list-big (4 GiB of zeros through `gzip -1`) takes minutes on the original and hours with
+  # every criterion's labels at -O0: it is skipped (exit 77) on both sides.
+  printf '#!/bin/sh\nexit 77\n' > "$work/gzip-$side-tree/tests/list-big"
   (cd "$work/gzip-$side-tree" && touch ./*.c && make -j2 CFLAGS="${ubsan[*]} $extra" LIBS="$libs" > make.log 2>&1 \
     && make check CFLAGS="${ubsan[*]} $extra" LIBS="$libs" > check.log 2>&1) || true
 done
@@ -116,7 +119,7 @@ a_r=$(cat "$work"/gzip-ann-tree/tests/*.log 2>/dev/null | grep -c "runtime error
 reports=$((a_r > o_r ? a_r - o_r : 0))
 ann_pass=$(sed -n 's/^# PASS: *//p' "$work/gzip-ann.sum")
 orig_pass=$(sed -n 's/^# PASS: *//p' "$work/gzip-orig.sum")
-row gzip "\`make check\` (PASS: original ${orig_pass:-0}, annotated ${ann_pass:-0})"
+row gzip "\`make check\`, list-big skipped (PASS: original ${orig_pass:-0}, annotated ${ann_pass:-0})"
 
 echo "SQLite" >&2
 files=0 new_warnings=0 runs=0 differ=0 reports=0

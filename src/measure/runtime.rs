@@ -8,10 +8,11 @@
 /// 0 for one file; in a whole program (`project measure`) each annotated file defines its own
 /// base, so that the files' ids, each numbered from 1, do not collide. A label with bindings
 /// (`pc_label_bindings(c, id, tag, bind, n, "name1", e1, ...)`, up to 16 names) passes its
-/// names and values, each value converted to `long` (a floating value is truncated). A label is one statement, and
-/// the compiler's warnings about its condition (a mutant such as `u < 0` on an unsigned `u`,
-/// which `-Wextra` calls always false) are silenced inside it only: the program's own
-/// statements warn as they do without labels. A label whose state (reached, or covered) is
+/// names and values, each value converted to `long` (a floating value is truncated). A label is
+/// one statement. The warnings a label's condition can draw (a mutant such as `u < 0` on an
+/// unsigned `u`, which `-Wextra` calls always false; a comparison of mixed signs) are turned
+/// off for the annotated file, once at its top: a build that measures coverage does not warn
+/// about its objectives (silencing them label by label costs the compiler memory per label). A label whose state (reached, or covered) is
 /// already recorded calls nothing: the header reads the recorder's state table inline, so that
 /// labels in a hot loop cost a few loads. LTest's
 /// sequences (`pc_label_sequence(c, id, pos, len, var, n, ...)`: position `pos` of the chain
@@ -34,25 +35,48 @@ extern long covprune_capacity;
 #define COVPRUNE_LABEL_BASE 0L
 #endif
 #if defined(__clang__)
-#define COVPRUNE_QUIET _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Weverything\"")
-#define COVPRUNE_LOUD _Pragma("clang diagnostic pop")
+#pragma clang diagnostic ignored "-Wsign-compare"
+#pragma clang diagnostic ignored "-Wtautological-compare"
+#pragma clang diagnostic ignored "-Wtautological-constant-out-of-range-compare"
+#pragma clang diagnostic ignored "-Wbool-operation"
+#pragma clang diagnostic ignored "-Wparentheses"
+#pragma clang diagnostic ignored "-Wlogical-not-parentheses"
+#pragma clang diagnostic ignored "-Wshift-count-overflow"
+#pragma clang diagnostic ignored "-Wshift-count-negative"
+#pragma clang diagnostic ignored "-Wshift-negative-value"
+#pragma clang diagnostic ignored "-Wdivision-by-zero"
+#pragma clang diagnostic ignored "-Wint-in-bool-context"
+#pragma clang diagnostic ignored "-Wconstant-conversion"
+#pragma clang diagnostic ignored "-Wpointer-integer-compare"
+#pragma clang diagnostic ignored "-Wextra"
 #elif defined(__GNUC__)
-#define COVPRUNE_QUIET _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wsign-compare\"") _Pragma("GCC diagnostic ignored \"-Wtype-limits\"") _Pragma("GCC diagnostic ignored \"-Wbool-compare\"") _Pragma("GCC diagnostic ignored \"-Wextra\"") _Pragma("GCC diagnostic ignored \"-Woverflow\"") _Pragma("GCC diagnostic ignored \"-Wdiv-by-zero\"") _Pragma("GCC diagnostic ignored \"-Wint-in-bool-context\"") _Pragma("GCC diagnostic ignored \"-Wtautological-compare\"") _Pragma("GCC diagnostic ignored \"-Wlogical-not-parentheses\"") _Pragma("GCC diagnostic ignored \"-Wparentheses\"") _Pragma("GCC diagnostic ignored \"-Wshift-count-overflow\"") _Pragma("GCC diagnostic ignored \"-Wshift-count-negative\"") _Pragma("GCC diagnostic ignored \"-Wshift-negative-value\"") _Pragma("GCC diagnostic ignored \"-Wenum-compare\"") _Pragma("GCC diagnostic ignored \"-Waddress\"") _Pragma("GCC diagnostic ignored \"-Wbool-operation\"")
-#define COVPRUNE_LOUD _Pragma("GCC diagnostic pop")
-#else
-#define COVPRUNE_QUIET
-#define COVPRUNE_LOUD
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wtype-limits"
+#pragma GCC diagnostic ignored "-Wbool-compare"
+#pragma GCC diagnostic ignored "-Wextra"
+#pragma GCC diagnostic ignored "-Woverflow"
+#pragma GCC diagnostic ignored "-Wdiv-by-zero"
+#pragma GCC diagnostic ignored "-Wint-in-bool-context"
+#pragma GCC diagnostic ignored "-Wtautological-compare"
+#pragma GCC diagnostic ignored "-Wlogical-not-parentheses"
+#pragma GCC diagnostic ignored "-Wparentheses"
+#pragma GCC diagnostic ignored "-Wshift-count-overflow"
+#pragma GCC diagnostic ignored "-Wshift-count-negative"
+#pragma GCC diagnostic ignored "-Wshift-negative-value"
+#pragma GCC diagnostic ignored "-Wenum-compare"
+#pragma GCC diagnostic ignored "-Waddress"
+#pragma GCC diagnostic ignored "-Wbool-operation"
 #endif
 #undef pc_label
 #undef pc_label_bindings
 #undef pc_label_sequence
 #undef pc_label_sequence_condition
-#define pc_label_sequence(c, id, pos, len, var, ...) do { COVPRUNE_QUIET covprune_seq((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE), (long)(pos), (long)(len), COVPRUNE_LABEL_BASE, #var); COVPRUNE_LOUD } while (0)
+#define pc_label_sequence(c, id, pos, len, var, ...) do { covprune_seq((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE), (long)(pos), (long)(len), COVPRUNE_LABEL_BASE, #var); } while (0)
 #define pc_label_sequence_condition(zero, var) covprune_seq_break(COVPRUNE_LABEL_BASE, #var)
-#define pc_label(c, id, ...) do { COVPRUNE_QUIET long covprune_id_ = (long)(id) + COVPRUNE_LABEL_BASE; int covprune_c_; covprune_at = covprune_id_; covprune_c_ = (c) ? 3 : 1; covprune_at = -1; if (covprune_id_ >= covprune_capacity || covprune_id_ < 0 || (covprune_states[covprune_id_] & covprune_c_) != covprune_c_) covprune_hit(covprune_c_ == 3, covprune_id_); COVPRUNE_LOUD } while (0)
+#define pc_label(c, id, ...) do { long covprune_id_ = (long)(id) + COVPRUNE_LABEL_BASE; int covprune_c_; covprune_at = covprune_id_; covprune_c_ = (c) ? 3 : 1; covprune_at = -1; if (covprune_id_ >= covprune_capacity || covprune_id_ < 0 || (covprune_states[covprune_id_] & covprune_c_) != covprune_c_) covprune_hit(covprune_c_ == 3, covprune_id_); } while (0)
 #define COVPRUNE_CAT(a, b) COVPRUNE_CAT_(a, b)
 #define COVPRUNE_CAT_(a, b) a##b
-#define pc_label_bindings(c, id, tag, bind, n, ...) do { COVPRUNE_QUIET covprune_at = ((long)(id) + COVPRUNE_LABEL_BASE); covprune_bind((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE), n COVPRUNE_CAT(COVPRUNE_PAIRS_, n)(__VA_ARGS__)); COVPRUNE_LOUD } while (0)
+#define pc_label_bindings(c, id, tag, bind, n, ...) do { covprune_at = ((long)(id) + COVPRUNE_LABEL_BASE); covprune_bind((c) ? 1 : 0, ((long)(id) + COVPRUNE_LABEL_BASE), n COVPRUNE_CAT(COVPRUNE_PAIRS_, n)(__VA_ARGS__)); } while (0)
 #define COVPRUNE_PAIRS_0()
 #define COVPRUNE_PAIRS_1(n1, v1), n1, (long)(v1)
 #define COVPRUNE_PAIRS_2(n1, v1, n2, v2), n1, (long)(v1), n2, (long)(v2)

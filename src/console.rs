@@ -27,6 +27,42 @@ pub fn print_err(text: &str) {
     }
 }
 
+/// `n` and the noun, singular for one: `1 label`, `3 labels`, `2 copies`.
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        return format!("1 {noun}");
+    }
+    let plural = match noun.strip_suffix('y') {
+        Some(stem) if !stem.ends_with(['a', 'e', 'o', 'u']) => format!("{stem}ies"),
+        _ => format!("{noun}s"),
+    };
+    format!("{n} {plural}")
+}
+
+/// How a label is named in every output meant for people: `l12`.
+pub fn label_id(id: impl std::fmt::Display) -> String {
+    format!("l{id}")
+}
+
+/// A rate per second, with as many digits as it needs to be read: `3.2/s`, `41/s`.
+pub fn rate(per_sec: f64) -> String {
+    if per_sec >= 10.0 || per_sec == 0.0 {
+        format!("{per_sec:.0}/s")
+    } else {
+        format!("{per_sec:.1}/s")
+    }
+}
+
+/// A duration in milliseconds, as seconds: `10 s`, `0.7 s`.
+pub fn seconds(ms: u64) -> String {
+    if ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{} s", ms as f64 / 1000.0)
+    }
+}
+
 /// A progress bar on stderr, drawn only when stderr is a terminal (indicatif hides it
 /// otherwise) and when enabled.
 pub struct Progress {
@@ -48,12 +84,25 @@ impl Progress {
             indicatif::ProgressDrawTarget::stderr(),
         );
         if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
-            "{{prefix}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{per_sec}}, eta {{eta}}"
+            "{{prefix}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{rate}}, eta {{eta}} {{msg}}"
         )) {
+            let style = style.with_key(
+                "rate",
+                |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{}", rate(state.per_sec()));
+                },
+            );
             bar.set_style(style.progress_chars("=> "));
         }
         bar.set_prefix(what.to_string());
         Progress { bar: Some(bar) }
+    }
+
+    /// Text drawn after the bar while it is drawn.
+    pub fn note(&self, text: &str) {
+        if let Some(b) = &self.bar {
+            b.set_message(text.to_string());
+        }
     }
 
     pub fn inc(&self, n: u64) {
@@ -66,5 +115,23 @@ impl Progress {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_rates_and_ids_read_as_english() {
+        assert_eq!(count(1u64, "label"), "1 label");
+        assert_eq!(count(0u64, "label"), "0 labels");
+        assert_eq!(count(2u64, "copy"), "2 copies");
+        assert_eq!(count(3u64, "day"), "3 days");
+        assert_eq!(rate(10.3086), "10/s");
+        assert_eq!(rate(3.249), "3.2/s");
+        assert_eq!(label_id(49), "l49");
+        assert_eq!(seconds(10_000), "10 s");
+        assert_eq!(seconds(700), "0.7 s");
     }
 }

@@ -302,7 +302,7 @@ fn gzip_configured_in_place_is_configured_again_in_the_copy_and_make_check_cover
         &src,
         &out,
         "CC",
-        &["--timeout-ms", "500", "--function-budget-s", "20"],
+        &["--timeout-s", "0.5", "--function-budget-s", "20"],
     );
     let before = hashes(&src);
     let (m, code) = measure(&out, &["make -j2 check"]);

@@ -151,7 +151,7 @@ fn labels_in_code_the_configuration_compiles_out_are_not_objectives() {
     let out = dir.path().join("out");
     let text = annotate_cli(&orig, "CC,MCC", &out, &[]);
     assert!(
-        text.contains("w.c: 12 label(s) in code this configuration compiles out, not objectives (lines 6, 15)"),
+        text.contains("w.c: 12 labels in code this configuration compiles out, not objectives (lines 6, 15)"),
         "{text}"
     );
     let annotated = out.join("w_labels.c");
@@ -214,7 +214,7 @@ fn labels_in_code_the_configuration_compiles_out_are_not_objectives() {
             String::from_utf8_lossy(&o.stderr)
         );
         assert!(
-            said.contains("12 label(s) in code this configuration compiles out"),
+            said.contains("12 labels in code this configuration compiles out"),
             "{command}: {said}"
         );
     }
@@ -548,10 +548,10 @@ fn names_that_depend_on_their_place_are_not_read_everywhere() {
 
 /// Mutants over every kind of operand: unsigned counters (`c < 0` is always false), a size
 /// beside a signed constant, a bool, a narrow unsigned, and pointers compared with `NULL`,
-/// whose ordered mutants need compatible types. Each label's warnings are silenced inside the
-/// label by the runtime, each ordered mutant of `p == NULL` compares addresses: the annotated
-/// file builds with `-Wall -Wextra -Werror` for every criterion, and prints what the original
-/// prints.
+/// whose ordered mutants need compatible types, and with `0`, which no constant replaces. The
+/// runtime turns off, for the annotated file, the warnings a label's condition can draw; each
+/// ordered mutant of `p == NULL` compares addresses: the annotated file builds with `-Wall
+/// -Wextra -Werror` for every criterion, and prints what the original prints.
 #[test]
 fn mutants_of_every_operand_type_build_warning_free() {
     let dir = tempfile::tempdir().unwrap();

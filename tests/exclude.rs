@@ -797,4 +797,33 @@ fn stale_or_foreign_inputs_are_refused_and_nothing_is_written() {
     let (m, code) = exclude(dir, "gcovr", "cov.json", "cov.clean2.json");
     assert_eq!(code, 0, "{m:#}");
     assert_eq!(m["excluded"].as_array().map(Vec::len), Some(1));
+    assert_eq!(m["warnings"], serde_json::json!([]));
+    // An MCC-only annotation: no label of it describes a branch, and that is said.
+    covprune()
+        .args(["annotate", "--criteria", "MCC", "-o"])
+        .arg(dir.join("mcc"))
+        .arg(&clean)
+        .assert()
+        .success();
+    let mcc = dir.join("mcc/clean_labels.c");
+    covprune()
+        .args(["prune", "--no-progress"])
+        .arg(&mcc)
+        .assert()
+        .success();
+    let o = covprune()
+        .arg("exclude")
+        .arg(&mcc)
+        .arg("--gcovr")
+        .arg(dir.join("cov.json"))
+        .arg("-o")
+        .arg(dir.join("cov.mcc.json"))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("warning: the annotated files have no CC labels"),
+        "{text}"
+    );
 }

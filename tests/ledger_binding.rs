@@ -146,7 +146,7 @@ fn an_absurd_jobs_count_is_capped_and_changes_nothing() {
         let out = covprune()
             .arg("prune")
             .arg(&file)
-            .args(["--no-progress", "--timeout-ms", "20000"])
+            .args(["--no-progress", "--timeout-s", "20"])
             .args(extra)
             .assert()
             .success()

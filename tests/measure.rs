@@ -77,7 +77,7 @@ fn a_ledger_contradicted_by_a_test_raises_the_alarm() {
         .assert()
         .code(3)
         .stderr(predicate::str::contains(
-            "label 1 claimed infeasible: test 8 covers label 1",
+            "l1 claimed infeasible: test 8 covers l1",
         ));
     let after = std::fs::read_to_string(dir.path().join("tritype_labels.labels")).unwrap();
     assert_eq!(before, after, "nothing is written under an alarm");
@@ -99,7 +99,7 @@ fn tests_that_crash_or_hang_are_reported_and_the_run_goes_on() {
         .arg(&prog)
         .arg("--tests")
         .arg(&tests)
-        .args(["--test-timeout-ms", "1000", "--json"])
+        .args(["--test-timeout-s", "1", "--json"])
         .assert()
         .success()
         .get_output()
@@ -168,7 +168,7 @@ fn a_subsumed_label_whose_subsumer_stays_uncovered_is_pending() {
     assert_eq!(all["kept"], 3, "label 2 stays an objective");
     let text = String::from_utf8(run(false)).unwrap();
     assert!(
-        text.contains("label 2 (subsumed by 1)"),
+        text.contains("l2 (subsumed by l1)"),
         "the text report lists it:\n{text}"
     );
 }

@@ -40,7 +40,7 @@ fn a_zero_time_limit_is_refused_and_the_ledger_kept() {
     let file = pruned(dir.path());
     let ledger = dir.path().join("tritype_labels.covprune.json");
     let before = std::fs::read(&ledger).unwrap();
-    for (cmd, flag) in [("prune", "--timeout-ms"), ("measure", "--test-timeout-ms")] {
+    for (cmd, flag) in [("prune", "--timeout-s"), ("measure", "--test-timeout-s")] {
         let mut c = covprune();
         c.arg(cmd).arg(&file).args([flag, "0"]);
         if cmd == "measure" {
@@ -133,7 +133,7 @@ fn errors_under_json_are_json() {
         &[
             "prune",
             "benchmarks/programs/tritype.c",
-            "--timeout-ms",
+            "--timeout-s",
             "0",
             "--json",
         ][..],
@@ -171,7 +171,7 @@ fn a_test_that_times_out_says_so_and_after_how_long() {
         .arg(&prog)
         .arg("--tests")
         .arg(&tests)
-        .args(["--test-timeout-ms", "700"])
+        .args(["--test-timeout-s", "0.7"])
         .assert()
         .success()
         .stdout(predicate::str::contains("test 1 timed out after 700 ms"));

@@ -28,8 +28,8 @@ const COMPARED: &[&str] = &[
     "--no-progress",
     "--rlimit",
     "50000000",
-    "--timeout-ms",
-    "200000",
+    "--timeout-s",
+    "200",
     "--function-budget-s",
     "1200",
 ];
@@ -319,8 +319,8 @@ fn a_pathological_function_stays_within_its_bounds() {
         .arg(&file)
         .args([
             "--no-progress",
-            "--timeout-ms",
-            "300",
+            "--timeout-s",
+            "0.3",
             "--function-budget-s",
             "8",
             "--max-memory-mb",

@@ -237,7 +237,7 @@ fn an_annotation_that_crashes_the_program_is_caught() {
         .stderr(
             predicate::str::contains("test 3:")
                 .and(predicate::str::contains("crashed"))
-                .and(predicate::str::contains("inside label 2"))
+                .and(predicate::str::contains("inside l2"))
                 .and(predicate::str::contains("crash_labels.c:12")),
         );
     // The labels file is not updated from runs of a broken program.

@@ -219,7 +219,7 @@ fn a_run_that_covers_a_label_claimed_infeasible_raises_the_alarm() {
     let (report, code) = witness(&file, &tmp.path().join("tests"));
     assert_eq!(code, 3, "{report}");
     assert!(
-        report["error"].as_str().unwrap().contains("label 9 "),
+        report["error"].as_str().unwrap().contains("l9 "),
         "{report}"
     );
     assert_eq!(std::fs::read(&path).unwrap(), before);

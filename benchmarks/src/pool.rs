@@ -11,7 +11,7 @@ use crate::{all, annotated_outputs, machine_note, proc_status_kb, process_tree, 
 /// The worker pool: the same prune run with `--jobs 1`, `--jobs 2`, ... as child processes,
 /// wall time and peak resident memory of each (sampled from /proc), and the speed-ups.
 /// `COVPRUNE_POOL_FILE` (default: the corpus's sqlite3.c), `COVPRUNE_POOL_CRITERIA` (CC),
-/// `COVPRUNE_POOL_TIMEOUT_MS` (300), `COVPRUNE_POOL_BUDGET_S` (8), `COVPRUNE_POOL_JOBS`
+/// `COVPRUNE_POOL_TIMEOUT_S` (0.3), `COVPRUNE_POOL_BUDGET_S` (8), `COVPRUNE_POOL_JOBS`
 /// (`1,2`; the first is the speed-ups' base), `COVPRUNE_POOL_REPEAT` (1: rounds of every count
 /// in turn, each count's median wall time reported). Each round also runs, for each count N
 /// above 1, N independent `--jobs 1` runs of copies of the file at once: the machine's ceiling
@@ -29,7 +29,7 @@ pub(crate) fn pool_bench(args: &Args) -> Result<()> {
     ))
     .canonicalize()?;
     let criteria = env("COVPRUNE_POOL_CRITERIA", "CC");
-    let timeout = env("COVPRUNE_POOL_TIMEOUT_MS", "300");
+    let timeout = env("COVPRUNE_POOL_TIMEOUT_S", "0.3");
     let budget = env("COVPRUNE_POOL_BUDGET_S", "8");
     let job_counts: Vec<usize> = env("COVPRUNE_POOL_JOBS", "1,2")
         .split(',')
@@ -206,7 +206,7 @@ pub(crate) fn pool_bench(args: &Args) -> Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let md = format!(
-        "# Worker pool: {name} ({criteria}), steps 1-3\n\n`COVPRUNE_POOL_FILE={name} COVPRUNE_POOL_CRITERIA={criteria} COVPRUNE_POOL_TIMEOUT_MS={timeout} COVPRUNE_POOL_BUDGET_S={budget} COVPRUNE_POOL_JOBS={} COVPRUNE_POOL_REPEAT={repeat} cargo run --release -p covprune-benchmarks -- pool` ({}); {timeout} ms per question, {budget} s per function (or per share of a function with more than 150 labels).\n\n`prune --jobs N` runs N worker processes (each with its own Z3) under a supervisor; a big function's questions are split in shares that any worker takes. Each count ran {repeat} time(s), the counts in turn; the wall time is the median (every run's in the JSON file), the speed-up the ratio of medians. The machine's ceiling for N workers: N independent `prune --jobs 1` runs of copies of the file started at once, in every round after the pool's run with N; N times the one run's median over theirs (2.00x if two runs at once take as long as one alone; less where the cores share caches, memory bandwidth or a host). Peak RSS: the largest sum of resident sizes of the supervisor and its workers, sampled every 200 ms; and the largest single process (over the runs).\n\n| jobs | wall (s) | speed-up | machine's ceiling | peak RSS, all processes (MB) | peak RSS, largest process (MB) |\n|---|---|---|---|---|---|\n{table}\nLedgers of the runs byte-identical (the independent runs' too): {same}.\n{differing}",
+        "# Worker pool: {name} ({criteria}), steps 1-3\n\n`COVPRUNE_POOL_FILE={name} COVPRUNE_POOL_CRITERIA={criteria} COVPRUNE_POOL_TIMEOUT_S={timeout} COVPRUNE_POOL_BUDGET_S={budget} COVPRUNE_POOL_JOBS={} COVPRUNE_POOL_REPEAT={repeat} cargo run --release -p covprune-benchmarks -- pool` ({}); {timeout} s per question, {budget} s per function (or per share of a function with more than 150 labels).\n\n`prune --jobs N` runs N worker processes (each with its own Z3) under a supervisor; a big function's questions are split in shares that any worker takes. Each count ran {repeat} time(s), the counts in turn; the wall time is the median (every run's in the JSON file), the speed-up the ratio of medians. The machine's ceiling for N workers: N independent `prune --jobs 1` runs of copies of the file started at once, in every round after the pool's run with N; N times the one run's median over theirs (2.00x if two runs at once take as long as one alone; less where the cores share caches, memory bandwidth or a host). Peak RSS: the largest sum of resident sizes of the supervisor and its workers, sampled every 200 ms; and the largest single process (over the runs).\n\n| jobs | wall (s) | speed-up | machine's ceiling | peak RSS, all processes (MB) | peak RSS, largest process (MB) |\n|---|---|---|---|---|---|\n{table}\nLedgers of the runs byte-identical (the independent runs' too): {same}.\n{differing}",
         job_counts
             .iter()
             .map(|j| j.to_string())
@@ -304,7 +304,7 @@ impl PruneRun<'_> {
             .arg(annotated)
             .args(["--no-progress", "--json", "--jobs", &jobs.to_string()])
             .args([
-                "--timeout-ms",
+                "--timeout-s",
                 self.timeout,
                 "--function-budget-s",
                 self.budget,

@@ -352,6 +352,11 @@ fn visit_node(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Ve
             }
             if full && on.contains(&Mutator::Crp) {
                 for (side, c) in [(0, l), (1, r)] {
+                    // `p == 0` compares with the null pointer: `p == 1` is no C without a cast.
+                    let other = if side == 0 { rt } else { lt };
+                    if op.is_relational() && other == Ty::Pointer {
+                        continue;
+                    }
                     let Some(v) = c.int_value() else { continue };
                     let Expr::Const { text, .. } = c.without_conversion() else {
                         continue;
@@ -483,6 +488,14 @@ mod tests {
         // Only the constant may change (`p + 2` is still valid C).
         let l = labels(&e, Flavor::Sufficient, Mutator::ALL, "WM-S");
         assert!(l.iter().all(|l| l.tag == "WM-S CRP"), "{l:?}");
+    }
+
+    #[test]
+    fn a_null_pointer_constant_is_not_replaced() {
+        let e = Expr::bin(BinOp::Eq, Expr::lval("p", Ty::Pointer), Expr::int("0"));
+        let l = labels(&e, Flavor::Sufficient, Mutator::ALL, "WM-S");
+        assert!(l.iter().all(|l| l.tag != "WM-S CRP"), "{l:?}");
+        assert!(l.iter().any(|l| l.tag == "WM-S ROR"), "{l:?}");
     }
 
     #[test]

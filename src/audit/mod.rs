@@ -231,7 +231,7 @@ impl Audit {
         for s in &self.top_subsumers {
             let _ = writeln!(
                 out,
-                "label {} ({}) subsumes {} labels",
+                "l{} ({}) subsumes {} labels",
                 s.label, s.tag, s.subsumes
             );
         }
@@ -667,7 +667,7 @@ pub fn sarif(
             "ruleId": rules[rule].0,
             "ruleIndex": rule,
             "level": if rule == 2 { "note" } else { "warning" },
-            "message": {"text": format!("label {} ({}) `{}` is infeasible in {}", r.id, r.tag, r.predicate, r.function)},
+            "message": {"text": format!("l{} ({}) `{}` is infeasible in {}", r.id, r.tag, r.predicate, r.function)},
             "locations": [{"physicalLocation": {
                 "artifactLocation": location,
                 "region": {"startLine": (*line).max(1)}

@@ -118,9 +118,9 @@ pub struct ProjectMeasureArgs {
     /// The compiler `$CC` names; wrappers also stand for cc, gcc and clang on PATH.
     #[arg(long, value_name = "CC")]
     pub cc: Option<String>,
-    /// Time limit of each command, in seconds (at least 1).
-    #[arg(long, default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..))]
-    pub test_timeout_s: u64,
+    /// Time limit of each command, in seconds.
+    #[arg(long = "test-timeout-s", value_name = "SECONDS", default_value = "3600", value_parser = parse_seconds)]
+    pub test_timeout_ms: u64,
     /// Build in this (new or empty) directory and keep it.
     #[arg(long, value_name = "DIR")]
     pub keep_build: Option<PathBuf>,
@@ -171,7 +171,7 @@ pub struct ExportAcslArgs {
     #[arg(long, default_value_t = 1)]
     pub step: u8,
     /// Output file (default: the file's name with `.acsl.c`).
-    #[arg(short, long)]
+    #[arg(short = 'o', long = "out", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Write `assert` instead of `check`: WP then assumes each assertion in the goals after it.
     #[arg(long)]
@@ -187,6 +187,7 @@ pub struct ExportAcslArgs {
 
 #[derive(Args, Debug)]
 pub struct AnnotateArgs {
+    /// The C source file (left as it is).
     pub file: PathBuf,
     #[command(flatten)]
     pub criteria: CriteriaFlags,
@@ -325,8 +326,8 @@ pub struct MeasureArgs {
     /// The original program (default: the one the build record beside FILE names).
     #[arg(long, value_name = "FILE")]
     pub original: Option<PathBuf>,
-    /// A test running longer than this (in milliseconds, at least 1) is stopped and reported.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    /// A test running longer than this, in seconds (e.g. `0.5`), is stopped and reported.
+    #[arg(long = "test-timeout-s", value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
     pub test_timeout_ms: u64,
     /// Write a Mutation Testing Elements report of the WM labels to this file.
     #[arg(long)]
@@ -378,7 +379,7 @@ pub struct WitnessArgs {
     pub file: PathBuf,
     /// The directory the tests are written to (new, empty, or holding only tests an earlier
     /// run wrote: the new ones are numbered after them).
-    #[arg(long, value_name = "DIR")]
+    #[arg(short = 'o', long, value_name = "DIR")]
     pub out: PathBuf,
     /// The ledger (default: STEM.covprune.json).
     #[arg(long)]
@@ -389,12 +390,12 @@ pub struct WitnessArgs {
     /// Labels of the grey zone asked for a model per function, at most.
     #[arg(long, default_value_t = 500)]
     pub per_function: usize,
-    /// Seconds for one function's encoding and models (at least 1).
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
-    pub function_s: u64,
-    /// Milliseconds for one run of a call (at least 1).
-    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub run_ms: u64,
+    /// Wall-clock budget of one function's encoding and models, in seconds.
+    #[arg(long = "function-budget-s", value_name = "SECONDS", default_value = "20", value_parser = parse_seconds)]
+    pub function_budget_ms: u64,
+    /// Time limit of one run of a call, in seconds.
+    #[arg(long = "run-timeout-s", value_name = "SECONDS", default_value = "2", value_parser = parse_seconds)]
+    pub run_timeout_ms: u64,
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
@@ -517,13 +518,13 @@ impl CriteriaFlags {
 /// The prover's limits and parallelism (`prune`, `project`).
 #[derive(Args, Debug, Clone)]
 pub struct SolverFlags {
-    /// Time limit of each proof obligation, in milliseconds (at least 1).
-    #[arg(long, default_value_t = run::prune::DEFAULT_TIMEOUT_MS, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Time limit of each proof obligation, in seconds (e.g. `0.3`).
+    #[arg(long = "timeout-s", value_name = "SECONDS", default_value = DEFAULT_TIMEOUT, value_parser = parse_seconds_u32)]
     pub timeout_ms: u32,
     /// Deterministic resource limit of each obligation (Z3 rlimit units; 0: none, the time limit
     /// decides). With it, the time limit is only a backstop (5x), so that ledgers are the same
     /// run to run and for any --jobs. Default: 5,000,000 for the default 2 s, scaled with
-    /// --timeout-ms; questions with the function's memory written out get three times it
+    /// --timeout-s; questions with the function's memory written out get three times it
     /// (until one runs out).
     #[arg(long)]
     pub rlimit: Option<u32>,
@@ -555,6 +556,24 @@ impl SolverFlags {
             ..run::prune::Config::default()
         }
     }
+}
+
+/// The default of `--timeout-s`: [`run::prune::DEFAULT_TIMEOUT_MS`] in seconds.
+const DEFAULT_TIMEOUT: &str = "2";
+
+/// A duration flag: seconds, fractions allowed (`2`, `0.5`), more than 0; in milliseconds.
+fn parse_seconds(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 1e9 => Ok(((v * 1000.0).round() as u64).max(1)),
+        _ => Err(format!(
+            "`{s}` is not a duration in seconds (a number above 0, e.g. 2 or 0.5)"
+        )),
+    }
+}
+
+fn parse_seconds_u32(s: &str) -> Result<u32, String> {
+    let ms = parse_seconds(s)?;
+    u32::try_from(ms).map_err(|_| format!("`{s}` seconds is too long (at most 4,000,000)"))
 }
 
 /// A step of `prune --steps`.
@@ -627,4 +646,23 @@ pub struct ExcludeArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_are_seconds_with_fractions() {
+        assert_eq!(parse_seconds("2"), Ok(2000));
+        assert_eq!(parse_seconds("0.5"), Ok(500));
+        assert_eq!(parse_seconds("0.0001"), Ok(1));
+        assert!(parse_seconds("0").is_err());
+        assert!(parse_seconds("-1").is_err());
+        assert!(parse_seconds("2s").is_err());
+        assert_eq!(
+            parse_seconds_u32(DEFAULT_TIMEOUT),
+            Ok(run::prune::DEFAULT_TIMEOUT_MS)
+        );
+    }
 }

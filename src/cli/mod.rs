@@ -31,6 +31,7 @@ pub struct Cli {
 pub enum Command {
     /// Parse and lower a C file; print front-end statistics.
     Parse {
+        /// The C file.
         file: PathBuf,
         #[command(flatten)]
         cc: CcFlags,
@@ -43,7 +44,9 @@ pub enum Command {
     },
     /// Print the control-flow graph of one function as Graphviz DOT.
     Cfg {
+        /// The C file.
         file: PathBuf,
+        /// The function whose graph is printed.
         #[arg(long)]
         function: String,
         #[command(flatten)]
@@ -51,7 +54,9 @@ pub enum Command {
     },
     /// Print the lowered IR of every function (or one).
     Ir {
+        /// The C file.
         file: PathBuf,
+        /// Only this function.
         #[arg(long)]
         function: Option<String>,
         #[command(flatten)]
@@ -59,6 +64,7 @@ pub enum Command {
     },
     /// Print the call graph: direct calls with call-site counts, linkage, address-taken functions.
     Callgraph {
+        /// The C file.
         file: PathBuf,
         #[command(flatten)]
         cc: CcFlags,
@@ -105,9 +111,10 @@ pub enum Command {
     Project(ProjectArgs),
     /// Inspect or empty the verdict cache.
     Cache(CacheArgs),
-    /// Write another tool's coverage report again with the branches covprune proved
-    /// infeasible excluded (gcovr JSON, lcov tracefile), a sidecar justifying each, and raw and
-    /// cleaned branch coverage; exit 3 when the report shows a proved-infeasible branch taken.
+    /// Write another tool's coverage report again with what covprune proved infeasible
+    /// excluded (gcovr JSON, lcov tracefile, llvm-cov export, Mutation Testing Elements report),
+    /// a sidecar justifying each item, and raw and cleaned coverage; exit 3 when the report
+    /// shows a proved-infeasible branch taken.
     Exclude(ExcludeArgs),
 }
 
@@ -148,7 +155,7 @@ pub fn run(args: Vec<String>) -> ExitCode {
         Ok(exit) => ExitCode::from(exit.code()),
         Err(e) => {
             if !e.is_reported() {
-                print_err(&format!("covprune: error: {e}"));
+                print_err(&format!("error: {e}"));
             }
             if json && !crate::console::printed_out() {
                 print_json_error(&e.to_string(), e.exit());
@@ -234,7 +241,7 @@ fn execute(command: Command) -> run::Result<Exit> {
                     commands,
                     cwd: args.cwd,
                     cc: args.cc,
-                    timeout: std::time::Duration::from_secs(args.test_timeout_s),
+                    timeout: std::time::Duration::from_millis(args.test_timeout_ms),
                     keep_build: args.keep_build,
                 },
             )?;
@@ -359,8 +366,8 @@ fn execute(command: Command) -> run::Result<Exit> {
                 labels: args.labels,
                 preprocess,
                 per_function: args.per_function,
-                function_ms: args.function_s * 1000,
-                run_ms: args.run_ms,
+                function_ms: args.function_budget_ms,
+                run_ms: args.run_timeout_ms,
                 jobs: args.jobs,
                 progress: !args.json,
             })?;
@@ -424,10 +431,47 @@ fn execute(command: Command) -> run::Result<Exit> {
                 keep_line_markers: args.keep_line_markers,
             })?;
             for (id, why) in &report.skipped_labels {
-                print_err(&format!("covprune: label {id} not exported: {why}\n"));
+                print_err(&format!("l{id} not exported: {why}\n"));
             }
             show(&report, args.json, run::inspect::ExportReport::to_text);
         }
     }
     Ok(Exit::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every command and argument says what it is in `--help`; every output flag is `-o/--out`.
+    #[test]
+    fn every_argument_is_described_and_outputs_are_dash_o() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for a in cmd.get_arguments() {
+                let id = a.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if a.get_help().is_none() {
+                    missing.push(format!("{path} {id}: no description"));
+                }
+                if a.get_long() == Some("out") && a.get_short() != Some('o') {
+                    missing.push(format!("{path} --out: no -o"));
+                }
+                if a.get_long() == Some("output") {
+                    missing.push(format!("{path} --output: not --out"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                if sub.get_about().is_none() {
+                    missing.push(format!("{path} {}: no description", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "covprune", &mut missing);
+        assert!(missing.is_empty(), "{}", missing.join("\n"));
+    }
 }

@@ -42,6 +42,10 @@ pub struct FileProofs {
     /// Mutants that replace an operator written in the file, proved equivalent (their weak
     /// mutation label infeasible) for every caller.
     pub equivalent: Vec<Equivalent>,
+    /// Labels of the file whose claims a branch report can receive (condition outcomes) and
+    /// a mutation report can (mutants of an operator written in the file).
+    pub outcome_labels: usize,
+    pub mutant_labels: usize,
 }
 
 /// A mutant proved equivalent, as mutation tools name it.
@@ -183,6 +187,12 @@ impl FileProofs {
             conditions,
             without_span,
             equivalent,
+            outcome_labels: sites
+                .labels
+                .iter()
+                .filter(|l| l.outcome.is_some() && is_outcome_tag(&l.tag))
+                .count(),
+            mutant_labels: sites.labels.iter().filter(|l| l.mutant.is_some()).count(),
         }
     }
 }
@@ -224,12 +234,14 @@ pub fn match_line(proofs: &LineProofs, taken: &[bool]) -> LineVerdict {
     match proved.cmp(&untaken.len()) {
         std::cmp::Ordering::Equal => LineVerdict::Exclude(untaken),
         std::cmp::Ordering::Less => LineVerdict::Leave(format!(
-            "{proved} outcome(s) proved infeasible, {} edge(s) untaken: which is which cannot be told",
-            untaken.len()
+            "{} proved infeasible, {} untaken: which is which cannot be told",
+            crate::console::count(proved as u64, "outcome"),
+            crate::console::count(untaken.len() as u64, "edge")
         )),
         std::cmp::Ordering::Greater => LineVerdict::Alarm(format!(
-            "{proved} outcome(s) proved infeasible but only {} edge(s) untaken: a proved outcome ran",
-            untaken.len()
+            "{} proved infeasible but only {} untaken: a proved outcome ran",
+            crate::console::count(proved as u64, "outcome"),
+            crate::console::count(untaken.len() as u64, "edge")
         )),
     }
 }

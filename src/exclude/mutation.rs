@@ -160,7 +160,7 @@ fn map_mutant(m: &mut Value, p: &FileProofs, mapping: &mut Mapping) {
     }
     m["status"] = json!("Ignored");
     m["statusReason"] = json!(format!(
-        "equivalent mutant: covprune proved its weak-mutation label {} infeasible ({})",
+        "equivalent mutant: covprune proved its weak-mutation label l{} infeasible ({})",
         first.label, first.tag
     ));
     mapping.excluded.push(Excluded {
@@ -196,10 +196,17 @@ fn note_unmatched(f: &Value, p: &FileProofs, mapping: &mut Mapping) {
     for (line, (absent, unnamed)) in per_line {
         let why = match (absent, unnamed) {
             (0, 0) => continue,
-            (a, 0) => format!("{a} proved-equivalent mutant(s) the report does not hold"),
-            (0, u) => format!("{u} proved-equivalent mutant(s) with no Mull operator name"),
+            (a, 0) => format!(
+                "{} the report does not hold",
+                crate::console::count(a as u64, "proved-equivalent mutant")
+            ),
+            (0, u) => format!(
+                "{} with no Mull operator name",
+                crate::console::count(u as u64, "proved-equivalent mutant")
+            ),
             (a, u) => format!(
-                "{a} proved-equivalent mutant(s) the report does not hold, {u} with no Mull operator name"
+                "{} the report does not hold, {u} with no Mull operator name",
+                crate::console::count(a as u64, "proved-equivalent mutant")
             ),
         };
         mapping.left.push(Left {

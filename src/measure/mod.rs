@@ -378,7 +378,7 @@ fn run_one(
     let what = if status_counts {
         let inside = run
             .crashed_in_label
-            .map_or_else(String::new, |l| format!(" inside label {l}"));
+            .map_or_else(String::new, |l| format!(" inside l{l}"));
         Some(format!(
             "the annotated program {}{inside}; the original {}",
             annotated.outcome, original.outcome
@@ -591,14 +591,14 @@ pub fn alarms(claims: &BTreeMap<u64, Claim>, runs: &[TestRun]) -> Vec<Alarm> {
                     label: id,
                     claim: "infeasible".into(),
                     test: r.name.clone(),
-                    what: format!("test {} covers label {id}", r.name),
+                    what: format!("test {} covers l{id}", r.name),
                 }),
                 Claim::Duplicate(of) if r.completed() && cov(id) != cov(*of) => out.push(Alarm {
                     label: id,
                     claim: format!("duplicate of {of}"),
                     test: r.name.clone(),
                     what: format!(
-                        "test {} covers label {} but not label {}",
+                        "test {} covers l{} but not l{}",
                         r.name,
                         if cov(id) { id } else { *of },
                         if cov(id) { *of } else { id }
@@ -610,7 +610,7 @@ pub fn alarms(claims: &BTreeMap<u64, Claim>, runs: &[TestRun]) -> Vec<Alarm> {
                             label: id,
                             claim: format!("subsumed by {b}"),
                             test: r.name.clone(),
-                            what: format!("test {} covers label {b} but not label {id}", r.name),
+                            what: format!("test {} covers l{b} but not l{id}", r.name),
                         });
                     }
                 }

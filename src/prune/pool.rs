@@ -548,7 +548,7 @@ fn drive_worker(state: &Supervisor) -> Result<(), PoolError> {
         let unit = &state.units[u];
         let name = &unit.names[i];
         crate::console::print_err(&format!(
-            "covprune: the prover died ({status}) while proving {name}; going on without it\n"
+            "warning: the prover died ({status}) while proving {name}; going on without it\n"
         ));
         unit.journal.crashed(name);
         let restarts = state.restarts.fetch_add(1, Ordering::SeqCst);

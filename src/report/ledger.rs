@@ -360,14 +360,16 @@ pub fn undecided_text(
     let mut out = String::new();
     for f in skipped {
         out.push_str(&format!(
-            "function {} not analysed ({}): {} label(s) left unknown\n",
-            f.function, f.why, f.labels
+            "function {} not analysed ({}): {} left unknown\n",
+            f.function,
+            f.why,
+            crate::console::count(f.labels as u64, "label")
         ));
     }
     for f in over_budget {
         let why: Vec<String> = f.reasons.iter().map(|(r, n)| format!("{r}: {n}")).collect();
         out.push_str(&format!(
-            "function {} out of time or memory: {} label(s) left unknown ({})\n",
+            "function {} out of time or memory: {} left unknown ({})\n",
             f.function,
             f.labels,
             why.join(", ")

@@ -89,7 +89,8 @@ pub fn compiled_out_note(file: &str, list: &[CompiledOutLabels]) -> Option<Strin
     let more = spans.len().saturating_sub(SHOWN);
     let shown = spans[..spans.len().min(SHOWN)].join(", ");
     Some(format!(
-        "{file}: {total} label(s) in code this configuration compiles out, not objectives (line{} {shown}{})",
+        "{file}: {} in code this configuration compiles out, not objectives (line{} {shown}{})",
+        crate::console::count(total as u64, "label"),
         if spans.len() == 1 && !spans[0].contains('-') { "" } else { "s" },
         if more > 0 {
             format!(" and {more} more places, listed in --json")

@@ -200,8 +200,9 @@ fn refuse_measured(path: &std::path::Path) -> Result<()> {
     let measured = existing.rows.iter().filter(|r| r.is_measured()).count();
     if measured > 0 {
         return Err(anyhow::anyhow!(
-            "{} records measured coverage ({measured} covered label(s)): annotating again would replace it; write elsewhere with -o DIR, or pass --force",
-            path.display()
+            "{} records measured coverage ({}): annotating again would replace it; write elsewhere with -o DIR, or pass --force",
+            path.display(),
+            crate::console::count(measured as u64, "covered label")
         )
         .into());
     }

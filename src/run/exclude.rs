@@ -43,6 +43,8 @@ pub struct ExcludeReport {
     pub report: String,
     pub wrote: Option<String>,
     pub justification: Option<String>,
+    /// What the inputs cannot give (a report whose items no label given can describe).
+    pub warnings: Vec<String>,
     #[serde(flatten)]
     pub mapping: Mapping,
 }
@@ -84,6 +86,9 @@ impl ExcludeReport {
                 "excluded as proved infeasible",
             ),
         };
+        for w in &self.warnings {
+            out.push_str(&format!("warning: {w}\n"));
+        }
         if let (Some(raw), Some(cleaned)) = (&m.mcdc_raw, &m.mcdc_cleaned) {
             out.push_str(&line(
                 "MC/DC conditions",
@@ -96,8 +101,9 @@ impl ExcludeReport {
         if !m.left.is_empty() {
             let proved: usize = m.left.iter().map(|l| l.proved).sum();
             out.push_str(&format!(
-                "left as they were: {} line(s) holding {proved} proved outcome(s):\n",
-                m.left.len()
+                "left as they were: {} holding {}:\n",
+                crate::console::count(m.left.len() as u64, "line"),
+                crate::console::count(proved as u64, "proved outcome")
             ));
             for l in &m.left {
                 out.push_str(&format!("  {}:{}: {}\n", l.file, l.line, l.why));
@@ -112,8 +118,15 @@ impl ExcludeReport {
         }
         for a in &m.alarms {
             out.push_str(&format!(
-                "SOUNDNESS ALARM: {}:{} (labels {:?}): {}\n",
-                a.file, a.line, a.labels, a.what
+                "SOUNDNESS ALARM: {}:{} ({}): {}\n",
+                a.file,
+                a.line,
+                a.labels
+                    .iter()
+                    .map(|&l| crate::console::label_id(l))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                a.what
             ));
         }
         if let Some(w) = &self.wrote {
@@ -144,6 +157,29 @@ fn proofs_of(annotated: &Path) -> Result<FileProofs> {
         .check_original(annotated)
         .map_err(|e| anyhow::anyhow!(e))?;
     Ok(FileProofs::of(&ledger, &sites))
+}
+
+/// The warning when no label of the annotated files is of a kind the report's items are:
+/// branches and MC/DC conditions take condition outcomes (CC), mutants take weak-mutation
+/// labels (WM, WM-S).
+fn receivable_warning(format: Format, proofs: &[FileProofs]) -> Option<String> {
+    let (have, report, criteria) = match format {
+        Format::Mutation => (
+            proofs.iter().map(|p| p.mutant_labels).sum::<usize>(),
+            "a mutation report's mutants",
+            "WM or WM-S",
+        ),
+        Format::Gcovr | Format::Lcov | Format::LlvmCov => (
+            proofs.iter().map(|p| p.outcome_labels).sum(),
+            "a branch report's branches and conditions",
+            "CC",
+        ),
+    };
+    (have == 0).then(|| {
+        format!(
+            "the annotated files have no {criteria} labels, and only those describe {report}: nothing can be excluded (add {criteria} to annotate's --criteria and prune again)"
+        )
+    })
 }
 
 pub fn exclude(opts: &ExcludeOptions) -> Result<ExcludeReport> {
@@ -199,9 +235,9 @@ pub fn exclude(opts: &ExcludeOptions) -> Result<ExcludeReport> {
     if mapping.matched_files == 0 && !opts.allow_unmatched {
         let names = &mapping.unmatched_files;
         return Err(anyhow::anyhow!(
-            "{}: none of its {} file(s) ({}) is the original of an annotated file given; it reports on another program (--allow-unmatched writes it again as it is)",
+            "{}: none of its {} ({}) is the original of an annotated file given; it reports on another program (--allow-unmatched writes it again as it is)",
             opts.report.display(),
-            names.len(),
+            crate::console::count(names.len() as u64, "file"),
             if names.is_empty() { "none".to_string() } else { names.join(", ") }
         )
         .into());
@@ -210,6 +246,7 @@ pub fn exclude(opts: &ExcludeOptions) -> Result<ExcludeReport> {
         report: opts.report.display().to_string(),
         wrote: None,
         justification: None,
+        warnings: receivable_warning(opts.format, &proofs).into_iter().collect(),
         mapping,
     };
     if !report.mapping.alarms.is_empty() {
@@ -230,8 +267,8 @@ impl ExcludeReport {
     pub fn error(&self) -> Option<Error> {
         (!self.mapping.alarms.is_empty()).then(|| {
             Error::SoundnessAlarm(format!(
-                "{} line(s) where the report shows a proved-infeasible branch taken (listed above); nothing written",
-                self.mapping.alarms.len()
+                "{} where the report shows a proved-infeasible branch taken (listed above); nothing written",
+                crate::console::count(self.mapping.alarms.len() as u64, "line")
             ))
         })
     }

@@ -256,22 +256,22 @@ impl MeasureReport {
         }
         if !self.pending.is_empty() {
             out.push_str(&format!(
-                "{} subsumed label(s) pending (kept in the cleaned ratio: no test covers them or their subsumers):\n",
-                self.pending.len()
+                "{} pending (kept in the cleaned ratio: no test covers them or their subsumers):\n",
+                crate::console::count(self.pending.len() as u64, "subsumed label")
             ));
             for p in &self.pending {
-                let by: Vec<String> = p.subsumed_by.iter().map(u64::to_string).collect();
+                let by: Vec<String> = p.subsumed_by.iter().map(|&b| crate::console::label_id(b)).collect();
                 out.push_str(&format!(
-                    "  label {} (subsumed by {})\n",
-                    p.label,
+                    "  {} (subsumed by {})\n",
+                    crate::console::label_id(p.label),
                     by.join(", ")
                 ));
             }
         }
         if !self.uncovered.is_empty() {
             out.push_str(&format!(
-                "{} kept objective(s) no test covers:\n",
-                self.uncovered.len()
+                "{} no test covers:\n",
+                crate::console::count(self.uncovered.len() as u64, "kept objective")
             ));
             for u in self.uncovered.iter().take(UNCOVERED_SHOWN) {
                 let origin = if u.origin.is_empty() {
@@ -296,8 +296,8 @@ impl MeasureReport {
         }
         for name in &self.timed_out {
             out.push_str(&format!(
-                "test {name} timed out after {} ms (--test-timeout-ms)\n",
-                self.test_timeout_ms
+                "test {name} timed out after {} (--test-timeout-s)\n",
+                crate::console::seconds(self.test_timeout_ms)
             ));
         }
         for n in &self.not_run {
@@ -340,7 +340,7 @@ impl MeasureReport {
             .iter()
             .map(|a| {
                 format!(
-                    "soundness alarm: label {} claimed {}: {}\n",
+                    "soundness alarm: l{} claimed {}: {}\n",
                     a.label, a.claim, a.what
                 )
             })
@@ -376,14 +376,14 @@ impl MeasureReport {
             .filter(|b| !b.differences.is_empty())
         {
             return Some(Error::BehaviourChanged(format!(
-                "the annotated program does not behave like the original on {} test(s) (listed above): its coverage is not the original's",
-                b.differences.len()
+                "the annotated program does not behave like the original on {} (listed above): its coverage is not the original's",
+                crate::console::count(b.differences.len() as u64, "test")
             )));
         }
         (!self.alarms.is_empty()).then(|| {
             Error::SoundnessAlarm(format!(
-                "{} contradiction(s) between the tests and the ledger (listed above)",
-                self.alarms.len()
+                "{} between the tests and the ledger (listed above)",
+                crate::console::count(self.alarms.len() as u64, "contradiction")
             ))
         })
     }

@@ -324,7 +324,7 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
     let mut failures = Vec::new();
     let mut fail = |name: String, e: super::Error| {
         if !opts.quiet {
-            print_err(&format!("covprune: {name}: {e}\n"));
+            print_err(&format!("error: {name}: {e}\n"));
         }
         failures.push(FileFailure {
             file: name,

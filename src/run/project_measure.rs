@@ -145,11 +145,11 @@ impl ProjectMeasureReport {
         out.push_str(&measure::coverage_text(&rows));
         for f in &self.files {
             for p in &f.pending {
-                let by: Vec<String> = p.subsumed_by.iter().map(u64::to_string).collect();
+                let by: Vec<String> = p.subsumed_by.iter().map(|&b| crate::console::label_id(b)).collect();
                 out.push_str(&format!(
-                    "pending: {} label {}: subsumed by {}, none covered\n",
+                    "pending: {} {}: subsumed by {}, none covered\n",
                     f.file,
-                    p.label,
+                    crate::console::label_id(p.label),
                     by.join(" ")
                 ));
             }
@@ -163,8 +163,11 @@ impl ProjectMeasureReport {
         for f in &self.files {
             for a in &f.alarms {
                 out.push_str(&format!(
-                    "SOUNDNESS ALARM: {} label {} ({}): {}\n",
-                    f.file, a.label, a.claim, a.what
+                    "SOUNDNESS ALARM: {} {} ({}): {}\n",
+                    f.file,
+                    crate::console::label_id(a.label),
+                    a.claim,
+                    a.what
                 ));
             }
         }
@@ -197,13 +200,14 @@ impl ProjectMeasureReport {
         let alarms: usize = self.files.iter().map(|f| f.alarms.len()).sum();
         if alarms > 0 {
             return Some(Error::SoundnessAlarm(format!(
-                "{alarms} contradiction(s) between the test commands and the ledgers (listed above)"
+                "{} between the test commands and the ledgers (listed above)",
+                crate::console::count(alarms as u64, "contradiction")
             )));
         }
         if !self.touched.is_empty() {
             return Some(Error::BadInput(anyhow::anyhow!(
-                "the commands changed {} file(s) of your source or build directory (listed above): they must build and test in the directory they start in; no labels file was written",
-                self.touched.len()
+                "the commands changed {} of your source or build directory (listed above): they must build and test in the directory they start in; no labels file was written",
+                crate::console::count(self.touched.len() as u64, "file")
             )));
         }
         if self.files.iter().all(|f| !f.built) {
@@ -222,7 +226,8 @@ impl ProjectMeasureReport {
                 "the annotated build does not compile: {e}; no labels file was written"
             )),
             None => Error::BadInput(anyhow::anyhow!(
-                "{failed} test command(s) did not succeed in the annotated build (their last lines are above); no labels file was written"
+                "{} did not succeed in the annotated build (their last lines are above); no labels file was written",
+                crate::console::count(failed as u64, "test command")
             )),
         })
     }

@@ -185,11 +185,27 @@ pub fn check_labels_match(
     let file_ids: BTreeSet<u64> = lf.rows.iter().map(|r| r.id).collect();
     if let Some(missing) = ir_ids.difference(&file_ids).next() {
         return Err(anyhow::anyhow!(
-            "{} does not match {}: label {missing} of the program is missing from it",
+            "{} does not match {}: l{missing} of the program is missing from it",
             lp.display(),
             file.display()
         )
         .into());
+    }
+    let tags: BTreeMap<u64, &str> = lf.rows.iter().map(|r| (r.id, r.tag.as_str())).collect();
+    for f in &program.functions {
+        for (_, s) in f.labels() {
+            if let crate::ir::StmtKind::Label { id, tag, .. } = &s.kind {
+                if tags.get(id).is_some_and(|t| *t != tag.as_str()) {
+                    return Err(anyhow::anyhow!(
+                        "{} does not match {}: l{id} is {tag} in the program but {} in the labels file (annotate again rather than edit it)",
+                        lp.display(),
+                        file.display(),
+                        tags[id]
+                    )
+                    .into());
+                }
+            }
+        }
     }
     Ok(file_ids.difference(&ir_ids).copied().collect())
 }
@@ -303,6 +319,11 @@ fn cores() -> usize {
 pub fn prune(opts: &PruneOptions) -> Result<PruneOutcome> {
     let mut run = prepare(opts)?;
     let bar = crate::console::Progress::new(run.labels, "proving", opts.progress);
+    // Shown while the bar is, not after: a run that ends leaves nothing to resume.
+    bar.note(&format!(
+        "(interrupted, `--resume` continues from {})",
+        run.journal_path.display()
+    ));
     bar.inc(run.reused_labels());
     let results = match &opts.execution {
         Execution::Pool { exe } => match run.unit()? {
@@ -405,12 +426,6 @@ pub(crate) fn prepare(opts: &PruneOptions) -> Result<Prepared> {
             "resuming: {} step-1 answers and {} functions from {}\n",
             prior.step1.len(),
             prior.done.len(),
-            journal_path.display()
-        ));
-    }
-    if opts.progress && !opts.quiet {
-        print_err(&format!(
-            "journal: {} (if this run is interrupted, the same command with --resume continues it)\n",
             journal_path.display()
         ));
     }
@@ -614,8 +629,9 @@ fn name_functions_over_budget(file: &Path, results: &[engine::FunctionResult], b
     over.sort();
     for (function, n) in over {
         print_err(&format!(
-            "covprune: {}: {function}: over its budget of {budget_s} s; {n} label(s) left unknown",
-            file.display()
+            "{}: {function}: over its budget of {budget_s} s; {} left unknown",
+            file.display(),
+            crate::console::count(n as u64, "label")
         ));
     }
 }

@@ -114,13 +114,13 @@ impl WitnessReport {
         let mut out = String::new();
         if !self.findings.is_empty() {
             out.push_str(&format!(
-                "{}: {} finding(s): runs that crashed or tripped a sanitizer (a bug, or a call outside what the program's callers do)\n",
+                "{}: {}: runs that crashed or tripped a sanitizer (a bug, or a call outside what the program's callers do)\n",
                 self.file,
-                self.findings.len()
+                crate::console::count(self.findings.len() as u64, "finding")
             ));
             for f in &self.findings {
                 out.push_str(&format!(
-                    "  {} (label {}): {}{}\n    {}\n",
+                    "  {} (l{}): {}{}\n    {}\n",
                     f.function,
                     f.label,
                     f.what,
@@ -396,7 +396,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
     let alarms = crate::measure::alarms(&ledger::claims_from_ledger(&ledger), &runs.runs);
     if let Some(a) = alarms.first() {
         return Err(Error::SoundnessAlarm(format!(
-            "label {} ({}): {} ({} alarms); tests written to {}, ledger unchanged",
+            "l{} ({}): {} ({} alarms); tests written to {}, ledger unchanged",
             a.label,
             a.claim,
             a.what,

@@ -77,7 +77,7 @@ pub const DEFAULT_TIMEOUT_MS: u32 = 2000;
 /// limit per nominal time limit (2,500 units per millisecond). See the README.
 pub const DEFAULT_RLIMIT: u32 = 5_000_000;
 /// The resource limit that stands for a time limit: [`DEFAULT_RLIMIT`] scaled from
-/// [`DEFAULT_TIMEOUT_MS`] (so that `--timeout-ms 300` alone keeps questions short).
+/// [`DEFAULT_TIMEOUT_MS`] (so that `--timeout-s 0.3` alone keeps questions short).
 pub fn rlimit_for(timeout_ms: u32) -> u32 {
     let scaled = u64::from(DEFAULT_RLIMIT) * u64::from(timeout_ms) / u64::from(DEFAULT_TIMEOUT_MS);
     u32::try_from(scaled.max(1)).unwrap_or(u32::MAX)

@@ -116,10 +116,10 @@ pub fn test_function(program: &Program, call: &Call, k: usize) -> String {
         .function(&call.function)
         .expect("calls are of the program's functions");
     let from = match call.origin {
-        Origin::Model => "from a model of label {}",
-        Origin::Palette => "for label {}, its scalar arguments from covprune's palette of values",
+        Origin::Model => "from a model of l{}",
+        Origin::Palette => "for l{}, its scalar arguments from covprune's palette of values",
         Origin::Outliers => {
-            "for label {}, small counts with one extreme value in its buffers (covprune's outlier tables)"
+            "for l{}, small counts with one extreme value in its buffers (covprune's outlier tables)"
         }
     };
     let mut from = from.replace("{}", &call.target.to_string());

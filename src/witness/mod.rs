@@ -185,7 +185,7 @@ fn run_one(
     let _ = std::fs::remove_dir_all(&dir);
     Ok(TestRun {
         name: format!(
-            "call {k} of {} ({} label {}{})",
+            "call {k} of {} ({} l{}{})",
             call.function,
             match call.origin {
                 Origin::Model => "a model of",

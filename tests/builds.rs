@@ -154,6 +154,19 @@ fn a_cmake_build_out_of_tree_is_configured_again_and_its_tests_run_one_by_one() 
     assert!(m["touched"].as_array().unwrap().is_empty());
     // The user's sources and build directory, byte for byte and time for time.
     assert_eq!(hashes(&src), before);
+    // The summary for a pull request: the total rows, each uncovered objective at its line.
+    let summary = dir.path().join("summary.md");
+    let mut cmd = covprune();
+    cmd.args(["project", "measure", "-o"]).arg(&out);
+    for c in CMAKE_TESTS {
+        cmd.args(["--test-cmd", c]);
+    }
+    cmd.arg("--markdown").arg(&summary).assert().success();
+    let text = std::fs::read_to_string(&summary).unwrap();
+    assert!(text.starts_with("### covprune project measure "), "{text}");
+    assert!(text.contains("| **all** |"), "{text}");
+    assert!(text.contains("ranges.c#L"), "{text}");
+    assert!(text.contains("Soundness alarms: none."), "{text}");
 }
 
 #[test]

@@ -151,7 +151,9 @@ fn labels_in_code_the_configuration_compiles_out_are_not_objectives() {
     let out = dir.path().join("out");
     let text = annotate_cli(&orig, "CC,MCC", &out, &[]);
     assert!(
-        text.contains("w.c: 12 labels in code this configuration compiles out, not objectives (lines 6, 15)"),
+        text.contains(
+            "w.c: 12 labels in code this configuration compiles out, not objectives (lines 6, 15)"
+        ),
         "{text}"
     );
     let annotated = out.join("w_labels.c");

@@ -172,3 +172,69 @@ fn a_subsumed_label_whose_subsumer_stays_uncovered_is_pending() {
         "the text report lists it:\n{text}"
     );
 }
+
+/// `--markdown` writes the summary a pull request shows: the table, the objectives no test
+/// covers linked to their lines; `--markdown-since` compares with an earlier summary. A file
+/// that is no summary is refused before anything runs.
+#[test]
+fn markdown_summaries_say_what_the_tests_left_and_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = pruned_tritype(dir.path());
+    let few = dir.path().join("few.tests");
+    let all = std::fs::read_to_string("benchmarks/programs/tritype.tests").unwrap();
+    std::fs::write(
+        &few,
+        all.lines().take(2).collect::<Vec<_>>().join("\n") + "\n",
+    )
+    .unwrap();
+    let tests = std::fs::canonicalize("benchmarks/programs/tritype.tests").unwrap();
+    let old = dir.path().join("old.md");
+    covprune()
+        .arg("measure")
+        .arg(&file)
+        .arg("--tests")
+        .arg(&few)
+        .arg("--markdown")
+        .arg(&old)
+        .assert()
+        .success();
+    let first = std::fs::read_to_string(&old).unwrap();
+    assert!(
+        first.starts_with("### covprune measure tritype_labels.c ("),
+        "{first}"
+    );
+    assert!(first.contains("| **all** |"), "{first}");
+    assert!(first.contains("](tritype.c#L"), "{first}");
+    assert!(!first.contains("since last"), "{first}");
+    let new = dir.path().join("new.md");
+    covprune()
+        .arg("measure")
+        .arg(&file)
+        .arg("--tests")
+        .arg(&tests)
+        .arg("--markdown")
+        .arg(&new)
+        .arg("--markdown-since")
+        .arg(&old)
+        .assert()
+        .success();
+    let second = std::fs::read_to_string(&new).unwrap();
+    assert!(second.contains("cleaned since last"), "{second}");
+    assert!(second.contains("- covered now: [tritype.c:"), "{second}");
+    assert!(second.contains(" pts |"), "{second}");
+    // Not a summary: refused, exit 2, nothing written.
+    let bad = dir.path().join("bad.md");
+    covprune()
+        .arg("measure")
+        .arg(&file)
+        .arg("--tests")
+        .arg(&tests)
+        .arg("--markdown")
+        .arg(&bad)
+        .arg("--markdown-since")
+        .arg(dir.path().join("few.tests"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is not a summary covprune wrote"));
+    assert!(!bad.exists());
+}

@@ -355,7 +355,10 @@ fn unit(
         .arg(&annotated)
         .args(["--json", "--no-progress"])
         .args(["--jobs", &jobs.to_string()])
-        .args(["--timeout-s", &(f64::from(o.timeout_ms) / 1000.0).to_string()])
+        .args([
+            "--timeout-s",
+            &(f64::from(o.timeout_ms) / 1000.0).to_string(),
+        ])
         .args(["--function-budget-s", &o.function_budget_s.to_string()])
         .args(["--steps", &o.steps])
         .stdout(std::process::Stdio::piped());

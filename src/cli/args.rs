@@ -124,6 +124,8 @@ pub struct ProjectMeasureArgs {
     /// Build in this (new or empty) directory and keep it.
     #[arg(long, value_name = "DIR")]
     pub keep_build: Option<PathBuf>,
+    #[command(flatten)]
+    pub markdown: MarkdownFlags,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -336,6 +338,8 @@ pub struct MeasureArgs {
     /// `CRIT=PCT` per criterion, comma-separated (e.g. `CC=90,MCC=75`).
     #[arg(long, value_name = "SPEC")]
     pub fail_under: Option<String>,
+    #[command(flatten)]
+    pub markdown: MarkdownFlags,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -422,6 +426,42 @@ pub struct MergeArgs {
     pub timings: bool,
     #[command(flatten)]
     pub cc: CcFlags,
+}
+
+/// The markdown summary of a run (`measure`, `project measure`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct MarkdownFlags {
+    /// Also write a markdown summary to paste into a pull request: per criterion raw and
+    /// cleaned coverage, the objectives no test covers with links to their lines, alarms.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// A summary an earlier run wrote: the new one says what changed since.
+    #[arg(long, value_name = "FILE", requires = "markdown")]
+    pub markdown_since: Option<PathBuf>,
+}
+
+impl MarkdownFlags {
+    /// Reads the previous summary before anything runs (a bad one is refused first).
+    pub fn previous(&self) -> run::Result<Option<crate::report::summary::Summary>> {
+        self.markdown_since
+            .as_deref()
+            .map(crate::report::summary::Summary::read)
+            .transpose()
+            .map_err(|e| run::Error::BadInput(anyhow::anyhow!(e)))
+    }
+
+    /// Writes `summary` when asked, compared with `previous`.
+    pub fn write(
+        &self,
+        summary: &crate::report::summary::Summary,
+        previous: Option<&crate::report::summary::Summary>,
+    ) -> run::Result<()> {
+        let Some(path) = &self.markdown else {
+            return Ok(());
+        };
+        crate::report::labels::write_atomic(path, summary.to_markdown(previous))
+            .map_err(|e| run::error::write_failed(path, e))
+    }
 }
 
 /// Flags passed to the C preprocessor.

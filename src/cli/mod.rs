@@ -235,6 +235,7 @@ fn execute(command: Command) -> run::Result<Exit> {
                         .map(str::to_string),
                 );
             }
+            let previous = args.markdown.previous()?;
             let report = run::project_measure::project_measure(
                 &run::project_measure::ProjectMeasureOptions {
                     out_dir: args.out_dir,
@@ -250,6 +251,7 @@ fn execute(command: Command) -> run::Result<Exit> {
                 args.json,
                 run::project_measure::ProjectMeasureReport::to_text,
             );
+            args.markdown.write(&report.summary(), previous.as_ref())?;
             if let Some(error) = report.error() {
                 return Err(error);
             }
@@ -320,6 +322,7 @@ fn execute(command: Command) -> run::Result<Exit> {
                 Some(spec) => run::measure::parse_fail_under(spec)?,
                 None => Vec::new(),
             };
+            let previous = args.markdown.previous()?;
             let report = run::measure::measure(&run::measure::MeasureOptions {
                 file: args.file,
                 tests: args.tests,
@@ -348,6 +351,7 @@ fn execute(command: Command) -> run::Result<Exit> {
                 progress: !args.json,
             })?;
             show(&report, args.json, run::measure::MeasureReport::to_text);
+            args.markdown.write(&report.summary(), previous.as_ref())?;
             if let Some(error) = report.error() {
                 print_err(&report.difference_text());
                 print_err(&report.alarm_text());

@@ -6,6 +6,7 @@ pub mod counts;
 pub mod labels;
 pub mod ledger;
 pub mod sites;
+pub mod summary;
 
 use std::collections::BTreeMap;
 

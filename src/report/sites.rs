@@ -91,7 +91,11 @@ pub fn compiled_out_note(file: &str, list: &[CompiledOutLabels]) -> Option<Strin
     Some(format!(
         "{file}: {} in code this configuration compiles out, not objectives (line{} {shown}{})",
         crate::console::count(total as u64, "label"),
-        if spans.len() == 1 && !spans[0].contains('-') { "" } else { "s" },
+        if spans.len() == 1 && !spans[0].contains('-') {
+            ""
+        } else {
+            "s"
+        },
         if more > 0 {
             format!(" and {more} more places, listed in --json")
         } else {

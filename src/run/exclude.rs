@@ -246,7 +246,9 @@ pub fn exclude(opts: &ExcludeOptions) -> Result<ExcludeReport> {
         report: opts.report.display().to_string(),
         wrote: None,
         justification: None,
-        warnings: receivable_warning(opts.format, &proofs).into_iter().collect(),
+        warnings: receivable_warning(opts.format, &proofs)
+            .into_iter()
+            .collect(),
         mapping,
     };
     if !report.mapping.alarms.is_empty() {

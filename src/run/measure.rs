@@ -260,7 +260,11 @@ impl MeasureReport {
                 crate::console::count(self.pending.len() as u64, "subsumed label")
             ));
             for p in &self.pending {
-                let by: Vec<String> = p.subsumed_by.iter().map(|&b| crate::console::label_id(b)).collect();
+                let by: Vec<String> = p
+                    .subsumed_by
+                    .iter()
+                    .map(|&b| crate::console::label_id(b))
+                    .collect();
                 out.push_str(&format!(
                     "  {} (subsumed by {})\n",
                     crate::console::label_id(p.label),
@@ -741,6 +745,103 @@ fn uncovered_objectives(
             }
         })
         .collect()
+}
+
+/// The kept labels no run covers, by the labels file and the annotated file's own text (for
+/// a file measured as part of a project: no place in the annotated file).
+pub(crate) fn uncovered_in(
+    labels_file: &LabelsFile,
+    claims: &BTreeMap<u64, measure::Claim>,
+    covered: &BTreeSet<u64>,
+    annotated: &Path,
+) -> Vec<Uncovered> {
+    let kept = measure::objectives(
+        labels_file.rows.iter().map(|r| (r.id, r.tag.as_str())),
+        claims,
+        covered,
+    );
+    let shown = std::fs::read(annotated)
+        .map(|t| crate::frontend::sites::source_predicates(&t))
+        .unwrap_or_default();
+    labels_file
+        .rows
+        .iter()
+        .filter(|r| kept.contains(&r.id) && !covered.contains(&r.id))
+        .map(|r| {
+            let source = shown.get(&r.id.to_string()).cloned().unwrap_or_default();
+            Uncovered {
+                label: r.id,
+                tag: r.tag.clone(),
+                origin: r.origin_loc.clone(),
+                at: String::new(),
+                predicate: source.clone(),
+                source,
+            }
+        })
+        .collect()
+}
+
+impl From<&CoverageRow> for crate::report::summary::Row {
+    fn from(r: &CoverageRow) -> Self {
+        crate::report::summary::Row {
+            criterion: r.counts.criterion.clone(),
+            labels: r.counts.labels,
+            pruned: r.counts.pruned,
+            kept: r.counts.kept,
+            covered: r.counts.covered,
+            kept_covered: r.counts.kept_covered,
+            raw_percent: r.raw_percent,
+            cleaned_percent: r.cleaned_percent,
+        }
+    }
+}
+
+impl Uncovered {
+    pub fn place(&self) -> crate::report::summary::Place {
+        crate::report::summary::Place::at(&self.origin, &self.tag, &self.source, self.label)
+    }
+}
+
+impl MeasureReport {
+    /// The markdown summary's figures.
+    pub fn summary(&self) -> crate::report::summary::Summary {
+        let mut notes = Vec::new();
+        if self.unpruned {
+            notes.push("No ledger: nothing is pruned, cleaned coverage is raw coverage.".into());
+        }
+        if let Some(b) = self
+            .behaviour
+            .as_ref()
+            .filter(|b| !b.differences.is_empty())
+        {
+            notes.push(format!(
+                "**The annotated program behaves differently on {}**: this coverage is not the original's.",
+                crate::console::count(b.differences.len() as u64, "test")
+            ));
+        }
+        crate::report::summary::Summary {
+            title: format!(
+                "measure {} ({})",
+                self.file,
+                crate::console::count(self.tests as u64, "test")
+            ),
+            rows: self.coverage.iter().map(Into::into).collect(),
+            uncovered: self.uncovered.iter().map(Uncovered::place).collect(),
+            alarms: self
+                .alarms
+                .iter()
+                .map(|a| {
+                    format!(
+                        "{} claimed {}: {}",
+                        crate::console::label_id(a.label),
+                        a.claim,
+                        a.what
+                    )
+                })
+                .collect(),
+            notes,
+        }
+    }
 }
 
 /// The thresholds the cleaned coverage is below; a threshold for a criterion the program has

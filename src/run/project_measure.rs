@@ -81,6 +81,8 @@ pub struct FileCoverage {
     pub built: bool,
     pub coverage: Vec<CoverageRow>,
     pub pending: Vec<PendingLabel>,
+    /// The objectives left that no test covers.
+    pub uncovered: Vec<super::measure::Uncovered>,
     pub alarms: Vec<Alarm>,
     /// Labels in code the file's configuration compiles out (not objectives).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -88,6 +90,55 @@ pub struct FileCoverage {
 }
 
 impl ProjectMeasureReport {
+    /// The markdown summary's figures: the total rows, every measured file's objectives no
+    /// test covers, the alarms.
+    pub fn summary(&self) -> crate::report::summary::Summary {
+        let unbuilt: Vec<&str> = self
+            .files
+            .iter()
+            .filter(|f| !f.built)
+            .map(|f| f.file.as_str())
+            .collect();
+        let mut notes = Vec::new();
+        if !unbuilt.is_empty() {
+            notes.push(format!(
+                "Linked into no program the commands ran, not measured: {}.",
+                unbuilt.join(", ")
+            ));
+        }
+        let mut uncovered: Vec<_> = self
+            .files
+            .iter()
+            .flat_map(|f| f.uncovered.iter().map(super::measure::Uncovered::place))
+            .collect();
+        uncovered.sort();
+        crate::report::summary::Summary {
+            title: format!(
+                "project measure {} ({})",
+                self.root,
+                crate::console::count(self.commands.len() as u64, "test command")
+            ),
+            rows: self.total.iter().map(Into::into).collect(),
+            uncovered,
+            alarms: self
+                .files
+                .iter()
+                .flat_map(|f| {
+                    f.alarms.iter().map(move |a| {
+                        format!(
+                            "{} {} claimed {}: {}",
+                            f.file,
+                            crate::console::label_id(a.label),
+                            a.claim,
+                            a.what
+                        )
+                    })
+                })
+                .collect(),
+            notes,
+        }
+    }
+
     pub fn to_text(&self) -> String {
         let mut out = format!("build: {}\n", self.layout);
         let width = self
@@ -145,7 +196,11 @@ impl ProjectMeasureReport {
         out.push_str(&measure::coverage_text(&rows));
         for f in &self.files {
             for p in &f.pending {
-                let by: Vec<String> = p.subsumed_by.iter().map(|&b| crate::console::label_id(b)).collect();
+                let by: Vec<String> = p
+                    .subsumed_by
+                    .iter()
+                    .map(|&b| crate::console::label_id(b))
+                    .collect();
                 out.push_str(&format!(
                     "pending: {} {}: subsumed by {}, none covered\n",
                     f.file,
@@ -450,6 +505,11 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
                 built,
                 coverage: table.iter().map(CoverageRow::of).collect(),
                 pending,
+                uncovered: if built {
+                    super::measure::uncovered_in(&m.labels, &m.claims, &covered, &placed.annotated)
+                } else {
+                    Vec::new()
+                },
                 alarms,
                 compiled_out: crate::report::sites::compiled_out_beside(&placed.annotated),
             },

@@ -919,7 +919,7 @@ fn finish(
             // The labels file contradicts the proof: most likely it belongs to another
             // version of the program, so it is refused as input.
             return Err(anyhow::anyhow!(
-                "soundness alarm: label {} is marked covered in the labels file but was proved infeasible; nothing written",
+                "soundness alarm: l{} is marked covered in the labels file but was proved infeasible; nothing written",
                 v.id
             )
             .into());

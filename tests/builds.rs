@@ -102,12 +102,12 @@ fn cmake_project(dir: &Path) -> (PathBuf, PathBuf) {
     let src = dir.join("ranges");
     copy_tree(Path::new("tests/fixtures/builds/cmake"), &src);
     let build = src.join("build");
-    run(Command::new("cmake")
+    run(common::tool("cmake")
         .arg("-S")
         .arg(&src)
         .arg("-B")
         .arg(&build));
-    run(Command::new("cmake").arg("--build").arg(&build));
+    run(common::tool("cmake").arg("--build").arg(&build));
     (src, build)
 }
 
@@ -247,8 +247,8 @@ fn a_meson_build_is_configured_again_and_meson_test_runs_each_test() {
     let src = dir.path().join("signs");
     copy_tree(Path::new("tests/fixtures/builds/meson"), &src);
     let build = src.join("build");
-    run(Command::new("meson").arg("setup").arg(&build).arg(&src));
-    run(Command::new("ninja").arg("-C").arg(&build));
+    run(common::tool("meson").arg("setup").arg(&build).arg(&src));
+    run(common::tool("ninja").arg("-C").arg(&build));
     let out = dir.path().join("out");
     project(&build, &out, "CC,MCC", &[]);
     let before = hashes(&src);

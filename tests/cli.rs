@@ -568,7 +568,7 @@ fn dumped_questions_replay_with_the_same_answers() {
         if answer.starts_with("unknown") {
             continue;
         }
-        let out = std::process::Command::new("z3")
+        let out = common::tool("z3")
             .arg(f)
             .output()
             .expect("the z3 binary (apt-get install z3)");
@@ -625,10 +625,7 @@ fn calling_context_questions_are_dumped_too() {
         if answer.starts_with("unknown") {
             continue;
         }
-        let out = std::process::Command::new("z3")
-            .arg(f)
-            .output()
-            .expect("the z3 binary");
+        let out = common::tool("z3").arg(f).output().expect("the z3 binary");
         assert_eq!(
             String::from_utf8_lossy(&out.stdout).trim(),
             answer,

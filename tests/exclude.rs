@@ -212,7 +212,7 @@ fn lcov_tracefiles_lose_the_proved_records_and_genhtml_reads_them() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     covered_fixtures(dir);
-    run(Command::new("lcov")
+    run(common::tool("lcov")
         .args([
             "--capture",
             "--directory",
@@ -227,7 +227,7 @@ fn lcov_tracefiles_lose_the_proved_records_and_genhtml_reads_them() {
     assert_eq!(code, 0, "{m:#}");
     assert_eq!(m["excluded"].as_array().unwrap().len(), 1);
     let summary = |f: &str| {
-        let out = Command::new("lcov")
+        let out = common::tool("lcov")
             .args(["--summary", f, "--rc", "lcov_branch_coverage=1"])
             .current_dir(dir)
             .output()
@@ -242,7 +242,7 @@ fn lcov_tracefiles_lose_the_proved_records_and_genhtml_reads_them() {
     };
     assert!(summary("cov.info").contains("(9 of 14 branches)"));
     assert!(summary("cov.clean.info").contains("(9 of 13 branches)"));
-    run(Command::new("genhtml")
+    run(common::tool("genhtml")
         .args(["--branch-coverage", "cov.clean.info", "-o", "html"])
         .current_dir(dir));
     assert!(dir.join("html/index.html").is_file());
@@ -252,7 +252,7 @@ fn lcov_tracefiles_lose_the_proved_records_and_genhtml_reads_them() {
 /// tests: `dir/all.profdata`, and the objects to export with it.
 fn clang_profile(dir: &Path) -> Vec<String> {
     for stem in ["clean", "tricky"] {
-        run(Command::new("clang-19")
+        run(common::tool("clang-19")
             .args([
                 "-fprofile-instr-generate",
                 "-fcoverage-mapping",
@@ -276,7 +276,7 @@ fn clang_profile(dir: &Path) -> Vec<String> {
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "profraw"))
         .collect();
-    run(Command::new("llvm-profdata-19")
+    run(common::tool("llvm-profdata-19")
         .args(["merge", "-o", "all.profdata"])
         .args(&raws)
         .current_dir(dir));
@@ -297,7 +297,7 @@ fn llvm_cov_exports_in_lcov_form_lose_the_proved_branches_too() {
     let dir = dir.path();
     covered_fixtures(dir);
     let objects = clang_profile(dir);
-    let lcov = run(Command::new("llvm-cov-19")
+    let lcov = run(common::tool("llvm-cov-19")
         .args(["export", "-format=lcov"])
         .args(&objects)
         .current_dir(dir));
@@ -311,7 +311,7 @@ fn llvm_cov_exports_in_lcov_form_lose_the_proved_branches_too() {
         m["raw"]["total"].as_u64().unwrap(),
         m["cleaned"]["total"].as_u64().unwrap() + 1
     );
-    run(Command::new("genhtml")
+    run(common::tool("genhtml")
         .args(["--branch-coverage", "ll.clean.info", "-o", "html"])
         .current_dir(dir));
 }
@@ -348,7 +348,7 @@ fn llvm_cov_json_exports_lose_proved_branch_sides_and_mcdc_conditions_by_column(
     let dir = dir.path();
     covered_fixtures(dir);
     let objects = clang_profile(dir);
-    let json = run(Command::new("llvm-cov-19")
+    let json = run(common::tool("llvm-cov-19")
         .arg("export")
         .args(&objects)
         .current_dir(dir));
@@ -424,7 +424,7 @@ fn a_false_verdict_on_a_branch_the_report_shows_taken_is_an_alarm_and_writes_not
     covered_fixtures(dir);
     gcovr_json(dir);
     let objects = clang_profile(dir);
-    let json = run(Command::new("llvm-cov-19")
+    let json = run(common::tool("llvm-cov-19")
         .arg("export")
         .args(&objects)
         .current_dir(dir));
@@ -481,7 +481,7 @@ fn the_annotators_conditions_are_clangs_branch_regions() {
         .arg(dir.join("forms.c"))
         .assert()
         .success();
-    run(Command::new("clang-19")
+    run(common::tool("clang-19")
         .args([
             "-fprofile-instr-generate",
             "-fcoverage-mapping",
@@ -493,10 +493,10 @@ fn the_annotators_conditions_are_clangs_branch_regions() {
     run(Command::new("./forms")
         .env("LLVM_PROFILE_FILE", "forms.profraw")
         .current_dir(dir));
-    run(Command::new("llvm-profdata-19")
+    run(common::tool("llvm-profdata-19")
         .args(["merge", "-o", "forms.profdata", "forms.profraw"])
         .current_dir(dir));
-    let export: Value = serde_json::from_str(&run(Command::new("llvm-cov-19")
+    let export: Value = serde_json::from_str(&run(common::tool("llvm-cov-19")
         .args(["export", "./forms", "-instr-profile=forms.profdata"])
         .current_dir(dir)))
     .unwrap();

@@ -7,6 +7,8 @@
 use std::path::Path;
 use std::process::Command;
 
+mod common;
+
 /// Stops the cluster however the test ends.
 struct Cluster<'a>(&'a Path);
 
@@ -29,6 +31,8 @@ fn free_port() -> u16 {
 
 #[test]
 fn a_slurm_job_array_of_shards_merges_into_the_unsharded_result() {
+    common::require("sbatch");
+    common::require("munge");
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("slurm");
     let (ctld, slurmd) = (free_port(), free_port());

@@ -95,3 +95,43 @@ pub fn json_and_code(out: &std::process::Output) -> (serde_json::Value, i32) {
     });
     (report, out.status.code().unwrap())
 }
+
+/// The Debian package each external tool the tests run comes from.
+const PACKAGES: &[(&str, &str)] = &[
+    ("cmake", "cmake"),
+    ("meson", "meson"),
+    ("ninja", "ninja-build"),
+    ("lcov", "lcov"),
+    ("genhtml", "lcov"),
+    ("clang-19", "clang-19"),
+    ("llvm-cov-19", "llvm-19"),
+    ("llvm-profdata-19", "llvm-19"),
+    ("z3", "z3"),
+    ("sbatch", "slurm-wlm"),
+    ("munge", "munge"),
+    ("chromium", "chromium"),
+];
+
+/// A command running `name` from PATH; a test whose tool is missing fails at once with one
+/// line naming the package, rather than with a bare "not found".
+pub fn tool(name: &str) -> std::process::Command {
+    require(name);
+    std::process::Command::new(name)
+}
+
+/// Fails the test, in one line naming its package, when `name` is not on PATH.
+pub fn require(name: &str) {
+    let found = std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path)
+            .any(|d| std::fs::metadata(d.join(name)).is_ok_and(|m| m.is_file()))
+    });
+    if !found {
+        let package = PACKAGES
+            .iter()
+            .find(|(t, _)| *t == name)
+            .map_or(name, |(_, p)| p);
+        panic!(
+            "this test runs `{name}`, which is not installed: apt-get install {package} (`bash .ci/setup` installs everything the tests use)"
+        );
+    }
+}

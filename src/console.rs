@@ -56,7 +56,7 @@ pub fn rate(per_sec: f64) -> String {
 
 /// A duration in milliseconds, as seconds: `10 s`, `0.7 s`.
 pub fn seconds(ms: u64) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{} s", ms as f64 / 1000.0)

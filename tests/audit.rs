@@ -244,6 +244,39 @@ fn the_html_report_renders_in_headless_chromium() {
         "nodes show their predicates after their names"
     );
     assert!(dom.contains("covered by"), "labels show their coverage");
+    // Lines are coloured as the browser draws them: a copy of the page with a probe that
+    // writes each kind of line's computed background (and the legend's) into its title.
+    let probe = dir.path().join("probe.html");
+    std::fs::write(
+        &probe,
+        page.replace(
+            "</body>",
+            "<script>document.title = ['covered', 'uncovered', 'infeasible'].map(k => { const l = document.querySelector('.line.l-' + k); const g = document.querySelector('.legend .l-' + k); return k + '=' + (l ? getComputedStyle(l).backgroundColor : 'none') + '/' + (g ? getComputedStyle(g).backgroundColor : 'none'); }).join(';');</script></body>",
+        ),
+    )
+    .unwrap();
+    let probed = chromium()
+        .unwrap()
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(["--dump-dom", &format!("file://{}", probe.display())])
+        .output()
+        .unwrap();
+    let probed = String::from_utf8_lossy(&probed.stdout);
+    let title = probed
+        .split("<title>")
+        .nth(1)
+        .and_then(|t| t.split("</title>").next())
+        .unwrap_or_default();
+    for (kind, rgb) in [
+        ("covered", "rgb(205, 236, 205)"),
+        ("uncovered", "rgb(246, 199, 199)"),
+        ("infeasible", "rgb(222, 222, 222)"),
+    ] {
+        assert!(
+            title.contains(&format!("{kind}={rgb}/{rgb}")),
+            "{kind} lines drawn {rgb}, as the legend says: {title}"
+        );
+    }
     // Readable: one collapsible graph per function, each drawing of a connected part at most a
     // couple of screens tall (the whole file's graph was 10,000 px tall).
     assert!(dom.contains("<details"), "graphs are collapsible");

@@ -490,6 +490,36 @@ pub fn status_words(r: &Row) -> String {
     }
 }
 
+/// How the HTML page colours a source line, by the labels at it, in the legend's order.
+const LINE_CLASSES: &[(&str, &str)] = &[
+    ("covered", "covered by a test"),
+    ("uncovered", "an objective no test covers"),
+    ("unknown", "an objective not proved polluting (not measured)"),
+    ("redundant", "only duplicate or subsumed labels"),
+    ("infeasible", "only labels proved infeasible"),
+];
+
+/// A line's colour: an objective left uncovered first, then one not measured, then one
+/// covered; lines of pruned labels only are redundant or infeasible; none without labels.
+fn line_class(rows: &[&Row], covered: Option<&BTreeSet<u64>>) -> Option<&'static str> {
+    if rows.is_empty() {
+        return None;
+    }
+    let kept = |r: &&&Row| !matches!(r.status.name(), "infeasible" | "duplicate" | "subsumed");
+    let is_covered = |r: &&&Row| covered.is_some_and(|c| c.contains(&r.id));
+    Some(if rows.iter().filter(kept).any(|r| covered.is_some() && !is_covered(&r)) {
+        "uncovered"
+    } else if covered.is_none() && rows.iter().any(|r| kept(&r)) {
+        "unknown"
+    } else if rows.iter().any(|r| is_covered(&r)) {
+        "covered"
+    } else if rows.iter().all(|r| r.status.name() == "infeasible") {
+        "infeasible"
+    } else {
+        "redundant"
+    })
+}
+
 /// A self-contained HTML report: the summary tables, the matrix, the graph, and the source
 /// with each label at its line with its status.
 /// What a `measure` run recorded, for the HTML report.
@@ -510,7 +540,7 @@ pub fn html(
     coverage: Option<HtmlCoverage>,
 ) -> String {
     let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>covprune audit: {t}</title>\n<style>\nbody{{font-family:sans-serif;margin:1.5em}} table{{border-collapse:collapse;margin:.5em 0}} td,th{{border:1px solid #ccc;padding:2px 6px;text-align:right}} th:first-child,td:first-child{{text-align:left}}\npre.src{{font-size:12px;line-height:1.35}} .ln{{color:#999;display:inline-block;width:4em}} .lab{{display:block;margin-left:4em;font-size:11px}}\n.infeasible{{color:#b00}} .duplicate{{color:#a60}} .subsumed{{color:#a60}} .unknown{{color:#060}}
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>covprune audit: {t}</title>\n<style>\nbody{{font-family:sans-serif;margin:1.5em}} table{{border-collapse:collapse;margin:.5em 0}} td,th{{border:1px solid #ccc;padding:2px 6px;text-align:right}} th:first-child,td:first-child{{text-align:left}}\npre.src{{font-size:13px;line-height:1.4;color:#111}} .ln{{color:#555;display:inline-block;width:4em}} .lab{{display:block;margin-left:4em;font-size:12px}}\n.line{{display:block}} .l-covered{{background:#cdeccd}} .l-uncovered{{background:#f6c7c7}} .l-infeasible{{background:#dedede}} .l-unknown{{background:#fbeaa5}} .l-redundant{{background:#dbe4f3}} .legend span{{padding:1px 8px;margin-right:6px;border:1px solid #aaa}}\n.infeasible{{color:#b00}} .duplicate{{color:#a60}} .subsumed{{color:#a60}} .unknown{{color:#333}}
 .graph{{max-height:640px;overflow:auto;border:1px solid #ccc;display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}} summary{{cursor:pointer;margin:.3em 0}}\n</style></head><body>\n<h1>covprune audit: {t}</h1>\n",
         t = html_escape(title)
     );
@@ -580,7 +610,13 @@ pub fn html(
             );
         }
     }
-    out.push_str("<h2>Source</h2>\n<pre class=\"src\">");
+    out.push_str("<h2>Source</h2>\n<p class=\"legend\">");
+    for (class, what) in LINE_CLASSES {
+        if coverage.is_some() || !matches!(*class, "covered" | "uncovered") {
+            let _ = write!(out, "<span class=\"l-{class}\">{what}</span>");
+        }
+    }
+    out.push_str("</p>\n<pre class=\"src\">");
     let mut at_line: BTreeMap<usize, Vec<&Row>> = BTreeMap::new();
     for r in rows {
         if let Some(l) = line_of.get(&r.id) {
@@ -589,7 +625,14 @@ pub fn html(
     }
     for (i, line) in source.lines().enumerate() {
         let n = i + 1;
-        let _ = writeln!(out, "<span class=\"ln\">{n}</span>{}", html_escape(line));
+        let here = at_line.get(&n).map_or(&[][..], Vec::as_slice);
+        let class = line_class(here, coverage.as_ref().map(|c| c.covered));
+        let _ = write!(
+            out,
+            "<span class=\"line{}\"><span class=\"ln\">{n}</span>{}</span>",
+            class.map_or_else(String::new, |c| format!(" l-{c}")),
+            html_escape(line)
+        );
         // Label lines are blocks: no newline after them, so no blank line either.
         for r in at_line.get(&n).into_iter().flatten() {
             let cov = match &coverage {

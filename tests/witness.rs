@@ -325,16 +325,32 @@ fn a_call_that_crashes_the_program_is_a_finding_and_its_test_is_kept_apart() {
     let file = again.path().join("crashes.c");
     std::fs::copy("tests/fixtures/witness/crashes.c", &file).unwrap();
     prune(&file);
+    let sarif = again.path().join("findings.sarif");
     let o = covprune()
         .arg("witness")
         .arg(&file)
         .arg("--out")
         .arg(again.path().join("tests"))
         .args(["--jobs", "1"])
+        .arg("--sarif")
+        .arg(&sarif)
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&o.stdout);
-    assert!(said.starts_with("crashes.c: 1 finding(s)"), "{said}");
+    assert!(said.starts_with("crashes.c: 1 finding:"), "{said}");
+    // SARIF too: one error result, the crash's function, label and sanitizer line.
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert_eq!(log["version"], "2.1.0");
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{log:#}");
+    assert_eq!(results[0]["ruleId"], "covprune/crash");
+    assert_eq!(results[0]["level"], "error");
+    let message = results[0]["message"]["text"].as_str().unwrap();
+    assert!(
+        message.contains("lookup") && message.contains("l1") && message.contains("out of bounds"),
+        "{message}"
+    );
 }
 
 /// The suite's coverage and the `witness` tests' are kept apart: after `measure` of the shipped

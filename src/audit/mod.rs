@@ -494,7 +494,10 @@ pub fn status_words(r: &Row) -> String {
 const LINE_CLASSES: &[(&str, &str)] = &[
     ("covered", "covered by a test"),
     ("uncovered", "an objective no test covers"),
-    ("unknown", "an objective not proved polluting (not measured)"),
+    (
+        "unknown",
+        "an objective not proved polluting (not measured)",
+    ),
     ("redundant", "only duplicate or subsumed labels"),
     ("infeasible", "only labels proved infeasible"),
 ];
@@ -507,17 +510,23 @@ fn line_class(rows: &[&Row], covered: Option<&BTreeSet<u64>>) -> Option<&'static
     }
     let kept = |r: &&&Row| !matches!(r.status.name(), "infeasible" | "duplicate" | "subsumed");
     let is_covered = |r: &&&Row| covered.is_some_and(|c| c.contains(&r.id));
-    Some(if rows.iter().filter(kept).any(|r| covered.is_some() && !is_covered(&r)) {
-        "uncovered"
-    } else if covered.is_none() && rows.iter().any(|r| kept(&r)) {
-        "unknown"
-    } else if rows.iter().any(|r| is_covered(&r)) {
-        "covered"
-    } else if rows.iter().all(|r| r.status.name() == "infeasible") {
-        "infeasible"
-    } else {
-        "redundant"
-    })
+    Some(
+        if rows
+            .iter()
+            .filter(kept)
+            .any(|r| covered.is_some() && !is_covered(&r))
+        {
+            "uncovered"
+        } else if covered.is_none() && rows.iter().any(|r| kept(&r)) {
+            "unknown"
+        } else if rows.iter().any(|r| is_covered(&r)) {
+            "covered"
+        } else if rows.iter().all(|r| r.status.name() == "infeasible") {
+            "infeasible"
+        } else {
+            "redundant"
+        },
+    )
 }
 
 /// A self-contained HTML report: the summary tables, the matrix, the graph, and the source
@@ -701,11 +710,7 @@ pub fn sarif(
         };
         *rank += 1;
         let fingerprint = crate::prune::journal::fingerprint(base.as_bytes(), rules[rule].0);
-        let location = if std::path::Path::new(file).is_absolute() {
-            serde_json::json!({"uri": file_uri(std::path::Path::new(file))})
-        } else {
-            serde_json::json!({"uri": encode_uri_path(file), "uriBaseId": "SRCROOT"})
-        };
+        let location = sarif_location(file);
         results.push(serde_json::json!({
             "ruleId": rules[rule].0,
             "ruleIndex": rule,
@@ -718,6 +723,25 @@ pub fn sarif(
             "partialFingerprints": {"covpruneLabel/v1": fingerprint},
         }));
     }
+    sarif_log(root, version, &rules, results)
+}
+
+/// A SARIF artifact location: a `file://` URI, or a name relative to `SRCROOT`.
+pub fn sarif_location(file: &str) -> serde_json::Value {
+    if std::path::Path::new(file).is_absolute() {
+        serde_json::json!({"uri": file_uri(std::path::Path::new(file))})
+    } else {
+        serde_json::json!({"uri": encode_uri_path(file), "uriBaseId": "SRCROOT"})
+    }
+}
+
+/// A SARIF 2.1.0 log of covprune's run: its rules (id, name, description) and results.
+pub fn sarif_log(
+    root: &std::path::Path,
+    version: &str,
+    rules: &[(&str, &str, &str)],
+    results: Vec<serde_json::Value>,
+) -> serde_json::Value {
     let mut root_uri = file_uri(root);
     if !root_uri.ends_with('/') {
         root_uri.push('/');

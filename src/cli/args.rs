@@ -403,6 +403,9 @@ pub struct WitnessArgs {
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
+    /// Write SARIF 2.1.0 with the findings (runs that crashed or tripped a sanitizer).
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,

@@ -363,6 +363,7 @@ fn execute(command: Command) -> run::Result<Exit> {
         }
         Command::Witness(args) => {
             let preprocess = args.cc.options_for(&args.file)?;
+            let root = run::audit::origin_root(&args.file)?;
             let report = run::witness::witness(&run::witness::WitnessOptions {
                 file: args.file,
                 out: args.out,
@@ -376,6 +377,12 @@ fn execute(command: Command) -> run::Result<Exit> {
                 progress: !args.json,
             })?;
             show(&report, args.json, run::witness::WitnessReport::to_text);
+            if let Some(path) = &args.sarif {
+                let log = report.sarif(&root, env!("CARGO_PKG_VERSION"));
+                let text = serde_json::to_string_pretty(&log).map_err(run::Error::internal)? + "\n";
+                crate::report::labels::write_atomic(path, text)
+                    .map_err(|e| run::error::write_failed(path, e))?;
+            }
         }
         Command::Audit(args) => {
             let preprocess = args.cc.options_for(&args.file)?;

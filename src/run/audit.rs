@@ -128,16 +128,7 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
     if let Some(p) = &opts.dot {
         write(p, &crate::audit::dot(rows, true))?;
     }
-    // The original's directory (from the build record `annotate` wrote), where the labels
-    // file's origins are; else the annotated file's.
-    let original = crate::report::build::read_beside(&opts.file)
-        .map_err(anyhow::Error::from)?
-        .map(|r| r.original);
-    let root = original
-        .as_deref()
-        .and_then(Path::parent)
-        .map_or_else(|| super::dir_of(&opts.file), Path::to_path_buf);
-    let root = root.canonicalize().unwrap_or(root);
+    let root = origin_root(&opts.file)?;
     let sarif = crate::audit::sarif(rows, &origin, &root, env!("CARGO_PKG_VERSION"));
     let findings = sarif["runs"][0]["results"].as_array().map_or(0, Vec::len);
     if let Some(p) = &opts.sarif {
@@ -267,4 +258,17 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
         hyperlabels,
         compiled_out: crate::report::sites::compiled_out_beside(&opts.file),
     })
+}
+
+/// The original's directory (from the build record `annotate` wrote), where the labels file's
+/// origins are; else the annotated file's: SARIF's `SRCROOT`.
+pub fn origin_root(file: &Path) -> Result<std::path::PathBuf> {
+    let original = crate::report::build::read_beside(file)
+        .map_err(anyhow::Error::from)?
+        .map(|r| r.original);
+    let root = original
+        .as_deref()
+        .and_then(Path::parent)
+        .map_or_else(|| super::dir_of(file), Path::to_path_buf);
+    Ok(root.canonicalize().unwrap_or(root))
 }

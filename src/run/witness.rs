@@ -100,6 +100,9 @@ pub struct Finding {
     /// The test written for it (`CRASH_n.c`), when it covered a label no other test did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test: Option<String>,
+    /// `FILE:LINE` of the label in the original program (from the labels file), when known.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub origin: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -110,6 +113,48 @@ pub struct Unsupported {
 }
 
 impl WitnessReport {
+    /// SARIF 2.1.0 of the findings: each run that crashed or tripped a sanitizer, at the line
+    /// of the label its call was made for (relative names from `root`).
+    pub fn sarif(&self, root: &Path, version: &str) -> serde_json::Value {
+        let results: Vec<serde_json::Value> = self
+            .findings
+            .iter()
+            .map(|f| {
+                let (file, line) = match f.origin.rsplit_once(':') {
+                    Some((file, l)) => (file.to_string(), l.parse::<usize>().unwrap_or(1)),
+                    None => (self.file.clone(), 1),
+                };
+                serde_json::json!({
+                    "ruleId": "covprune/crash",
+                    "ruleIndex": 0,
+                    "level": "error",
+                    "message": {"text": format!(
+                        "a call of {} built for {} {}: {}{}",
+                        f.function,
+                        crate::console::label_id(f.label),
+                        f.call,
+                        f.what,
+                        f.test.as_ref().map_or_else(String::new, |t| format!(" (replay: {t})"))
+                    )},
+                    "locations": [{"physicalLocation": {
+                        "artifactLocation": crate::audit::sarif_location(&file),
+                        "region": {"startLine": line.max(1)}
+                    }}],
+                })
+            })
+            .collect();
+        crate::audit::sarif_log(
+            root,
+            version,
+            &[(
+                "covprune/crash",
+                "Run that crashed",
+                "A call built by `covprune witness` crashed or tripped a sanitizer: a bug of the program, or a call outside what its callers do.",
+            )],
+            results,
+        )
+    }
+
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         if !self.findings.is_empty() {
@@ -390,6 +435,11 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
                 call: runs.runs[k].name.clone(),
                 what,
                 test,
+                origin: labels_file
+                    .as_ref()
+                    .and_then(|lf| lf.rows.iter().find(|r| r.id == call.target))
+                    .map(|r| r.origin_loc.clone())
+                    .unwrap_or_default(),
             }),
         }
     }

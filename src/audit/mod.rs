@@ -185,8 +185,9 @@ impl Audit {
         if self.shown_feasible > 0 {
             let _ = writeln!(
                 out,
-                "shown feasible by `witness` tests: {} labels ({} tests)",
-                self.shown_feasible, self.witness_tests
+                "shown feasible by `witness` tests: {} ({})",
+                crate::console::count(self.shown_feasible as u64, "label"),
+                crate::console::count(self.witness_tests as u64, "test")
             );
         }
         out.push('\n');
@@ -223,16 +224,18 @@ impl Audit {
         for d in &self.largest_duplicate_classes {
             let _ = writeln!(
                 out,
-                "duplicate class of {}: {} labels",
+                "duplicate class of l{}: {}",
                 d.representative,
-                d.members.len()
+                crate::console::count(d.members.len() as u64, "label")
             );
         }
         for s in &self.top_subsumers {
             let _ = writeln!(
                 out,
-                "l{} ({}) subsumes {} labels",
-                s.label, s.tag, s.subsumes
+                "l{} ({}) subsumes {}",
+                s.label,
+                s.tag,
+                crate::console::count(s.subsumes as u64, "label")
             );
         }
         out

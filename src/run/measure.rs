@@ -216,12 +216,12 @@ impl CoverageRow {
 impl MeasureReport {
     pub fn to_text(&self) -> String {
         let mut out = format!(
-            "{}: {} tests ({} crashed, {} timed out), {} claims of the ledger checked\n",
+            "{}: {} ({} crashed, {} timed out), {} of the ledger checked\n",
             self.file,
-            self.tests,
+            crate::console::count(self.tests as u64, "test"),
             self.crashed.len(),
             self.timed_out.len(),
-            self.claims_checked
+            crate::console::count(self.claims_checked as u64, "claim")
         );
         if self.unpruned {
             out.push_str("no ledger: nothing is pruned and cleaned coverage is raw coverage (run `covprune prune` on the file first)\n");
@@ -310,8 +310,8 @@ impl MeasureReport {
         match (&self.behaviour, &self.behaviour_unchecked) {
             (Some(b), _) => {
                 out.push_str(&format!(
-                    "behaviour: {} tests run on the original {} too: {} differ",
-                    b.compared,
+                    "behaviour: {} run on the original {} too: {} differ",
+                    crate::console::count(b.compared as u64, "test"),
                     b.original,
                     b.differences.len()
                 ));

@@ -144,7 +144,7 @@ fn a_missing_input_file_skips_that_test_only() {
         .assert()
         .success()
         .stdout(
-            predicate::str::contains("1 tests").and(predicate::str::contains(
+            predicate::str::contains("1 test ").and(predicate::str::contains(
                 "test 2 not run: no such input file",
             )),
         );

@@ -170,6 +170,33 @@ pub fn write_atomic(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<()> 
     std::fs::rename(&tmp, path)
 }
 
+impl LabelsFile {
+    /// Checks the rows against the program: every label of the program must have its row, of
+    /// the same criterion. Returns the rows the compiled program lacks (in code the
+    /// preprocessor dropped or in functions that were not lowered: they stay unknown).
+    pub fn check_against(&self, program: &crate::ir::Program) -> Result<Vec<u64>, String> {
+        use std::collections::{BTreeMap, BTreeSet};
+        let ir_ids: BTreeSet<u64> = program.label_ids().collect();
+        let file_ids: BTreeSet<u64> = self.rows.iter().map(|r| r.id).collect();
+        if let Some(missing) = ir_ids.difference(&file_ids).next() {
+            return Err(format!("l{missing} of the program is missing from it"));
+        }
+        let tags: BTreeMap<u64, &str> = self.rows.iter().map(|r| (r.id, r.tag.as_str())).collect();
+        for f in &program.functions {
+            for (_, s) in f.labels() {
+                if let crate::ir::StmtKind::Label { id, tag, .. } = &s.kind {
+                    if let Some(t) = tags.get(id).filter(|t| **t != tag.as_str()) {
+                        return Err(format!(
+                            "l{id} is {tag} in the program but {t} in the labels file (annotate again rather than edit it)"
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(file_ids.difference(&ir_ids).copied().collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -172,42 +172,16 @@ struct Inputs {
     hyperlabels: Option<Vec<crate::hyper::Hyperlabel>>,
 }
 
-/// Checks a labels file against the program: every label of the program must have its row.
-/// Returns the rows the compiled program lacks (in code the preprocessor dropped or in
-/// functions that were not lowered: they stay unknown).
+/// Checks a labels file against the program (see [`LabelsFile::check_against`]).
 pub fn check_labels_match(
     program: &crate::ir::Program,
     lf: &LabelsFile,
     lp: &Path,
     file: &Path,
 ) -> Result<Vec<u64>> {
-    let ir_ids: BTreeSet<u64> = program.label_ids().collect();
-    let file_ids: BTreeSet<u64> = lf.rows.iter().map(|r| r.id).collect();
-    if let Some(missing) = ir_ids.difference(&file_ids).next() {
-        return Err(anyhow::anyhow!(
-            "{} does not match {}: l{missing} of the program is missing from it",
-            lp.display(),
-            file.display()
-        )
-        .into());
-    }
-    let tags: BTreeMap<u64, &str> = lf.rows.iter().map(|r| (r.id, r.tag.as_str())).collect();
-    for f in &program.functions {
-        for (_, s) in f.labels() {
-            if let crate::ir::StmtKind::Label { id, tag, .. } = &s.kind {
-                if tags.get(id).is_some_and(|t| *t != tag.as_str()) {
-                    return Err(anyhow::anyhow!(
-                        "{} does not match {}: l{id} is {tag} in the program but {} in the labels file (annotate again rather than edit it)",
-                        lp.display(),
-                        file.display(),
-                        tags[id]
-                    )
-                    .into());
-                }
-            }
-        }
-    }
-    Ok(file_ids.difference(&ir_ids).copied().collect())
+    lf.check_against(program).map_err(|e| {
+        anyhow::anyhow!("{} does not match {}: {e}", lp.display(), file.display()).into()
+    })
 }
 
 fn read_inputs(

@@ -353,8 +353,10 @@ fn visit_node(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Ve
             if full && on.contains(&Mutator::Crp) {
                 for (side, c) in [(0, l), (1, r)] {
                     // `p == 0` compares with the null pointer: `p == 1` is no C without a cast.
+                    // Only a constant compared with a number is replaced (an operand of a
+                    // type not known, such as a member function pointer, may be a pointer).
                     let other = if side == 0 { rt } else { lt };
-                    if op.is_relational() && other == Ty::Pointer {
+                    if op.is_relational() && !other.is_arith() {
                         continue;
                     }
                     let Some(v) = c.int_value() else { continue };
@@ -492,10 +494,15 @@ mod tests {
 
     #[test]
     fn a_null_pointer_constant_is_not_replaced() {
-        let e = Expr::bin(BinOp::Eq, Expr::lval("p", Ty::Pointer), Expr::int("0"));
+        for ty in [Ty::Pointer, Ty::Unknown] {
+            let e = Expr::bin(BinOp::Eq, Expr::lval("p", ty), Expr::int("0"));
+            let l = labels(&e, Flavor::Sufficient, Mutator::ALL, "WM-S");
+            assert!(l.iter().all(|l| l.tag != "WM-S CRP"), "{l:?}");
+            assert!(l.iter().any(|l| l.tag == "WM-S ROR"), "{l:?}");
+        }
+        let e = Expr::bin(BinOp::Eq, Expr::lval("n", Ty::Int), Expr::int("0"));
         let l = labels(&e, Flavor::Sufficient, Mutator::ALL, "WM-S");
-        assert!(l.iter().all(|l| l.tag != "WM-S CRP"), "{l:?}");
-        assert!(l.iter().any(|l| l.tag == "WM-S ROR"), "{l:?}");
+        assert!(l.iter().any(|l| l.tag == "WM-S CRP"), "{l:?}");
     }
 
     #[test]

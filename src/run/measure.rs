@@ -699,7 +699,8 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
     })
 }
 
-/// The kept labels (see [`crate::report::counts`]; pending ones included) no run covers.
+/// The kept labels (see [`crate::report::counts`]; pending ones included) no run covers, with
+/// their places and predicates in the annotated file.
 fn uncovered_objectives(
     program: &crate::ir::Program,
     labels_file: &LabelsFile,
@@ -707,15 +708,7 @@ fn uncovered_objectives(
     covered: &BTreeSet<u64>,
     file: &Path,
 ) -> Vec<Uncovered> {
-    let kept = measure::objectives(
-        labels_file.rows.iter().map(|r| (r.id, r.tag.as_str())),
-        claims,
-        covered,
-    );
     let name = super::file_name(file);
-    let shown = std::fs::read(file)
-        .map(|t| crate::frontend::sites::source_predicates(&t))
-        .unwrap_or_default();
     let mut at: BTreeMap<u64, (String, String)> = BTreeMap::new();
     for f in &program.functions {
         for (_, s) in f.labels() {
@@ -726,25 +719,16 @@ fn uncovered_objectives(
             }
         }
     }
-    labels_file
-        .rows
-        .iter()
-        .filter(|r| kept.contains(&r.id) && !covered.contains(&r.id))
-        .map(|r| {
-            let (loc, predicate) = at.get(&r.id).cloned().unwrap_or_default();
-            Uncovered {
-                label: r.id,
-                tag: r.tag.clone(),
-                origin: r.origin_loc.clone(),
-                at: loc,
-                source: shown
-                    .get(&r.id.to_string())
-                    .cloned()
-                    .unwrap_or_else(|| predicate.clone()),
-                predicate,
-            }
-        })
-        .collect()
+    let mut list = uncovered_in(labels_file, claims, covered, file);
+    for u in &mut list {
+        let (loc, predicate) = at.remove(&u.label).unwrap_or_default();
+        if u.source.is_empty() {
+            u.source = predicate.clone();
+        }
+        u.at = loc;
+        u.predicate = predicate;
+    }
+    list
 }
 
 /// The kept labels no run covers, by the labels file and the annotated file's own text (for

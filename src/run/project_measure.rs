@@ -92,13 +92,17 @@ pub struct FileCoverage {
 impl ProjectMeasureReport {
     /// The markdown summary's figures: the total rows, every measured file's objectives no
     /// test covers, the alarms.
-    pub fn summary(&self) -> crate::report::summary::Summary {
-        let unbuilt: Vec<&str> = self
-            .files
+    /// The files linked into no program the commands ran.
+    fn unbuilt(&self) -> Vec<&str> {
+        self.files
             .iter()
             .filter(|f| !f.built)
             .map(|f| f.file.as_str())
-            .collect();
+            .collect()
+    }
+
+    pub fn summary(&self) -> crate::report::summary::Summary {
+        let unbuilt = self.unbuilt();
         let mut notes = Vec::new();
         if !unbuilt.is_empty() {
             notes.push(format!(
@@ -226,12 +230,7 @@ impl ProjectMeasureReport {
                 ));
             }
         }
-        let unbuilt: Vec<&str> = self
-            .files
-            .iter()
-            .filter(|f| !f.built)
-            .map(|f| f.file.as_str())
-            .collect();
+        let unbuilt = self.unbuilt();
         if !unbuilt.is_empty() {
             out.push_str(&format!(
                 "linked into no program the commands ran, so not measured (left out of the total, labels files untouched): {}\n",

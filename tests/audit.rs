@@ -323,3 +323,80 @@ fn the_html_report_is_the_same_bytes_run_after_run() {
     assert_eq!(pages[0], pages[1]);
     assert_eq!(pages[0], pages[2]);
 }
+
+#[test]
+fn markdown_summaries_of_an_audit_say_what_is_pruned_then_what_the_tests_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first.md");
+    let (file, _) = audited(dir.path(), &["--markdown", first.to_str().unwrap()]);
+    let before = std::fs::read_to_string(&first).unwrap();
+    assert!(
+        before.starts_with("### covprune audit tritype_labels.c\n"),
+        "{before}"
+    );
+    // No `measure` yet: the pruned counts, no percentage, and a note saying so.
+    assert!(before.contains("No `measure` run is recorded"), "{before}");
+    assert!(
+        before
+            .lines()
+            .any(|l| l.starts_with("| CC | ") && l.ends_with(" | - | - |")),
+        "{before}"
+    );
+    assert!(!before.contains("no test covers"), "{before}");
+    covprune()
+        .arg("measure")
+        .arg(&file)
+        .args(["--tests", "benchmarks/programs/tritype.tests"])
+        .assert()
+        .success();
+    let second = dir.path().join("second.md");
+    covprune()
+        .arg("audit")
+        .arg(&file)
+        .arg("--markdown")
+        .arg(&second)
+        .arg("--markdown-since")
+        .arg(&first)
+        .assert()
+        .success();
+    let after = std::fs::read_to_string(&second).unwrap();
+    assert!(!after.contains("No `measure` run"), "{after}");
+    // Percentages now, new since the summary that had none.
+    let cc = after
+        .lines()
+        .find(|l| l.starts_with("| CC | "))
+        .unwrap_or_default();
+    assert!(cc.contains('%') && cc.ends_with(" new |"), "{after}");
+    assert!(
+        after.contains("The last summary holds no coverage to compare with.")
+            && !after.contains("newly uncovered"),
+        "{after}"
+    );
+    // The objectives the tests leave, linked to the original's lines, as `measure` lists
+    // them.
+    let measured: serde_json::Value = serde_json::from_slice(
+        &covprune()
+            .arg("measure")
+            .arg(&file)
+            .args(["--tests", "benchmarks/programs/tritype.tests", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let uncovered = measured["uncovered"].as_array().unwrap();
+    assert!(!uncovered.is_empty(), "{measured:#}");
+    assert!(
+        after.contains(&format!("{} objectives no test covers", uncovered.len()))
+            || uncovered.len() == 1,
+        "{after}"
+    );
+    for u in uncovered {
+        let origin = u["origin"].as_str().unwrap();
+        let (f, l) = origin.rsplit_once(':').unwrap();
+        assert!(
+            after.contains(&format!("[{origin}]({f}#L{l})")),
+            "{origin} not in {after}"
+        );
+    }
+}

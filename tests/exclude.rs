@@ -205,6 +205,40 @@ fn gcovr_reports_leave_out_the_proved_branches_and_nothing_else() {
     let cc = clean_cc_measured(dir);
     let bound = cc["upper_bound_percent"].as_f64().unwrap();
     assert!((bound - 100.0 * 5.0 / 7.0).abs() < 0.05, "{cc:#}");
+    // What the written report leaves uncovered: its 13 branches less the 9 taken, the
+    // untaken side of `v == 5` among them.
+    let uncovered = m["uncovered"].as_array().unwrap();
+    assert_eq!(uncovered.len(), 4, "{m:#}");
+    assert!(uncovered
+        .iter()
+        .any(|u| u["file"] == "clean.c" && u["line"] == 8));
+    // The pull-request summary: the branch row, the untaken branches linked to their lines,
+    // the excluded one with its label and proof.
+    let md = dir.join("summary.md");
+    covprune()
+        .arg("exclude")
+        .args(annotated(dir))
+        .arg("--gcovr")
+        .arg(dir.join("cov.json"))
+        .arg("-o")
+        .arg(dir.join("cov.clean2.json"))
+        .arg("--markdown")
+        .arg(&md)
+        .current_dir(dir)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        text.contains("| branches | 14 | 1 | 13 | 9 | 64.3% | 69.2% |"),
+        "{text}"
+    );
+    assert!(text.contains("4 items no test covers"), "{text}");
+    assert!(text.contains("- [clean.c:8](clean.c#L8) branch `branchno "), "{text}");
+    assert!(
+        text.contains("1 item excluded, each with its proof")
+            && text.contains("- [clean.c:6](clean.c#L6) branch `w > 9`: l"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -641,7 +641,7 @@ pub fn html(
         let class = line_class(here, coverage.as_ref().map(|c| c.covered));
         let _ = write!(
             out,
-            "<span class=\"line{}\"><span class=\"ln\">{n}</span>{}</span>",
+            "<span class=\"line{}\" id=\"L{n}\"><span class=\"ln\">{n}</span>{}</span>",
             class.map_or_else(String::new, |c| format!(" l-{c}")),
             html_escape(line)
         );

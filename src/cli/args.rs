@@ -374,6 +374,8 @@ pub struct AuditArgs {
     #[arg(long)]
     pub fail_on_findings: bool,
     #[command(flatten)]
+    pub markdown: MarkdownFlags,
+    #[command(flatten)]
     pub cc: CcFlags,
 }
 
@@ -431,11 +433,11 @@ pub struct MergeArgs {
     pub cc: CcFlags,
 }
 
-/// The markdown summary of a run (`measure`, `project measure`).
+/// The markdown summary of a run (`measure`, `project measure`, `audit`, `exclude`).
 #[derive(Args, Debug, Clone, Default)]
 pub struct MarkdownFlags {
-    /// Also write a markdown summary to paste into a pull request: per criterion raw and
-    /// cleaned coverage, the objectives no test covers with links to their lines, alarms.
+    /// Also write a markdown summary to paste into a pull request: per criterion (or kind of
+    /// item) raw and cleaned coverage, what no test covers with links to its lines, alarms.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
     /// A summary an earlier run wrote: the new one says what changed since.
@@ -689,6 +691,8 @@ pub struct ExcludeArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub markdown: MarkdownFlags,
 }
 
 #[cfg(test)]

@@ -386,6 +386,7 @@ fn execute(command: Command) -> run::Result<Exit> {
         }
         Command::Audit(args) => {
             let preprocess = args.cc.options_for(&args.file)?;
+            let previous = args.markdown.previous()?;
             let report = run::audit::audit(&run::audit::AuditOptions {
                 file: args.file,
                 ledger: args.ledger,
@@ -396,6 +397,7 @@ fn execute(command: Command) -> run::Result<Exit> {
                 preprocess,
             })?;
             show(&report, args.json, run::audit::AuditReport::to_text);
+            args.markdown.write(&report.summary(), previous.as_ref())?;
             if args.fail_on_findings && report.findings > 0 {
                 return Ok(Exit::Findings);
             }
@@ -411,6 +413,7 @@ fn execute(command: Command) -> run::Result<Exit> {
             .into_iter()
             .find_map(|(f, r)| r.map(|r| (f, r)))
             .expect("clap requires one report");
+            let previous = args.markdown.previous()?;
             let report = run::exclude::exclude(&run::exclude::ExcludeOptions {
                 files: args.files,
                 project: args.project,
@@ -421,6 +424,7 @@ fn execute(command: Command) -> run::Result<Exit> {
                 allow_unmatched: args.allow_unmatched,
             })?;
             show(&report, args.json, run::exclude::ExcludeReport::to_text);
+            args.markdown.write(&report.summary(), previous.as_ref())?;
             if let Some(error) = report.error() {
                 return Err(error);
             }

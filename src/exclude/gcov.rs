@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{apply_line, note_unvisited, proofs_for, BranchTotals, FileProofs, Mapping};
+use super::{apply_line, note_unvisited, proofs_for, FileProofs, Item, Mapping, Uncovered};
 
 /// gcovr's JSON report with the proved branches marked excluded; the mapping beside it.
 pub fn gcovr(report: &str, proofs: &[FileProofs]) -> Result<(String, Mapping), String> {
@@ -22,7 +22,7 @@ pub fn gcovr(report: &str, proofs: &[FileProofs]) -> Result<(String, Mapping), S
         let name = f["file"].as_str().unwrap_or_default().to_string();
         let Some(p) = proofs_for(proofs, &name) else {
             mapping.unmatched_files.push(name);
-            count_gcovr(f, &mut mapping.cleaned);
+            count_gcovr(f, &mut mapping);
             continue;
         };
         mapping.matched_files += 1;
@@ -64,7 +64,7 @@ pub fn gcovr(report: &str, proofs: &[FileProofs]) -> Result<(String, Mapping), S
             }
         }
         note_unvisited(&mut mapping, p, &visited);
-        count_gcovr(f, &mut mapping.cleaned);
+        count_gcovr(f, &mut mapping);
     }
     mapping.finish();
     let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
@@ -75,15 +75,26 @@ fn is_excluded(branch: &Value) -> bool {
     branch["gcovr/excluded"] == true
 }
 
-/// Adds a file's branches to the totals: every branch not excluded, and those taken.
-fn count_gcovr(f: &Value, cleaned: &mut BranchTotals) {
+/// Adds a file's branches to the cleaned totals (every branch not excluded, and those
+/// taken) and its untaken ones to the uncovered list.
+fn count_gcovr(f: &Value, mapping: &mut Mapping) {
+    let file = f["file"].as_str().unwrap_or_default();
     for l in f["lines"].as_array().into_iter().flatten() {
         for b in l["branches"].as_array().into_iter().flatten() {
             if is_excluded(b) || b["throw"] == true {
                 continue;
             }
-            cleaned.total += 1;
-            cleaned.covered += usize::from(b["count"].as_u64().unwrap_or(0) > 0);
+            let taken = b["count"].as_u64().unwrap_or(0) > 0;
+            mapping.cleaned.total += 1;
+            mapping.cleaned.covered += usize::from(taken);
+            if !taken {
+                mapping.uncovered.push(Uncovered {
+                    file: file.to_string(),
+                    line: l["line_number"].as_u64().unwrap_or(0) as usize,
+                    item: Item::Branch,
+                    key: format!("branchno {}", b["branchno"]),
+                });
+            }
         }
     }
 }
@@ -164,6 +175,14 @@ fn lcov_section(section: &[&str], proofs: &[FileProofs], mapping: &mut Mapping) 
     for b in branches.iter().filter(|b| !dropped.contains(&b.0)) {
         found += 1;
         hit += usize::from(b.3);
+        if !b.3 {
+            mapping.uncovered.push(Uncovered {
+                file: file.to_string(),
+                line: b.1,
+                item: Item::Branch,
+                key: format!("BRDA {}", b.2),
+            });
+        }
     }
     mapping.cleaned.total += found;
     mapping.cleaned.covered += hit;

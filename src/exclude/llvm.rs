@@ -18,7 +18,9 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use super::{proofs_for, Alarm, BranchTotals, Excluded, FileProofs, Item, Left, Mapping, Region};
+use super::{
+    proofs_for, Alarm, BranchTotals, Excluded, FileProofs, Item, Left, Mapping, Region, Uncovered,
+};
 
 /// The export with the proved items out of its summaries; the mapping beside it.
 pub fn export(report: &str, proofs: &[FileProofs]) -> Result<(String, Mapping), String> {
@@ -52,6 +54,7 @@ pub fn export(report: &str, proofs: &[FileProofs]) -> Result<(String, Mapping), 
                     Marks::default()
                 }
             };
+            uncovered_branches(f, &name, &marks, &mut mapping);
             dropped.branches += marks.branches.len();
             dropped.mcdc += marks.mcdc.len();
             recount(&mut f["summary"], marks.branches.len(), marks.mcdc.len());
@@ -288,6 +291,23 @@ fn recount(summary: &mut Value, branches: usize, mcdc: usize) {
         } else {
             100.0 * covered as f64 / count as f64
         });
+    }
+}
+
+/// The sides of a file's branch regions that never ran and are not excluded.
+fn uncovered_branches(f: &Value, name: &str, marks: &Marks, mapping: &mut Mapping) {
+    let regions = f["branches"].as_array().into_iter().flatten();
+    for (i, (region, t, fc)) in regions.filter_map(region_of).enumerate() {
+        for (true_side, count) in [(true, t), (false, fc)] {
+            if count == 0 && !marks.branches.contains(&(i, true_side)) {
+                mapping.uncovered.push(Uncovered {
+                    file: name.to_string(),
+                    line: region.0 .0,
+                    item: Item::Branch,
+                    key: format!("branch {i} {}", if true_side { "true" } else { "false" }),
+                });
+            }
+        }
     }
 }
 

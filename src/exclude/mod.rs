@@ -331,6 +331,20 @@ pub struct Mapping {
     pub mutants_raw: Option<BranchTotals>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mutants_cleaned: Option<BranchTotals>,
+    /// The items the written report still counts that no test covers (branch sides, gcov
+    /// edges, mutants not detected), in file and line order.
+    pub uncovered: Vec<Uncovered>,
+}
+
+/// An item the written report counts and no test covers.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Uncovered {
+    /// The file as the report names it.
+    pub file: String,
+    pub line: usize,
+    pub item: Item,
+    /// The report's key of the item (as [`Excluded::key`]).
+    pub key: String,
 }
 
 impl Mapping {
@@ -368,6 +382,7 @@ impl Mapping {
             .sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
         self.alarms
             .sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        self.uncovered.sort();
     }
 }
 

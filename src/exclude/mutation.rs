@@ -14,7 +14,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::{proofs_for, Alarm, BranchTotals, Excluded, FileProofs, Item, Left, Mapping};
+use super::{
+    proofs_for, Alarm, BranchTotals, Excluded, FileProofs, Item, Left, Mapping, Uncovered,
+};
 use crate::report::sites::MutantSite;
 
 /// Mull's name for a binary operator.
@@ -106,6 +108,16 @@ pub fn elements(report: &str, proofs: &[FileProofs]) -> Result<(String, Mapping)
             if valid(status) {
                 totals.total += 1;
                 totals.covered += usize::from(detected(status));
+                if !detected(status) {
+                    if let Some(((line, column), mutator)) = key_of(m) {
+                        mapping.uncovered.push(Uncovered {
+                            file: name.clone(),
+                            line,
+                            item: Item::Mutant,
+                            key: format!("{mutator} at column {column} ({status})"),
+                        });
+                    }
+                }
             }
         }
     }

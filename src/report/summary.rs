@@ -18,12 +18,30 @@ const MARK: &str = "<!-- covprune-summary 1";
 pub struct Summary {
     /// `measure clamp_labels.c`, `project measure out`.
     pub title: String,
+    /// What the rows count.
+    #[serde(default)]
+    pub kind: Kind,
     pub rows: Vec<Row>,
     /// The objectives left that no test covers.
     pub uncovered: Vec<Place>,
+    /// The items a coverage report no longer counts, each with its proof (`exclude`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excluded: Vec<Place>,
     pub alarms: Vec<String>,
     /// Lines said under the table (a behaviour difference, files not measured).
     pub notes: Vec<String>,
+}
+
+/// What a summary's rows count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// covprune's labels, per criterion (`measure`, `project measure`, `audit`).
+    #[default]
+    Labels,
+    /// The items of another tool's coverage report (`exclude`): branches, MC/DC conditions,
+    /// mutants.
+    Report,
 }
 
 /// A criterion's row (or `all`).
@@ -49,7 +67,11 @@ pub struct Place {
     pub criterion: String,
     /// The condition as the source writes it.
     pub text: String,
+    /// The label (0 for an item of another tool's report).
     pub label: u64,
+    /// Why it is listed apart (the proof of an excluded item).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub why: String,
 }
 
 impl Place {
@@ -71,7 +93,23 @@ impl Place {
             criterion: criterion.to_string(),
             text: text.to_string(),
             label,
+            why: String::new(),
         }
+    }
+
+    /// The line of a list: its link, criterion, text and label.
+    fn item(&self) -> String {
+        let mut out = format!("{} {}", link(self), self.criterion);
+        if !self.text.is_empty() {
+            let _ = write!(out, " {}", code(&self.text));
+        }
+        if self.label != 0 {
+            let _ = write!(out, " ({})", crate::console::label_id(self.label));
+        }
+        if !self.why.is_empty() {
+            let _ = write!(out, ": {}", self.why);
+        }
+        out
     }
 }
 
@@ -108,13 +146,21 @@ fn link(p: &Place) -> String {
 }
 
 impl Summary {
+    /// Whether a test run measured the rows (an `audit` before any `measure` has none).
+    fn measured(&self) -> bool {
+        self.rows.iter().any(|r| r.raw_percent.is_some())
+    }
+
     /// The summary as markdown, compared with `previous` when given.
     pub fn to_markdown(&self, previous: Option<&Summary>) -> String {
         let mut out = format!("### covprune {}\n\n", self.title);
         let since = previous.is_some();
-        out.push_str(
-            "| criterion | labels | pruned | objectives | objectives covered | raw | cleaned |",
-        );
+        out.push_str(match self.kind {
+            Kind::Labels => {
+                "| criterion | labels | pruned | objectives | objectives covered | raw | cleaned |"
+            }
+            Kind::Report => "| counted | items | excluded | kept | kept covered | raw | cleaned |",
+        });
         out.push_str(if since {
             " cleaned since last |\n"
         } else {
@@ -148,7 +194,10 @@ impl Summary {
             }
             out.push('\n');
         }
-        out.push_str("\nobjectives = labels - pruned (infeasible, duplicate or subsumed, proved) + pending; cleaned = covered objectives / objectives\n\n");
+        out.push_str(match self.kind {
+            Kind::Labels => "\nobjectives = labels - pruned (infeasible, duplicate or subsumed, proved) + pending; cleaned = covered objectives / objectives\n\n",
+            Kind::Report => "\nkept = items - excluded (proved infeasible, or equivalent mutants); cleaned = kept covered / kept\n\n",
+        });
         if self.alarms.is_empty() {
             out.push_str("Soundness alarms: none.\n");
         } else {
@@ -164,7 +213,10 @@ impl Summary {
         for n in &self.notes {
             let _ = writeln!(out, "\n{n}");
         }
-        if let Some(p) = previous {
+        if previous.is_some_and(|p| !p.measured()) {
+            out.push_str("\nThe last summary holds no coverage to compare with.\n");
+        }
+        if let Some(p) = previous.filter(|p| p.measured()) {
             let now: BTreeSet<_> = self.uncovered.iter().map(Place::key).collect();
             let then: BTreeSet<_> = p.uncovered.iter().map(Place::key).collect();
             let newly_covered = p.uncovered.iter().filter(|u| !now.contains(&u.key()));
@@ -185,31 +237,28 @@ impl Summary {
                 ("newly uncovered", &newly_uncovered),
             ] {
                 for u in list.iter() {
-                    let _ = writeln!(
-                        out,
-                        "- {what}: {} {} {}",
-                        link(u),
-                        u.criterion,
-                        code(&u.text)
-                    );
+                    let _ = writeln!(out, "- {what}: {}", u.item());
                 }
             }
         }
-        if !self.uncovered.is_empty() {
+        let noun = match self.kind {
+            Kind::Labels => "objective",
+            Kind::Report => "item",
+        };
+        for (list, what) in [
+            (&self.uncovered, "no test covers"),
+            (&self.excluded, "excluded, each with its proof"),
+        ] {
+            if list.is_empty() {
+                continue;
+            }
             let _ = write!(
                 out,
-                "\n<details><summary>{} no test covers</summary>\n\n",
-                crate::console::count(self.uncovered.len() as u64, "objective")
+                "\n<details><summary>{} {what}</summary>\n\n",
+                crate::console::count(list.len() as u64, noun)
             );
-            for u in &self.uncovered {
-                let _ = writeln!(
-                    out,
-                    "- {} {} {} ({})",
-                    link(u),
-                    u.criterion,
-                    code(&u.text),
-                    crate::console::label_id(u.label)
-                );
+            for u in list {
+                let _ = writeln!(out, "- {}", u.item());
             }
             out.push_str("\n</details>\n");
         }
@@ -264,6 +313,7 @@ mod tests {
                 .collect(),
             alarms: vec![],
             notes: vec![],
+            ..Summary::default()
         }
     }
 

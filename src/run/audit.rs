@@ -44,6 +44,9 @@ pub struct AuditReport {
     /// Labels in code the annotation's configuration compiles out (not objectives).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub compiled_out: Vec<crate::report::sites::CompiledOutLabels>,
+    /// The objectives the suite leaves uncovered, when `measure` recorded coverage.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uncovered: Vec<super::measure::Uncovered>,
 }
 
 impl AuditReport {
@@ -81,6 +84,92 @@ impl AuditReport {
             ));
         }
         out
+    }
+}
+
+impl AuditReport {
+    /// The markdown summary's figures: the suite's coverage when `measure` recorded it (else
+    /// what is pruned), the objectives left uncovered, and notes on findings, functions left
+    /// unknown, witness tests and compiled-out labels.
+    pub fn summary(&self) -> crate::report::summary::Summary {
+        use crate::console::count;
+        let mut notes = Vec::new();
+        let rows = match &self.coverage {
+            Some(rows) => rows.iter().map(Into::into).collect(),
+            None => {
+                notes.push(
+                    "No `measure` run is recorded in the labels file: coverage is not known."
+                        .to_string(),
+                );
+                self.audit
+                    .criteria
+                    .iter()
+                    .map(|c| crate::report::summary::Row {
+                        criterion: c.name.clone(),
+                        labels: c.labels,
+                        pruned: c.pruned,
+                        kept: c.labels - c.pruned,
+                        covered: 0,
+                        kept_covered: 0,
+                        raw_percent: None,
+                        cleaned_percent: None,
+                    })
+                    .collect()
+            }
+        };
+        if let Some(rows) = &self.coverage_with_witnesses {
+            let cleaned: Vec<String> = rows
+                .iter()
+                .map(|r| {
+                    let p = r
+                        .cleaned_percent
+                        .map_or_else(|| "-".to_string(), |p| format!("{p:.1}%"));
+                    format!("{} {p}", r.counts.criterion)
+                })
+                .collect();
+            notes.push(format!(
+                "With the tests `witness` wrote too, cleaned coverage is {}.",
+                cleaned.join(", ")
+            ));
+        }
+        if self.findings > 0 {
+            notes.push(format!(
+                "{} (dead code, constant conditions, equivalent mutants): `covprune audit --sarif` lists them.",
+                count(self.findings as u64, "finding")
+            ));
+        }
+        for f in &self.audit.skipped {
+            notes.push(format!(
+                "Not analysed: `{}` ({} left unknown): {}.",
+                f.function,
+                count(f.labels as u64, "label"),
+                f.why
+            ));
+        }
+        for f in &self.audit.over_budget {
+            let why: Vec<String> = f.reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
+            notes.push(format!(
+                "Out of budget: `{}` ({} left unknown: {}).",
+                f.function,
+                count(f.labels as u64, "label"),
+                why.join(", ")
+            ));
+        }
+        if let Some(note) = crate::report::sites::compiled_out_note(&self.file, &self.compiled_out)
+        {
+            notes.push(note.trim().to_string());
+        }
+        crate::report::summary::Summary {
+            title: format!("audit {}", self.file),
+            rows,
+            uncovered: self
+                .uncovered
+                .iter()
+                .map(super::measure::Uncovered::place)
+                .collect(),
+            notes,
+            ..Default::default()
+        }
     }
 }
 
@@ -137,6 +226,7 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
             &(serde_json::to_string_pretty(&sarif).map_err(Error::internal)? + "\n"),
         )?;
     }
+    let claims = crate::measure::claims_from_ledger(&ledger);
     // Coverage, when a `measure` run recorded it in the labels file.
     let measured = labels_file
         .as_ref()
@@ -172,7 +262,6 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
             .filter(|id| !witness_only(id))
             .copied()
             .collect();
-        let claims = crate::measure::claims_from_ledger(&ledger);
         let witnessed = (covered.len() < with_witnesses.len())
             .then(|| crate::measure::coverage(&list, &claims, &with_witnesses));
         let drivers: BTreeMap<u64, String> = lf
@@ -245,7 +334,14 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
             ),
         )?;
     }
+    let uncovered = match (measured, &coverage) {
+        (Some(lf), Some((_, covered, _, _))) => {
+            super::measure::uncovered_in(lf, &claims, covered, &opts.file)
+        }
+        _ => Vec::new(),
+    };
     Ok(AuditReport {
+        uncovered,
         file: title,
         audit: report,
         findings,

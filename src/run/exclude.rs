@@ -139,6 +139,116 @@ impl ExcludeReport {
     }
 }
 
+impl ExcludeReport {
+    /// The markdown summary's figures: a row per kind of item the report counts (raw and
+    /// cleaned), the items no test covers, the excluded ones with their proofs, the alarms.
+    pub fn summary(&self) -> crate::report::summary::Summary {
+        use crate::report::summary::{Kind, Place, Row};
+        let m = &self.mapping;
+        let excluded = |item| m.excluded.iter().filter(|e| e.item == item).count();
+        let row =
+            |what: &str, raw: &exclude::BranchTotals, cleaned: &exclude::BranchTotals, item| Row {
+                criterion: what.to_string(),
+                labels: raw.total,
+                pruned: excluded(item),
+                kept: cleaned.total,
+                covered: raw.covered,
+                kept_covered: cleaned.covered,
+                raw_percent: raw.percent(),
+                cleaned_percent: cleaned.percent(),
+            };
+        let mut rows = Vec::new();
+        match (&m.mutants_raw, &m.mutants_cleaned) {
+            (Some(raw), Some(cleaned)) => {
+                rows.push(row("mutants", raw, cleaned, exclude::Item::Mutant))
+            }
+            _ => rows.push(row("branches", &m.raw, &m.cleaned, exclude::Item::Branch)),
+        }
+        if let (Some(raw), Some(cleaned)) = (&m.mcdc_raw, &m.mcdc_cleaned) {
+            rows.push(row(
+                "MC/DC conditions",
+                raw,
+                cleaned,
+                exclude::Item::McdcCondition,
+            ));
+        }
+        let kind = |item| match item {
+            exclude::Item::Branch => "branch",
+            exclude::Item::McdcCondition => "MC/DC condition",
+            exclude::Item::Mutant => "mutant",
+        };
+        // Links relative to where the command runs (a repository's root), as a code host
+        // opens them.
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let shown = |file: &str| {
+            Path::new(file)
+                .strip_prefix(&cwd)
+                .map_or_else(|_| file.to_string(), |p| p.display().to_string())
+        };
+        let place = |file: &str, line: usize, item, text: String| Place {
+            file: shown(file),
+            line: Some(line),
+            criterion: kind(item).to_string(),
+            text,
+            label: 0,
+            why: String::new(),
+        };
+        let mut notes = self
+            .warnings
+            .iter()
+            .map(|w| format!("Warning: {w}."))
+            .collect::<Vec<_>>();
+        if !m.unmatched_files.is_empty() {
+            notes.push(format!(
+                "Left as they are (no annotated file): {}.",
+                m.unmatched_files.join(", ")
+            ));
+        }
+        if !m.left.is_empty() {
+            notes.push(format!(
+                "Lines holding proofs left as they were: {}.",
+                m.left
+                    .iter()
+                    .map(|l| format!("{}:{} ({})", l.file, l.line, l.why))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
+        }
+        crate::report::summary::Summary {
+            title: format!("exclude {}", self.report),
+            kind: Kind::Report,
+            rows,
+            uncovered: m
+                .uncovered
+                .iter()
+                .map(|u| place(&u.file, u.line, u.item, u.key.clone()))
+                .collect(),
+            excluded: m
+                .excluded
+                .iter()
+                .map(|e| Place {
+                    why: format!(
+                        "{} {}",
+                        e.labels
+                            .iter()
+                            .map(|&l| crate::console::label_id(l))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        e.proof
+                    ),
+                    ..place(&e.file, e.line, e.item, e.predicates.join(" / "))
+                })
+                .collect(),
+            alarms: m
+                .alarms
+                .iter()
+                .map(|a| format!("{}:{}: {}", a.file, a.line, a.what))
+                .collect(),
+            notes,
+        }
+    }
+}
+
 /// The proofs of an annotated file: its ledger and sites record, refused unless the ledger
 /// was proved on the annotated file as it is and the original is still the one annotated.
 fn proofs_of(annotated: &Path) -> Result<FileProofs> {
@@ -265,11 +375,12 @@ pub fn exclude(opts: &ExcludeOptions) -> Result<ExcludeReport> {
 }
 
 impl ExcludeReport {
-    /// Alarms end the run with exit 3 (nothing was written).
+    /// Alarms end the run with exit 3 (the report is not written; a markdown summary asked for
+    /// is, with the alarms).
     pub fn error(&self) -> Option<Error> {
         (!self.mapping.alarms.is_empty()).then(|| {
             Error::SoundnessAlarm(format!(
-                "{} where the report shows a proved-infeasible branch taken (listed above); nothing written",
+                "{} where the report shows a proved-infeasible branch taken (listed above); the report is not written",
                 crate::console::count(self.mapping.alarms.len() as u64, "line")
             ))
         })

@@ -824,6 +824,7 @@ impl MeasureReport {
                 })
                 .collect(),
             notes,
+            ..Default::default()
         }
     }
 }

@@ -140,6 +140,7 @@ impl ProjectMeasureReport {
                 })
                 .collect(),
             notes,
+            ..Default::default()
         }
     }
 

@@ -233,7 +233,10 @@ fn gcovr_reports_leave_out_the_proved_branches_and_nothing_else() {
         "{text}"
     );
     assert!(text.contains("4 items no test covers"), "{text}");
-    assert!(text.contains("- [clean.c:8](clean.c#L8) branch `branchno "), "{text}");
+    assert!(
+        text.contains("- [clean.c:8](clean.c#L8) branch `branchno "),
+        "{text}"
+    );
     assert!(
         text.contains("1 item excluded, each with its proof")
             && text.contains("- [clean.c:6](clean.c#L6) branch `w > 9`: l"),

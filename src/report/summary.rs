@@ -65,10 +65,11 @@ pub struct Place {
     pub file: String,
     pub line: Option<usize>,
     pub criterion: String,
+    /// The label (0 for an item of another tool's report): a line's objectives are listed in
+    /// label order.
+    pub label: u64,
     /// The condition as the source writes it.
     pub text: String,
-    /// The label (0 for an item of another tool's report).
-    pub label: u64,
     /// Why it is listed apart (the proof of an excluded item).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub why: String,

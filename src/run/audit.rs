@@ -315,12 +315,27 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
             }
         };
         let graphs = crate::audit::svgs(rows);
+        // Each label's predicate as the source writes it (conditions the annotation evaluates
+        // into temporaries written out), where the annotated file says.
+        let written = std::fs::read(&opts.file)
+            .map(|t| crate::frontend::sites::source_predicates(&t))
+            .unwrap_or_default();
+        let shown: Vec<_> = rows
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                if let Some(text) = written.get(&r.id.to_string()) {
+                    r.predicate = text.clone();
+                }
+                r
+            })
+            .collect();
         write(
             p,
             &crate::audit::html(
                 &title,
                 &report,
-                rows,
+                &shown,
                 &source,
                 &line_of,
                 &graphs,

@@ -119,7 +119,10 @@ impl ProjectMeasureReport {
         crate::report::summary::Summary {
             title: format!(
                 "project measure {} ({})",
-                self.root,
+                // The project's name, not where this machine keeps it.
+                std::path::Path::new(&self.root)
+                    .file_name()
+                    .map_or_else(|| self.root.clone(), |n| n.to_string_lossy().into_owned()),
                 crate::console::count(self.commands.len() as u64, "test command")
             ),
             rows: self.total.iter().map(Into::into).collect(),

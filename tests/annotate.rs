@@ -748,3 +748,40 @@ fn a_file_the_compiler_rejects_is_annotated_with_the_compilers_error() {
         "{v}"
     );
 }
+
+/// An annotated file given to `annotate` again: its labels' ids would repeat in the new ones,
+/// so it is refused, exit 2, and nothing is written beside it.
+#[test]
+fn a_file_that_already_holds_labels_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tritype.c");
+    std::fs::copy("benchmarks/programs/tritype.c", &file).unwrap();
+    assert_cmd::Command::cargo_bin("covprune")
+        .unwrap()
+        .args(["annotate", "--criteria", "CC"])
+        .arg(&file)
+        .assert()
+        .success();
+    let annotated = dir.path().join("tritype_labels.c");
+    let before: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    let o = assert_cmd::Command::cargo_bin("covprune")
+        .unwrap()
+        .args(["annotate", "--criteria", "MCC"])
+        .arg(&annotated)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("tritype_labels.c already holds") && err.contains("annotate the original"),
+        "{err}"
+    );
+    let after: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(before, after);
+}

@@ -110,6 +110,21 @@ pub fn annotate(opts: &AnnotateOptions) -> Result<AnnotateReport> {
     // The file must be C that the front end accepts, so that labels can be proved later; its
     // lowered form types the expressions that mutation changes.
     let loaded = frontend::load(file, &opts.preprocess)?;
+    // Labels already there would share ids with the new ones: an annotated file (or
+    // LAnnotate's output) is pruned as it is, not annotated again.
+    let held = loaded
+        .program
+        .functions
+        .iter()
+        .map(|f| f.labels().count())
+        .sum::<usize>();
+    if held > 0 {
+        return Err(super::Error::BadInput(anyhow::anyhow!(
+            "{} already holds {} (pc_label statements): annotate the original source, or prune this file as it is",
+            file.display(),
+            crate::console::count(held as u64, "label")
+        )));
+    }
     let limits = covprune_encoders::Limits {
         mcc_max_atoms: opts.mcc_max_atoms,
         ncc_n: opts.ncc_n.max(1),

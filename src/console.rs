@@ -45,6 +45,19 @@ pub fn label_id(id: impl std::fmt::Display) -> String {
     format!("l{id}")
 }
 
+/// Labels named as [`label_id`] does, in a list: `l3, l7`.
+pub fn label_ids(ids: &[u64]) -> String {
+    ids.iter()
+        .map(|&l| label_id(l))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A percentage to one decimal, `-` when there is none: `72.6%`.
+pub fn percent(p: Option<f64>) -> String {
+    p.map_or_else(|| "-".to_string(), |p| format!("{p:.1}%"))
+}
+
 /// A rate per second, with as many digits as it needs to be read: `3.2/s`, `41/s`.
 pub fn rate(per_sec: f64) -> String {
     if per_sec >= 10.0 || per_sec == 0.0 {

@@ -24,6 +24,20 @@ fn audited(dir: &Path, extra: &[&str]) -> (PathBuf, Vec<u8>) {
     (file, out)
 }
 
+/// The annotated tritype measured on its tests: what `measure` prints.
+fn measured(file: &Path, extra: &[&str]) -> Vec<u8> {
+    covprune()
+        .arg("measure")
+        .arg(file)
+        .args(["--tests", "benchmarks/programs/tritype.tests"])
+        .args(extra)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone()
+}
+
 #[test]
 fn json_and_dot_snapshots() {
     let dir = tempfile::tempdir().unwrap();
@@ -178,12 +192,7 @@ fn the_html_report_renders_in_headless_chromium() {
     let html = dir.path().join("report.html");
     // Pruned and measured first, so that the page shows coverage.
     let file = common::pruned_cc_mcc_wm("benchmarks/programs/tritype.c", dir.path());
-    covprune()
-        .arg("measure")
-        .arg(&file)
-        .args(["--tests", "benchmarks/programs/tritype.tests"])
-        .assert()
-        .success();
+    measured(&file, &[]);
     let again = dir.path().join("again.html");
     for out in [&html, &again] {
         covprune()
@@ -343,12 +352,7 @@ fn markdown_summaries_of_an_audit_say_what_is_pruned_then_what_the_tests_left() 
         "{before}"
     );
     assert!(!before.contains("no test covers"), "{before}");
-    covprune()
-        .arg("measure")
-        .arg(&file)
-        .args(["--tests", "benchmarks/programs/tritype.tests"])
-        .assert()
-        .success();
+    measured(&file, &[]);
     let second = dir.path().join("second.md");
     covprune()
         .arg("audit")
@@ -374,16 +378,8 @@ fn markdown_summaries_of_an_audit_say_what_is_pruned_then_what_the_tests_left() 
     );
     // The objectives the tests leave, linked to the original's lines, as `measure` lists
     // them.
-    let measured: serde_json::Value = serde_json::from_slice(
-        &covprune()
-            .arg("measure")
-            .arg(&file)
-            .args(["--tests", "benchmarks/programs/tritype.tests", "--json"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let measured: serde_json::Value =
+        serde_json::from_slice(&measured(&file, &["--json"])).unwrap();
     let uncovered = measured["uncovered"].as_array().unwrap();
     assert!(!uncovered.is_empty(), "{measured:#}");
     assert!(

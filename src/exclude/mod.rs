@@ -347,7 +347,36 @@ pub struct Uncovered {
     pub key: String,
 }
 
+/// One kind of item a report counts, before and after the exclusions.
+#[derive(Clone, Copy, Debug)]
+pub struct Counted {
+    pub item: Item,
+    pub raw: BranchTotals,
+    pub cleaned: BranchTotals,
+    /// The items of that kind excluded.
+    pub excluded: usize,
+}
+
 impl Mapping {
+    /// What the written report counts: its mutants (a mutation report) or its branches, then
+    /// its MC/DC conditions when it has them.
+    pub fn counted(&self) -> Vec<Counted> {
+        let of = |item, raw: &BranchTotals, cleaned: &BranchTotals| Counted {
+            item,
+            raw: *raw,
+            cleaned: *cleaned,
+            excluded: self.excluded.iter().filter(|e| e.item == item).count(),
+        };
+        let mut out = vec![match (&self.mutants_raw, &self.mutants_cleaned) {
+            (Some(raw), Some(cleaned)) => of(Item::Mutant, raw, cleaned),
+            _ => of(Item::Branch, &self.raw, &self.cleaned),
+        }];
+        if let (Some(raw), Some(cleaned)) = (&self.mcdc_raw, &self.mcdc_cleaned) {
+            out.push(of(Item::McdcCondition, raw, cleaned));
+        }
+        out
+    }
+
     /// Once every file is mapped: the raw totals (the cleaned ones and the excluded edges,
     /// all untaken) and the rows in file and line order, whatever order the report lists
     /// them in.

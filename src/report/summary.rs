@@ -114,10 +114,6 @@ impl Place {
     }
 }
 
-fn pct(p: Option<f64>) -> String {
-    p.map_or_else(|| "-".to_string(), |p| format!("{p:.1}%"))
-}
-
 /// `+2.5 pts`, `-1.0 pts`, `=`, or `new`.
 fn change(now: Option<f64>, then: Option<f64>) -> String {
     match (now, then) {
@@ -182,8 +178,8 @@ impl Summary {
                 r.pruned,
                 r.kept,
                 r.kept_covered,
-                pct(r.raw_percent),
-                pct(r.cleaned_percent),
+                crate::console::percent(r.raw_percent),
+                crate::console::percent(r.cleaned_percent),
             );
             if let Some(p) = previous {
                 let then = p.rows.iter().find(|o| o.criterion == r.criterion);

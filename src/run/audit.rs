@@ -85,9 +85,7 @@ impl AuditReport {
         }
         out
     }
-}
 
-impl AuditReport {
     /// The markdown summary's figures: the suite's coverage when `measure` recorded it (else
     /// what is pruned), the objectives left uncovered, and notes on findings, functions left
     /// unknown, witness tests and compiled-out labels.
@@ -121,10 +119,11 @@ impl AuditReport {
             let cleaned: Vec<String> = rows
                 .iter()
                 .map(|r| {
-                    let p = r
-                        .cleaned_percent
-                        .map_or_else(|| "-".to_string(), |p| format!("{p:.1}%"));
-                    format!("{} {p}", r.counts.criterion)
+                    format!(
+                        "{} {}",
+                        r.counts.criterion,
+                        crate::console::percent(r.cleaned_percent)
+                    )
                 })
                 .collect();
             notes.push(format!(

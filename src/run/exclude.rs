@@ -52,51 +52,32 @@ pub struct ExcludeReport {
 impl ExcludeReport {
     pub fn to_text(&self) -> String {
         let m = &self.mapping;
-        let excluded = |item| m.excluded.iter().filter(|e| e.item == item).count();
-        // `what: raw c/t p%, cleaned c/t p% (n why)`
-        let line =
-            |what: &str, raw: &exclude::BranchTotals, cleaned: &exclude::BranchTotals, n, why| {
-                let pct = |t: &exclude::BranchTotals| {
-                    t.percent()
-                        .map_or_else(|| "-".to_string(), |p| format!("{p:.1}%"))
-                };
-                format!(
-                    "{what}: raw {}/{} {}, cleaned {}/{} {} ({n} {why})\n",
-                    raw.covered,
-                    raw.total,
-                    pct(raw),
-                    cleaned.covered,
-                    cleaned.total,
-                    pct(cleaned),
-                )
+        let mut out = String::new();
+        for (i, c) in m.counted().iter().enumerate() {
+            // `what: raw c/t p%, cleaned c/t p% (n why)`
+            let (what, why) = match c.item {
+                exclude::Item::Mutant => ("mutation score", "ignored as proved equivalent"),
+                exclude::Item::Branch => ("branches", "excluded as proved infeasible"),
+                exclude::Item::McdcCondition => {
+                    ("MC/DC conditions", "excluded as proved infeasible")
+                }
             };
-        let mut out = match (&m.mutants_raw, &m.mutants_cleaned) {
-            (Some(raw), Some(cleaned)) => line(
-                "mutation score",
-                raw,
-                cleaned,
-                excluded(exclude::Item::Mutant),
-                "ignored as proved equivalent",
-            ),
-            _ => line(
-                "branches",
-                &m.raw,
-                &m.cleaned,
-                excluded(exclude::Item::Branch),
-                "excluded as proved infeasible",
-            ),
-        };
-        for w in &self.warnings {
-            out.push_str(&format!("warning: {w}\n"));
-        }
-        if let (Some(raw), Some(cleaned)) = (&m.mcdc_raw, &m.mcdc_cleaned) {
-            out.push_str(&line(
-                "MC/DC conditions",
-                raw,
-                cleaned,
-                excluded(exclude::Item::McdcCondition),
-                "excluded as proved infeasible",
+            out.push_str(&format!(
+                "{what}: raw {}/{} {}, cleaned {}/{} {} ({} {why})\n",
+                c.raw.covered,
+                c.raw.total,
+                crate::console::percent(c.raw.percent()),
+                c.cleaned.covered,
+                c.cleaned.total,
+                crate::console::percent(c.cleaned.percent()),
+                c.excluded,
             ));
+            // The warnings say what the first line's figures cannot show.
+            if i == 0 {
+                for w in &self.warnings {
+                    out.push_str(&format!("warning: {w}\n"));
+                }
+            }
         }
         if !m.left.is_empty() {
             let proved: usize = m.left.iter().map(|l| l.proved).sum();
@@ -121,11 +102,7 @@ impl ExcludeReport {
                 "SOUNDNESS ALARM: {}:{} ({}): {}\n",
                 a.file,
                 a.line,
-                a.labels
-                    .iter()
-                    .map(|&l| crate::console::label_id(l))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                crate::console::label_ids(&a.labels),
                 a.what
             ));
         }
@@ -137,41 +114,31 @@ impl ExcludeReport {
         }
         out
     }
-}
 
-impl ExcludeReport {
     /// The markdown summary's figures: a row per kind of item the report counts (raw and
     /// cleaned), the items no test covers, the excluded ones with their proofs, the alarms.
     pub fn summary(&self) -> crate::report::summary::Summary {
         use crate::report::summary::{Kind, Place, Row};
         let m = &self.mapping;
-        let excluded = |item| m.excluded.iter().filter(|e| e.item == item).count();
-        let row =
-            |what: &str, raw: &exclude::BranchTotals, cleaned: &exclude::BranchTotals, item| Row {
-                criterion: what.to_string(),
-                labels: raw.total,
-                pruned: excluded(item),
-                kept: cleaned.total,
-                covered: raw.covered,
-                kept_covered: cleaned.covered,
-                raw_percent: raw.percent(),
-                cleaned_percent: cleaned.percent(),
-            };
-        let mut rows = Vec::new();
-        match (&m.mutants_raw, &m.mutants_cleaned) {
-            (Some(raw), Some(cleaned)) => {
-                rows.push(row("mutants", raw, cleaned, exclude::Item::Mutant))
-            }
-            _ => rows.push(row("branches", &m.raw, &m.cleaned, exclude::Item::Branch)),
-        }
-        if let (Some(raw), Some(cleaned)) = (&m.mcdc_raw, &m.mcdc_cleaned) {
-            rows.push(row(
-                "MC/DC conditions",
-                raw,
-                cleaned,
-                exclude::Item::McdcCondition,
-            ));
-        }
+        let rows = m
+            .counted()
+            .iter()
+            .map(|c| Row {
+                criterion: match c.item {
+                    exclude::Item::Mutant => "mutants",
+                    exclude::Item::Branch => "branches",
+                    exclude::Item::McdcCondition => "MC/DC conditions",
+                }
+                .to_string(),
+                labels: c.raw.total,
+                pruned: c.excluded,
+                kept: c.cleaned.total,
+                covered: c.raw.covered,
+                kept_covered: c.cleaned.covered,
+                raw_percent: c.raw.percent(),
+                cleaned_percent: c.cleaned.percent(),
+            })
+            .collect();
         let kind = |item| match item {
             exclude::Item::Branch => "branch",
             exclude::Item::McdcCondition => "MC/DC condition",
@@ -227,15 +194,7 @@ impl ExcludeReport {
                 .excluded
                 .iter()
                 .map(|e| Place {
-                    why: format!(
-                        "{} {}",
-                        e.labels
-                            .iter()
-                            .map(|&l| crate::console::label_id(l))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        e.proof
-                    ),
+                    why: format!("{} {}", crate::console::label_ids(&e.labels), e.proof),
                     ..place(&e.file, e.line, e.item, e.predicates.join(" / "))
                 })
                 .collect(),

@@ -227,7 +227,7 @@ impl MeasureReport {
             out.push_str("no ledger: nothing is pruned and cleaned coverage is raw coverage (run `covprune prune` on the file first)\n");
         }
         out.push_str(&measure::coverage_text(&self.table));
-        let pct = |p: Option<f64>| p.map_or_else(|| "-".to_string(), |p| format!("{p:.1}%"));
+        let pct = crate::console::percent;
         for h in &self.hyperlabels {
             let c = &h.counts;
             out.push_str(&format!(

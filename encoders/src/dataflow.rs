@@ -12,12 +12,7 @@
 //! Which definitions and uses there are, and where, is the annotator's (it reads C).
 //! Reference: HTOL (all-defs, all-uses); LAnnotate's DUC/ADC/AUC hyperlabels over sequences.
 
-use crate::{HyperSpec, LabelSpec};
-
-pub const ADC_DESCRIPTION: &str =
-    "all-defs (hyperlabels): each definition of a local variable reaches one of its uses";
-pub const AUC_DESCRIPTION: &str =
-    "all-uses (hyperlabels): each definition of a local variable reaches each of its uses";
+use crate::{Criterion, HyperSpec, LabelSpec};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DefUse {
@@ -28,8 +23,8 @@ pub enum DefUse {
 impl DefUse {
     pub fn tag(self) -> &'static str {
         match self {
-            DefUse::AllDefs => "ADC",
-            DefUse::AllUses => "AUC",
+            DefUse::AllDefs => Criterion::Adc.name(),
+            DefUse::AllUses => Criterion::Auc.name(),
         }
     }
 

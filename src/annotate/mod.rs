@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use covprune_encoders::{Criterion, Decision, LabelSpec, Limits, Placement};
 
-use crate::frontend::preprocess::FileMacros;
+use crate::frontend::macros::FileMacros;
 use crate::frontend::sites::{self, Branch, Hoist, StmtKind, StmtSite};
 use crate::ir::Program;
 

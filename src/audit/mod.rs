@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
+use covprune_encoders::{Criterion, Objective};
 use serde::Serialize;
 
 /// One label of the ledger.
@@ -692,11 +693,13 @@ pub fn sarif(
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut infeasible: Vec<(&Row, &(String, usize), usize)> = Vec::new();
     for r in rows.iter().filter(|r| r.status == Status::Infeasible) {
-        let rule = match r.criterion() {
-            "STMT" => 0,
-            "DC" | "CC" | "DCC" => 1,
-            c if c.starts_with("WM") => 2,
-            _ => continue,
+        let rule = match Criterion::of_tag(r.criterion()).map(Criterion::objective) {
+            Some(Objective::Block) => 0,
+            Some(Objective::DecisionOutcome | Objective::ConditionOutcome | Objective::Outcome) => {
+                1
+            }
+            Some(Objective::Mutant) => 2,
+            Some(Objective::Other) | None => continue,
         };
         if let Some(at) = origin.get(&r.id) {
             infeasible.push((r, at, rule));

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use covprune_encoders::Criterion;
+use covprune_encoders::{Criterion, Limits};
 
 use crate::run::{self, PreprocessOptions};
 
@@ -119,8 +119,8 @@ pub struct ProjectMeasureArgs {
     #[arg(long, value_name = "CC")]
     pub cc: Option<String>,
     /// Time limit of each command, in seconds.
-    #[arg(long = "test-timeout-s", value_name = "SECONDS", default_value = "3600", value_parser = parse_seconds)]
-    pub test_timeout_ms: u64,
+    #[arg(long = "test-timeout-s", value_name = "SECONDS", default_value_t = Seconds(run::project_measure::ProjectMeasureOptions::TEST_TIMEOUT_MS))]
+    pub test_timeout_ms: Seconds,
     /// Build in this (new or empty) directory and keep it.
     #[arg(long, value_name = "DIR")]
     pub keep_build: Option<PathBuf>,
@@ -214,7 +214,7 @@ pub struct PruneArgs {
     #[arg(long)]
     pub labels: Option<PathBuf>,
     /// Steps to run: 1 infeasible, 2 always-true duplicates, 3 subsumption and duplicates.
-    #[arg(long, value_delimiter = ',', default_value = "1,2,3", value_parser = parse_step)]
+    #[arg(long, value_delimiter = ',', default_values_t = run::prune::Config::default().steps, value_parser = parse_step)]
     pub steps: Vec<u8>,
     /// Step 3: do not use solver models to rule out pairs before asking (for measurement).
     #[arg(long)]
@@ -329,8 +329,8 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "FILE")]
     pub original: Option<PathBuf>,
     /// A test running longer than this, in seconds (e.g. `0.5`), is stopped and reported.
-    #[arg(long = "test-timeout-s", value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
-    pub test_timeout_ms: u64,
+    #[arg(long = "test-timeout-s", value_name = "SECONDS", default_value_t = Seconds(run::measure::MeasureOptions::TEST_TIMEOUT_MS))]
+    pub test_timeout_ms: Seconds,
     /// Write a Mutation Testing Elements report of the WM labels to this file.
     #[arg(long)]
     pub elements: Option<PathBuf>,
@@ -394,14 +394,14 @@ pub struct WitnessArgs {
     #[arg(long)]
     pub labels: Option<PathBuf>,
     /// Labels of the grey zone asked for a model per function, at most.
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = run::witness::WitnessOptions::PER_FUNCTION)]
     pub per_function: usize,
     /// Wall-clock budget of one function's encoding and models, in seconds.
-    #[arg(long = "function-budget-s", value_name = "SECONDS", default_value = "20", value_parser = parse_seconds)]
-    pub function_budget_ms: u64,
+    #[arg(long = "function-budget-s", value_name = "SECONDS", default_value_t = Seconds(run::witness::WitnessOptions::FUNCTION_MS))]
+    pub function_budget_ms: Seconds,
     /// Time limit of one run of a call, in seconds.
-    #[arg(long = "run-timeout-s", value_name = "SECONDS", default_value = "2", value_parser = parse_seconds)]
-    pub run_timeout_ms: u64,
+    #[arg(long = "run-timeout-s", value_name = "SECONDS", default_value_t = Seconds(run::witness::WitnessOptions::RUN_MS))]
+    pub run_timeout_ms: Seconds,
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
@@ -524,13 +524,13 @@ pub struct CriteriaFlags {
     #[arg(long, value_delimiter = ',', required = true, value_parser = parse_criterion)]
     pub criteria: Vec<Criterion>,
     /// MCC: decisions with more atoms than this get no labels.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = Limits::default().mcc_max_atoms)]
     pub mcc_max_atoms: usize,
     /// NCC: the number of atoms combined.
-    #[arg(long = "ncc-n", alias = "n", default_value_t = 2)]
+    #[arg(long = "ncc-n", alias = "n", default_value_t = Limits::default().ncc_n)]
     pub ncc_n: usize,
     /// PCT: the number of a function's predicates taken into account (labels grow as 2^n).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = Limits::default().pct_max_predicates)]
     pub pct_max_predicates: usize,
     /// WM, WM-S: mutation operator groups, e.g. `AOR,ROR`, or `-ABS,-AOR` to remove groups.
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
@@ -564,8 +564,8 @@ impl CriteriaFlags {
 #[derive(Args, Debug, Clone)]
 pub struct SolverFlags {
     /// Time limit of each proof obligation, in seconds (e.g. `0.3`).
-    #[arg(long = "timeout-s", value_name = "SECONDS", default_value = DEFAULT_TIMEOUT, value_parser = parse_seconds_u32)]
-    pub timeout_ms: u32,
+    #[arg(long = "timeout-s", value_name = "SECONDS", default_value_t = Seconds(run::prune::DEFAULT_TIMEOUT_MS.into()), value_parser = parse_seconds_u32)]
+    pub timeout_ms: Seconds,
     /// Deterministic resource limit of each obligation (Z3 rlimit units; 0: none, the time limit
     /// decides). With it, the time limit is only a backstop (5x), so that ledgers are the same
     /// run to run and for any --jobs. Default: 5,000,000 for the default 2 s, scaled with
@@ -589,12 +589,12 @@ impl SolverFlags {
     pub fn config(&self, max_memory_mb: u32) -> run::prune::Config {
         run::prune::Config {
             solver: run::prune::SolverConfig {
-                timeout_ms: self.timeout_ms,
+                timeout_ms: self.timeout_ms.millis_u32(),
                 rlimit: self
                     .rlimit
-                    .unwrap_or_else(|| run::prune::rlimit_for(self.timeout_ms)),
+                    .unwrap_or_else(|| run::prune::rlimit_for(self.timeout_ms.millis_u32())),
                 max_memory_mb,
-                incremental: true,
+                ..run::prune::SolverConfig::default()
             },
             jobs: self.jobs,
             function_budget_s: self.function_budget_s,
@@ -603,8 +603,35 @@ impl SolverFlags {
     }
 }
 
-/// The default of `--timeout-s`: [`run::prune::DEFAULT_TIMEOUT_MS`] in seconds.
-const DEFAULT_TIMEOUT: &str = "2";
+/// A duration flag's value, in milliseconds: written and shown in seconds, fractions allowed
+/// (`2`, `0.5`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seconds(pub u64);
+
+impl Seconds {
+    /// The value as a solver limit (flags read with [`parse_seconds_u32`] fit).
+    pub fn millis_u32(self) -> u32 {
+        u32::try_from(self.0).unwrap_or(u32::MAX)
+    }
+}
+
+impl std::str::FromStr for Seconds {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Seconds, String> {
+        parse_seconds(s).map(Seconds)
+    }
+}
+
+impl std::fmt::Display for Seconds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_multiple_of(1000) {
+            write!(f, "{}", self.0 / 1000)
+        } else {
+            write!(f, "{}", self.0 as f64 / 1000.0)
+        }
+    }
+}
 
 /// A duration flag: seconds, fractions allowed (`2`, `0.5`), more than 0; in milliseconds.
 fn parse_seconds(s: &str) -> Result<u64, String> {
@@ -616,9 +643,11 @@ fn parse_seconds(s: &str) -> Result<u64, String> {
     }
 }
 
-fn parse_seconds_u32(s: &str) -> Result<u32, String> {
+fn parse_seconds_u32(s: &str) -> Result<Seconds, String> {
     let ms = parse_seconds(s)?;
-    u32::try_from(ms).map_err(|_| format!("`{s}` seconds is too long (at most 4,000,000)"))
+    u32::try_from(ms)
+        .map(|_| Seconds(ms))
+        .map_err(|_| format!("`{s}` seconds is too long (at most 4,000,000)"))
 }
 
 /// A step of `prune --steps`.
@@ -707,9 +736,12 @@ mod tests {
         assert!(parse_seconds("0").is_err());
         assert!(parse_seconds("-1").is_err());
         assert!(parse_seconds("2s").is_err());
-        assert_eq!(
-            parse_seconds_u32(DEFAULT_TIMEOUT),
-            Ok(run::prune::DEFAULT_TIMEOUT_MS)
-        );
+        assert!(parse_seconds_u32("5000000").is_err());
+        for ms in [1, 500, 2000, 3_600_000] {
+            let shown = Seconds(ms).to_string();
+            assert_eq!(shown.parse::<Seconds>(), Ok(Seconds(ms)), "{shown}");
+        }
+        assert_eq!(Seconds(2000).to_string(), "2");
+        assert_eq!(Seconds(500).to_string(), "0.5");
     }
 }

@@ -242,7 +242,7 @@ fn execute(command: Command) -> run::Result<Exit> {
                     commands,
                     cwd: args.cwd,
                     cc: args.cc,
-                    timeout: std::time::Duration::from_millis(args.test_timeout_ms),
+                    timeout: std::time::Duration::from_millis(args.test_timeout_ms.0),
                     keep_build: args.keep_build,
                 },
             )?;
@@ -329,7 +329,7 @@ fn execute(command: Command) -> run::Result<Exit> {
                 labels: args.labels,
                 ledger: args.ledger,
                 sources: args.sources,
-                test_timeout_ms: args.test_timeout_ms,
+                test_timeout_ms: args.test_timeout_ms.0,
                 elements: args.elements,
                 preprocess,
                 form: if args.tests_sh {
@@ -371,8 +371,8 @@ fn execute(command: Command) -> run::Result<Exit> {
                 labels: args.labels,
                 preprocess,
                 per_function: args.per_function,
-                function_ms: args.function_budget_ms,
-                run_ms: args.run_timeout_ms,
+                function_ms: args.function_budget_ms.0,
+                run_ms: args.run_timeout_ms.0,
                 jobs: args.jobs,
                 progress: !args.json,
             })?;

@@ -22,6 +22,7 @@ pub mod mutation;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use covprune_encoders::{Criterion, Objective};
 use serde::Serialize;
 
 use crate::prune::Status;
@@ -88,9 +89,9 @@ pub struct LineProofs {
     pub proved_in_view_only: usize,
 }
 
-/// The condition-coverage criteria whose labels are atom outcomes.
+/// Labels that stand for one atomic condition's outcome, as a branch report's are.
 fn is_outcome_tag(tag: &str) -> bool {
-    tag == "CC"
+    Criterion::of_tag(tag).is_some_and(|c| c.objective() == Objective::ConditionOutcome)
 }
 
 impl FileProofs {

@@ -8,6 +8,7 @@
 pub mod conditionals;
 mod literals;
 mod lower;
+pub mod macros;
 mod noreturn;
 pub mod oldc;
 pub mod preprocess;

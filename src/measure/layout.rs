@@ -119,8 +119,8 @@ impl Layout {
                 c.arg("-c")
                     .arg(format!(
                         "{} {args} CC={}",
-                        super::project::sh_quote(&tree.join("configure").display().to_string()),
-                        super::project::sh_quote(&cc.display().to_string())
+                        super::shell::sh_quote(&tree.join("configure").display().to_string()),
+                        super::shell::sh_quote(&cc.display().to_string())
                     ))
                     .current_dir(build);
                 c
@@ -145,7 +145,7 @@ impl Layout {
             return Err(MeasureError::Build(format!(
                 "the {} configure step of the copy failed ({status}); its last lines:\n{}",
                 self.name(),
-                super::project::tail(log, 15)
+                super::shell::tail(log, 15)
             )));
         }
         Ok(())

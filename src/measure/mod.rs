@@ -5,6 +5,7 @@
 pub mod layout;
 pub mod project;
 pub mod runtime;
+pub mod shell;
 pub mod suite;
 
 pub use crate::report::ledger::{claims_from_ledger, claims_of_statuses, Claim};
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use covprune_encoders::{Criterion, Objective};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -836,12 +838,10 @@ pub fn elements_report(
     );
     let mut files: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
     for (id, tag, origin) in labels {
-        let mut words = tag.split_whitespace();
-        let crit = words.next().unwrap_or("");
-        if !crit.starts_with("WM") {
+        if Criterion::of_tag(tag).map(Criterion::objective) != Some(Objective::Mutant) {
             continue;
         }
-        let mutator = words.next().unwrap_or("WM");
+        let mutator = tag.split_whitespace().nth(1).unwrap_or("WM");
         let (file, line) = origin
             .rsplit_once(':')
             .map_or((origin.as_str(), 1), |(f, l)| (f, l.parse().unwrap_or(1)));

@@ -18,6 +18,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::layout::Layout;
+use super::shell::sh_quote;
 use super::{runtime, MeasureError, TestRun};
 
 /// One annotated file to put in the tree.
@@ -235,11 +236,6 @@ fn find_program(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// `s` as one word of `/bin/sh`.
-pub fn sh_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
-
 /// A compiler wrapper: the real compiler with the runtime's header included in every
 /// translation unit it compiles, and the runtime's object added to every link; a command that
 /// only preprocesses or asks the compiler about itself runs as it is.
@@ -372,13 +368,6 @@ pub fn run_command(
         log,
         present: recorded.present,
     })
-}
-
-/// The last `n` lines of a file (what a failed build or test said last).
-pub fn tail(path: &Path, n: usize) -> String {
-    let text = String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
 /// Size and modification time of every file under `dirs` (but `.git` and `skip`), by path:

@@ -1,113 +1,21 @@
 //! One function's proof: encode it, ask step 1 for every label, steps 2 and 3 group by
 //! group, then the labels of its inlined copies in their calling contexts.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-use super::asker::{Asker, Budget, MemoryShare};
+use super::asker::{Asker, MemoryShare};
+use super::budget::Budget;
+use super::labels::{label_stmts, unencoded_labels, Asked, FunctionLabels, GroupModels};
 use super::shares::{self, ShareResult};
 use super::{
     contexts, groups, FunctionResult, Hooks, Occurrence, Outcome, Progress, Prover, PruneConfig,
     Reason, RunStats, ANCHOR_BASE,
 };
 use crate::console::print_err;
-use crate::ir::{BlockId, Callee, Function, Loc, Program, StmtKind};
+use crate::ir::{Callee, Function, Program, StmtKind};
 use crate::vc::encode::{encode, encode_until, FunctionVc, LabelVc};
 use crate::vc::Summaries;
-
-/// Location, tag and text of each label of a function (its first statement, for an id written
-/// more than once).
-pub(super) fn label_stmts(f: &Function) -> BTreeMap<u64, (Loc, String, String)> {
-    let mut out = BTreeMap::new();
-    for s in f.blocks.iter().flat_map(|b| &b.stmts) {
-        if let StmtKind::Label { id, tag, text, .. } = &s.kind {
-            out.entry(*id)
-                .or_insert_with(|| (s.loc, tag.clone(), text.clone()));
-        }
-    }
-    out
-}
-
-/// The models seen so far of one co-reached group, each as the values of its members'
-/// predicates.
-pub(super) type GroupModels = Vec<Vec<Option<u128>>>;
-
-/// What steps 1 to 3 of one function share: its labels (its own, then those of its
-/// called-once callees in their context here), their statements and co-reached groups.
-pub(super) struct FunctionLabels<'a> {
-    pub(super) function: &'a Function,
-    /// The function's own label occurrences, in encoding order.
-    pub(super) own: &'a [LabelVc],
-    /// Its own, then the labels of inlined called-once callees.
-    pub(super) all: Vec<LabelVc>,
-    /// The first encoding of each label (its index in `all`), by id (a map: functions may
-    /// hold thousands).
-    by_id: HashMap<u64, usize>,
-    /// Location, tag and text of each label ([`label_stmts`]).
-    pub(super) stmts: BTreeMap<u64, (Loc, String, String)>,
-    pub(super) groups: Vec<Vec<u64>>,
-    /// The group of each grouped label.
-    pub(super) group_of: BTreeMap<u64, usize>,
-}
-
-impl<'a> FunctionLabels<'a> {
-    /// The labels of an encoding of `function`: its own (`own`) and those of the called-once
-    /// callees inlined in the `context` of their call (`inlined`), in co-reached groups.
-    fn new(
-        prover: &Prover,
-        function: &'a Function,
-        context: &[(String, Vec<u64>)],
-        own: &'a [LabelVc],
-        inlined: &[LabelVc],
-    ) -> Self {
-        let groups = co_reached_groups(prover, function, context, inlined);
-        let all: Vec<LabelVc> = own.iter().chain(inlined).cloned().collect();
-        let mut by_id: HashMap<u64, usize> = HashMap::with_capacity(all.len());
-        for (k, l) in all.iter().enumerate() {
-            by_id.entry(l.id).or_insert(k);
-        }
-        let group_of = groups
-            .iter()
-            .enumerate()
-            .flat_map(|(gi, g)| g.iter().map(move |id| (*id, gi)))
-            .collect();
-        FunctionLabels {
-            function,
-            own,
-            all,
-            by_id,
-            stmts: label_stmts(function),
-            groups,
-            group_of,
-        }
-    }
-
-    /// The first encoding of label `id`.
-    pub(super) fn label(&self, id: u64) -> Option<&LabelVc> {
-        self.by_id.get(&id).map(|&k| &self.all[k])
-    }
-
-    /// A label of a called-once callee, encoded in its context here.
-    pub(super) fn is_context(&self, id: u64) -> bool {
-        !self.own.iter().any(|l| l.id == id)
-    }
-}
-
-/// The label statements of `f`, each once per block, in block order.
-pub(super) fn unencoded_labels(f: &Function) -> Vec<(u64, BlockId)> {
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    for (b, blk) in f.blocks.iter().enumerate() {
-        for s in &blk.stmts {
-            if let StmtKind::Label { id, .. } = &s.kind {
-                if seen.insert((*id, b)) {
-                    out.push((*id, BlockId(b as u32)));
-                }
-            }
-        }
-    }
-    out
-}
 
 /// A function whose encoding outlasted its budget: every label unknown, nothing asked.
 pub(super) fn unencoded_function(f: &Function, config: &PruneConfig) -> FunctionResult {
@@ -220,7 +128,12 @@ pub(super) fn prove_function(
             return r;
         };
         let encode_ms = t0.elapsed().as_millis();
-        let labels = FunctionLabels::new(prover, f, context, &vc.labels, &vc.context_labels);
+        let labels = FunctionLabels::new(
+            f,
+            &vc.labels,
+            &vc.context_labels,
+            co_reached_groups(prover, f, context, &vc.context_labels),
+        );
         let mut asker = function_asker(
             prover,
             f,
@@ -273,7 +186,12 @@ pub(super) fn prove_share(
             };
         };
         let encode_ms = t0.elapsed().as_millis();
-        let labels = FunctionLabels::new(prover, f, context, &vc.labels, &vc.context_labels);
+        let labels = FunctionLabels::new(
+            f,
+            &vc.labels,
+            &vc.context_labels,
+            co_reached_groups(prover, f, context, &vc.context_labels),
+        );
         let shares = shares::shares_of(f);
         let part = shares::assign(&labels, shares, share);
         // Each share has the function's budget, and its part of what questions with memory
@@ -310,7 +228,12 @@ pub(super) fn finish_function(
         let Some(mut vc) = encode_within(prover, f, t0) else {
             return unencoded_function(f, config);
         };
-        let labels = FunctionLabels::new(prover, f, context, &vc.labels, &vc.context_labels);
+        let labels = FunctionLabels::new(
+            f,
+            &vc.labels,
+            &vc.context_labels,
+            co_reached_groups(prover, f, context, &vc.context_labels),
+        );
         let mut asker = function_asker(
             prover,
             f,
@@ -390,17 +313,6 @@ fn function_asker<'a>(
         budget,
         &config.faults,
     )
-}
-
-/// Which of a function's own questions one asker asks.
-pub(super) struct Asked<'a> {
-    /// Indices into the function's own labels (step 1).
-    pub(super) labels: &'a [usize],
-    /// Indices into its groups (steps 2 and 3).
-    pub(super) groups: &'a [usize],
-    pub(super) encode_ms: u128,
-    /// `(k, n)`: share k of n, for `-v`.
-    pub(super) share: Option<(usize, usize)>,
 }
 
 /// What the finish reads of the function's own encoding.
@@ -525,7 +437,7 @@ fn finish_here(
     // lets a label stand as a partner; it proves nothing polluting).
     let witnessed = config.witnessed_subsumers.then(|| {
         let callers_known =
-            contexts::callers_all_known(program, cg, &f.name, config.encode.entry_main);
+            super::copies::callers_all_known(program, cg, &f.name, config.encode.entry_main);
         if callers_known {
             // Its callers choose its arguments: only its copies in their contexts witness.
             return BTreeSet::new();

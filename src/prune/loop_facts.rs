@@ -13,7 +13,7 @@
 //! signs proved (each group a fixpoint of its own, with its own share of the budget).
 //! Dropping a candidate is always sound; only a proved set is kept.
 
-use super::asker::Budget;
+use super::budget::Budget;
 use crate::smt::{Backend, Memory, Query, Verdict};
 use crate::vc::cone::{needed_facts, FactIndex, MemoryReads, QUESTION_FP_WORK};
 use crate::vc::encode::{CandidateGroup, Fact, LoopCandidate};

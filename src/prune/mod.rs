@@ -12,13 +12,16 @@
 //! Obligations never lean on each other: each is checked against the encoding alone.
 
 mod asker;
+mod budget;
 pub mod cache_key;
 pub mod config;
 pub mod contexts;
+pub mod copies;
 pub mod faults;
 mod function;
 pub mod groups;
 pub mod journal;
+mod labels;
 mod loop_facts;
 pub mod pool;
 pub mod reference;
@@ -306,7 +309,7 @@ pub struct Prover<'p> {
     /// steps 2 and 3.
     occurrences: BTreeMap<u64, usize>,
     context: BTreeMap<String, Vec<(String, Vec<u64>)>>,
-    /// Call sites of the functions whose callers are all known ([`contexts::call_sites`]).
+    /// Call sites of the functions whose callers are all known ([`copies::call_sites`]).
     sites: BTreeMap<String, Vec<crate::vc::encode::CallSite>>,
     /// Those of them with labels: decided in their calling contexts.
     context_functions: BTreeSet<String>,
@@ -340,7 +343,7 @@ impl<'p> Prover<'p> {
             .collect();
         let never_entered = unreached::never_entered(program, &cg, config.encode.entry_main);
         let sites = if config.contexts {
-            contexts::call_sites(program, &cg, config.encode.entry_main, &never_entered)
+            copies::call_sites(program, &cg, config.encode.entry_main, &never_entered)
         } else {
             BTreeMap::new()
         };

@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::function::FunctionLabels;
+use super::labels::FunctionLabels;
 use super::{GroupResult, Occurrence, RunStats, MAX_STEP3_GROUP};
 use crate::ir::Function;
 

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use super::asker::Asker;
-use super::function::{Asked, FunctionLabels, GroupModels};
+use super::labels::{Asked, FunctionLabels, GroupModels};
 use super::{Hooks, Occurrence, Outcome, Progress, Reason};
 use crate::vc::term::T;
 

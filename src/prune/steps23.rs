@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::time::Instant;
 
 use super::asker::Asker;
-use super::function::{FunctionLabels, GroupModels};
+use super::labels::{FunctionLabels, GroupModels};
 use super::{GroupResult, Outcome, PruneConfig, MAX_STEP3_GROUP};
 use crate::vc::encode::LabelVc;
 use crate::vc::term::T;

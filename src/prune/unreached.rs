@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::contexts::callers_all_known;
+use super::copies::callers_all_known;
 use crate::cfg::callgraph::CallGraph;
 use crate::ir::Program;
 

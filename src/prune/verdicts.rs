@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::{contexts, Reason, Status};
+use super::copies::{Contexts, CopyResult};
+use super::{Reason, Status};
 use crate::ir::Loc;
 
 #[derive(Clone, Debug)]
@@ -121,7 +122,7 @@ pub struct FunctionResult {
     pub groups: Vec<GroupResult>,
     /// What the inlined copies of functions decided in their calling contexts proved here.
     #[serde(default)]
-    pub copies: Vec<contexts::CopyResult>,
+    pub copies: Vec<CopyResult>,
     /// Implications between labels of a function decided in its calling contexts that hold
     /// over every activation of this function, which holds all of that function's executions
     /// (covering one label at any copy covers the other at some copy), by function.
@@ -132,7 +133,7 @@ pub struct FunctionResult {
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub run_infeasible: BTreeSet<u64>,
     /// The call sites of this function and of the functions in `copies` whose callers are
-    /// all known (what [`contexts::Contexts`] needs to tell that every context is covered).
+    /// all known (what [`Contexts`] needs to tell that every context is covered).
     #[serde(default)]
     pub call_sites: BTreeMap<String, Vec<crate::vc::encode::CallSite>>,
     /// With [`PruneConfig::witnessed_subsumers`]: the subsumers of this function's groups
@@ -149,7 +150,7 @@ pub fn combine(results: Vec<FunctionResult>) -> (Vec<LabelVerdict>, RunStats) {
     let mut by_id: BTreeMap<u64, Vec<Occurrence>> = BTreeMap::new();
     let mut groups = Vec::new();
     let mut context_infeasible = BTreeSet::new();
-    let ctx = contexts::Contexts::new(&results);
+    let ctx = Contexts::new(results.iter().map(|r| (&r.call_sites, r.copies.as_slice())));
     // With witnessed subsumers asked for: every label some encoding witnessed.
     let witnessed: Option<BTreeSet<u64>> =
         results.iter().any(|r| r.witnessed.is_some()).then(|| {
@@ -334,7 +335,7 @@ pub(super) fn keep_partners_feasible(
 
 /// Adds to a group of `function`'s own labels what holds in every calling context of the
 /// function: labels always true when reached, and implications.
-pub(super) fn add_context_facts(ctx: &contexts::Contexts, function: &str, g: &mut GroupResult) {
+pub(super) fn add_context_facts(ctx: &Contexts, function: &str, g: &mut GroupResult) {
     if !ctx.covers(function) {
         return;
     }

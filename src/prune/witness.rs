@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::asker::{Asker, Budget};
+use super::asker::Asker;
+use super::budget::Budget;
 use super::faults::Faults;
 use super::{Prover, PruneConfig};
 use crate::ir::{CType, Function, GlobalId, Linkage, Program};

@@ -131,7 +131,7 @@ pub fn annotate(opts: &AnnotateOptions) -> Result<AnnotateReport> {
         pct_max_predicates: opts.pct_max_predicates,
         mutators,
     };
-    let macros = frontend::preprocess::file_macros(file, &opts.preprocess);
+    let macros = frontend::macros::file_macros(file, &opts.preprocess);
     let annotated = crate::annotate::annotate_with_macros(
         &source,
         Some(&loaded.program),

@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use covprune_encoders::{Criterion, Objective};
 use serde::Serialize;
 
 use super::error::{write_failed, Error, Result};
@@ -236,14 +237,20 @@ fn receivable_warning(format: Format, proofs: &[FileProofs]) -> Option<String> {
         Format::Mutation => (
             proofs.iter().map(|p| p.mutant_labels).sum::<usize>(),
             "a mutation report's mutants",
-            "WM or WM-S",
+            Objective::Mutant,
         ),
         Format::Gcovr | Format::Lcov | Format::LlvmCov => (
             proofs.iter().map(|p| p.outcome_labels).sum(),
             "a branch report's branches and conditions",
-            "CC",
+            Objective::ConditionOutcome,
         ),
     };
+    let criteria: Vec<&str> = Criterion::ALL
+        .iter()
+        .filter(|c| c.objective() == criteria)
+        .map(|c| c.name())
+        .collect();
+    let criteria = criteria.join(" or ");
     (have == 0).then(|| {
         format!(
             "the annotated files have no {criteria} labels, and only those describe {report}: nothing can be excluded (add {criteria} to annotate's --criteria and prune again)"

@@ -43,6 +43,11 @@ pub struct MeasureOptions {
     pub progress: bool,
 }
 
+impl MeasureOptions {
+    /// The default of `test_timeout_ms`.
+    pub const TEST_TIMEOUT_MS: u64 = 10_000;
+}
+
 /// Reads `--fail-under`: `PCT` (all labels) or `CRIT=PCT`, comma-separated.
 pub fn parse_fail_under(spec: &str) -> Result<Vec<(Option<String>, f64)>> {
     spec.split(',')

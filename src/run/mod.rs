@@ -9,6 +9,7 @@ pub mod error;
 pub mod exclude;
 pub mod inclusion;
 pub mod inspect;
+pub mod jobs;
 pub mod measure;
 pub mod project;
 pub mod project_measure;

@@ -39,6 +39,11 @@ pub struct ProjectMeasureOptions {
     pub keep_build: Option<PathBuf>,
 }
 
+impl ProjectMeasureOptions {
+    /// The default of `timeout`, in milliseconds.
+    pub const TEST_TIMEOUT_MS: u64 = 3_600_000;
+}
+
 #[derive(Debug, Serialize)]
 pub struct ProjectMeasureReport {
     pub root: String,
@@ -435,7 +440,7 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
                 outcome: done.run.outcome.clone(),
                 seconds: done.seconds,
                 tail: (done.run.outcome != RunOutcome::Exited(0))
-                    .then(|| build::tail(&done.log, 15)),
+                    .then(|| crate::measure::shell::tail(&done.log, 15)),
                 compiler_errors: if done.run.outcome == RunOutcome::Exited(0) {
                     Vec::new()
                 } else {

@@ -281,15 +281,6 @@ pub fn serve_worker() -> Result<()> {
     .map_err(Error::BadInput)
 }
 
-/// The most workers or threads a run starts: more only queue for the same cores.
-pub fn max_jobs() -> usize {
-    4 * cores()
-}
-
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 pub fn prune(opts: &PruneOptions) -> Result<PruneOutcome> {
     let mut run = prepare(opts)?;
     let bar = crate::console::Progress::new(run.labels, "proving", opts.progress);
@@ -350,21 +341,7 @@ pub(crate) struct Prepared {
 pub(crate) fn prepare(opts: &PruneOptions) -> Result<Prepared> {
     let mut config = opts.config.clone();
     config.steps.insert(1);
-    config.jobs = match config.jobs {
-        0 => cores(),
-        n if n > max_jobs() => {
-            if !opts.quiet {
-                print_err(&format!(
-                    "warning: --jobs {n} is more than {} ({} cores): using {}",
-                    max_jobs(),
-                    cores(),
-                    max_jobs()
-                ));
-            }
-            max_jobs()
-        }
-        n => n,
-    };
+    config.jobs = super::jobs::Jobs::resolve(config.jobs, !opts.quiet);
     let inputs = read_inputs(
         &opts.file,
         opts.labels.clone(),

@@ -51,6 +51,15 @@ pub struct WitnessOptions {
     pub progress: bool,
 }
 
+impl WitnessOptions {
+    /// The default of `per_function`.
+    pub const PER_FUNCTION: usize = 500;
+    /// The default of `function_ms`.
+    pub const FUNCTION_MS: u64 = 20_000;
+    /// The default of `run_ms`.
+    pub const RUN_MS: u64 = 2_000;
+}
+
 #[derive(Debug, Serialize)]
 pub struct WitnessReport {
     pub file: String,
@@ -283,11 +292,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         per_function: opts.per_function,
         function_ms: opts.function_ms,
     };
-    let jobs = if opts.jobs == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        opts.jobs
-    };
+    let jobs = super::jobs::Jobs::resolve(opts.jobs, true);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()

@@ -23,7 +23,7 @@ use tree_sitter::Node;
 
 use covprune_encoders::Cond;
 
-use crate::frontend::preprocess::ConditionalMacro;
+use crate::frontend::macros::ConditionalMacro;
 use crate::frontend::syntax::{self, callee, has_effects, has_effects_beyond, is_pure_macro_use};
 
 /// One decision to label: its condition, the guard of each atom (see

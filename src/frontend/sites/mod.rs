@@ -147,7 +147,7 @@ pub struct Sites {
     pub skipped: Vec<(usize, String)>,
     temps: decisions::Temps,
     /// Function-like macros with a `?:` in their body (see `decisions::macro_decisions`).
-    macros: Vec<crate::frontend::preprocess::ConditionalMacro>,
+    macros: Vec<crate::frontend::macros::ConditionalMacro>,
     /// What calling each function may read and write (see `effects`).
     effects: effects::CallEffects,
     /// Definitions and uses of each function's local variables (data-flow criteria).
@@ -186,12 +186,12 @@ pub fn find(text: &[u8], program: Option<&Program>) -> Sites {
     find_with_macros(text, program, &Default::default(), false)
 }
 
-/// [`find`], with the macros the file sees (`preprocess::file_macros`), and the definitions
+/// [`find`], with the macros the file sees (`macros::file_macros`), and the definitions
 /// and uses of local variables when `def_uses` (the data-flow criteria need them).
 pub fn find_with_macros(
     text: &[u8],
     program: Option<&Program>,
-    macros: &crate::frontend::preprocess::FileMacros,
+    macros: &crate::frontend::macros::FileMacros,
     def_uses: bool,
 ) -> Sites {
     // Preprocessed input has line markers inside statements wherever a header's macro
@@ -213,7 +213,7 @@ pub fn find_with_macros(
             if let Some(new_tree) = parse(&fixed.text) {
                 // What is compiled out, at its place in the rewritten text (an edit may
                 // join or split lines).
-                let macros = &crate::frontend::preprocess::FileMacros {
+                let macros = &crate::frontend::macros::FileMacros {
                     compiled_out: macros
                         .compiled_out
                         .moved(|p| text::across(&fixed.edits, p, true), &fixed.text),
@@ -232,7 +232,7 @@ fn find_in(
     text: &[u8],
     tree: &tree_sitter::Tree,
     program: Option<&Program>,
-    macros: &crate::frontend::preprocess::FileMacros,
+    macros: &crate::frontend::macros::FileMacros,
     def_uses: bool,
 ) -> Sites {
     // Function bodies are annotated statement by statement: a statement which parsed without

@@ -29,7 +29,7 @@ pub struct Constants {
     pub negated: std::collections::BTreeMap<String, String>,
     /// Conditional macros whose body calls and assigns nothing (`Abs(x)`): a use reads as its
     /// expansion, whose `?:` Frama-C sees.
-    pub pure_macros: Vec<crate::frontend::preprocess::ConditionalMacro>,
+    pub pure_macros: Vec<crate::frontend::macros::ConditionalMacro>,
     /// The names the file's own `typedef`s declare.
     pub typedefs: std::collections::BTreeSet<String>,
     /// Every object-like macro's name (whatever its value), and every name the file's own

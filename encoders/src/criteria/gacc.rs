@@ -8,14 +8,20 @@
 //! Ammann and Offutt, "Introduction to Software Testing", active clause coverage.
 
 use crate::{determines, Bool, Decision, LabelSpec};
+use crate::{Definition, Labels, Objective};
 
-pub const DESCRIPTION: &str =
-    "general active clause coverage (MC/DC-like): each atom true and false while it determines the decision";
+pub const DEFINITION: Definition = Definition {
+    name: "GACC",
+    description: "general active clause coverage (MC/DC-like): each atom true and false while it determines the decision",
+    labels: Labels::Decision { labels: |d, _| labels(d), whole: false, hyperlabels: None },
+    hyperlabels: false,
+    objective: Objective::Other,
+};
 
 pub fn labels(d: &Decision) -> Vec<LabelSpec> {
     active_pairs(d)
         .into_iter()
-        .flat_map(|(pos, neg)| [LabelSpec::new(pos, "GACC"), LabelSpec::new(neg, "GACC")])
+        .flat_map(|(pos, neg)| [LabelSpec::new(pos, DEFINITION.name), LabelSpec::new(neg, DEFINITION.name)])
         .collect()
 }
 

@@ -10,10 +10,16 @@
 //! Example: `if (x < 10)` gives `pc_label((x < 10) && (x + 1 == 10), 1, "LIMIT");`.
 
 use crate::expr::{BinOp, Ty};
+use crate::{Definition, Labels, Objective};
 use crate::{Decision, LabelSpec};
 
-pub const DESCRIPTION: &str =
-    "limit (boundary) coverage: each comparison true at its boundary value (1 per <, <=, >, >=)";
+pub const DEFINITION: Definition = Definition {
+    name: "LIMIT",
+    description: "limit (boundary) coverage: each comparison true at its boundary value (1 per <, <=, >, >=)",
+    labels: Labels::Decision { labels: |d, _| labels(d), whole: false, hyperlabels: None },
+    hyperlabels: false,
+    objective: Objective::Other,
+};
 
 pub fn labels(d: &Decision) -> Vec<LabelSpec> {
     let Some(e) = &d.expr else {
@@ -47,7 +53,7 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
             }
             Some(LabelSpec::new(
                 crate::expr::guarded(&guards, &label),
-                "LIMIT",
+                DEFINITION.name,
             ))
         })
         .collect()

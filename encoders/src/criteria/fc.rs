@@ -6,11 +6,18 @@
 //! infeasible test requirements" (ICST 2015) for labels.
 
 use crate::LabelSpec;
+use crate::{Definition, Labels, Objective};
 
-pub const DESCRIPTION: &str = "function coverage: each function is called (1 label per function)";
+pub const DEFINITION: Definition = Definition {
+    name: "FC",
+    description: "function coverage: each function is called (1 label per function)",
+    labels: Labels::Function(labels),
+    hyperlabels: false,
+    objective: Objective::Other,
+};
 
 pub fn labels() -> Vec<LabelSpec> {
-    vec![LabelSpec::new("1".into(), "FC")]
+    vec![LabelSpec::new("1".into(), DEFINITION.name)]
 }
 
 #[cfg(test)]

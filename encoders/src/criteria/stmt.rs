@@ -10,12 +10,18 @@
 //! `tests/fixtures/lannotate/sample_STMT.c`).
 
 use crate::LabelSpec;
+use crate::{Definition, Labels, Objective};
 
-pub const DESCRIPTION: &str =
-    "statement coverage: each basic block executed (entry, branches, loop bodies, labels, before return/goto)";
+pub const DEFINITION: Definition = Definition {
+    name: "STMT",
+    description: "statement coverage: each basic block executed (entry, branches, loop bodies, labels, before return/goto)",
+    labels: Labels::Statement(labels),
+    hyperlabels: false,
+    objective: Objective::Block,
+};
 
 pub fn labels() -> Vec<LabelSpec> {
-    vec![LabelSpec::new("1".into(), "STMT")]
+    vec![LabelSpec::new("1".into(), DEFINITION.name)]
 }
 
 #[cfg(test)]

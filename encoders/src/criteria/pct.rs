@@ -10,9 +10,15 @@
 //! Reference: Ball, "A theory of predicate-complete test coverage and generation", FMCO 2004.
 
 use crate::{combinations, LabelSpec, Limits};
+use crate::{Definition, Labels, Objective};
 
-pub const DESCRIPTION: &str =
-    "predicate-complete coverage: every valuation of a function's predicates at each statement";
+pub const DEFINITION: Definition = Definition {
+    name: "PCT",
+    description: "predicate-complete coverage: every valuation of a function's predicates at each statement",
+    labels: Labels::FunctionStatements(labels),
+    hyperlabels: false,
+    objective: Objective::Other,
+};
 
 pub fn labels(preds: &[String], limits: &Limits) -> Vec<LabelSpec> {
     let chosen: Vec<&str> = preds
@@ -25,7 +31,7 @@ pub fn labels(preds: &[String], limits: &Limits) -> Vec<LabelSpec> {
     }
     combinations(&chosen)
         .into_iter()
-        .map(|p| LabelSpec::new(p, "PCT"))
+        .map(|p| LabelSpec::new(p, DEFINITION.name))
         .collect()
 }
 

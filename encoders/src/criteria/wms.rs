@@ -14,14 +14,20 @@
 //! experimental determination of sufficient mutant operators", TOSEM 1996.
 
 use crate::expr::Expr;
+use crate::{Definition, Labels, Objective};
 use crate::mutation::{self, Flavor};
 use crate::{LabelSpec, Limits};
 
-pub const DESCRIPTION: &str =
-    "weak mutation, sufficient operator set: ROR, AOR, COR, LCR, ABS, UOI, ODL, CRP";
+pub const DEFINITION: Definition = Definition {
+    name: "WM-S",
+    description: "weak mutation, sufficient operator set: ROR, AOR, COR, LCR, ABS, UOI, ODL, CRP",
+    labels: Labels::Expression { labels, returned: return_label },
+    hyperlabels: false,
+    objective: Objective::Mutant,
+};
 
 pub fn labels(e: &Expr, limits: &Limits) -> Vec<LabelSpec> {
-    mutation::labels(e, Flavor::Sufficient, &limits.mutators, "WM-S")
+    mutation::labels(e, Flavor::Sufficient, &limits.mutators, DEFINITION.name)
 }
 
 pub fn return_label(value: &str, limits: &Limits) -> Option<LabelSpec> {

@@ -5,15 +5,21 @@
 //! Reference: LAnnotate `gen_labels_dc`.
 
 use crate::{not, Decision, LabelSpec};
+use crate::{Definition, Labels, Objective};
 
-pub const DESCRIPTION: &str =
-    "decision coverage: each decision both true and false (2 per decision)";
+pub const DEFINITION: Definition = Definition {
+    name: "DC",
+    description: "decision coverage: each decision both true and false (2 per decision)",
+    labels: Labels::Decision { labels: |d, _| labels(d), whole: true, hyperlabels: None },
+    hyperlabels: false,
+    objective: Objective::DecisionOutcome,
+};
 
 pub fn labels(d: &Decision) -> Vec<LabelSpec> {
     let text = d.cond.to_c();
     vec![
-        LabelSpec::new(text.clone(), "DC"),
-        LabelSpec::new(not(&text), "DC"),
+        LabelSpec::new(text.clone(), DEFINITION.name),
+        LabelSpec::new(not(&text), DEFINITION.name),
     ]
 }
 

@@ -4,16 +4,24 @@
 //! `DCC`. Example: `if (a || b)` gives 2 + 4 = 6 labels.
 //! Reference: Ammann and Offutt, "Introduction to Software Testing", decision/condition coverage.
 
-use crate::{cc, dc, Decision, LabelSpec};
+use super::{cc, dc};
+use crate::{Decision, LabelSpec};
+use crate::{Definition, Labels, Objective};
 
-pub const DESCRIPTION: &str = "decision/condition coverage: DC and CC labels together";
+pub const DEFINITION: Definition = Definition {
+    name: "DCC",
+    description: "decision/condition coverage: DC and CC labels together",
+    labels: Labels::Decision { labels: |d, _| labels(d), whole: false, hyperlabels: None },
+    hyperlabels: false,
+    objective: Objective::Outcome,
+};
 
 pub fn labels(d: &Decision) -> Vec<LabelSpec> {
     dc::labels(d)
         .into_iter()
         .chain(cc::labels(d))
         .map(|mut l| {
-            l.tag = "DCC".into();
+            l.tag = DEFINITION.name.into();
             l
         })
         .collect()

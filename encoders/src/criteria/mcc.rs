@@ -8,9 +8,15 @@
 //! Reference: LAnnotate `gen_labels_ncc` with n = 0.
 
 use crate::{Decision, LabelSpec, Limits};
+use crate::{Definition, Labels, Objective};
 
-pub const DESCRIPTION: &str =
-    "multiple condition coverage: every combination of atom values (2^n per decision)";
+pub const DEFINITION: Definition = Definition {
+    name: "MCC",
+    description: "multiple condition coverage: every combination of atom values (2^n per decision)",
+    labels: Labels::Decision { labels, whole: false, hyperlabels: None },
+    hyperlabels: false,
+    objective: Objective::Other,
+};
 
 pub fn labels(d: &Decision, limits: &Limits) -> Vec<LabelSpec> {
     let atoms = d.cond.atoms();
@@ -19,7 +25,7 @@ pub fn labels(d: &Decision, limits: &Limits) -> Vec<LabelSpec> {
     }
     crate::combinations(&atoms)
         .into_iter()
-        .map(|p| LabelSpec::new(p, "MCC"))
+        .map(|p| LabelSpec::new(p, DEFINITION.name))
         .collect()
 }
 

@@ -7,11 +7,17 @@
 //! Reference: LAnnotate `gen_labels_cacc_for` (LAnnotate 0.2's output in
 //! `tests/fixtures/lannotate/sample_CACC.c`).
 
-use crate::gacc::active_pairs;
+use super::gacc::active_pairs;
 use crate::{Binding, Decision, HyperSpec, LabelSpec};
+use crate::{Definition, Labels, Objective};
 
-pub const DESCRIPTION: &str =
-    "correlated active clause coverage (hyperlabels): each atom's two active values with different decision outcomes";
+pub const DEFINITION: Definition = Definition {
+    name: "CACC",
+    description: "correlated active clause coverage (hyperlabels): each atom's two active values with different decision outcomes",
+    labels: Labels::Decision { labels: |d, _| labels(d), whole: false, hyperlabels: Some(hyperlabels) },
+    hyperlabels: true,
+    objective: Objective::Other,
+};
 
 pub fn labels(d: &Decision) -> Vec<LabelSpec> {
     let whole = crate::truth_value(&d.cond.to_c());
@@ -21,7 +27,7 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
         .flat_map(|(i, (pos, neg))| {
             [(pos, "pa"), (neg, "pb")].map(|(p, name)| LabelSpec {
                 predicate: p,
-                tag: "CACC".into(),
+                tag: DEFINITION.name.into(),
                 binding: Some(Binding {
                     hyper: i,
                     vars: vec![(name.into(), whole.clone())],

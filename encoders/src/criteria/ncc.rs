@@ -9,9 +9,15 @@
 //! Reference: LAnnotate `gen_labels_ncc`.
 
 use crate::{combinations, Decision, LabelSpec, Limits};
+use crate::{Definition, Labels, Objective};
 
-pub const DESCRIPTION: &str =
-    "n-wise condition coverage: all value combinations of every n atoms (--ncc-n, default 2)";
+pub const DEFINITION: Definition = Definition {
+    name: "NCC",
+    description: "n-wise condition coverage: all value combinations of every n atoms (--ncc-n, default 2)",
+    labels: Labels::Decision { labels, whole: false, hyperlabels: None },
+    hyperlabels: false,
+    objective: Objective::Other,
+};
 
 pub fn labels(d: &Decision, limits: &Limits) -> Vec<LabelSpec> {
     let atoms = d.cond.atoms();
@@ -25,7 +31,7 @@ pub fn labels(d: &Decision, limits: &Limits) -> Vec<LabelSpec> {
         out.extend(
             combinations(&chosen)
                 .into_iter()
-                .map(|p| LabelSpec::new(p, "NCC")),
+                .map(|p| LabelSpec::new(p, DEFINITION.name)),
         );
     }
     out

@@ -8,9 +8,15 @@
 //! Reference: LAnnotate `gen_labels_ncc` with n = 1.
 
 use crate::{Decision, LabelSpec};
+use crate::{Definition, Labels, Objective};
 
-pub const DESCRIPTION: &str =
-    "condition coverage: each atomic condition both true and false (2 per atom)";
+pub const DEFINITION: Definition = Definition {
+    name: "CC",
+    description: "condition coverage: each atomic condition both true and false (2 per atom)",
+    labels: Labels::Decision { labels: |d, _| labels(d), whole: false, hyperlabels: None },
+    hyperlabels: false,
+    objective: Objective::ConditionOutcome,
+};
 
 pub fn labels(d: &Decision) -> Vec<LabelSpec> {
     d.cond
@@ -19,8 +25,8 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
         .enumerate()
         .flat_map(|(i, a)| {
             [
-                LabelSpec::new(a.to_string(), "CC").of_outcome(i, true),
-                LabelSpec::new(d.negation(i, a), "CC").of_outcome(i, false),
+                LabelSpec::new(a.to_string(), DEFINITION.name).of_outcome(i, true),
+                LabelSpec::new(d.negation(i, a), DEFINITION.name).of_outcome(i, false),
             ]
         })
         .collect()

@@ -9,9 +9,15 @@
 //! Reference: Ammann and Offutt, "Introduction to Software Testing", inactive clause coverage.
 
 use crate::{determines, Bool, Decision, LabelSpec};
+use crate::{Definition, Labels, Objective};
 
-pub const DESCRIPTION: &str =
-    "general inactive clause coverage: each atom true and false while it does not determine the decision (4 per atom)";
+pub const DEFINITION: Definition = Definition {
+    name: "GICC",
+    description: "general inactive clause coverage: each atom true and false while it does not determine the decision (4 per atom)",
+    labels: Labels::Decision { labels: |d, _| labels(d), whole: false, hyperlabels: None },
+    hyperlabels: false,
+    objective: Objective::Other,
+};
 
 pub fn labels(d: &Decision) -> Vec<LabelSpec> {
     let whole = Bool::Text(d.cond.to_c());
@@ -21,7 +27,7 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
         let atom = Bool::Text(a.to_string());
         for lit in [atom.clone(), Bool::Text(d.negation(i, a))] {
             for dec in [whole.clone(), whole.not()] {
-                out.push(LabelSpec::new(lit.and(&inactive).and(&dec).text(), "GICC"));
+                out.push(LabelSpec::new(lit.and(&inactive).and(&dec).text(), DEFINITION.name));
             }
         }
     }

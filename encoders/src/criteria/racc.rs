@@ -8,11 +8,17 @@
 //! Reference: LAnnotate (LAnnotate 0.2's output in
 //! `tests/fixtures/lannotate/sample_RACC.c`).
 
-use crate::gacc::active_pairs;
+use super::gacc::active_pairs;
 use crate::{Binding, Decision, HyperSpec, LabelSpec};
+use crate::{Definition, Labels, Objective};
 
-pub const DESCRIPTION: &str =
-    "restricted active clause coverage (hyperlabels): each atom's two active values with the other atoms fixed";
+pub const DEFINITION: Definition = Definition {
+    name: "RACC",
+    description: "restricted active clause coverage (hyperlabels): each atom's two active values with the other atoms fixed",
+    labels: Labels::Decision { labels: |d, _| labels(d), whole: false, hyperlabels: Some(hyperlabels) },
+    hyperlabels: true,
+    objective: Objective::Other,
+};
 
 pub fn labels(d: &Decision) -> Vec<LabelSpec> {
     let atoms = d.cond.atoms();
@@ -28,7 +34,7 @@ pub fn labels(d: &Decision) -> Vec<LabelSpec> {
                 .collect();
             [(pos, 'A'), (neg, 'B')].map(|(p, side)| LabelSpec {
                 predicate: p,
-                tag: "RACC".into(),
+                tag: DEFINITION.name.into(),
                 binding: Some(Binding {
                     hyper: i,
                     vars: others

@@ -28,11 +28,17 @@
 //! Reference: LAnnotate `l_wm.ml` `traitExp`.
 
 use crate::expr::Expr;
+use crate::{Definition, Labels, Objective};
 use crate::mutation::{self, Flavor, Mutator};
 use crate::{LabelSpec, Limits};
 
-pub const DESCRIPTION: &str =
-    "weak mutation, LAnnotate's groups AOR, ROR, COR, ABS (--mutators to choose)";
+pub const DEFINITION: Definition = Definition {
+    name: "WM",
+    description: "weak mutation, LAnnotate's groups AOR, ROR, COR, ABS (--mutators to choose)",
+    labels: Labels::Expression { labels, returned: return_label },
+    hyperlabels: false,
+    objective: Objective::Mutant,
+};
 
 fn enabled(limits: &Limits) -> Vec<Mutator> {
     Mutator::LANNOTATE
@@ -43,7 +49,7 @@ fn enabled(limits: &Limits) -> Vec<Mutator> {
 }
 
 pub fn labels(e: &Expr, limits: &Limits) -> Vec<LabelSpec> {
-    mutation::labels(e, Flavor::LAnnotate, &enabled(limits), "WM")
+    mutation::labels(e, Flavor::LAnnotate, &enabled(limits), DEFINITION.name)
 }
 
 pub fn return_label(value: &str, limits: &Limits) -> Option<LabelSpec> {

@@ -7,12 +7,18 @@
 //! Reference: LAnnotate `l_function.ml` `compute_hl`.
 
 use crate::LabelSpec;
+use crate::{Definition, Labels, Objective};
 
-pub const DESCRIPTION: &str =
-    "function call coverage (hyperlabels): each call site, and each caller/callee pair";
+pub const DEFINITION: Definition = Definition {
+    name: "FCC",
+    description: "function call coverage (hyperlabels): each call site, and each caller/callee pair",
+    labels: Labels::Call(labels),
+    hyperlabels: true,
+    objective: Objective::Other,
+};
 
 pub fn labels() -> Vec<LabelSpec> {
-    vec![LabelSpec::new("1".into(), "FCC")]
+    vec![LabelSpec::new("1".into(), DEFINITION.name)]
 }
 
 #[cfg(test)]

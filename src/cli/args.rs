@@ -214,7 +214,7 @@ pub struct PruneArgs {
     #[arg(long)]
     pub labels: Option<PathBuf>,
     /// Steps to run: 1 infeasible, 2 always-true duplicates, 3 subsumption and duplicates.
-    #[arg(long, value_delimiter = ',', default_values_t = run::prune::Config::default().steps, value_parser = parse_step)]
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3", value_parser = parse_step)]
     pub steps: Vec<u8>,
     /// Step 3: do not use solver models to rule out pairs before asking (for measurement).
     #[arg(long)]

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod args;
+mod commands;
 mod options;
 
 pub use args::*;
@@ -223,39 +224,7 @@ fn execute(command: Command) -> run::Result<Exit> {
         Command::Project(ProjectArgs {
             action: Some(ProjectAction::Measure(args)),
             ..
-        }) => {
-            let mut commands = args.test_cmds;
-            if let Some(path) = &args.tests {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-                commands.extend(
-                    text.lines()
-                        .map(str::trim)
-                        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                        .map(str::to_string),
-                );
-            }
-            let previous = args.markdown.previous()?;
-            let report = run::project_measure::project_measure(
-                &run::project_measure::ProjectMeasureOptions {
-                    out_dir: args.out_dir,
-                    commands,
-                    cwd: args.cwd,
-                    cc: args.cc,
-                    timeout: std::time::Duration::from_millis(args.test_timeout_ms.0),
-                    keep_build: args.keep_build,
-                },
-            )?;
-            show(
-                &report,
-                args.json,
-                run::project_measure::ProjectMeasureReport::to_text,
-            );
-            args.markdown.write(&report.summary(), previous.as_ref())?;
-            if let Some(error) = report.error() {
-                return Err(error);
-            }
-        }
+        }) => return commands::project_measure(args),
         Command::Project(ProjectArgs {
             action: Some(ProjectAction::Merge(args)),
             ..
@@ -304,131 +273,10 @@ fn execute(command: Command) -> run::Result<Exit> {
             let outcome = run::prune::PruneOutcome::Whole(report);
             show(&outcome, args.json, run::prune::PruneOutcome::to_text);
         }
-        Command::Measure(args) => {
-            let mut link: Vec<String> = args
-                .lib_dirs
-                .iter()
-                .map(|d| {
-                    let d = d.canonicalize().unwrap_or_else(|_| d.clone());
-                    format!("-L{}", d.display())
-                })
-                .collect();
-            for flags in &args.ldflags {
-                link.extend(crate::frontend::preprocess::split_command(flags));
-            }
-            link.extend(args.libs.iter().map(|l| format!("-l{l}")));
-            let preprocess = args.cc.options_for(&args.file)?;
-            let fail_under = match &args.fail_under {
-                Some(spec) => run::measure::parse_fail_under(spec)?,
-                None => Vec::new(),
-            };
-            let previous = args.markdown.previous()?;
-            let report = run::measure::measure(&run::measure::MeasureOptions {
-                file: args.file,
-                tests: args.tests,
-                labels: args.labels,
-                ledger: args.ledger,
-                sources: args.sources,
-                test_timeout_ms: args.test_timeout_ms.0,
-                elements: args.elements,
-                preprocess,
-                form: if args.tests_sh {
-                    crate::measure::LineForm::Shell
-                } else {
-                    crate::measure::LineForm::Words
-                },
-                cwd: args.cwd,
-                link,
-                check_behaviour: if args.check_behaviour {
-                    run::measure::BehaviourCheck::On
-                } else if args.no_check_behaviour {
-                    run::measure::BehaviourCheck::Off
-                } else {
-                    run::measure::BehaviourCheck::Auto
-                },
-                original: args.original,
-                fail_under,
-                progress: !args.json,
-            })?;
-            show(&report, args.json, run::measure::MeasureReport::to_text);
-            args.markdown.write(&report.summary(), previous.as_ref())?;
-            if let Some(error) = report.error() {
-                print_err(&report.difference_text());
-                print_err(&report.alarm_text());
-                return Err(error);
-            }
-            if !report.below_threshold.is_empty() {
-                return Ok(Exit::Findings);
-            }
-        }
-        Command::Witness(args) => {
-            let preprocess = args.cc.options_for(&args.file)?;
-            let root = run::audit::origin_root(&args.file)?;
-            let report = run::witness::witness(&run::witness::WitnessOptions {
-                file: args.file,
-                out: args.out,
-                ledger: args.ledger,
-                labels: args.labels,
-                preprocess,
-                per_function: args.per_function,
-                function_ms: args.function_budget_ms.0,
-                run_ms: args.run_timeout_ms.0,
-                jobs: args.jobs,
-                progress: !args.json,
-            })?;
-            show(&report, args.json, run::witness::WitnessReport::to_text);
-            if let Some(path) = &args.sarif {
-                let log = report.sarif(&root, env!("CARGO_PKG_VERSION"));
-                let text = serde_json::to_string_pretty(&log).map_err(run::Error::internal)? + "\n";
-                crate::report::labels::write_atomic(path, text)
-                    .map_err(|e| run::error::write_failed(path, e))?;
-            }
-        }
-        Command::Audit(args) => {
-            let preprocess = args.cc.options_for(&args.file)?;
-            let previous = args.markdown.previous()?;
-            let report = run::audit::audit(&run::audit::AuditOptions {
-                file: args.file,
-                ledger: args.ledger,
-                labels: args.labels,
-                dot: args.dot,
-                html: args.html,
-                sarif: args.sarif,
-                preprocess,
-            })?;
-            show(&report, args.json, run::audit::AuditReport::to_text);
-            args.markdown.write(&report.summary(), previous.as_ref())?;
-            if args.fail_on_findings && report.findings > 0 {
-                return Ok(Exit::Findings);
-            }
-        }
-        Command::Exclude(args) => {
-            use run::exclude::Format;
-            let (format, report) = [
-                (Format::Gcovr, args.gcovr),
-                (Format::Lcov, args.lcov),
-                (Format::LlvmCov, args.llvm_cov),
-                (Format::Mutation, args.mutation),
-            ]
-            .into_iter()
-            .find_map(|(f, r)| r.map(|r| (f, r)))
-            .expect("clap requires one report");
-            let previous = args.markdown.previous()?;
-            let report = run::exclude::exclude(&run::exclude::ExcludeOptions {
-                files: args.files,
-                project: args.project,
-                format,
-                report,
-                out: args.out,
-                justify: args.justify,
-                allow_unmatched: args.allow_unmatched,
-            })?;
-            show(&report, args.json, run::exclude::ExcludeReport::to_text);
-            args.markdown.write(&report.summary(), previous.as_ref())?;
-            if let Some(error) = report.error() {
-                return Err(error);
-            }
-        }
+        Command::Measure(args) => return commands::measure(args),
+        Command::Witness(args) => return commands::witness(args),
+        Command::Audit(args) => return commands::audit(args),
+        Command::Exclude(args) => return commands::exclude(args),
         Command::Annotate(args) => {
             let preprocess = args.cc.to_options();
             let options =
@@ -457,7 +305,19 @@ fn execute(command: Command) -> run::Result<Exit> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
+    use clap::{CommandFactory, Parser};
+
+    /// Flags left out mean what the engine's default configuration does.
+    #[test]
+    fn default_flags_are_the_default_configuration() {
+        let Command::Prune(args) = Cli::parse_from(["covprune", "prune", "f.c"]).command else {
+            panic!("prune parses as prune");
+        };
+        let given = prune_options(args).unwrap().config;
+        let default = run::prune::Config::default();
+        assert_eq!(given.answer_key(), default.answer_key());
+        assert_eq!(given.jobs, default.jobs);
+    }
 
     /// Every command and argument says what it is in `--help`; every output flag is `-o/--out`.
     #[test]

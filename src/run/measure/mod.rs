@@ -13,6 +13,8 @@ use crate::measure::{self, Alarm, BuildOptions, Coverage, Difference, LineForm, 
 use crate::report::labels::{self, LabelsFile};
 use crate::report::ledger;
 
+mod inputs;
+
 #[derive(Clone, Debug)]
 pub struct MeasureOptions {
     pub file: PathBuf,
@@ -416,156 +418,26 @@ fn labels_of_program(program: &crate::ir::Program) -> LabelsFile {
 }
 
 pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
-    if !opts.tests.exists() {
-        return Err(
-            anyhow::anyhow!("{}: no such tests file or directory", opts.tests.display()).into(),
-        );
-    }
-    let tests_dir = if opts.tests.is_dir() {
-        opts.tests.clone()
-    } else {
-        super::dir_of(&opts.tests)
-    };
-    let cwd = opts.cwd.clone().unwrap_or(tests_dir);
-    if !cwd.is_dir() {
-        return Err(
-            anyhow::anyhow!("{}: no such directory to run the tests in", cwd.display()).into(),
-        );
-    }
-    let (tests, not_runnable): (Vec<_>, Vec<_>) = measure::read_tests(&opts.tests, opts.form, &cwd)
-        .map_err(anyhow::Error::from)?
-        .into_iter()
-        .partition(|t| !matches!(t, measure::TestSpec::NotRunnable { .. }));
-    let not_run: Vec<NotRun> = not_runnable
-        .into_iter()
-        .filter_map(|t| match t {
-            measure::TestSpec::NotRunnable { name, why } => Some(NotRun { test: name, why }),
-            _ => None,
-        })
-        .collect();
-    if tests.is_empty() {
-        return Err(anyhow::anyhow!(
-            "{}: no test can run ({})",
-            opts.tests.display(),
-            not_run.first().map_or("", |n| n.why.as_str())
-        )
-        .into());
-    }
+    let inputs::Suite {
+        tests,
+        not_run,
+        cwd,
+    } = inputs::read_suite(opts)?;
     let loaded = super::load(&opts.file, &opts.preprocess)?;
-    let labels_path = opts
-        .labels
-        .clone()
-        .unwrap_or_else(|| opts.file.with_extension("labels"));
-    let labels_exist = labels_path.exists();
-    let mut labels_file = if labels_exist {
-        let lf = labels::read(&labels_path)?;
-        super::prune::check_labels_match(&loaded.program, &lf, &labels_path, &opts.file)?;
-        lf
-    } else {
-        labels_of_program(&loaded.program)
-    };
-    for (crit, _) in &opts.fail_under {
-        if let Some(c) = crit {
-            if !labels_file
-                .rows
-                .iter()
-                .any(|r| crate::report::counts::criterion_of(&r.tag) == c)
-            {
-                return Err(anyhow::anyhow!(
-                    "--fail-under {c}: {} has no labels of that criterion",
-                    opts.file.display()
-                )
-                .into());
-            }
-        }
-    }
-    if labels_file.rows.is_empty() {
-        return Err(anyhow::anyhow!(
-            "{} has no labels: measure an annotated file (`covprune annotate {} --criteria ... -o DIR`)",
-            opts.file.display(),
-            opts.file.display()
-        )
-        .into());
-    }
-    // What this run writes, checked before the suite runs.
-    super::check_writable(&labels_path)?;
-    let hyper_path = crate::hyper::path_of(&opts.file);
-    let hyperlabels = if hyper_path.exists() {
-        super::check_writable(&hyper_path)?;
-        crate::hyper::read(&hyper_path).map_err(|e| anyhow::anyhow!(e))?
-    } else {
-        Vec::new()
-    };
-    if let Some(path) = &opts.elements {
-        super::check_writable(path)?;
-    }
-    let ledger_path = opts.ledger.clone().or_else(|| {
-        let p = super::ledger_path_of(&opts.file);
-        p.exists().then_some(p)
-    });
-    let (claims, hyper_claims, (skipped, over_budget)) = match &ledger_path {
-        Some(p) => {
-            let ids: Vec<u64> = labels_file.rows.iter().map(|r| r.id).collect();
-            let ledger = ledger::read_bound(p, &opts.file, labels_exist.then_some(&ids[..]))?;
-            (
-                measure::claims_from_ledger(&ledger),
-                ledger::hyper_claims(&ledger),
-                ledger::undecided_functions(
-                    ledger
-                        .labels
-                        .iter()
-                        .map(|l| (l.function.as_str(), &l.status)),
-                ),
-            )
-        }
-        None => Default::default(),
-    };
-    let record = crate::report::build::read_beside(&opts.file).map_err(anyhow::Error::from)?;
-    let original = opts
-        .original
-        .clone()
-        .or_else(|| record.as_ref().map(|r| r.original.clone()));
-    if let Some(o) = original
-        .as_ref()
-        .filter(|_| opts.check_behaviour != BehaviourCheck::Off)
-    {
-        if !o.is_file() {
-            return Err(anyhow::anyhow!(
-                "the original program {} is gone (needed to check the annotation; --no-check-behaviour skips it)",
-                o.display()
-            )
-            .into());
-        }
-    }
-    let only_drivers = tests
-        .iter()
-        .all(|t| matches!(t, measure::TestSpec::Driver { .. }));
-    let (compare_with, behaviour_unchecked) = match (opts.check_behaviour, &original) {
-        (BehaviourCheck::Off, _) => (None, Some("--no-check-behaviour".to_string())),
-        (_, _) if only_drivers => (
-            None,
-            Some("test drivers include the annotated file itself".to_string()),
-        ),
-        (BehaviourCheck::On, None) => {
-            return Err(anyhow::anyhow!(
-                "--check-behaviour needs the original program: give --original FILE (no build record beside {})",
-                opts.file.display()
-            )
-            .into())
-        }
-        (BehaviourCheck::Auto, None) => (
-            None,
-            Some("the original program is unknown (give --original FILE)".to_string()),
-        ),
-        (BehaviourCheck::Auto, Some(_)) if tests.len() > AUTO_CHECK_MAX_TESTS => (
-            None,
-            Some(format!(
-                "{} tests, over {AUTO_CHECK_MAX_TESTS} (--check-behaviour runs them on the original too)",
-                tests.len()
-            )),
-        ),
-        (_, Some(o)) => (Some(o.clone()), None),
-    };
+    let inputs::Labelled {
+        path: labels_path,
+        mut file,
+        hyper_path,
+        hyperlabels,
+        ledger_path,
+        claims,
+        hyper_claims,
+        skipped,
+        over_budget,
+    } = inputs::read_labels(opts, &loaded.program)?;
+    let labels_file = &mut file;
+    let original = inputs::original_of(opts)?;
+    let (compare_with, behaviour_unchecked) = inputs::behaviour_check(opts, &tests, &original)?;
     // The program is built in a scratch directory.
     let (flags, db_link) = super::build_flags(&opts.preprocess, &opts.file)?;
     let mut link = db_link;
@@ -594,7 +466,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
     .map_err(anyhow::Error::from)?;
     let runs = suite.runs;
     let behaviour = compare_with.as_ref().map(|o| {
-        let lines = label_lines(&loaded.program, &labels_file, &opts.file);
+        let lines = label_lines(&loaded.program, labels_file, &opts.file);
         BehaviourReport {
             original: shown_path(o),
             compared: runs.len(),
@@ -624,7 +496,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
     let table = measure::coverage(&label_list, &claims, &covered);
     let pending = pending_labels(&label_list, &claims, &covered);
     let uncovered =
-        uncovered_objectives(&loaded.program, &labels_file, &claims, &covered, &opts.file);
+        uncovered_objectives(&loaded.program, labels_file, &claims, &covered, &opts.file);
     let below_threshold = below(&table, &opts.fail_under)?;
     let mut alarms = measure::alarms(&claims, &runs);
     let tags: BTreeMap<u64, String> = label_list.iter().cloned().collect();
@@ -642,7 +514,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
             what: format!("hyperlabel {id}: {what}"),
         });
     }
-    mark_covered(&mut labels_file, &runs);
+    mark_covered(labels_file, &runs);
     let wrote = if alarms.is_empty() && !changed {
         labels::write_atomic(&labels_path, labels_file.to_text())
             .map_err(|e| write_failed(&labels_path, e))?;
@@ -655,15 +527,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         None
     };
     if let Some(path) = &opts.elements {
-        let rows: Vec<(u64, String, String)> = labels_file
-            .rows
-            .iter()
-            .map(|r| (r.id, r.tag.clone(), r.origin_loc.clone()))
-            .collect();
-        let sources = original_sources(&opts.file, original.as_deref(), &rows);
-        let report = measure::elements_report(&rows, &claims, &runs, &sources);
-        let text = serde_json::to_string_pretty(&report).map_err(Error::internal)? + "\n";
-        labels::write_atomic(path, &text).map_err(|e| write_failed(path, e))?;
+        write_elements(path, opts, labels_file, original.as_deref(), &claims, &runs)?;
     }
     let names = |pred: &dyn Fn(&RunOutcome) -> bool| -> Vec<String> {
         runs.iter()
@@ -702,6 +566,26 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         wrote,
         table,
     })
+}
+
+/// The Mutation Testing Elements report of the WM labels, written to `path`.
+fn write_elements(
+    path: &Path,
+    opts: &MeasureOptions,
+    labels_file: &LabelsFile,
+    original: Option<&Path>,
+    claims: &BTreeMap<u64, measure::Claim>,
+    runs: &[measure::TestRun],
+) -> Result<()> {
+    let rows: Vec<(u64, String, String)> = labels_file
+        .rows
+        .iter()
+        .map(|r| (r.id, r.tag.clone(), r.origin_loc.clone()))
+        .collect();
+    let sources = original_sources(&opts.file, original, &rows);
+    let report = measure::elements_report(&rows, claims, runs, &sources);
+    let text = serde_json::to_string_pretty(&report).map_err(Error::internal)? + "\n";
+    labels::write_atomic(path, &text).map_err(|e| write_failed(path, e))
 }
 
 /// The kept labels (see [`crate::report::counts`]; pending ones included) no run covers, with

@@ -21,9 +21,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::error::{write_failed, Error, Result};
-use crate::console::Progress;
 use crate::frontend::PreprocessOptions;
-use crate::prune::witness::{self as models, Call, ModelLimits, Origin};
+use crate::prune::witness::{self as models, ModelLimits};
 use crate::prune::{PruneConfig, Status};
 use crate::report::{labels, ledger};
 
@@ -226,30 +225,7 @@ impl WitnessReport {
 
 pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
     let t0 = Instant::now();
-    let ledger_path = opts
-        .ledger
-        .clone()
-        .unwrap_or_else(|| super::ledger_path_of(&opts.file));
-    if !opts.file.exists() {
-        return Err(anyhow::anyhow!("{}: no such file", opts.file.display()).into());
-    }
-    if !ledger_path.exists() {
-        return Err(anyhow::anyhow!(
-            "{}: no ledger (prune {} first)",
-            ledger_path.display(),
-            opts.file.display()
-        )
-        .into());
-    }
-    let (labels_path, mut labels_file, mut ledger) =
-        super::labels_and_ledger(&opts.file, opts.labels.as_deref(), &ledger_path)?;
-    if ledger.view.entry_main {
-        return Err(anyhow::anyhow!(
-            "{}: its claims are about runs from main (--entry main); witnesses call functions directly",
-            ledger_path.display()
-        )
-        .into());
-    }
+    let (ledger_path, labels_path, mut labels_file, mut ledger) = read_claims(opts)?;
     let earlier = prepare_out(&opts.out)?;
     super::check_writable(&ledger_path)?;
     if labels_file.is_some() {
@@ -260,32 +236,11 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
     if ledger.view.open_statics {
         program.open_statics();
     }
-    // Labels a test of the user's already covers (a `measure` run marked them) need no
-    // witness.
-    let covered: BTreeSet<u64> = labels_file
-        .iter()
-        .flat_map(|lf| &lf.rows)
-        .filter(|r| r.status == "covered")
-        .map(|r| r.id)
-        .collect();
-    let grey: Vec<(u64, String)> = ledger
-        .labels
-        .iter()
-        .filter(|l| l.status != Status::Infeasible && !covered.contains(&l.id))
-        .map(|l| (l.id, l.function.clone()))
-        .collect();
-    let mut by_function: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-    for (id, function) in &grey {
-        by_function.entry(function.clone()).or_default().push(*id);
-    }
-    let (targets, not_asked) = models::entries(&program, &by_function);
-    let unsupported: BTreeMap<String, (String, usize)> = not_asked
-        .into_iter()
-        .map(|(f, why)| {
-            let n = by_function.get(&f).map_or(0, Vec::len);
-            (f, (why.to_string(), n))
-        })
-        .collect();
+    let GreyZone {
+        grey,
+        targets,
+        unsupported,
+    } = grey_zone(&program, &ledger, labels_file.as_ref());
     let asked: usize = targets.values().flatten().collect::<BTreeSet<_>>().len();
     let config = PruneConfig::of_view(ledger.view);
     let limits = ModelLimits {
@@ -308,84 +263,27 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         preprocessed: crate::witness::driver::preprocessed(&text),
         timeout: Duration::from_millis(opts.run_ms),
     };
-    // One round of models and runs per way of taking in floating-point operations, then one of
-    // calls from the palette of values, one of outlier tables, then one of calls with a failing
-    // allocation, each for the labels earlier rounds' runs left uncovered.
-    let mut calls: Vec<Call> = Vec::new();
-    let mut runs = crate::witness::Runs::default();
-    let (mut varied, mut outliers, mut failing) = (0, 0, 0);
-    let mut not_built = None;
-    let palette = models::ROUNDS.len();
-    let allocations = palette + 2;
-    for round in 0..=allocations {
-        let covered: BTreeSet<u64> = runs
-            .runs
-            .iter()
-            .flat_map(|r| r.covered.iter().copied())
-            .collect();
-        let left: BTreeMap<String, Vec<u64>> = targets
-            .iter()
-            .map(|(f, ids)| {
-                (
-                    f.clone(),
-                    ids.iter()
-                        .copied()
-                        .filter(|id| !covered.contains(id))
-                        .collect::<Vec<u64>>(),
-                )
-            })
-            .filter(|(_, ids)| !ids.is_empty())
-            .collect();
-        let mut new = match models::ROUNDS.get(round) {
-            Some(&floats) => {
-                let what = if round == 0 {
-                    "models".to_string()
-                } else {
-                    format!("models, round {}", round + 1)
-                };
-                let bar = Progress::counting(left.len() as u64, &what, "functions", opts.progress);
-                let new = pool.install(|| {
-                    models::calls(&program, &config, &left, limits, floats, &|n| bar.inc(n))
-                });
-                bar.finish();
-                new
-            }
-            None if round == palette => crate::witness::values::calls(&program, &calls, &left),
-            None if round == palette + 1 => {
-                crate::witness::outliers::calls(&program, &calls, &left)
-            }
-            None => crate::witness::allocations::calls(&program, &calls, &left),
-        };
-        let earlier: BTreeSet<&Call> = calls.iter().collect();
-        new.retain(|c| !earlier.contains(c));
-        let bar = Progress::counting(new.len() as u64, "runs", "calls", opts.progress);
-        let round_dir = work.path().join(format!("round{}", round + 1));
-        std::fs::create_dir_all(&round_dir).map_err(Error::internal)?;
-        let more = pool.install(|| {
-            crate::witness::run(&program, &opts.file, &new, &run_opts, &round_dir, &|n| {
-                bar.inc(n)
-            })
-        });
-        bar.finish();
-        let more = match more {
-            Ok(more) => more,
-            // The allocators' wrappers may clash with what the program declares or defines of
-            // them: those calls are not made, and the report says why.
-            Err(e @ crate::witness::WitnessError::Build { .. }) if round == allocations => {
-                not_built = Some(e.to_string());
-                continue;
-            }
-            Err(e @ crate::witness::WitnessError::Build { .. }) => {
-                return Err(Error::BadInput(e.into()))
-            }
-            Err(e) => return Err(Error::internal(e)),
-        };
-        varied += new.iter().filter(|c| c.origin == Origin::Palette).count();
-        outliers += new.iter().filter(|c| c.origin == Origin::Outliers).count();
-        failing += new.iter().filter(|c| c.fail_allocation.is_some()).count();
-        calls.extend(new);
-        runs.runs.extend(more.runs);
-    }
+    let strategy = crate::witness::rounds::Strategy {
+        program: &program,
+        file: &opts.file,
+        config: &config,
+        limits,
+        run: &run_opts,
+        pool: &pool,
+        work: work.path(),
+        progress: opts.progress,
+    };
+    let crate::witness::rounds::Rounds {
+        calls,
+        runs,
+        varied,
+        outliers,
+        failing,
+        not_built,
+    } = crate::witness::rounds::rounds(&strategy, &targets).map_err(|e| match e {
+        crate::witness::WitnessError::Build { .. } => Error::BadInput(e.into()),
+        other => Error::internal(other),
+    })?;
     let wanted: BTreeSet<u64> = grey.iter().map(|(id, _)| *id).collect();
     let (kept, by_label) = crate::witness::choose(&runs, &wanted);
 
@@ -404,50 +302,18 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         .map(|(n, &k)| crate::witness::test_file(number(n), crash(k).is_some()))
         .collect();
     for (n, &k) in kept.iter().enumerate() {
-        let path = opts.out.join(&names[n]);
-        let mut text = crate::witness::driver::standalone(
+        let text = test_text(
             &include,
             &program,
             &calls[k],
             number(n),
-            run_opts.preprocessed,
+            &run_opts,
+            crash(k),
         );
-        if let Some(what) = crash(k) {
-            let first = text.find('\n').map_or(text.len(), |i| i + 1);
-            text.insert_str(
-                first,
-                &format!("/* Its run crashed: {}. */\n", what.replace("*/", "* /")),
-            );
-        }
+        let path = opts.out.join(&names[n]);
         labels::write_atomic(&path, text).map_err(|e| write_failed(&path, e))?;
     }
-    let mut findings: Vec<Finding> = Vec::new();
-    for (k, call) in calls.iter().enumerate() {
-        let Some(what) = crash(k) else { continue };
-        let test = kept
-            .iter()
-            .position(|&j| j == k)
-            .map(|n| names[n].display().to_string());
-        match findings
-            .iter_mut()
-            .find(|f| f.function == call.function && f.what == what)
-        {
-            Some(f) if f.test.is_none() && test.is_some() => f.test = test,
-            Some(_) => {}
-            None => findings.push(Finding {
-                function: call.function.clone(),
-                label: call.target,
-                call: runs.runs[k].name.clone(),
-                what,
-                test,
-                origin: labels_file
-                    .as_ref()
-                    .and_then(|lf| lf.rows.iter().find(|r| r.id == call.target))
-                    .map(|r| r.origin_loc.clone())
-                    .unwrap_or_default(),
-            }),
-        }
-    }
+    let findings = findings_of(&calls, &runs, &kept, &names, labels_file.as_ref());
     let alarms = crate::measure::alarms(&ledger::claims_from_ledger(&ledger), &runs.runs);
     if let Some(a) = alarms.first() {
         return Err(Error::SoundnessAlarm(format!(
@@ -468,19 +334,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
     labels::write_atomic(&ledger_path, ledger.to_json())
         .map_err(|e| write_failed(&ledger_path, e))?;
     if let Some(lf) = &mut labels_file {
-        for row in &mut lf.rows {
-            if let Some(&n) = by_label.get(&row.id) {
-                row.status = "covered".into();
-                let driver = number(n).to_string();
-                if !row.drivers.split_whitespace().any(|d| d == driver) {
-                    row.drivers = if row.drivers.trim().is_empty() {
-                        driver
-                    } else {
-                        format!("{} {driver}", row.drivers.trim())
-                    };
-                }
-            }
-        }
+        mark_witnessed(lf, &by_label, &number);
         labels::write_atomic(&labels_path, lf.to_text())
             .map_err(|e| write_failed(&labels_path, e))?;
     }
@@ -509,6 +363,168 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
             .collect(),
         seconds: (t0.elapsed().as_millis() / 100) as f64 / 10.0,
     })
+}
+
+/// The ledger (its path, which must exist) and the labels file, if any; a ledger of runs from
+/// `main` is refused (witnesses call functions directly).
+type Claims = (PathBuf, PathBuf, Option<labels::LabelsFile>, ledger::Ledger);
+
+fn read_claims(opts: &WitnessOptions) -> Result<Claims> {
+    let ledger_path = opts
+        .ledger
+        .clone()
+        .unwrap_or_else(|| super::ledger_path_of(&opts.file));
+    if !opts.file.exists() {
+        return Err(anyhow::anyhow!("{}: no such file", opts.file.display()).into());
+    }
+    if !ledger_path.exists() {
+        return Err(anyhow::anyhow!(
+            "{}: no ledger (prune {} first)",
+            ledger_path.display(),
+            opts.file.display()
+        )
+        .into());
+    }
+    let (labels_path, labels_file, ledger) =
+        super::labels_and_ledger(&opts.file, opts.labels.as_deref(), &ledger_path)?;
+    if ledger.view.entry_main {
+        return Err(anyhow::anyhow!(
+            "{}: its claims are about runs from main (--entry main); witnesses call functions directly",
+            ledger_path.display()
+        )
+        .into());
+    }
+    Ok((ledger_path, labels_path, labels_file, ledger))
+}
+
+/// The labels to witness: not proved infeasible, not covered by a test of the user's (a
+/// `measure` run marked those), and of them those in functions a call can be written for, by
+/// function; the other functions with why and how many labels they hold.
+struct GreyZone {
+    grey: Vec<(u64, String)>,
+    targets: BTreeMap<String, Vec<u64>>,
+    unsupported: BTreeMap<String, (String, usize)>,
+}
+
+fn grey_zone(
+    program: &crate::ir::Program,
+    ledger: &ledger::Ledger,
+    labels_file: Option<&labels::LabelsFile>,
+) -> GreyZone {
+    // Labels a test of the user's already covers (a `measure` run marked them) need no
+    // witness.
+    let covered: BTreeSet<u64> = labels_file
+        .into_iter()
+        .flat_map(|lf| &lf.rows)
+        .filter(|r| r.status == "covered")
+        .map(|r| r.id)
+        .collect();
+    let grey: Vec<(u64, String)> = ledger
+        .labels
+        .iter()
+        .filter(|l| l.status != Status::Infeasible && !covered.contains(&l.id))
+        .map(|l| (l.id, l.function.clone()))
+        .collect();
+    let mut by_function: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for (id, function) in &grey {
+        by_function.entry(function.clone()).or_default().push(*id);
+    }
+    let (targets, not_asked) = models::entries(program, &by_function);
+    let unsupported: BTreeMap<String, (String, usize)> = not_asked
+        .into_iter()
+        .map(|(f, why)| {
+            let n = by_function.get(&f).map_or(0, Vec::len);
+            (f, (why.to_string(), n))
+        })
+        .collect();
+    GreyZone {
+        grey,
+        targets,
+        unsupported,
+    }
+}
+
+/// The text of kept test `number`: the call as a standalone driver, with the crash of its run
+/// said in it.
+fn test_text(
+    include: &str,
+    program: &crate::ir::Program,
+    call: &models::Call,
+    number: usize,
+    run_opts: &crate::witness::RunOptions,
+    crashed: Option<String>,
+) -> String {
+    let mut text =
+        crate::witness::driver::standalone(include, program, call, number, run_opts.preprocessed);
+    if let Some(what) = crashed {
+        let first = text.find('\n').map_or(text.len(), |i| i + 1);
+        text.insert_str(
+            first,
+            &format!("/* Its run crashed: {}. */\n", what.replace("*/", "* /")),
+        );
+    }
+    text
+}
+
+/// Every crash of a run, once per function and signal, with the test kept for it if any.
+fn findings_of(
+    calls: &[models::Call],
+    runs: &crate::witness::Runs,
+    kept: &[usize],
+    names: &[PathBuf],
+    labels_file: Option<&labels::LabelsFile>,
+) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = Vec::new();
+    for (k, call) in calls.iter().enumerate() {
+        let crate::measure::RunOutcome::Crashed(what) = &runs.runs[k].outcome else {
+            continue;
+        };
+        let what = what.clone();
+        let test = kept
+            .iter()
+            .position(|&j| j == k)
+            .map(|n| names[n].display().to_string());
+        match findings
+            .iter_mut()
+            .find(|f| f.function == call.function && f.what == what)
+        {
+            Some(f) if f.test.is_none() && test.is_some() => f.test = test,
+            Some(_) => {}
+            None => findings.push(Finding {
+                function: call.function.clone(),
+                label: call.target,
+                call: runs.runs[k].name.clone(),
+                what,
+                test,
+                origin: labels_file
+                    .and_then(|lf| lf.rows.iter().find(|r| r.id == call.target))
+                    .map(|r| r.origin_loc.clone())
+                    .unwrap_or_default(),
+            }),
+        }
+    }
+    findings
+}
+
+/// Marks covered, by their test's number, the labels a kept test shows feasible.
+fn mark_witnessed(
+    lf: &mut labels::LabelsFile,
+    by_label: &BTreeMap<u64, usize>,
+    number: &dyn Fn(usize) -> usize,
+) {
+    for row in &mut lf.rows {
+        if let Some(&n) = by_label.get(&row.id) {
+            row.status = "covered".into();
+            let driver = number(n).to_string();
+            if !row.drivers.split_whitespace().any(|d| d == driver) {
+                row.drivers = if row.drivers.trim().is_empty() {
+                    driver
+                } else {
+                    format!("{} {driver}", row.drivers.trim())
+                };
+            }
+        }
+    }
 }
 
 /// Creates the output directory, or checks that it holds only tests an earlier `witness` run

@@ -13,6 +13,7 @@ pub mod allocations;
 pub mod driver;
 pub mod outliers;
 pub mod replay;
+pub mod rounds;
 pub mod values;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -171,6 +171,57 @@ pub fn write_atomic(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<()> 
 }
 
 impl LabelsFile {
+    /// Records a prune run's verdicts: a row per label (added when missing), `uncoverable`
+    /// for the infeasible ones with where they are now (`file_name:LINE`), and each label's
+    /// pollution in the first extra column; rows sorted by id. The proof's time is written
+    /// with `timings` only, so that outputs are reproducible.
+    pub fn record_verdicts(
+        &mut self,
+        verdicts: &[crate::prune::LabelVerdict],
+        file_name: &str,
+        timings: bool,
+    ) {
+        // Rows by id (files of a million labels: no linear search per label).
+        let mut row_of: std::collections::HashMap<u64, usize> = self
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.id, i))
+            .collect();
+        for v in verdicts {
+            let current = if v.loc.line > 0 {
+                format!("{file_name}:{}", v.loc.line)
+            } else {
+                String::new()
+            };
+            let i = *row_of.entry(v.id).or_insert_with(|| {
+                self.rows.push(LabelRow::unknown(v.id, &v.tag, &current));
+                self.rows.len() - 1
+            });
+            let row = &mut self.rows[i];
+            if v.status == crate::prune::Status::Infeasible {
+                row.status = "uncoverable".into();
+                row.emitter = "covprune".into();
+                row.current_loc = current;
+                // Times differ run to run: only with --timings, so that outputs are reproducible.
+                row.exec_time = if timings {
+                    format!("{:.3}", v.time_ms as f64 / 1000.0)
+                } else {
+                    "0.".into()
+                };
+            }
+            let col = crate::report::ledger::pollution_column(&v.status);
+            if row.extra.is_empty() {
+                row.extra.push(col);
+            } else {
+                row.extra[0] = col;
+            }
+        }
+        self.rows.sort_by_key(|r| r.id);
+    }
+}
+
+impl LabelsFile {
     /// Checks the rows against the program: every label of the program must have its row, of
     /// the same criterion. Returns the rows the compiled program lacks (in code the
     /// preprocessor dropped or in functions that were not lowered: they stay unknown).

@@ -230,51 +230,7 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
     let measured = labels_file
         .as_ref()
         .filter(|lf| lf.rows.iter().any(|r| r.is_measured()));
-    let coverage = measured.map(|lf| {
-        let list: Vec<(u64, String)> = lf.rows.iter().map(|r| (r.id, r.tag.clone())).collect();
-        let with_witnesses: std::collections::BTreeSet<u64> = lf
-            .rows
-            .iter()
-            .filter(|r| r.status == "covered")
-            .map(|r| r.id)
-            .collect();
-        // A label whose only covering test is the `witness` test the ledger names (its driver
-        // number alone) is not the suite's.
-        let witness_only = |id: &u64| {
-            let number = |t: &str| {
-                t.strip_prefix("TC_")
-                    .or_else(|| t.strip_prefix("CRASH_"))
-                    .and_then(|t| t.strip_suffix(".c"))
-                    .map(str::to_string)
-            };
-            let row = lf.rows.iter().find(|r| r.id == *id);
-            ledger
-                .labels
-                .iter()
-                .find(|l| l.id == *id)
-                .and_then(|l| l.witness.as_deref())
-                .and_then(number)
-                .is_some_and(|n| row.is_some_and(|r| r.drivers.split_whitespace().all(|d| d == n)))
-        };
-        let covered: std::collections::BTreeSet<u64> = with_witnesses
-            .iter()
-            .filter(|id| !witness_only(id))
-            .copied()
-            .collect();
-        let witnessed = (covered.len() < with_witnesses.len())
-            .then(|| crate::measure::coverage(&list, &claims, &with_witnesses));
-        let drivers: BTreeMap<u64, String> = lf
-            .rows
-            .iter()
-            .map(|r| (r.id, r.drivers.trim().to_string()))
-            .collect();
-        (
-            crate::measure::coverage(&list, &claims, &covered),
-            covered,
-            drivers,
-            witnessed,
-        )
-    });
+    let coverage = measured.map(|lf| recorded_coverage(lf, &ledger, &claims));
     let hyper_path = crate::hyper::path_of(&opts.file);
     let hyperlabels = if hyper_path.exists() {
         let hls = crate::hyper::read(&hyper_path).map_err(|e| anyhow::anyhow!(e))?;
@@ -289,64 +245,16 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
     };
     let title = super::file_name(&opts.file);
     if let Some(p) = &opts.html {
-        // The original source when it is at hand, else the annotated file.
-        let dir = opts.file.parent().unwrap_or(Path::new("."));
-        let original_name = origin.values().next().map(|(f, _)| f.clone());
-        let found = original_name.as_ref().and_then(|f| {
-            [root.join(f), dir.join(f), dir.join("..").join(f)]
-                .into_iter()
-                .find_map(|c| std::fs::read(c).ok())
-                .map(|bytes| crate::frontend::text_of_bytes(&bytes))
-        });
-        let (source, line_of) = match found {
-            Some(src) => (src, origin.iter().map(|(id, (_, l))| (*id, *l)).collect()),
-            None => {
-                let lines = rows
-                    .iter()
-                    .filter_map(|l| {
-                        let line = l.loc.rsplit_once(':')?.1.parse().ok()?;
-                        Some((l.id, line))
-                    })
-                    .collect();
-                let text = std::fs::read(&opts.file)
-                    .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", opts.file.display()))?;
-                (String::from_utf8_lossy(&text).into_owned(), lines)
-            }
-        };
-        let graphs = crate::audit::svgs(rows);
-        // Each label's predicate as the source writes it (conditions the annotation evaluates
-        // into temporaries written out), where the annotated file says.
-        let written = std::fs::read(&opts.file)
-            .map(|t| crate::frontend::sites::source_predicates(&t))
-            .unwrap_or_default();
-        let shown: Vec<_> = rows
-            .iter()
-            .cloned()
-            .map(|mut r| {
-                if let Some(text) = written.get(&r.id.to_string()) {
-                    r.predicate = text.clone();
-                }
-                r
-            })
-            .collect();
-        write(
-            p,
-            &crate::audit::html(
-                &title,
-                &report,
-                &shown,
-                &source,
-                &line_of,
-                &graphs,
-                coverage
-                    .as_ref()
-                    .map(|(table, covered, drivers, _)| crate::audit::HtmlCoverage {
-                        table,
-                        covered,
-                        drivers,
-                    }),
-            ),
+        let page = html_page(
+            opts,
+            &title,
+            &report,
+            rows,
+            &origin,
+            &root,
+            coverage.as_ref(),
         )?;
+        write(p, &page)?;
     }
     let uncovered = match (measured, &coverage) {
         (Some(lf), Some((_, covered, _, _))) => {
@@ -368,6 +276,132 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
         hyperlabels,
         compiled_out: crate::report::sites::compiled_out_beside(&opts.file),
     })
+}
+
+/// What a `measure` run recorded in the labels file: the suite's coverage, the labels it
+/// covers, each label's covering tests, and the coverage with the witnesses' tests too when
+/// they add some.
+type Recorded = (
+    Vec<crate::measure::Coverage>,
+    std::collections::BTreeSet<u64>,
+    BTreeMap<u64, String>,
+    Option<Vec<crate::measure::Coverage>>,
+);
+
+fn recorded_coverage(
+    lf: &labels::LabelsFile,
+    ledger: &crate::report::ledger::Ledger,
+    claims: &BTreeMap<u64, crate::measure::Claim>,
+) -> Recorded {
+    let list: Vec<(u64, String)> = lf.rows.iter().map(|r| (r.id, r.tag.clone())).collect();
+    let with_witnesses: std::collections::BTreeSet<u64> = lf
+        .rows
+        .iter()
+        .filter(|r| r.status == "covered")
+        .map(|r| r.id)
+        .collect();
+    // A label whose only covering test is the `witness` test the ledger names (its driver
+    // number alone) is not the suite's.
+    let witness_only = |id: &u64| {
+        let number = |t: &str| {
+            t.strip_prefix("TC_")
+                .or_else(|| t.strip_prefix("CRASH_"))
+                .and_then(|t| t.strip_suffix(".c"))
+                .map(str::to_string)
+        };
+        let row = lf.rows.iter().find(|r| r.id == *id);
+        ledger
+            .labels
+            .iter()
+            .find(|l| l.id == *id)
+            .and_then(|l| l.witness.as_deref())
+            .and_then(number)
+            .is_some_and(|n| row.is_some_and(|r| r.drivers.split_whitespace().all(|d| d == n)))
+    };
+    let covered: std::collections::BTreeSet<u64> = with_witnesses
+        .iter()
+        .filter(|id| !witness_only(id))
+        .copied()
+        .collect();
+    let witnessed = (covered.len() < with_witnesses.len())
+        .then(|| crate::measure::coverage(&list, claims, &with_witnesses));
+    let drivers: BTreeMap<u64, String> = lf
+        .rows
+        .iter()
+        .map(|r| (r.id, r.drivers.trim().to_string()))
+        .collect();
+    (
+        crate::measure::coverage(&list, claims, &covered),
+        covered,
+        drivers,
+        witnessed,
+    )
+}
+
+/// The audit's HTML page: the original source when it is at hand (else the annotated file),
+/// each label's predicate as the source writes it, and the recorded coverage.
+fn html_page(
+    opts: &AuditOptions,
+    title: &str,
+    report: &crate::audit::Audit,
+    rows: &[crate::audit::Row],
+    origin: &BTreeMap<u64, (String, usize)>,
+    root: &Path,
+    coverage: Option<&Recorded>,
+) -> Result<String> {
+    // The original source when it is at hand, else the annotated file.
+    let dir = opts.file.parent().unwrap_or(Path::new("."));
+    let original_name = origin.values().next().map(|(f, _)| f.clone());
+    let found = original_name.as_ref().and_then(|f| {
+        [root.join(f), dir.join(f), dir.join("..").join(f)]
+            .into_iter()
+            .find_map(|c| std::fs::read(c).ok())
+            .map(|bytes| crate::frontend::text_of_bytes(&bytes))
+    });
+    let (source, line_of) = match found {
+        Some(src) => (src, origin.iter().map(|(id, (_, l))| (*id, *l)).collect()),
+        None => {
+            let lines = rows
+                .iter()
+                .filter_map(|l| {
+                    let line = l.loc.rsplit_once(':')?.1.parse().ok()?;
+                    Some((l.id, line))
+                })
+                .collect();
+            let text = std::fs::read(&opts.file)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", opts.file.display()))?;
+            (String::from_utf8_lossy(&text).into_owned(), lines)
+        }
+    };
+    let graphs = crate::audit::svgs(rows);
+    // Each label's predicate as the source writes it (conditions the annotation evaluates
+    // into temporaries written out), where the annotated file says.
+    let written = std::fs::read(&opts.file)
+        .map(|t| crate::frontend::sites::source_predicates(&t))
+        .unwrap_or_default();
+    let shown: Vec<_> = rows
+        .iter()
+        .cloned()
+        .map(|mut r| {
+            if let Some(text) = written.get(&r.id.to_string()) {
+                r.predicate = text.clone();
+            }
+            r
+        })
+        .collect();
+    Ok(crate::audit::html(
+        title,
+        report,
+        &shown,
+        &source,
+        &line_of,
+        &graphs,
+        coverage.map(|(table, covered, drivers, _)| crate::audit::HtmlCoverage {
+            table,
+            covered,
+            drivers,
+        }),
+    ))
 }
 
 /// The original's directory (from the build record `annotate` wrote), where the labels file's

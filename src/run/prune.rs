@@ -888,40 +888,7 @@ fn finish(
         .map_err(|e| write_failed(&ledger_path, e))?;
 
     let lf = labels_file.get_or_insert_with(LabelsFile::default);
-    // Rows by id (files of a million labels: no linear search per label).
-    let mut row_of: std::collections::HashMap<u64, usize> =
-        lf.rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
-    for v in &verdicts {
-        let current = if v.loc.line > 0 {
-            format!("{file_name}:{}", v.loc.line)
-        } else {
-            String::new()
-        };
-        let i = *row_of.entry(v.id).or_insert_with(|| {
-            lf.rows
-                .push(labels::LabelRow::unknown(v.id, &v.tag, &current));
-            lf.rows.len() - 1
-        });
-        let row = &mut lf.rows[i];
-        if v.status == Status::Infeasible {
-            row.status = "uncoverable".into();
-            row.emitter = "covprune".into();
-            row.current_loc = current;
-            // Times differ run to run: only with --timings, so that outputs are reproducible.
-            row.exec_time = if timings {
-                format!("{:.3}", v.time_ms as f64 / 1000.0)
-            } else {
-                "0.".into()
-            };
-        }
-        let col = ledger::pollution_column(&v.status);
-        if row.extra.is_empty() {
-            row.extra.push(col);
-        } else {
-            row.extra[0] = col;
-        }
-    }
-    lf.rows.sort_by_key(|r| r.id);
+    lf.record_verdicts(&verdicts, &file_name, timings);
     let out_labels = labels_path.unwrap_or_else(|| file.with_extension("labels"));
     labels::write_atomic(&out_labels, lf.to_text()).map_err(|e| write_failed(&out_labels, e))?;
     if let Some(hls) = &hyper {

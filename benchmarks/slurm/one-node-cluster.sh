@@ -17,6 +17,7 @@ command -v slurmctld >/dev/null || { echo "slurmctld not found: apt-get install 
 host=$(hostname -s)
 cpus=$(nproc)
 mkdir -p "$dir/ctld" "$dir/spool" "$dir/munge"
+# Every daemon is reached at 127.0.0.1: the host's name need not resolve (a container's may not).
 # munge: a key of our own, a socket in DIR.
 [ -f "$dir/munge/munge.key" ] || dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 2>/dev/null
 chmod 700 "$dir/munge"
@@ -26,7 +27,7 @@ munged --force --key-file="$dir/munge/munge.key" --socket="$sock" \
     --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" --seed-file="$dir/munge/seed"
 cat > "$conf" <<CONF
 ClusterName=covprune
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 AuthType=auth/munge
 AuthInfo=socket=$sock
 CredType=cred/munge
@@ -50,7 +51,7 @@ JobCompType=jobcomp/none
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MpiDefault=none
-NodeName=$host CPUs=$cpus State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=covprune Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF="$conf"

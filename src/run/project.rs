@@ -333,26 +333,9 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
     };
     // Every file annotated first, then each file's summaries of the functions it exports, so
     // that each file is pruned knowing what the other files' functions it calls may write.
-    let mut annotated = Vec::new();
-    for file in &files {
-        let rel = file.strip_prefix(&root).unwrap_or(file).to_path_buf();
-        match annotate_one(opts, &db_file, file, &rel) {
-            Ok(a) => annotated.push((rel, a)),
-            Err(e) => fail(rel.display().to_string(), e),
-        }
-    }
-    let mut loaded = Vec::new();
-    for (rel, a) in annotated {
-        let unit = rel.display().to_string();
-        let interface = match opts.cross_file {
-            true => super::load(&a.path, &a.preprocess)
-                .map(|l| Some(interface_of(&l.program, &unit, opts.inline_across_files))),
-            false => Ok(None),
-        };
-        match interface {
-            Ok(p) => loaded.push((rel, a, p)),
-            Err(e) => fail(rel.display().to_string(), e),
-        }
+    let (loaded, failed) = annotate_all(opts, &db_file, &files, &root);
+    for (name, e) in failed {
+        fail(name, e);
     }
     let interfaces: Vec<&Interface> = loaded.iter().filter_map(|(_, _, i)| i.as_ref()).collect();
     let ambiguous = defined_twice(interfaces.iter().copied());
@@ -404,93 +387,23 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
     let labels: u64 = runs.iter().map(|(_, _, r)| r.labels).sum();
     let bar = crate::console::Progress::new(labels, "proving", opts.progress);
     bar.inc(runs.iter().map(|(_, _, r)| r.reused_labels()).sum());
-    let proved: Vec<(u128, Result<crate::prune::Proved>)> = match &opts.execution {
-        Execution::Pool { exe } => {
-            // Per run: whether it has a unit in the pool (runs with nothing to prove have
-            // none), or why its unit could not be made.
-            let mut units = Vec::new();
-            let mut has_unit = Vec::new();
-            for (_, _, run) in runs.iter_mut() {
-                has_unit.push(run.unit().map(|unit| {
-                    let some = unit.is_some();
-                    units.extend(unit);
-                    some
-                }));
-                run.release();
-            }
-            let workers = runs.first().map_or(1, |(_, _, r)| r.config.jobs);
-            if !opts.quiet {
-                let functions: usize = units.iter().map(pool::Unit::functions).sum();
-                print_err(&format!(
-                    "proving {functions} functions of {} files with {workers} workers\n",
-                    units.len()
-                ));
-            }
-            // One outcome per unit, in the order of the units: the runs that have one, in order.
-            let mut outcomes = pool::prove_units(exe, workers, units, &|n| bar.inc(n))
-                .map_err(pool_error)?
-                .into_iter();
-            has_unit
-                .into_iter()
-                .map(|has| match has {
-                    Err(e) => (0, Err(e)),
-                    Ok(false) => (0, Ok(crate::prune::Proved::default())),
-                    Ok(true) => match outcomes.next() {
-                        Some(o) => (u128::from(o.busy_ms), o.results.map_err(pool_error)),
-                        None => (
-                            0,
-                            Err(super::Error::internal(anyhow::anyhow!(
-                                "the pool gave fewer outcomes than it had units"
-                            ))),
-                        ),
-                    },
-                })
-                .collect()
-        }
-        Execution::InProcess => runs
-            .iter_mut()
-            .map(|(_, _, run)| {
-                let t0 = std::time::Instant::now();
-                let results = run.prove_in_process(&|n| bar.inc(n));
-                (t0.elapsed().as_millis(), Ok(results))
-            })
-            .collect(),
-    };
+    let proved = prove_all(
+        &opts.execution,
+        opts.quiet,
+        runs.iter_mut().map(|(_, _, run)| run).collect(),
+        &|n| bar.inc(n),
+    )?;
     bar.finish();
     for ((rel, a, run), (busy_ms, results)) in runs.into_iter().zip(proved) {
         match results.and_then(|r| run.conclude(r, busy_ms)) {
-            Ok(PruneOutcome::Whole(r)) => reports.push(file_report(
-                rel,
-                a,
-                Some(r.ledger),
-                r.summary,
-                r.cache,
-                None,
-            )),
-            Ok(PruneOutcome::Shard(s)) => reports.push(file_report(
-                rel,
-                a,
-                None,
-                PruneSummary::default(),
-                None,
-                Some(s.shard_file),
-            )),
+            Ok(outcome) => reports.push(report_of(rel, a, outcome)),
             Err(e) => fail(rel.display().to_string(), e),
         }
     }
     reports.sort_by(|a, b| a.file.cmp(&b.file));
     let mut total = PruneSummary::total(reports.iter().map(|r| &r.summary));
     total.total_ms = started.elapsed().as_millis();
-    let cache = opts.cache.as_ref().map(|_| {
-        reports
-            .iter()
-            .filter_map(|r| r.cache)
-            .fold(CacheUse::default(), |a, c| CacheUse {
-                reused: a.reused + c.reused,
-                proved: a.proved + c.proved,
-                stored: a.stored + c.stored,
-            })
-    });
+    let cache = opts.cache.as_ref().map(|_| cache_use(&reports));
     for r in &mut reports {
         let rel = PathBuf::from(&r.file);
         r.statics_open = statics_open(&rel);
@@ -511,6 +424,131 @@ pub fn project(opts: &ProjectOptions) -> Result<ProjectReport> {
     };
     write_manifest(&report, &opts.out_dir)?;
     Ok(report)
+}
+
+/// A pruned file's row: its ledger and summary, or the shard file it wrote.
+fn report_of(rel: &Path, a: &Annotated, outcome: PruneOutcome) -> FileReport {
+    match outcome {
+        PruneOutcome::Whole(r) => file_report(rel, a, Some(r.ledger), r.summary, r.cache, None),
+        PruneOutcome::Shard(s) => file_report(
+            rel,
+            a,
+            None,
+            PruneSummary::default(),
+            None,
+            Some(s.shard_file),
+        ),
+    }
+}
+
+/// The verdict cache's use, all files added up.
+fn cache_use(reports: &[FileReport]) -> CacheUse {
+    reports
+        .iter()
+        .filter_map(|r| r.cache)
+        .fold(CacheUse::default(), |a, c| CacheUse {
+            reused: a.reused + c.reused,
+            proved: a.proved + c.proved,
+            stored: a.stored + c.stored,
+        })
+}
+
+/// Annotates every file, then, across files, reads each annotated one for its interface: the
+/// files ready to prune (relative path, annotation, interface), and those that failed, with why.
+type Loaded = Vec<(PathBuf, Annotated, Option<Interface>)>;
+
+fn annotate_all(
+    opts: &ProjectOptions,
+    db_file: &Path,
+    files: &[PathBuf],
+    root: &Path,
+) -> (Loaded, Vec<(String, super::Error)>) {
+    let mut failed = Vec::new();
+    let mut annotated = Vec::new();
+    for file in files {
+        let rel = file.strip_prefix(root).unwrap_or(file).to_path_buf();
+        match annotate_one(opts, db_file, file, &rel) {
+            Ok(a) => annotated.push((rel, a)),
+            Err(e) => failed.push((rel.display().to_string(), e)),
+        }
+    }
+    let mut loaded = Vec::new();
+    for (rel, a) in annotated {
+        let unit = rel.display().to_string();
+        let interface = match opts.cross_file {
+            true => super::load(&a.path, &a.preprocess)
+                .map(|l| Some(interface_of(&l.program, &unit, opts.inline_across_files))),
+            false => Ok(None),
+        };
+        match interface {
+            Ok(p) => loaded.push((rel, a, p)),
+            Err(e) => failed.push((rel.display().to_string(), e)),
+        }
+    }
+    (loaded, failed)
+}
+
+/// Proves every prepared run's functions: from one queue of worker processes (each run's
+/// unit, if it has any), or in this process one run after another. Per run, the time its
+/// proofs took and their results.
+fn prove_all(
+    execution: &Execution,
+    quiet: bool,
+    mut runs: Vec<&mut super::prune::Prepared>,
+    done: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<(u128, Result<crate::prune::Proved>)>> {
+    Ok(match execution {
+        Execution::Pool { exe } => {
+            // Per run: whether it has a unit in the pool (runs with nothing to prove have
+            // none), or why its unit could not be made.
+            let mut units = Vec::new();
+            let mut has_unit = Vec::new();
+            for run in runs.iter_mut() {
+                has_unit.push(run.unit().map(|unit| {
+                    let some = unit.is_some();
+                    units.extend(unit);
+                    some
+                }));
+                run.release();
+            }
+            let workers = runs.first().map_or(1, |r| r.config.jobs);
+            if !quiet {
+                let functions: usize = units.iter().map(pool::Unit::functions).sum();
+                print_err(&format!(
+                    "proving {functions} functions of {} files with {workers} workers\n",
+                    units.len()
+                ));
+            }
+            // One outcome per unit, in the order of the units: the runs that have one, in order.
+            let mut outcomes = pool::prove_units(exe, workers, units, done)
+                .map_err(pool_error)?
+                .into_iter();
+            has_unit
+                .into_iter()
+                .map(|has| match has {
+                    Err(e) => (0, Err(e)),
+                    Ok(false) => (0, Ok(crate::prune::Proved::default())),
+                    Ok(true) => match outcomes.next() {
+                        Some(o) => (u128::from(o.busy_ms), o.results.map_err(pool_error)),
+                        None => (
+                            0,
+                            Err(super::Error::internal(anyhow::anyhow!(
+                                "the pool gave fewer outcomes than it had units"
+                            ))),
+                        ),
+                    },
+                })
+                .collect()
+        }
+        Execution::InProcess => runs
+            .into_iter()
+            .map(|run| {
+                let t0 = std::time::Instant::now();
+                let results = run.prove_in_process(done);
+                (t0.elapsed().as_millis(), Ok(results))
+            })
+            .collect(),
+    })
 }
 
 fn write_manifest(report: &ProjectReport, out_dir: &Path) -> Result<()> {

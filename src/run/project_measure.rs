@@ -326,56 +326,8 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
         return Err(anyhow::anyhow!("the sources' root {} is gone", root.display()).into());
     }
     let layout = Layout::detect(&db_dir);
-    let mut files = Vec::new();
-    let mut base = 0u64;
-    for f in &manifest.files {
-        let annotated = opts.out_dir.join(&f.annotated);
-        let labels_path = annotated.with_extension("labels");
-        let labels = labels::read(&labels_path)?;
-        let ids: Vec<u64> = labels.rows.iter().map(|r| r.id).collect();
-        let claims = match &f.ledger {
-            Some(l) => measure::claims_from_ledger(&ledger::read_bound(
-                &opts.out_dir.join(l),
-                &annotated,
-                Some(&ids),
-            )?),
-            None => BTreeMap::new(),
-        };
-        let max_id = ids.iter().copied().max().unwrap_or(0);
-        files.push((
-            PlacedFile {
-                original: root.join(&f.file),
-                annotated,
-                base,
-            },
-            Measured {
-                file: f.file.clone(),
-                labels_path,
-                labels,
-                claims,
-                max_id,
-            },
-        ));
-        base += max_id;
-    }
-    let scratch;
-    let work = match &opts.keep_build {
-        Some(dir) => {
-            if dir.exists() && std::fs::read_dir(dir).map_or(true, |mut d| d.next().is_some()) {
-                return Err(anyhow::anyhow!(
-                    "--keep-build {}: not an empty directory",
-                    dir.display()
-                )
-                .into());
-            }
-            std::fs::create_dir_all(dir).map_err(|e| write_failed(dir, e))?;
-            dir.canonicalize().map_err(|e| write_failed(dir, e))?
-        }
-        None => {
-            scratch = tempfile::tempdir().map_err(Error::internal)?;
-            scratch.path().to_path_buf()
-        }
-    };
+    let files = read_files(opts, &manifest, &root)?;
+    let (_scratch, work) = work_dir(opts)?;
     let placed: Vec<PlacedFile> = files.iter().map(|(p, _)| p.clone()).collect();
     let skip = [opts.out_dir.clone()];
     let staged = build::stage(
@@ -414,75 +366,13 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
         .collect();
     let unwatched = [opts.out_dir.clone(), work.clone()];
     let before = build::fingerprint(&watched, &unwatched);
-    let mut commands = Vec::new();
-    let mut runs: Vec<TestRun> = Vec::new();
-    let mut present = BTreeSet::new();
-    let mut k = 0;
-    for (c, command) in opts.commands.iter().enumerate() {
-        let one_by_one = build::listed_tests(command, &cwd, &staged);
-        let each: Vec<(String, String)> = match one_by_one {
-            Some(tests) => tests
-                .into_iter()
-                .map(|(test, cmd)| (format!("cmd{}:{test}", c + 1), cmd))
-                .collect(),
-            None => vec![(format!("cmd{}", c + 1), command.clone())],
-        };
-        for (name, cmd) in each {
-            let mut done = build::run_command(&staged, k, &cmd, &cwd, opts.timeout)
-                .map_err(Error::internal)?;
-            k += 1;
-            // The labels file's drivers column is a list of words.
-            done.run.name = name.split_whitespace().collect::<Vec<_>>().join("_");
-            present.extend(done.present.iter().copied());
-            commands.push(CommandRow {
-                name: done.run.name.clone(),
-                command: cmd,
-                outcome: done.run.outcome.clone(),
-                seconds: done.seconds,
-                tail: (done.run.outcome != RunOutcome::Exited(0))
-                    .then(|| crate::measure::shell::tail(&done.log, 15)),
-                compiler_errors: if done.run.outcome == RunOutcome::Exited(0) {
-                    Vec::new()
-                } else {
-                    compiler_errors(&done.log, &manifest)
-                },
-            });
-            runs.push(done.run);
-        }
-    }
+    let (commands, runs, present) = run_commands(opts, &staged, &cwd, &manifest)?;
     let touched = build::changes(&before, &build::fingerprint(&watched, &unwatched));
     let mut reports = Vec::new();
     let mut total: BTreeMap<String, Coverage> = BTreeMap::new();
     let mut any_alarm = false;
     for (placed, m) in &files {
-        let base = placed.base;
-        // Each run seen from this file: its ids back in the file's own numbering.
-        let local = |ids: &BTreeSet<u64>| -> BTreeSet<u64> {
-            // `base + 1 ..= base + max_id`, empty for a file without labels.
-            ids.range(base + 1..base + 1 + m.max_id)
-                .map(|g| g - base)
-                .collect()
-        };
-        let file_runs: Vec<TestRun> = runs
-            .iter()
-            .map(|r| TestRun {
-                name: r.name.clone(),
-                outcome: r.outcome.clone(),
-                reached: local(&r.reached),
-                covered: local(&r.covered),
-                crashed_in_label: r
-                    .crashed_in_label
-                    .filter(|g| *g > base && *g <= base + m.max_id)
-                    .map(|g| g - base),
-                bindings: r
-                    .bindings
-                    .range(base + 1..base + 1 + m.max_id)
-                    .map(|(g, e)| (g - base, e.clone()))
-                    .collect(),
-                // Hyperlabels are not measured across a project.
-                sequences: BTreeSet::new(),
-            })
-            .collect();
+        let file_runs = runs_of_file(&runs, placed.base, m.max_id);
         let covered: BTreeSet<u64> = file_runs
             .iter()
             .flat_map(|r| r.covered.iter().copied())
@@ -493,7 +383,7 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
             .iter()
             .map(|r| (r.id, r.tag.clone()))
             .collect();
-        let built = present.contains(&base);
+        let built = present.contains(&placed.base);
         let table = measure::coverage(&label_list, &m.claims, &covered);
         for row in table.iter().filter(|_| built) {
             total
@@ -558,6 +448,148 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
         wrote,
         touched,
     })
+}
+
+/// Each annotated file of the manifest placed in the project's numbering (its labels after
+/// those of the files before it), with its labels file and the claims of its ledger.
+fn read_files(
+    opts: &ProjectMeasureOptions,
+    manifest: &Manifest,
+    root: &Path,
+) -> Result<Vec<(PlacedFile, Measured)>> {
+    let mut files = Vec::new();
+    let mut base = 0u64;
+    for f in &manifest.files {
+        let annotated = opts.out_dir.join(&f.annotated);
+        let labels_path = annotated.with_extension("labels");
+        let labels = labels::read(&labels_path)?;
+        let ids: Vec<u64> = labels.rows.iter().map(|r| r.id).collect();
+        let claims = match &f.ledger {
+            Some(l) => measure::claims_from_ledger(&ledger::read_bound(
+                &opts.out_dir.join(l),
+                &annotated,
+                Some(&ids),
+            )?),
+            None => BTreeMap::new(),
+        };
+        let max_id = ids.iter().copied().max().unwrap_or(0);
+        files.push((
+            PlacedFile {
+                original: root.join(&f.file),
+                annotated,
+                base,
+            },
+            Measured {
+                file: f.file.clone(),
+                labels_path,
+                labels,
+                claims,
+                max_id,
+            },
+        ));
+        base += max_id;
+    }
+    Ok(files)
+}
+
+/// Where the copy is built: `--keep-build`'s directory (new or empty), else a scratch one
+/// (returned too: it lives as long as the run).
+fn work_dir(opts: &ProjectMeasureOptions) -> Result<(Option<tempfile::TempDir>, PathBuf)> {
+    Ok(match &opts.keep_build {
+        Some(dir) => {
+            if dir.exists() && std::fs::read_dir(dir).map_or(true, |mut d| d.next().is_some()) {
+                return Err(anyhow::anyhow!(
+                    "--keep-build {}: not an empty directory",
+                    dir.display()
+                )
+                .into());
+            }
+            std::fs::create_dir_all(dir).map_err(|e| write_failed(dir, e))?;
+            (None, dir.canonicalize().map_err(|e| write_failed(dir, e))?)
+        }
+        None => {
+            let scratch = tempfile::tempdir().map_err(Error::internal)?;
+            let path = scratch.path().to_path_buf();
+            (Some(scratch), path)
+        }
+    })
+}
+
+/// Runs the commands in the copy, each test of a command that lists its tests one by one:
+/// their rows, their runs, and the files whose labels a program they ran was built from.
+fn run_commands(
+    opts: &ProjectMeasureOptions,
+    staged: &build::StagedTree,
+    cwd: &Path,
+    manifest: &Manifest,
+) -> Result<(Vec<CommandRow>, Vec<TestRun>, BTreeSet<u64>)> {
+    let mut commands = Vec::new();
+    let mut runs: Vec<TestRun> = Vec::new();
+    let mut present = BTreeSet::new();
+    let mut k = 0;
+    for (c, command) in opts.commands.iter().enumerate() {
+        let one_by_one = build::listed_tests(command, cwd, staged);
+        let each: Vec<(String, String)> = match one_by_one {
+            Some(tests) => tests
+                .into_iter()
+                .map(|(test, cmd)| (format!("cmd{}:{test}", c + 1), cmd))
+                .collect(),
+            None => vec![(format!("cmd{}", c + 1), command.clone())],
+        };
+        for (name, cmd) in each {
+            let mut done =
+                build::run_command(staged, k, &cmd, cwd, opts.timeout).map_err(Error::internal)?;
+            k += 1;
+            // The labels file's drivers column is a list of words.
+            done.run.name = name.split_whitespace().collect::<Vec<_>>().join("_");
+            present.extend(done.present.iter().copied());
+            commands.push(CommandRow {
+                name: done.run.name.clone(),
+                command: cmd,
+                outcome: done.run.outcome.clone(),
+                seconds: done.seconds,
+                tail: (done.run.outcome != RunOutcome::Exited(0))
+                    .then(|| crate::measure::shell::tail(&done.log, 15)),
+                compiler_errors: if done.run.outcome == RunOutcome::Exited(0) {
+                    Vec::new()
+                } else {
+                    compiler_errors(&done.log, manifest)
+                },
+            });
+            runs.push(done.run);
+        }
+    }
+    Ok((commands, runs, present))
+}
+
+/// Each run seen from the file whose labels are `base + 1 ..= base + max_id`: its ids back in
+/// the file's own numbering.
+fn runs_of_file(runs: &[TestRun], base: u64, max_id: u64) -> Vec<TestRun> {
+    let local = |ids: &BTreeSet<u64>| -> BTreeSet<u64> {
+        // `base + 1 ..= base + max_id`, empty for a file without labels.
+        ids.range(base + 1..base + 1 + max_id)
+            .map(|g| g - base)
+            .collect()
+    };
+    runs.iter()
+        .map(|r| TestRun {
+            name: r.name.clone(),
+            outcome: r.outcome.clone(),
+            reached: local(&r.reached),
+            covered: local(&r.covered),
+            crashed_in_label: r
+                .crashed_in_label
+                .filter(|g| *g > base && *g <= base + max_id)
+                .map(|g| g - base),
+            bindings: r
+                .bindings
+                .range(base + 1..base + 1 + max_id)
+                .map(|(g, e)| (g - base, e.clone()))
+                .collect(),
+            // Hyperlabels are not measured across a project.
+            sequences: BTreeSet::new(),
+        })
+        .collect()
 }
 
 /// The compiler's errors in a command's log that name an annotated file

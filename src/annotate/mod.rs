@@ -18,7 +18,7 @@
 
 mod dataflow;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use covprune_encoders::{Criterion, Decision, LabelSpec, Limits, Placement};
 
@@ -251,17 +251,7 @@ fn write_labels(
         function_names: found.functions.iter().map(|f| f.name.clone()).collect(),
         ..Annotated::default()
     };
-    let by_range: BTreeMap<(usize, usize), usize> = found
-        .statements
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.range, i))
-        .collect();
-    let has = |p: Placement| criteria.iter().any(|c| c.placement() == p);
-    let stmt_cov = has(Placement::Statement);
-    let stmt_labels: Vec<LabelSpec> = criteria.iter().flat_map(|c| c.statement_labels()).collect();
-    let mut edits = Edits::default();
-    let mut w = Writer {
+    let w = Writer {
         next_id: 1,
         next_hyper: 0,
         next_decision: 0,
@@ -270,13 +260,340 @@ fn write_labels(
         fcc: Vec::new(),
     };
     // Data-flow criteria: ghost flags per definition, labels before uses.
-    let mut du = dataflow::DefUsePlan::new(
+    let du = dataflow::DefUsePlan::new(
         criteria.iter().filter_map(|c| c.def_use()).collect(),
         found,
         &mut w.out.skipped,
     );
-    // Frama-C returns a plain variable directly when it is the function's only return and its
-    // last statement; elsewhere it assigns LAnnotate's `__retres`, which gets the ABS label.
+    let has = |p: Placement| criteria.iter().any(|c| c.placement() == p);
+    let mut l = Labeller {
+        found,
+        criteria,
+        limits,
+        by_range: found
+            .statements
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.range, i))
+            .collect(),
+        stmt_cov: has(Placement::Statement),
+        calls: has(Placement::Call),
+        stmt_labels: criteria.iter().flat_map(|c| c.statement_labels()).collect(),
+        direct: direct_returns(found),
+        w,
+        edits: Edits::default(),
+        du,
+        values_applied: BTreeSet::new(),
+        temps: BTreeMap::new(),
+        return_ids: BTreeMap::new(),
+    };
+    for (_, is_stmt, i) in source_order(found) {
+        l.w.function = Some(if is_stmt {
+            found.statements[i].function
+        } else {
+            i
+        });
+        if is_stmt {
+            l.statement(i);
+        } else {
+            entry_labels(&found.functions[i], criteria, &mut l.w, &mut l.edits);
+        }
+    }
+    let Labeller {
+        mut w,
+        mut edits,
+        mut du,
+        values_applied,
+        temps,
+        ..
+    } = l;
+    declare(found, temps, &mut du, &mut edits);
+    du.hyperlabels(&mut w);
+    for ((_, _), ids) in std::mem::take(&mut w.fcc) {
+        w.next_hyper += 1;
+        let members: Vec<String> = ids.iter().map(|id| format!("l{id}")).collect();
+        w.out
+            .hyperlabels
+            .push(format!("{}) <{}|; ;>,", w.next_hyper, members.join("+")));
+    }
+    place_before(found, &values_applied, &mut edits);
+    out.text = apply(edits.edits, source, out.labels.len());
+    out
+}
+
+/// What labelling one file carries from statement to statement.
+struct Labeller<'f, 'o> {
+    found: &'f sites::Sites,
+    criteria: &'f [Criterion],
+    limits: &'f Limits,
+    /// Each statement's index, by its range.
+    by_range: BTreeMap<(usize, usize), usize>,
+    /// Statement coverage is asked for, with these labels at each block head.
+    stmt_cov: bool,
+    stmt_labels: Vec<LabelSpec>,
+    /// FCC is asked for.
+    calls: bool,
+    /// Returns that get no return-value label ([`direct_returns`]).
+    direct: BTreeSet<usize>,
+    w: Writer<'o>,
+    edits: Edits,
+    du: dataflow::DefUsePlan,
+    /// Statements whose call values were hoisted (they need a block of their own).
+    values_applied: BTreeSet<usize>,
+    /// Temporaries of hoisted conditions, declared at their function's entry.
+    temps: BTreeMap<usize, Vec<String>>,
+    /// Return-value labels: one id per (function, criterion), written at every return.
+    return_ids: BTreeMap<(usize, Criterion), u64>,
+}
+
+impl Labeller<'_, '_> {
+    /// The labels of statement `i`: before it, in it, after it, or in its rewritten loop.
+    fn statement(&mut self, i: usize) {
+        let (found, criteria, limits) = (self.found, self.criteria, self.limits);
+        let by_range = &self.by_range;
+        let head_ok = |b: &Branch| head_ok(found, by_range, b);
+        let head = |b: &Branch, owner_depth: usize, text: String, edits: &mut Edits| {
+            head(by_range, b, owner_depth, text, edits)
+        };
+        let s = &found.statements[i];
+        let func = &found.functions[s.function];
+        let depth = s.depth as i64;
+        let is_loop = matches!(s.kind, StmtKind::While | StmtKind::For | StmtKind::Do);
+        let before_ok = can_before(s);
+        // Labels of the condition go before the statement, or inside a rewritten loop.
+        let cond_ok = if is_loop {
+            s.reliable && s.body.is_some()
+        } else {
+            before_ok
+        };
+        let mut before = String::new();
+        // Calls (FCC), then PCT, then what observes the statement itself.
+        if self.calls && before_ok {
+            before.push_str(&call_labels(s, &func.name, criteria, &mut self.w));
+        }
+        if before_ok
+            && s.block_item
+            && !matches!(
+                s.kind,
+                StmtKind::Declaration | StmtKind::Labeled | StmtKind::Case
+            )
+        {
+            let specs: Vec<LabelSpec> = criteria
+                .iter()
+                .flat_map(|c| c.function_statement_labels(&func.predicates, limits))
+                .collect();
+            before.push_str(&self.w.write(&specs, s.line, 0).0);
+        }
+        // Labels observing the decisions: decision criteria, each decision in turn.
+        let hoist = s.plan.hoist.as_ref().filter(|_| cond_ok);
+        // The hoisted evaluation first: its labels come first in the text.
+        let evaluation =
+            hoist.map(|h| hoisted_evaluation(h, criteria, limits, &mut self.w, s.line));
+        let mut cond_labels = if cond_ok {
+            decision_labels(s, hoist.is_some(), criteria, limits, &mut self.w)
+        } else {
+            String::new()
+        };
+        if let Some(h) = hoist {
+            self.temps
+                .entry(s.function)
+                .or_default()
+                .extend(h.temps.iter().cloned());
+            self.edits.edits.push(hoist_edit(s, h, is_loop));
+            if !(s.labels_after || is_loop) {
+                let eval = evaluation.clone().unwrap_or_default();
+                cond_labels = format!("{eval}{cond_labels}");
+            }
+        }
+        let mut expr_labels = String::new();
+        for e in s.exprs.iter().filter(|_| cond_ok) {
+            let specs: Vec<LabelSpec> = criteria
+                .iter()
+                .flat_map(|c| c.expression_labels(e, limits))
+                .collect();
+            expr_labels.push_str(&self.w.write(&specs, s.line, 0).0);
+        }
+        if s.labels_after {
+            self.edits
+                .insert(s.range.1, (1, 2 * depth + 1), format!(" {cond_labels}"));
+        } else if !is_loop {
+            before.push_str(&cond_labels);
+            before.push_str(&expr_labels);
+        }
+        // Calls the statement computes with, evaluated first into their temporaries, when
+        // labels read them.
+        let values = s
+            .values
+            .as_ref()
+            .filter(|_| before_ok && !expr_labels.is_empty());
+        if let Some(v) = values {
+            for (range, name) in &v.calls {
+                self.edits.edits.push(Edit {
+                    start: range.0,
+                    end: range.1,
+                    key: REPLACE,
+                    text: name.clone(),
+                });
+            }
+            self.values_applied.insert(i);
+        }
+        if let (StmtKind::Return, Some(v)) = (s.kind, &s.return_value) {
+            // A returned value that reads temporaries needs them.
+            if func.returns_arith
+                && (s.values.is_none() || values.is_some())
+                && before_ok
+                && !self.direct.contains(&i)
+                && !non_negative_literal(v)
+            {
+                let labels =
+                    return_labels(s, v, criteria, limits, &mut self.return_ids, &mut self.w);
+                before.push_str(&labels);
+            }
+        }
+        if self.stmt_cov && before_ok && matches!(s.kind, StmtKind::Return | StmtKind::Goto) {
+            before.push_str(&self.w.write(&self.stmt_labels, s.line, 0).0);
+        }
+        before.push_str(&self.du.before(i, s.line, &mut self.w));
+        if let Some(v) = values {
+            before.insert_str(0, &v.decls);
+        }
+        if !before.is_empty() {
+            self.edits.before.entry(i).or_default().push_str(&before);
+        }
+        // Statement coverage inside the statement: branch heads, `else`, after `:`.
+        if self.stmt_cov {
+            branch_heads(
+                s,
+                &self.stmt_labels,
+                &mut self.w,
+                &mut self.edits,
+                &head,
+                &head_ok,
+            );
+        }
+        if is_loop {
+            loop_labels(
+                s,
+                hoist,
+                evaluation.as_deref().unwrap_or(""),
+                &cond_labels,
+                &expr_labels,
+                self.stmt_cov,
+                &self.stmt_labels,
+                criteria,
+                limits,
+                &mut self.w,
+                &mut self.edits,
+                &head,
+                &head_ok,
+            );
+        }
+    }
+}
+
+/// Can labels go before statement `s` (in a block of their own where it needs one)?
+fn can_before(s: &StmtSite) -> bool {
+    if s.needs_block {
+        s.reliable
+    } else {
+        s.safe_before
+    }
+}
+
+/// A branch head: after `{` of a block, or before a single statement (wrapped); false when
+/// labels cannot go there.
+fn head_ok(found: &sites::Sites, by_range: &BTreeMap<(usize, usize), usize>, b: &Branch) -> bool {
+    !found.compiled_out.contains(b.range.0)
+        && (b.compound
+            || by_range
+                .get(&b.range)
+                .is_some_and(|&i| can_before(&found.statements[i])))
+}
+
+/// Puts `text` at the head of branch `b` of a statement at `owner_depth`.
+fn head(
+    by_range: &BTreeMap<(usize, usize), usize>,
+    b: &Branch,
+    owner_depth: usize,
+    text: String,
+    edits: &mut Edits,
+) {
+    if b.compound {
+        edits.insert(
+            b.range.0 + 1,
+            (1, 2 * owner_depth as i64 + 1),
+            format!(" {text}"),
+        );
+    } else if let Some(&i) = by_range.get(&b.range) {
+        edits.before.entry(i).or_default().push_str(&text);
+    }
+}
+
+/// The labels at a function's entry (FC, and STMT's first block).
+fn entry_labels(
+    f: &sites::FunctionSite,
+    criteria: &[Criterion],
+    w: &mut Writer,
+    edits: &mut Edits,
+) {
+    let specs: Vec<LabelSpec> = criteria
+        .iter()
+        .flat_map(|c| {
+            let mut v = c.function_labels();
+            v.extend(c.statement_labels());
+            v
+        })
+        .collect();
+    if !specs.is_empty() {
+        let (text, _) = w.write(&specs, f.line, 0);
+        edits.insert(f.body_start, (1, 1), format!(" {}", text.trim_end()));
+    }
+}
+
+/// The text that replaces a hoisted condition: its evaluation, where labels go after the
+/// statement; nothing in a loop, whose condition is rewritten whole ([`loop_labels`]); else
+/// the condition reading its temporaries.
+fn hoist_edit(s: &StmtSite, h: &Hoist, is_loop: bool) -> Edit {
+    Edit {
+        start: h.range.0,
+        end: h.range.1,
+        key: REPLACE,
+        text: if s.labels_after {
+            h.eval.clone()
+        } else if is_loop {
+            String::new()
+        } else {
+            h.replacement.clone()
+        },
+    }
+}
+
+/// The labels on the value return statement `s` returns: one id per function and criterion,
+/// the same at every return.
+fn return_labels(
+    s: &StmtSite,
+    value: &str,
+    criteria: &[Criterion],
+    limits: &Limits,
+    return_ids: &mut BTreeMap<(usize, Criterion), u64>,
+    w: &mut Writer,
+) -> String {
+    let mut out = String::new();
+    for c in criteria {
+        if let Some(spec) = c.return_value_label(value, limits) {
+            let id = *return_ids
+                .entry((s.function, *c))
+                .or_insert_with(|| w.new_id(&spec.tag, s.line));
+            out.push_str(&label_stmt(&spec, id, 0));
+        }
+    }
+    out
+}
+
+/// The returns Frama-C writes as they are: a plain variable returned by a function's only
+/// return, its last statement. Elsewhere it assigns LAnnotate's `__retres`, which gets the ABS
+/// label.
+fn direct_returns(found: &sites::Sites) -> BTreeSet<usize> {
     let mut returns: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     let mut last_top: BTreeMap<usize, usize> = BTreeMap::new();
     for (i, s) in found.statements.iter().enumerate() {
@@ -287,20 +604,18 @@ fn write_labels(
             last_top.insert(s.function, i);
         }
     }
-    let direct_return = |i: usize| {
-        let s = &found.statements[i];
-        returns.get(&s.function).is_some_and(|r| r.len() == 1)
-            && last_top.get(&s.function) == Some(&i)
-            && s.return_value.as_deref().is_some_and(is_identifier)
-    };
-    // Statements whose call values were hoisted (they need a block of their own).
-    let mut values_applied: std::collections::BTreeSet<usize> = Default::default();
-    // Temporaries of hoisted conditions, declared at their function's entry.
-    let mut temps: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-    // Return-value labels: one id per (function, criterion), written at every return.
-    let mut return_ids: BTreeMap<(usize, Criterion), u64> = BTreeMap::new();
+    (0..found.statements.len())
+        .filter(|&i| {
+            let s = &found.statements[i];
+            returns.get(&s.function).is_some_and(|r| r.len() == 1)
+                && last_top.get(&s.function) == Some(&i)
+                && s.return_value.as_deref().is_some_and(is_identifier)
+        })
+        .collect()
+}
 
-    // Functions and statements in source order, so that ids follow the text.
+/// Functions (`false`) and statements (`true`) in source order, so that ids follow the text.
+fn source_order(found: &sites::Sites) -> Vec<(usize, bool, usize)> {
     let mut order: Vec<(usize, bool, usize)> = found
         .functions
         .iter()
@@ -315,273 +630,131 @@ fn write_labels(
         )
         .collect();
     order.sort();
-    let can_before = |s: &StmtSite| {
-        if s.needs_block {
-            s.reliable
-        } else {
-            s.safe_before
-        }
-    };
-    // A branch head: after `{` of a block, or before a single statement (wrapped); None when
-    // labels cannot go there.
-    let head_ok = |b: &Branch| {
-        !found.compiled_out.contains(b.range.0)
-            && (b.compound
-                || by_range
-                    .get(&b.range)
-                    .is_some_and(|&i| can_before(&found.statements[i])))
-    };
-    let head = |b: &Branch, owner_depth: usize, text: String, edits: &mut Edits| {
-        if b.compound {
-            edits.insert(
-                b.range.0 + 1,
-                (1, 2 * owner_depth as i64 + 1),
-                format!(" {text}"),
-            );
-        } else if let Some(&i) = by_range.get(&b.range) {
-            edits.before.entry(i).or_default().push_str(&text);
-        }
-    };
-    for (_, is_stmt, i) in order {
-        w.function = Some(if is_stmt {
-            found.statements[i].function
-        } else {
-            i
-        });
-        if !is_stmt {
-            let f = &found.functions[i];
-            let specs: Vec<LabelSpec> = criteria
-                .iter()
-                .flat_map(|c| {
-                    let mut v = c.function_labels();
-                    v.extend(c.statement_labels());
-                    v
-                })
-                .collect();
-            if !specs.is_empty() {
-                let (text, _) = w.write(&specs, f.line, 0);
-                edits.insert(f.body_start, (1, 1), format!(" {}", text.trim_end()));
-            }
-            continue;
-        }
-        let s = &found.statements[i];
-        let func = &found.functions[s.function];
-        let depth = s.depth as i64;
-        let is_loop = matches!(s.kind, StmtKind::While | StmtKind::For | StmtKind::Do);
-        let before_ok = can_before(s);
-        // Labels of the condition go before the statement, or inside a rewritten loop.
-        let cond_ok = if is_loop {
-            s.reliable && s.body.is_some()
-        } else {
-            before_ok
-        };
-        let mut before = String::new();
-        // Calls (FCC), then PCT, then what observes the statement itself.
-        if has(Placement::Call) && before_ok {
-            for callee in &s.calls {
-                let specs: Vec<LabelSpec> = criteria.iter().flat_map(|c| c.call_labels()).collect();
-                let (t, ids) = w.write(&specs, s.line, 0);
-                before.push_str(&t);
-                let key = (func.name.clone(), callee.clone());
-                match w.fcc.iter_mut().find(|(k, _)| *k == key) {
-                    Some((_, v)) => v.extend(ids),
-                    None => w.fcc.push((key, ids)),
-                }
-            }
-        }
-        if before_ok
-            && s.block_item
-            && !matches!(
-                s.kind,
-                StmtKind::Declaration | StmtKind::Labeled | StmtKind::Case
-            )
-        {
-            let specs: Vec<LabelSpec> = criteria
-                .iter()
-                .flat_map(|c| c.function_statement_labels(&func.predicates, limits))
-                .collect();
-            before.push_str(&w.write(&specs, s.line, 0).0);
-        }
-        // Labels observing the decisions: decision criteria, each decision in turn.
-        let hoist = s.plan.hoist.as_ref().filter(|_| cond_ok);
-        // The hoisted evaluation first: its labels come first in the text.
-        let evaluation = hoist.map(|h| hoisted_evaluation(h, criteria, limits, &mut w, s.line));
-        let mut cond_labels = String::new();
-        if cond_ok {
-            for (k, pd) in s.plan.decisions.iter().enumerate() {
-                let site = DecisionSite {
-                    index: w.next_decision,
-                    atoms: pd.cond.atoms().len(),
-                    span: pd.span,
-                    leaves: pd.leaves.clone(),
-                };
-                w.next_decision += 1;
-                let mut d = Decision::new(pd.cond.clone());
-                // Boundary labels need the condition's expression tree: the statement's own
-                // condition when it was not hoisted.
-                if k == 0 && hoist.is_none() {
-                    d.expr = s.decision.as_ref().map(|c| c.expr.clone());
-                }
-                d.guards = pd.guard.iter().cloned().collect();
-                d.atom_guards = pd.atom_guards.clone();
-                for c in criteria {
-                    let specs = c.decision_labels(&d, limits);
-                    let base = w.next_hyper;
-                    let (t, ids) = w.write(&specs, s.line, base);
-                    let n = ids.len();
-                    let from = w.out.labels.len() - n;
-                    for r in &mut w.out.labels[from..] {
-                        r.decision = Some(site.clone());
-                    }
-                    cond_labels.push_str(&t);
-                    for h in c.decision_hyperlabels(&d) {
-                        w.next_hyper += 1;
-                        w.out
-                            .hyperlabels
-                            .push(format!("{}) {},", w.next_hyper, h.text(&ids)));
-                    }
-                }
-            }
-        }
-        if let Some(h) = hoist {
-            temps
-                .entry(s.function)
-                .or_default()
-                .extend(h.temps.iter().cloned());
-            let in_place = s.labels_after || is_loop;
-            edits.edits.push(Edit {
-                start: h.range.0,
-                end: h.range.1,
-                key: REPLACE,
-                text: if s.labels_after {
-                    h.eval.clone()
-                } else if is_loop {
-                    String::new() // the loop's condition is rewritten whole (`loop_labels`)
-                } else {
-                    h.replacement.clone()
-                },
-            });
-            if !in_place {
-                let eval = evaluation.clone().unwrap_or_default();
-                cond_labels = format!("{eval}{cond_labels}");
-            }
-        }
-        let mut expr_labels = String::new();
-        for e in s.exprs.iter().filter(|_| cond_ok) {
-            let specs: Vec<LabelSpec> = criteria
-                .iter()
-                .flat_map(|c| c.expression_labels(e, limits))
-                .collect();
-            expr_labels.push_str(&w.write(&specs, s.line, 0).0);
-        }
-        if s.labels_after {
-            edits.insert(s.range.1, (1, 2 * depth + 1), format!(" {cond_labels}"));
-        } else if !is_loop {
-            before.push_str(&cond_labels);
-            before.push_str(&expr_labels);
-        }
-        // Calls the statement computes with, evaluated first into their temporaries, when
-        // labels read them.
-        let values = s
-            .values
-            .as_ref()
-            .filter(|_| before_ok && !expr_labels.is_empty());
-        if let Some(v) = values {
-            for (range, name) in &v.calls {
-                edits.edits.push(Edit {
-                    start: range.0,
-                    end: range.1,
-                    key: REPLACE,
-                    text: name.clone(),
-                });
-            }
-            values_applied.insert(i);
-        }
-        if let (StmtKind::Return, Some(v)) = (s.kind, &s.return_value) {
-            // A returned value that reads temporaries needs them.
-            if func.returns_arith
-                && (s.values.is_none() || values.is_some())
-                && before_ok
-                && !direct_return(i)
-                && !non_negative_literal(v)
-            {
-                for c in criteria {
-                    if let Some(spec) = c.return_value_label(v, limits) {
-                        let id = *return_ids
-                            .entry((s.function, *c))
-                            .or_insert_with(|| w.new_id(&spec.tag, s.line));
-                        before.push_str(&label_stmt(&spec, id, 0));
-                    }
-                }
-            }
-        }
-        if stmt_cov && before_ok && matches!(s.kind, StmtKind::Return | StmtKind::Goto) {
-            before.push_str(&w.write(&stmt_labels, s.line, 0).0);
-        }
-        before.push_str(&du.before(i, s.line, &mut w));
-        if let Some(v) = values {
-            before.insert_str(0, &v.decls);
-        }
-        if !before.is_empty() {
-            edits.before.entry(i).or_default().push_str(&before);
-        }
-        // Statement coverage inside the statement: branch heads, `else`, after `:`.
-        if stmt_cov {
-            match s.kind {
-                StmtKind::If if s.reliable => {
-                    if let Some(b) = s.consequence.as_ref().filter(|b| head_ok(b)) {
-                        let t = w.write(&stmt_labels, s.line, 0).0;
-                        head(b, s.depth, t, &mut edits);
-                    }
-                    match &s.alternative {
-                        Some(b) if !head_ok(b) => {}
-                        Some(b) => {
-                            let t = w.write(&stmt_labels, s.line, 0).0;
-                            head(b, s.depth, t, &mut edits);
-                        }
-                        None => {
-                            let t = w.write(&stmt_labels, s.line, 0).0;
-                            edits.insert(
-                                s.range.1,
-                                (0, -(2 * depth + 1)),
-                                format!(" else {{ {}}}", t),
-                            );
-                        }
-                    }
-                }
-                StmtKind::Labeled | StmtKind::Case if s.safe_before => {
-                    if let Some(p) = s.colon {
-                        let t = w.write(&stmt_labels, s.line, 0).0;
-                        edits.insert(p, (1, 2 * depth + 1), format!(" {}", t.trim_end()));
-                    }
-                }
-                StmtKind::Do if s.reliable => {
-                    if let Some(b) = s.body.as_ref().filter(|b| head_ok(b)) {
-                        let t = w.write(&stmt_labels, s.line, 0).0;
-                        head(b, s.depth, t, &mut edits);
-                    }
-                }
-                _ => {}
-            }
-        }
-        if is_loop {
-            loop_labels(
-                s,
-                hoist,
-                evaluation.as_deref().unwrap_or(""),
-                &cond_labels,
-                &expr_labels,
-                stmt_cov,
-                &stmt_labels,
-                criteria,
-                limits,
-                &mut w,
-                &mut edits,
-                &head,
-                &head_ok,
-            );
+    order
+}
+
+/// FCC's labels before each call of statement `s`, their ids kept by (caller, callee) for
+/// the hyperlabels.
+fn call_labels(s: &StmtSite, caller: &str, criteria: &[Criterion], w: &mut Writer) -> String {
+    let mut out = String::new();
+    for callee in &s.calls {
+        let specs: Vec<LabelSpec> = criteria.iter().flat_map(|c| c.call_labels()).collect();
+        let (t, ids) = w.write(&specs, s.line, 0);
+        out.push_str(&t);
+        let key = (caller.to_string(), callee.clone());
+        match w.fcc.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.extend(ids),
+            None => w.fcc.push((key, ids)),
         }
     }
+    out
+}
+
+/// The labels of a statement's decisions, each decision in turn, every criterion's; the
+/// statement's own condition carries its expression tree (for boundary labels) when it was not
+/// `hoisted`.
+fn decision_labels(
+    s: &StmtSite,
+    hoisted: bool,
+    criteria: &[Criterion],
+    limits: &Limits,
+    w: &mut Writer,
+) -> String {
+    let mut cond_labels = String::new();
+    for (k, pd) in s.plan.decisions.iter().enumerate() {
+        let site = DecisionSite {
+            index: w.next_decision,
+            atoms: pd.cond.atoms().len(),
+            span: pd.span,
+            leaves: pd.leaves.clone(),
+        };
+        w.next_decision += 1;
+        let mut d = Decision::new(pd.cond.clone());
+        // Boundary labels need the condition's expression tree: the statement's own
+        // condition when it was not hoisted.
+        if k == 0 && !hoisted {
+            d.expr = s.decision.as_ref().map(|c| c.expr.clone());
+        }
+        d.guards = pd.guard.iter().cloned().collect();
+        d.atom_guards = pd.atom_guards.clone();
+        for c in criteria {
+            let specs = c.decision_labels(&d, limits);
+            let base = w.next_hyper;
+            let (t, ids) = w.write(&specs, s.line, base);
+            let n = ids.len();
+            let from = w.out.labels.len() - n;
+            for r in &mut w.out.labels[from..] {
+                r.decision = Some(site.clone());
+            }
+            cond_labels.push_str(&t);
+            for h in c.decision_hyperlabels(&d) {
+                w.next_hyper += 1;
+                w.out
+                    .hyperlabels
+                    .push(format!("{}) {},", w.next_hyper, h.text(&ids)));
+            }
+        }
+    }
+    cond_labels
+}
+
+/// Statement coverage inside statement `s`: its branches' heads, an `else` added to an `if`
+/// without one, after the `:` of a label or case.
+fn branch_heads(
+    s: &StmtSite,
+    stmt_labels: &[LabelSpec],
+    w: &mut Writer,
+    edits: &mut Edits,
+    head: &dyn Fn(&Branch, usize, String, &mut Edits),
+    head_ok: &dyn Fn(&Branch) -> bool,
+) {
+    let depth = s.depth as i64;
+    match s.kind {
+        StmtKind::If if s.reliable => {
+            if let Some(b) = s.consequence.as_ref().filter(|b| head_ok(b)) {
+                let t = w.write(stmt_labels, s.line, 0).0;
+                head(b, s.depth, t, edits);
+            }
+            match &s.alternative {
+                Some(b) if !head_ok(b) => {}
+                Some(b) => {
+                    let t = w.write(stmt_labels, s.line, 0).0;
+                    head(b, s.depth, t, edits);
+                }
+                None => {
+                    let t = w.write(stmt_labels, s.line, 0).0;
+                    edits.insert(
+                        s.range.1,
+                        (0, -(2 * depth + 1)),
+                        format!(" else {{ {}}}", t),
+                    );
+                }
+            }
+        }
+        StmtKind::Labeled | StmtKind::Case if s.safe_before => {
+            if let Some(p) = s.colon {
+                let t = w.write(stmt_labels, s.line, 0).0;
+                edits.insert(p, (1, 2 * depth + 1), format!(" {}", t.trim_end()));
+            }
+        }
+        StmtKind::Do if s.reliable => {
+            if let Some(b) = s.body.as_ref().filter(|b| head_ok(b)) {
+                let t = w.write(stmt_labels, s.line, 0).0;
+                head(b, s.depth, t, edits);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Declares each function's temporaries of hoisted conditions and its data-flow flags at its
+/// entry.
+fn declare(
+    found: &sites::Sites,
+    temps: BTreeMap<usize, Vec<String>>,
+    du: &mut dataflow::DefUsePlan,
+    edits: &mut Edits,
+) {
     // Temporaries are declared unused: the decisions that set and read them may all be in
     // `#if` branches this configuration drops (a `-Werror` build must still compile).
     for (f, names) in temps {
@@ -597,14 +770,11 @@ fn write_labels(
             edits.insert(found.functions[f].body_start, (1, 0), decl);
         }
     }
-    du.hyperlabels(&mut w);
-    for ((_, _), ids) in std::mem::take(&mut w.fcc) {
-        w.next_hyper += 1;
-        let members: Vec<String> = ids.iter().map(|id| format!("l{id}")).collect();
-        w.out
-            .hyperlabels
-            .push(format!("{}) <{}|; ;>,", w.next_hyper, members.join("+")));
-    }
+}
+
+/// Puts the labels before statements: in a block of their own where the statement is another
+/// one's branch (or computes hoisted call values), where the statement cannot take them.
+fn place_before(found: &sites::Sites, values_applied: &BTreeSet<usize>, edits: &mut Edits) {
     // Labels before statements, in a block where the statement is another one's branch.
     for (i, text) in std::mem::take(&mut edits.before) {
         let s = &found.statements[i];
@@ -623,9 +793,12 @@ fn write_labels(
             edits.insert(s.range.0, (1, 2 * depth + 1), text);
         }
     }
-    let mut edits = edits.edits;
+}
+
+/// The annotated text: the header, then the source with the edits made, in their order.
+fn apply(mut edits: Vec<Edit>, source: &[u8], labels: usize) -> Vec<u8> {
     edits.sort_by_key(|e| (e.start, e.key));
-    let mut text = Vec::with_capacity(source.len() + HEADER.len() + 64 * out.labels.len());
+    let mut text = Vec::with_capacity(source.len() + HEADER.len() + 64 * labels);
     text.extend_from_slice(HEADER.as_bytes());
     let mut pos = 0;
     for e in &edits {
@@ -637,8 +810,7 @@ fn write_labels(
         pos = e.end;
     }
     text.extend_from_slice(&source[pos..]);
-    out.text = text;
-    out
+    text
 }
 
 /// A `while`, `for` or `do` loop: labels before each evaluation of the condition (by

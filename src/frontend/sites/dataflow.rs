@@ -62,8 +62,56 @@ pub(super) fn analyse(def: Node, text: &[u8], function: usize, sites: &Sites) ->
     };
     let mut candidates: BTreeMap<String, Candidate> = BTreeMap::new();
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    parameters(def, body, text, &mut candidates, &mut seen);
+    locals(body, text, &mut candidates, &mut seen);
+    for (name, k) in &seen {
+        if *k > 1 {
+            if let Some(c) = candidates.get_mut(name) {
+                c.out = Some("declared more than once in the function".into());
+            }
+        }
+    }
+    occurrences(body, text, function, sites, &mut candidates);
+    for (name, c) in &mut candidates {
+        // `int a = 1, b = a;`: the use follows the definition inside the statement.
+        if c.out.is_none()
+            && c.defs
+                .iter()
+                .any(|d| c.uses.contains(d) && sites.statements[*d].kind == StmtKind::Declaration)
+        {
+            c.out = Some(format!("{name} defined and used in one declaration"));
+        }
+    }
+    for (name, c) in candidates {
+        if let Some(why) = c.out {
+            out.left.push((c.line, format!("variable {name}: {why}")));
+            continue;
+        }
+        let mut defs: Vec<Option<usize>> = Vec::new();
+        if c.param {
+            defs.push(None);
+        }
+        defs.extend(c.defs.iter().map(|&s| Some(s)));
+        out.variables.push(Variable {
+            name,
+            defs,
+            uses: c.uses.into_iter().collect(),
+        });
+    }
+    out.left.sort();
+    out
+}
+
+/// The function's scalar parameters, each a candidate over its body; `seen` counts the names
+/// declared.
+fn parameters(
+    def: Node,
+    body: Node,
+    text: &[u8],
+    candidates: &mut BTreeMap<String, Candidate>,
+    seen: &mut BTreeMap<String, usize>,
+) {
     let line_of = |n: Node| n.start_position().row + 1;
-    // Parameters.
     if let Some(params) = def
         .child_by_field_name("declarator")
         .and_then(super::statements::function_declarator)
@@ -93,8 +141,17 @@ pub(super) fn analyse(def: Node, text: &[u8], function: usize, sites: &Sites) ->
             }
         }
     }
-    // Locals, and every name declared twice (left out: which one an occurrence is needs scopes
-    // this does not follow).
+}
+
+/// Its locals, each a candidate from its declarator to the end of its block (or why it is
+/// left out); `seen` counts the names declared.
+fn locals(
+    body: Node,
+    text: &[u8],
+    candidates: &mut BTreeMap<String, Candidate>,
+    seen: &mut BTreeMap<String, usize>,
+) {
+    let line_of = |n: Node| n.start_position().row + 1;
     let mut stack = vec![body];
     while let Some(n) = stack.pop() {
         if n.kind() == "declaration" {
@@ -135,14 +192,17 @@ pub(super) fn analyse(def: Node, text: &[u8], function: usize, sites: &Sites) ->
         let mut c = n.walk();
         stack.extend(n.named_children(&mut c));
     }
-    for (name, k) in &seen {
-        if *k > 1 {
-            if let Some(c) = candidates.get_mut(name) {
-                c.out = Some("declared more than once in the function".into());
-            }
-        }
-    }
-    // Occurrences.
+}
+
+/// Every occurrence of a candidate in the statements of `function`: a definition, a use or
+/// both, or why the candidate is left out.
+fn occurrences(
+    body: Node,
+    text: &[u8],
+    function: usize,
+    sites: &Sites,
+    candidates: &mut BTreeMap<String, Candidate>,
+) {
     let statements: Vec<usize> = (0..sites.statements.len())
         .filter(|&i| sites.statements[i].function == function)
         .collect();
@@ -199,34 +259,6 @@ pub(super) fn analyse(def: Node, text: &[u8], function: usize, sites: &Sites) ->
             Role::Declared => {}
         }
     }
-    for (name, c) in &mut candidates {
-        // `int a = 1, b = a;`: the use follows the definition inside the statement.
-        if c.out.is_none()
-            && c.defs
-                .iter()
-                .any(|d| c.uses.contains(d) && sites.statements[*d].kind == StmtKind::Declaration)
-        {
-            c.out = Some(format!("{name} defined and used in one declaration"));
-        }
-    }
-    for (name, c) in candidates {
-        if let Some(why) = c.out {
-            out.left.push((c.line, format!("variable {name}: {why}")));
-            continue;
-        }
-        let mut defs: Vec<Option<usize>> = Vec::new();
-        if c.param {
-            defs.push(None);
-        }
-        defs.extend(c.defs.iter().map(|&s| Some(s)));
-        out.variables.push(Variable {
-            name,
-            defs,
-            uses: c.uses.into_iter().collect(),
-        });
-    }
-    out.left.sort();
-    out
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -43,19 +43,9 @@ pub(super) fn branch(node: Option<Node>) -> Option<Branch> {
     })
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(super) fn statement(
-    node: Node,
-    text: &[u8],
-    depth: usize,
-    function: usize,
-    env: &TypeEnv,
-    names: &BTreeSet<String>,
-    fn_text: &[u8],
-    sites: &mut Sites,
-) -> StmtSite {
-    let line = node.start_position().row + 1;
-    let kind = match node.kind() {
+/// What kind of statement `node` is.
+fn kind_of(node: Node) -> StmtKind {
+    match node.kind() {
         "if_statement" => StmtKind::If,
         "while_statement" => StmtKind::While,
         "for_statement" => StmtKind::For,
@@ -68,7 +58,22 @@ pub(super) fn statement(
         "case_statement" => StmtKind::Case,
         "declaration" => StmtKind::Declaration,
         _ => StmtKind::Other,
-    };
+    }
+}
+
+/// Where labels may go around a statement.
+struct Place {
+    /// Labels before it need a block of their own.
+    needs_block: bool,
+    /// Labels may go before it.
+    safe_before: bool,
+    /// Its extent in the tree is the one the compiler sees: it may be wrapped or rewritten.
+    reliable: bool,
+    /// It is an item of a block.
+    block_item: bool,
+}
+
+fn place_of(node: Node, text: &[u8], kind: StmtKind) -> Place {
     // Statements inside `#if` regions hang under preprocessor nodes: what counts is the first
     // ancestor that is not one. Under a branch, a region may hold the whole branch (`if (c)
     // #ifdef A f(); #endif`): nothing may be inserted there.
@@ -110,6 +115,120 @@ pub(super) fn statement(
     let safe_before =
         ends_well && !node.has_error() && placeable && starts_a_statement(text, node.start_byte());
     let reliable = safe_before && !has_directive && !else_follows;
+    Place {
+        needs_block,
+        safe_before,
+        reliable,
+        block_item: parent == "compound_statement",
+    }
+}
+
+/// The expressions statement `node` evaluates itself (not those of nested statements).
+fn own_expressions(node: Node, kind: StmtKind) -> Vec<Node> {
+    match kind {
+        StmtKind::If | StmtKind::While | StmtKind::Switch => {
+            node.child_by_field_name("condition").into_iter().collect()
+        }
+        StmtKind::For => node
+            .child_by_field_name("initializer")
+            .into_iter()
+            .chain(node.child_by_field_name("condition"))
+            .collect(),
+        StmtKind::Expression | StmtKind::Return => {
+            let mut c = node.walk();
+            node.named_children(&mut c).collect()
+        }
+        StmtKind::Declaration => {
+            let mut c = node.walk();
+            node.children_by_field_name("declarator", &mut c)
+                .filter_map(|d| d.child_by_field_name("value"))
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The decision and the expressions a statement evaluates itself (typed, for the criteria),
+/// and the value it returns.
+fn read_expressions(
+    node: Node,
+    text: &[u8],
+    kind: StmtKind,
+    env: &TypeEnv,
+    site: &mut StmtSite,
+    sites: &mut Sites,
+) {
+    match kind {
+        StmtKind::If | StmtKind::While | StmtKind::For => {
+            if let Some(c) = node.child_by_field_name("condition") {
+                site.decision = decision(c, text, site.line, env, sites);
+                if let Some(d) = &site.decision {
+                    site.exprs.push(d.expr.clone());
+                }
+            }
+            if kind == StmtKind::For {
+                // Labels before the update only when no `continue` of the loop skips them.
+                if let Some(u) = node
+                    .child_by_field_name("update")
+                    .filter(|_| site.continues.is_empty())
+                {
+                    site.update = update_steps(u, text, env);
+                }
+            }
+        }
+        StmtKind::Do => {
+            if let Some(c) = node.child_by_field_name("condition") {
+                site.decision = decision(c, text, site.line, env, sites);
+                if let Some(d) = &site.decision {
+                    site.exprs.push(d.expr.clone());
+                }
+            }
+        }
+        StmtKind::Switch => {
+            if let Some(c) = node.child_by_field_name("condition") {
+                let inner = peel(c);
+                if !has_effects(inner) {
+                    site.exprs.push(env.build(inner, text).0);
+                }
+            }
+        }
+        StmtKind::Expression => {
+            if let Some(e) = node.named_child(0) {
+                site.exprs.extend(assignment(e, text, env));
+            }
+        }
+        StmtKind::Return => {
+            if let Some(e) = node.named_child(0) {
+                if !has_effects(e) && e.kind() != "comma_expression" {
+                    let (value, t) = env.build(e, text);
+                    site.exprs.push(env.as_returned(value, &t));
+                    site.return_value = Some(syntax::flat(e, text));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn statement(
+    node: Node,
+    text: &[u8],
+    depth: usize,
+    function: usize,
+    env: &TypeEnv,
+    names: &BTreeSet<String>,
+    fn_text: &[u8],
+    sites: &mut Sites,
+) -> StmtSite {
+    let line = node.start_position().row + 1;
+    let kind = kind_of(node);
+    let Place {
+        needs_block,
+        safe_before,
+        reliable,
+        block_item,
+    } = place_of(node, text, kind);
     let field = |f: &str| node.child_by_field_name(f);
     let mut site = StmtSite {
         kind,
@@ -120,7 +239,7 @@ pub(super) fn statement(
         needs_block,
         reliable,
         safe_before,
-        block_item: parent == "compound_statement",
+        block_item,
         decision: None,
         exprs: Vec::new(),
         return_value: None,
@@ -163,76 +282,11 @@ pub(super) fn statement(
             .push((line, "statement split by a preprocessor directive".into()));
     }
     // The expressions this statement evaluates itself (not those of nested statements).
-    let own: Vec<Node> = match kind {
-        StmtKind::If | StmtKind::While | StmtKind::Switch => {
-            field("condition").into_iter().collect()
-        }
-        StmtKind::For => field("initializer")
-            .into_iter()
-            .chain(field("condition"))
-            .collect(),
-        StmtKind::Expression | StmtKind::Return => {
-            let mut c = node.walk();
-            node.named_children(&mut c).collect()
-        }
-        StmtKind::Declaration => {
-            let mut c = node.walk();
-            node.children_by_field_name("declarator", &mut c)
-                .filter_map(|d| d.child_by_field_name("value"))
-                .collect()
-        }
-        _ => Vec::new(),
-    };
+    let own = own_expressions(node, kind);
     for e in &own {
         calls_in(*e, text, names, false, &mut site.calls);
     }
-    match kind {
-        StmtKind::If | StmtKind::While | StmtKind::For => {
-            if let Some(c) = field("condition") {
-                site.decision = decision(c, text, line, env, sites);
-                if let Some(d) = &site.decision {
-                    site.exprs.push(d.expr.clone());
-                }
-            }
-            if kind == StmtKind::For {
-                // Labels before the update only when no `continue` of the loop skips them.
-                if let Some(u) = field("update").filter(|_| site.continues.is_empty()) {
-                    site.update = update_steps(u, text, env);
-                }
-            }
-        }
-        StmtKind::Do => {
-            if let Some(c) = field("condition") {
-                site.decision = decision(c, text, line, env, sites);
-                if let Some(d) = &site.decision {
-                    site.exprs.push(d.expr.clone());
-                }
-            }
-        }
-        StmtKind::Switch => {
-            if let Some(c) = field("condition") {
-                let inner = peel(c);
-                if !has_effects(inner) {
-                    site.exprs.push(env.build(inner, text).0);
-                }
-            }
-        }
-        StmtKind::Expression => {
-            if let Some(e) = node.named_child(0) {
-                site.exprs.extend(assignment(e, text, env));
-            }
-        }
-        StmtKind::Return => {
-            if let Some(e) = node.named_child(0) {
-                if !has_effects(e) && e.kind() != "comma_expression" {
-                    let (value, t) = env.build(e, text);
-                    site.exprs.push(env.as_returned(value, &t));
-                    site.return_value = Some(syntax::flat(e, text));
-                }
-            }
-        }
-        _ => {}
-    }
+    read_expressions(node, text, kind, env, &mut site, sites);
     if safe_before {
         // The function's own variables whose address is never taken: no call can change them.
         let private = |name: &str| env.is_own_variable(name) && !address_taken(fn_text, name);

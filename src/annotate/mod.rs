@@ -17,6 +17,9 @@
 //! with effects in assignments, returns and initialisers are decisions too.
 
 mod dataflow;
+mod edits;
+mod loops;
+mod writer;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,6 +28,9 @@ use covprune_encoders::{Criterion, Decision, LabelSpec, Limits, Placement};
 use crate::frontend::macros::FileMacros;
 use crate::frontend::sites::{self, Branch, Hoist, StmtKind, StmtSite};
 use crate::ir::Program;
+use edits::{apply, head, place_before, Edit, Edits, REPLACE};
+use loops::{hoisted_evaluation, loop_labels, unparenthesised};
+use writer::{label_stmt, Writer};
 
 pub const HEADER: &str = "/* Annotated by covprune */\n#ifndef pc_label\n#define pc_label(...) do{}while(0)\n#endif\n#ifndef pc_label_bindings\n#define pc_label_bindings(...) do{}while(0)\n#endif\n";
 
@@ -90,109 +96,6 @@ impl Annotated {
             .iter()
             .filter(|l| l.tag.split(' ').next() == Some(c.name()))
             .count()
-    }
-}
-
-/// The order key of a replacement: after every insertion at its start, which belongs before
-/// the replaced text.
-const REPLACE: (u8, i64) = (2, 0);
-
-/// An insertion (start == end) or replacement of the original text.
-struct Edit {
-    start: usize,
-    end: usize,
-    /// Order among edits at one position: closings (deepest first) before openings
-    /// (shallowest first); see [`Edits`].
-    key: (u8, i64),
-    text: String,
-}
-
-/// The edits of one file. At one position, closings go first, deepest first: an `if`'s added
-/// `else` (key -(2d+1)) before the block that wraps it (-2d); then openings, shallowest first:
-/// a wrapping block (2d) before its labels and a loop's rewritten head (2d+1).
-#[derive(Default)]
-struct Edits {
-    edits: Vec<Edit>,
-    /// Label texts to put before statements, by statement index.
-    before: BTreeMap<usize, String>,
-}
-
-impl Edits {
-    fn insert(&mut self, pos: usize, key: (u8, i64), text: String) {
-        self.edits.push(Edit {
-            start: pos,
-            end: pos,
-            key,
-            text,
-        });
-    }
-}
-
-/// Assigns ids and writes label statements.
-struct Writer<'a> {
-    next_id: u64,
-    next_hyper: usize,
-    /// Decisions labelled so far, and the function whose statement is being labelled.
-    next_decision: usize,
-    function: Option<usize>,
-    out: &'a mut Annotated,
-    /// FCC: (caller, callee) → call-site label ids, in order of first appearance.
-    fcc: Vec<((String, String), Vec<u64>)>,
-}
-
-impl Writer<'_> {
-    fn new_id(&mut self, tag: &str, line: usize) -> u64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.out.labels.push(LabelRecord {
-            id,
-            tag: tag.to_string(),
-            line,
-            function: self.function,
-            decision: None,
-            outcome: None,
-            replacement: None,
-        });
-        id
-    }
-
-    /// Writes labels; a label with a binding names the hyperlabel `hyper_base + 1 + index`.
-    fn write(&mut self, specs: &[LabelSpec], line: usize, hyper_base: usize) -> (String, Vec<u64>) {
-        let mut s = String::new();
-        let mut ids = Vec::new();
-        for l in specs {
-            let id = self.new_id(&l.tag, line);
-            let record = self
-                .out
-                .labels
-                .last_mut()
-                .expect("new_id records the label");
-            record.outcome = l.outcome;
-            record.replacement = l.replacement;
-            ids.push(id);
-            s.push_str(&label_stmt(l, id, hyper_base));
-        }
-        (s, ids)
-    }
-}
-
-fn label_stmt(l: &LabelSpec, id: u64, hyper_base: usize) -> String {
-    match &l.binding {
-        None => format!("pc_label({}, {id}, \"{}\"); ", l.predicate, l.tag),
-        Some(b) => {
-            let mut s = format!(
-                "pc_label_bindings({}, {id}, \"{}\", {}, {}",
-                l.predicate,
-                l.tag,
-                hyper_base + 1 + b.hyper,
-                b.vars.len()
-            );
-            for (name, e) in &b.vars {
-                s.push_str(&format!(", \"{name}\", {e}"));
-            }
-            s.push_str("); ");
-            s
-        }
     }
 }
 
@@ -510,25 +413,6 @@ fn head_ok(found: &sites::Sites, by_range: &BTreeMap<(usize, usize), usize>, b: 
                 .is_some_and(|&i| can_before(&found.statements[i])))
 }
 
-/// Puts `text` at the head of branch `b` of a statement at `owner_depth`.
-fn head(
-    by_range: &BTreeMap<(usize, usize), usize>,
-    b: &Branch,
-    owner_depth: usize,
-    text: String,
-    edits: &mut Edits,
-) {
-    if b.compound {
-        edits.insert(
-            b.range.0 + 1,
-            (1, 2 * owner_depth as i64 + 1),
-            format!(" {text}"),
-        );
-    } else if let Some(&i) = by_range.get(&b.range) {
-        edits.before.entry(i).or_default().push_str(&text);
-    }
-}
-
 /// The labels at a function's entry (FC, and STMT's first block).
 fn entry_labels(
     f: &sites::FunctionSite,
@@ -770,199 +654,6 @@ fn declare(
             edits.insert(found.functions[f].body_start, (1, 0), decl);
         }
     }
-}
-
-/// Puts the labels before statements: in a block of their own where the statement is another
-/// one's branch (or computes hoisted call values), where the statement cannot take them.
-fn place_before(found: &sites::Sites, values_applied: &BTreeSet<usize>, edits: &mut Edits) {
-    // Labels before statements, in a block where the statement is another one's branch.
-    for (i, text) in std::mem::take(&mut edits.before) {
-        let s = &found.statements[i];
-        let depth = s.depth as i64;
-        // Hoisted call values are declared in a block of their own, except for a
-        // declaration, whose name must stay in scope.
-        let wrap =
-            s.needs_block || (values_applied.contains(&i) && s.kind != StmtKind::Declaration);
-        if wrap {
-            if !s.reliable {
-                continue;
-            }
-            edits.insert(s.range.0, (1, 2 * depth), format!("{{ {text}"));
-            edits.insert(s.range.1, (0, -2 * depth), " }".into());
-        } else if s.safe_before {
-            edits.insert(s.range.0, (1, 2 * depth + 1), text);
-        }
-    }
-}
-
-/// The annotated text: the header, then the source with the edits made, in their order.
-fn apply(mut edits: Vec<Edit>, source: &[u8], labels: usize) -> Vec<u8> {
-    edits.sort_by_key(|e| (e.start, e.key));
-    let mut text = Vec::with_capacity(source.len() + HEADER.len() + 64 * labels);
-    text.extend_from_slice(HEADER.as_bytes());
-    let mut pos = 0;
-    for e in &edits {
-        if e.start < pos {
-            continue; // overlapping edits cannot happen for well-formed sites
-        }
-        text.extend_from_slice(&source[pos..e.start]);
-        text.extend_from_slice(e.text.as_bytes());
-        pos = e.end;
-    }
-    text.extend_from_slice(&source[pos..]);
-    text
-}
-
-/// A `while`, `for` or `do` loop: labels before each evaluation of the condition (by
-/// rewriting the loop), at the body's head, on the condition's two outcomes (STMT) and before
-/// the update. `while (c) S` becomes `while (1) { labels if (!(c)) break; S }`; `do S while (c);`
-/// becomes `do { S __cp_cN: ; { labels if (!(c)) break; } } while (1);`, each `continue` of
-/// the loop turned into `goto __cp_cN;` so that it still reaches the condition.
-#[allow(clippy::too_many_arguments)]
-fn loop_labels(
-    s: &StmtSite,
-    hoist: Option<&Hoist>,
-    evaluation: &str,
-    cond_labels: &str,
-    expr_labels: &str,
-    stmt_cov: bool,
-    stmt_labels: &[LabelSpec],
-    criteria: &[Criterion],
-    limits: &Limits,
-    w: &mut Writer,
-    edits: &mut Edits,
-    head: &dyn Fn(&Branch, usize, String, &mut Edits),
-    head_ok: &dyn Fn(&Branch) -> bool,
-) {
-    let Some(body) = &s.body else { return };
-    let depth = s.depth as i64;
-    let cond_text = match (hoist, &s.decision) {
-        (Some(h), _) => h.replacement.clone(),
-        (None, Some(d)) => d.text.clone(),
-        (None, None) => String::new(),
-    };
-    let (Some(range), false, true) = (s.cond_range, cond_text.is_empty(), s.reliable) else {
-        // No condition to observe (`for (;;)`): only the body head.
-        if stmt_cov && s.reliable && s.kind != StmtKind::Do && head_ok(body) {
-            let t = w.write(stmt_labels, s.line, 0).0;
-            head(body, s.depth, t, edits);
-        }
-        return;
-    };
-    let mut open = String::new();
-    if stmt_cov && s.kind != StmtKind::Do {
-        open.push_str(&w.write(stmt_labels, s.line, 0).0);
-    }
-    open.push_str(evaluation);
-    open.push_str(cond_labels);
-    open.push_str(expr_labels);
-    let exit = if stmt_cov && s.kind != StmtKind::Do {
-        let f = w.write(stmt_labels, s.line, 0).0;
-        let t = w.write(stmt_labels, s.line, 0).0;
-        format!("if (!({cond_text})) {{ {f}break; }} {t}")
-    } else {
-        format!("if (!({cond_text})) break; ")
-    };
-    let mut close = String::new();
-    for u in &s.update {
-        let specs: Vec<LabelSpec> = criteria
-            .iter()
-            .flat_map(|c| c.expression_labels(u, limits))
-            .collect();
-        close.push_str(&w.write(&specs, s.line, 0).0);
-    }
-    if open.is_empty() && close.is_empty() {
-        return;
-    }
-    let replacement = if s.kind == StmtKind::For { "" } else { "(1)" };
-    edits.edits.push(Edit {
-        start: range.0,
-        end: range.1,
-        key: (1, 2 * depth),
-        text: replacement.to_string(),
-    });
-    if s.kind == StmtKind::Do {
-        let target = format!("__cp_c{}", range.0);
-        let resume = if s.continues.is_empty() {
-            String::new()
-        } else {
-            for &(a, _) in &s.continues {
-                // Only the keyword: a block or labels inserted around the `continue;` stay.
-                edits.edits.push(Edit {
-                    start: a,
-                    end: a + "continue".len(),
-                    key: REPLACE,
-                    text: format!("goto {target}"),
-                });
-            }
-            format!("{target}: ; ")
-        };
-        edits.insert(body.range.0, (1, 2 * depth + 1), "{ ".into());
-        edits.insert(
-            body.range.1,
-            (0, -(2 * depth + 1)),
-            format!(" {resume}{{ {open}{exit}}} }}"),
-        );
-        return;
-    }
-    edits.insert(body.range.0, (1, 2 * depth + 1), format!("{{ {open}{exit}"));
-    edits.insert(body.range.1, (0, -(2 * depth + 1)), format!(" {close}}}"));
-}
-
-/// The statements that evaluate a hoisted condition into its temporaries: `(void)(eval);`,
-/// or, when some criterion observes its pieces (mutation), each piece in turn under its guard,
-/// in a block of its own that declares its call values and holds its labels:
-/// `{ __auto_type __cp_v1 = f(a); labels (void)((__cp_t1 = ((__cp_v1 != 2) != 0))); }`. Both
-/// set the same temporaries with the same calls in the same order: a piece's guard is the
-/// short-circuit that leads the program to it.
-fn hoisted_evaluation(
-    h: &Hoist,
-    criteria: &[Criterion],
-    limits: &Limits,
-    w: &mut Writer,
-    line: usize,
-) -> String {
-    let labels_of = |e: &covprune_encoders::Expr| -> Vec<LabelSpec> {
-        criteria
-            .iter()
-            .flat_map(|c| c.expression_labels(e, limits))
-            .collect()
-    };
-    // Each piece's labels before and after its evaluation.
-    let specs: Vec<(Vec<LabelSpec>, Vec<LabelSpec>)> = h
-        .pieces
-        .iter()
-        .map(|p| {
-            (
-                p.before.iter().flat_map(labels_of).collect(),
-                p.after.iter().flat_map(labels_of).collect(),
-            )
-        })
-        .collect();
-    if specs.iter().all(|(b, a)| b.is_empty() && a.is_empty()) {
-        return format!("(void)({}); ", h.eval);
-    }
-    let mut out = String::new();
-    for (p, (before, after)) in h.pieces.iter().zip(&specs) {
-        match &p.guard {
-            Some(g) => out.push_str(&format!("if ({g}) {{ ")),
-            None => out.push_str("{ "),
-        }
-        out.push_str(&p.decls);
-        out.push_str(&w.write(before, line, 0).0);
-        out.push_str(&format!("(void)({}); ", p.eval));
-        out.push_str(&w.write(after, line, 0).0);
-        out.push_str("} ");
-    }
-    out
-}
-
-/// The text without blanks and the parentheses around it: `( x )` → `x`.
-fn unparenthesised(t: &str) -> &str {
-    t.trim()
-        .trim_start_matches('(')
-        .trim_end_matches(')')
-        .trim()
 }
 
 fn is_identifier(t: &str) -> bool {

@@ -22,6 +22,7 @@ mod function;
 pub mod groups;
 pub mod journal;
 mod labels;
+pub mod link;
 mod loop_facts;
 pub mod pool;
 pub mod reference;

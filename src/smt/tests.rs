@@ -1,6 +1,7 @@
 //! The solver seam's answers on small formulas.
 
 use super::*;
+use crate::vc::term::{BvOp, CmpOp, Sort};
 
 #[test]
 fn proves_and_refutes_bitvector_facts() {

@@ -6,6 +6,7 @@
 pub mod dataflow;
 mod decisions;
 mod effects;
+mod expansions;
 mod hoisting;
 mod planning;
 mod statements;
@@ -281,7 +282,7 @@ fn find_in(
     constants.pure_macros = macros
         .conditional
         .iter()
-        .filter(|m| decisions::macro_is_pure(m))
+        .filter(|m| expansions::macro_is_pure(m))
         .cloned()
         .collect();
     sites.temps.pure_macros = constants

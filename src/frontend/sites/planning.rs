@@ -204,8 +204,13 @@ pub(super) fn plan_statement(
                 continue;
             }
         }
-        let from_macros =
-            decisions::macro_decisions(root, text, &sites.macros, &mut sites.temps, private);
+        let from_macros = super::expansions::macro_decisions(
+            root,
+            text,
+            &sites.macros,
+            &mut sites.temps,
+            private,
+        );
         plan.decisions.extend(from_macros);
         let pure = sites.temps.pure_macros.clone();
         let function_like = sites.function_like.clone();

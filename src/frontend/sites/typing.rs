@@ -209,8 +209,8 @@ impl TypeEnv<'_> {
         if args.len() != m.params.len() || args.iter().any(|a| super::syntax::has_effects(*a)) {
             return None;
         }
-        let expansion = super::decisions::Expansion::of(m, &args, text)?;
-        let root = super::decisions::Expansion::root(&expansion.tree)?;
+        let expansion = super::expansions::Expansion::of(m, &args, text)?;
+        let root = super::expansions::Expansion::root(&expansion.tree)?;
         // Positions in the expansion are not the file's: no hoisted call applies there.
         let inner = self.with_hoisted(Vec::new());
         let (mut e, t) = inner.build(root, expansion.wrapped.as_bytes());

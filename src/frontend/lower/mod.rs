@@ -5,6 +5,7 @@
 
 mod expr;
 mod init;
+mod loops;
 mod stmt;
 mod types;
 mod uses;

@@ -262,65 +262,9 @@ impl<'s> Lowerer<'s> {
                 self.jump(join);
                 self.start_block(join);
             }
-            "while_statement" => {
-                let head = self.new_loop_head(loc);
-                let (body, exit) = (self.new_block(loc), self.new_block(loc));
-                self.jump(head);
-                self.start_block(head);
-                if let Some(c) = node.child_by_field_name("condition") {
-                    self.cond(c, body, exit);
-                }
-                self.start_block(body);
-                self.loop_body(node.child_by_field_name("body"), exit, head);
-                self.jump(head);
-                self.start_block(exit);
-            }
-            "do_statement" => {
-                let head = self.new_loop_head(loc);
-                let (check, exit) = (self.new_block(loc), self.new_block(loc));
-                self.jump(head);
-                self.start_block(head);
-                self.loop_body(node.child_by_field_name("body"), exit, check);
-                self.jump(check);
-                self.start_block(check);
-                match node.child_by_field_name("condition") {
-                    Some(c) => self.cond(c, head, exit),
-                    None => self.jump(exit),
-                }
-                self.start_block(exit);
-            }
-            "for_statement" => {
-                self.push_scope();
-                if let Some(init) = node.child_by_field_name("initializer") {
-                    if init.kind() == "declaration" {
-                        self.local_declaration(init);
-                    } else {
-                        self.discard(init);
-                    }
-                }
-                let head = self.new_loop_head(loc);
-                let (body, step, exit) = (
-                    self.new_block(loc),
-                    self.new_block(loc),
-                    self.new_block(loc),
-                );
-                self.jump(head);
-                self.start_block(head);
-                match node.child_by_field_name("condition") {
-                    Some(c) => self.cond(c, body, exit),
-                    None => self.jump(body),
-                }
-                self.start_block(body);
-                self.loop_body(node.child_by_field_name("body"), exit, step);
-                self.jump(step);
-                self.start_block(step);
-                if let Some(u) = node.child_by_field_name("update") {
-                    self.discard(u);
-                }
-                self.jump(head);
-                self.start_block(exit);
-                self.pop_scope();
-            }
+            "while_statement" => self.while_loop(node, loc),
+            "do_statement" => self.do_loop(node, loc),
+            "for_statement" => self.for_loop(node, loc),
             "switch_statement" => self.switch(node),
             "case_statement" => self.case(node),
             "break_statement" => match self
@@ -394,28 +338,6 @@ impl<'s> Lowerer<'s> {
             ";" => {}
             // A statement we do not know may jump anywhere: no sound model of the function.
             _ => self.fatal(node, &format!("unsupported statement `{}`", node.kind())),
-        }
-    }
-
-    fn new_loop_head(&mut self, loc: Loc) -> BlockId {
-        let b = self.new_block(loc);
-        if let Some(fs) = self.fs.as_mut() {
-            fs.blocks[b.0 as usize].loop_head = true;
-        }
-        b
-    }
-
-    fn loop_body(&mut self, body: Option<Node>, brk: BlockId, cont: BlockId) {
-        if let Some(fs) = self.fs.as_mut() {
-            fs.break_targets.push(brk);
-            fs.continue_targets.push(cont);
-        }
-        if let Some(b) = body {
-            self.statement(b);
-        }
-        if let Some(fs) = self.fs.as_mut() {
-            fs.break_targets.pop();
-            fs.continue_targets.pop();
         }
     }
 

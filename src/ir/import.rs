@@ -69,6 +69,11 @@ fn referenced_functions(f: &Function) -> BTreeSet<String> {
 }
 
 impl Bundle {
+    /// The name a static `n` of the bundle takes where it is merged: `n@UNIT`.
+    fn unit_name(&self, n: &str) -> String {
+        format!("{n}@{}", self.unit)
+    }
+
     /// The bundle of `program` (the unit `unit`): its functions of external linkage (but
     /// `main`) that `small` accepts, each with what it calls in the unit when that is at most
     /// [`MAX_BUNDLE_BLOCKS`] blocks and lowered.
@@ -251,34 +256,21 @@ impl std::fmt::Display for Refused {
     }
 }
 
-/// Merges into `program` the functions of `bundle` that `wanted` reaches (see the module's
-/// documentation); `ambiguous` names functions the project defines more than once (which one
-/// a call binds depends on the link). Nothing is merged when the bundle is refused.
-pub fn merge(
-    program: &mut Program,
+/// The names the function references of `merged` bind to: a static of the bundle to its
+/// name in its unit, a merged function to itself, a name that may bind to a function of
+/// another file (defined twice, skipped here, static here) to none (`f@?`), any other to
+/// itself; and each merged static to its name in its unit.
+fn bound_names(
+    merged: &[&Function],
     bundle: &Bundle,
-    wanted: &BTreeSet<String>,
+    defined_here: &BTreeMap<&str, Linkage>,
+    skipped_here: &BTreeSet<&str>,
     ambiguous: &BTreeSet<String>,
-) -> Result<(), Refused> {
-    let keep = bundle.closure(wanted);
-    let defined_here: BTreeMap<&str, Linkage> = program
-        .functions
-        .iter()
-        .map(|f| (f.name.as_str(), f.linkage))
-        .collect();
-    let skipped_here: BTreeSet<&str> = program.skipped.iter().map(|s| s.name.as_str()).collect();
-    let unit_name = |n: &str| format!("{n}@{}", bundle.unit);
-    // The functions merged, by their names in the bundle; a root the program defines itself
-    // is not merged (its calls bind to the program's own).
-    let merged: Vec<&Function> = keep
-        .iter()
-        .map(|&i| &bundle.functions[i])
-        .filter(|f| f.linkage == Linkage::Internal || !defined_here.contains_key(f.name.as_str()))
-        .collect();
+) -> BTreeMap<String, String> {
+    let unit_name = |n: &str| bundle.unit_name(n);
     let merged_names: BTreeSet<&str> = merged.iter().map(|f| f.name.as_str()).collect();
-    // Function references of merged code, to the names they bind to.
     let mut names: BTreeMap<String, String> = BTreeMap::new();
-    for f in &merged {
+    for f in merged {
         for n in referenced_functions(f) {
             let to = if bundle.statics.contains(&n) {
                 unit_name(&n)
@@ -298,10 +290,14 @@ pub fn merge(
             names.insert(f.name.clone(), unit_name(&f.name));
         }
     }
-    // Globals and strings merged code names.
+    names
+}
+
+/// The globals and strings `merged` names.
+fn objects_named(merged: &[&Function]) -> (BTreeSet<u32>, BTreeSet<u32>) {
     let mut globals_used = BTreeSet::new();
     let mut strings_used = BTreeSet::new();
-    for f in &merged {
+    for f in merged {
         visit::function(f, &mut |item| match item {
             visit::Item::Expr(Expr {
                 kind: ExprKind::Str(i),
@@ -318,6 +314,38 @@ pub fn merge(
             _ => {}
         });
     }
+    (globals_used, strings_used)
+}
+
+/// Merges into `program` the functions of `bundle` that `wanted` reaches (see the module's
+/// documentation); `ambiguous` names functions the project defines more than once (which one
+/// a call binds depends on the link). Nothing is merged when the bundle is refused.
+pub fn merge(
+    program: &mut Program,
+    bundle: &Bundle,
+    wanted: &BTreeSet<String>,
+    ambiguous: &BTreeSet<String>,
+) -> Result<(), Refused> {
+    let keep = bundle.closure(wanted);
+    let defined_here: BTreeMap<&str, Linkage> = program
+        .functions
+        .iter()
+        .map(|f| (f.name.as_str(), f.linkage))
+        .collect();
+    let skipped_here: BTreeSet<&str> = program.skipped.iter().map(|s| s.name.as_str()).collect();
+    let unit_name = |n: &str| bundle.unit_name(n);
+    // The functions merged, by their names in the bundle; a root the program defines itself
+    // is not merged (its calls bind to the program's own).
+    let merged: Vec<&Function> = keep
+        .iter()
+        .map(|&i| &bundle.functions[i])
+        .filter(|f| f.linkage == Linkage::Internal || !defined_here.contains_key(f.name.as_str()))
+        .collect();
+    let merged_names: BTreeSet<&str> = merged.iter().map(|f| f.name.as_str()).collect();
+    // Function references of merged code, to the names they bind to.
+    let names = bound_names(&merged, bundle, &defined_here, &skipped_here, ambiguous);
+    // Globals and strings merged code names.
+    let (globals_used, strings_used) = objects_named(&merged);
     let globals_by_name: BTreeMap<String, (usize, Linkage)> = program
         .globals
         .iter()

@@ -75,15 +75,14 @@ pub fn co_reached(f: &Function, may_stop: &dyn Fn(&Callee) -> bool) -> Vec<Vec<P
     co_reached_with(f, may_stop, &[])
 }
 
-/// Like [`co_reached`], with extra points that are not labels (`anchors`: a function's entry,
-/// the call of a called-once function), placed before the statement at their index.
-pub fn co_reached_with(
+/// The label statements and anchors of `f` (the points), each with the segment of its block
+/// it sits in, and each block's last segment: a call that may stop the run ends a segment.
+fn segment_points(
     f: &Function,
     may_stop: &dyn Fn(&Callee) -> bool,
     anchors: &[Point],
-) -> Vec<Vec<Point>> {
+) -> (Vec<(Point, usize)>, Vec<usize>) {
     let n = f.blocks.len();
-    // Points and the segment of the block they sit in (segments end at calls that may stop).
     let mut points: Vec<(Point, usize)> = Vec::new();
     let mut last_segment = vec![0usize; n];
     for (b, blk) in f.blocks.iter().enumerate() {
@@ -111,11 +110,17 @@ pub fn co_reached_with(
         }
         last_segment[b] = seg;
     }
-    if points.is_empty() {
-        return Vec::new();
-    }
-    // The graph: one node per segment of each block (a call that may stop the run ends a
-    // segment and has an edge to the end), and an end node where every run stops.
+    (points, last_segment)
+}
+
+/// The segments' graph: a node per segment of each block, an edge to the next segment and to
+/// the end from each segment a call ends, the blocks' edges from their last segments, and the
+/// end node every run stops at.
+fn segment_graph(
+    f: &Function,
+    last_segment: &[usize],
+) -> (DiGraph<(), ()>, Vec<Vec<NodeIndex>>, NodeIndex) {
+    let n = f.blocks.len();
     let mut g: DiGraph<(), ()> = DiGraph::new();
     let seg_nodes: Vec<Vec<NodeIndex>> = (0..n)
         .map(|b| (0..=last_segment[b]).map(|_| g.add_node(())).collect())
@@ -136,6 +141,39 @@ pub fn co_reached_with(
             g.add_edge(last, end, ());
         }
     }
+    (g, seg_nodes, end)
+}
+
+/// The representative of `x`'s class in the union-find `p` (paths compressed).
+fn find(p: &mut [usize], x: usize) -> usize {
+    let mut r = x;
+    while p[r] != r {
+        r = p[r];
+    }
+    let mut y = x;
+    while p[y] != r {
+        let nx = p[y];
+        p[y] = r;
+        y = nx;
+    }
+    r
+}
+
+/// Like [`co_reached`], with extra points that are not labels (`anchors`: a function's entry,
+/// the call of a called-once function), placed before the statement at their index.
+pub fn co_reached_with(
+    f: &Function,
+    may_stop: &dyn Fn(&Callee) -> bool,
+    anchors: &[Point],
+) -> Vec<Vec<Point>> {
+    // Points and the segment of the block they sit in (segments end at calls that may stop).
+    let (points, last_segment) = segment_points(f, may_stop, anchors);
+    if points.is_empty() {
+        return Vec::new();
+    }
+    // The graph: one node per segment of each block (a call that may stop the run ends a
+    // segment and has an edge to the end), and an end node where every run stops.
+    let (g, seg_nodes, end) = segment_graph(f, &last_segment);
     let entry = seg_nodes[f.entry.0 as usize][0];
     let dom = simple_fast(&g, entry);
     let mut rev = g.clone();
@@ -149,19 +187,6 @@ pub fn co_reached_with(
     // Union-find over points: points of one segment are co-reached; so are the points of two
     // control-equivalent segments in the same loops.
     let mut parent: Vec<usize> = (0..points.len()).collect();
-    fn find(p: &mut [usize], x: usize) -> usize {
-        let mut r = x;
-        while p[r] != r {
-            r = p[r];
-        }
-        let mut y = x;
-        while p[y] != r {
-            let nx = p[y];
-            p[y] = r;
-            y = nx;
-        }
-        r
-    }
     let mut by_seg: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new();
     for (k, (p, seg)) in points.iter().enumerate() {
         by_seg

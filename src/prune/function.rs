@@ -128,12 +128,7 @@ pub(super) fn prove_function(
             return r;
         };
         let encode_ms = t0.elapsed().as_millis();
-        let labels = FunctionLabels::new(
-            f,
-            &vc.labels,
-            &vc.context_labels,
-            co_reached_groups(prover, f, context, &vc.context_labels),
-        );
+        let labels = labels_of(prover, f, context, &vc.labels, &vc.context_labels);
         let mut asker = function_asker(
             prover,
             f,
@@ -186,12 +181,7 @@ pub(super) fn prove_share(
             };
         };
         let encode_ms = t0.elapsed().as_millis();
-        let labels = FunctionLabels::new(
-            f,
-            &vc.labels,
-            &vc.context_labels,
-            co_reached_groups(prover, f, context, &vc.context_labels),
-        );
+        let labels = labels_of(prover, f, context, &vc.labels, &vc.context_labels);
         let shares = shares::shares_of(f);
         let part = shares::assign(&labels, shares, share);
         // Each share has the function's budget, and its part of what questions with memory
@@ -228,12 +218,7 @@ pub(super) fn finish_function(
         let Some(mut vc) = encode_within(prover, f, t0) else {
             return unencoded_function(f, config);
         };
-        let labels = FunctionLabels::new(
-            f,
-            &vc.labels,
-            &vc.context_labels,
-            co_reached_groups(prover, f, context, &vc.context_labels),
-        );
+        let labels = labels_of(prover, f, context, &vc.labels, &vc.context_labels);
         let mut asker = function_asker(
             prover,
             f,
@@ -248,6 +233,19 @@ pub(super) fn finish_function(
         finish_here(prover, &mut asker, &labels, &own, shares, t0)
             .unwrap_or_else(|| unencoded_function(f, config))
     })
+}
+
+/// The labels of an encoding of `f` in `context` (its own, and those of the callees inlined
+/// there), in their co-reached groups.
+fn labels_of<'a>(
+    prover: &Prover,
+    f: &'a Function,
+    context: &[(String, Vec<u64>)],
+    own: &'a [LabelVc],
+    inlined: &[LabelVc],
+) -> FunctionLabels<'a> {
+    let groups = co_reached_groups(prover, f, context, inlined);
+    FunctionLabels::new(f, own, inlined, groups)
 }
 
 /// Encodes `f` within its budget (which bounds the encoding too: one that outlasts it is

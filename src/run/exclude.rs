@@ -233,7 +233,7 @@ fn proofs_of(annotated: &Path) -> Result<FileProofs> {
 /// branches and MC/DC conditions take condition outcomes (CC), mutants take weak-mutation
 /// labels (WM, WM-S).
 fn receivable_warning(format: Format, proofs: &[FileProofs]) -> Option<String> {
-    let (have, report, criteria) = match format {
+    let (have, report, objective) = match format {
         Format::Mutation => (
             proofs.iter().map(|p| p.mutant_labels).sum::<usize>(),
             "a mutation report's mutants",
@@ -247,7 +247,7 @@ fn receivable_warning(format: Format, proofs: &[FileProofs]) -> Option<String> {
     };
     let criteria: Vec<&str> = Criterion::ALL
         .iter()
-        .filter(|c| c.objective() == criteria)
+        .filter(|c| c.objective() == objective)
         .map(|c| c.name())
         .collect();
     let criteria = criteria.join(" or ");

@@ -247,7 +247,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
     let loaded = super::load(&opts.file, &opts.preprocess)?;
     let inputs::Labelled {
         path: labels_path,
-        mut file,
+        file: mut labels_file,
         hyper_path,
         hyperlabels,
         ledger_path,
@@ -256,7 +256,6 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         skipped,
         over_budget,
     } = inputs::read_labels(opts, &loaded.program)?;
-    let labels_file = &mut file;
     let original = inputs::original_of(opts)?;
     let (compare_with, behaviour_unchecked) = inputs::behaviour_check(opts, &tests, &original)?;
     // The program is built in a scratch directory.
@@ -287,7 +286,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
     .map_err(anyhow::Error::from)?;
     let runs = suite.runs;
     let behaviour = compare_with.as_ref().map(|o| {
-        let lines = label_lines(&loaded.program, labels_file, &opts.file);
+        let lines = label_lines(&loaded.program, &labels_file, &opts.file);
         BehaviourReport {
             original: shown_path(o),
             compared: runs.len(),
@@ -317,7 +316,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
     let table = measure::coverage(&label_list, &claims, &covered);
     let pending = pending_labels(&label_list, &claims, &covered);
     let uncovered =
-        uncovered_objectives(&loaded.program, labels_file, &claims, &covered, &opts.file);
+        uncovered_objectives(&loaded.program, &labels_file, &claims, &covered, &opts.file);
     let below_threshold = below(&table, &opts.fail_under)?;
     let mut alarms = measure::alarms(&claims, &runs);
     let tags: BTreeMap<u64, String> = label_list.iter().cloned().collect();
@@ -335,7 +334,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
             what: format!("hyperlabel {id}: {what}"),
         });
     }
-    mark_covered(labels_file, &runs);
+    mark_covered(&mut labels_file, &runs);
     let wrote = if alarms.is_empty() && !changed {
         labels::write_atomic(&labels_path, labels_file.to_text())
             .map_err(|e| write_failed(&labels_path, e))?;
@@ -348,7 +347,14 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         None
     };
     if let Some(path) = &opts.elements {
-        write_elements(path, opts, labels_file, original.as_deref(), &claims, &runs)?;
+        write_elements(
+            path,
+            opts,
+            &labels_file,
+            original.as_deref(),
+            &claims,
+            &runs,
+        )?;
     }
     let names = |pred: &dyn Fn(&RunOutcome) -> bool| -> Vec<String> {
         runs.iter()

@@ -470,6 +470,69 @@ fn annotated_programs_compile_and_behave_like_the_original() {
     }
 }
 
+/// The predicates of the labels on the line of the annotated `text` that holds `code`.
+fn labels_on(text: &str, code: &str) -> Vec<String> {
+    let line = text
+        .lines()
+        .find(|l| l.contains(code))
+        .unwrap_or_else(|| panic!("no line holds `{code}`:\n{text}"));
+    label_calls(line).into_iter().map(|(_, p)| p).collect()
+}
+
+/// Operand types only the lowering knows decide which mutants are written: `~` of an unsigned
+/// value, a typedef's cast, a conditional converted on assignment (CIL computes it into a
+/// temporary before converting, so its condition and branches are mutated), a pointer
+/// difference narrowed to `int` (CIL's cast stops LAnnotate's visitor), and statements after
+/// macros' expansions. The annotated program builds and exits as the original does.
+#[test]
+fn mutants_follow_the_operand_types_the_lowering_gives() {
+    let path = Path::new("tests/fixtures/annotate/operand_types.c");
+    let a = annotate_file(path, &[Criterion::Wm], &Limits::default());
+    let text = &String::from_utf8(a.text).unwrap();
+    assert_eq!(labels_on(text, "return ~a;"), ["a < 0", "(~a) < 0"]);
+    let add = labels_on(text, "total += (ulg)f * 2;");
+    assert!(
+        add.iter()
+            .any(|p| p == "((ulg)f * 2) != 0 && ((total / ((ulg)f * 2)) != (total + ((ulg)f * 2)))"),
+        "`+=` is mutated: {add:?}"
+    );
+    assert!(
+        add.iter()
+            .any(|p| p.contains("(unsigned long long)((ulg)f) + (unsigned long long)(2)")),
+        "the cast's product is mutated: {add:?}"
+    );
+    let clamp = labels_on(text, "e = o <= n ? n - o : 0;");
+    assert!(
+        clamp.contains(&"(o < n) != (o <= n)".to_string()),
+        "{clamp:?}"
+    );
+    assert!(
+        clamp.contains(&"((o <= n)) && (n < 0)".to_string()),
+        "{clamp:?}"
+    );
+    assert_eq!(labels_on(text, "return p - q;"), ["(p - q) < 0"]);
+    let scaled = labels_on(text, "r = r * 3;");
+    assert!(
+        scaled.contains(&"(r / 3) != (r * 3)".to_string()),
+        "{scaled:?}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let annotated = dir.path().join("operand_types_labels.c");
+    std::fs::write(&annotated, text).unwrap();
+    for (src, exe) in [(path, "orig"), (annotated.as_path(), "annotated")] {
+        let st = Command::new("cc")
+            .args(["-Wall", "-Werror", "-Dpc_label(c,id,tag)=((void)(c))", "-o"])
+            .arg(dir.path().join(exe))
+            .arg(src)
+            .status()
+            .unwrap();
+        assert!(st.success(), "{} does not build", src.display());
+        let run = Command::new(dir.path().join(exe)).status().unwrap();
+        assert_eq!(run.code(), Some(0), "{exe}");
+    }
+}
+
 #[test]
 fn unknown_criterion_lists_the_valid_ones() {
     Cmd::cargo_bin("covprune")

@@ -1,4 +1,5 @@
-//! The tree's shape: no source file over 800 lines, every file opening with a `//!` line
+//! The tree's shape: no source file over 800 lines and no function over 150 (tests aside),
+//! every file opening with a `//!` line
 //! saying what it holds, the top-level modules importing only the layers docs/architecture.md
 //! allows them, and no import cycle among the modules of any folder of either crate
 //! (the crate's top-level modules, the files of `prune/`, ...): each module may use only those
@@ -45,6 +46,95 @@ fn no_source_file_is_over_eight_hundred_lines() {
         })
         .collect();
     assert!(long.is_empty(), "split along their seams: {long:?}");
+}
+
+/// The functions of a file longer than [`MAX_FUNCTION_LINES`], outside its tests: name and
+/// lines, from `fn` to the body's closing brace.
+#[derive(Default)]
+struct LongFunctions {
+    found: Vec<(String, usize)>,
+}
+
+const MAX_FUNCTION_LINES: usize = 150;
+
+impl LongFunctions {
+    fn check(&mut self, name: &syn::Ident, sig: &syn::Signature, body: &syn::Block) {
+        let lines = body.brace_token.span.close().end().line + 1 - sig.fn_token.span.start().line;
+        if lines > MAX_FUNCTION_LINES {
+            self.found.push((name.to_string(), lines));
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for LongFunctions {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        let attrs: &[syn::Attribute] = match item {
+            syn::Item::Mod(m) => &m.attrs,
+            syn::Item::Fn(f) => &f.attrs,
+            syn::Item::Impl(i) => &i.attrs,
+            _ => &[],
+        };
+        if !is_cfg_test(attrs) {
+            syn::visit::visit_item(self, item);
+        }
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.check(&f.sig.ident, &f.sig, &f.block);
+        syn::visit::visit_item_fn(self, f);
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        if !is_cfg_test(&f.attrs) {
+            self.check(&f.sig.ident, &f.sig, &f.block);
+            syn::visit::visit_impl_item_fn(self, f);
+        }
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        if let Some(body) = &f.default {
+            self.check(&f.sig.ident, &f.sig, body);
+        }
+        syn::visit::visit_trait_item_fn(self, f);
+    }
+}
+
+fn long_functions(code: &str) -> Vec<(String, usize)> {
+    let file = syn::parse_file(code).expect("the source parses");
+    let mut v = LongFunctions::default();
+    v.visit_file(&file);
+    v.found
+}
+
+#[test]
+fn no_function_is_over_one_hundred_and_fifty_lines() {
+    let long: Vec<String> = sources()
+        .iter()
+        .flat_map(|p| {
+            let code = std::fs::read_to_string(p).unwrap();
+            long_functions(&code)
+                .into_iter()
+                .map(move |(f, n)| format!("{}: {f} ({n} lines)", p.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "split into steps of their own: {long:?}");
+}
+
+#[test]
+fn the_length_check_counts_functions_and_methods_but_not_tests() {
+    let body = "    let _ = 1;\n".repeat(MAX_FUNCTION_LINES);
+    let code = format!(
+        "fn long() {{\n{body}}}\nstruct S;\nimpl S {{\n    fn method(&self) {{\n{body}    }}\n}}\n\
+         fn short() {{}}\n#[cfg(test)]\nmod tests {{\n    fn helper() {{\n{body}    }}\n}}\n"
+    );
+    let found = long_functions(&code);
+    assert_eq!(
+        found,
+        vec![
+            ("long".to_string(), MAX_FUNCTION_LINES + 2),
+            ("method".to_string(), MAX_FUNCTION_LINES + 2)
+        ]
+    );
 }
 
 #[test]

@@ -229,8 +229,13 @@ fn visit(
             visit(l, flavor, on, crit, ctx, out);
             visit(r, flavor, on, crit, ctx, out);
         }
-        // LAnnotate's visitor stops at a cast (`(double)k` gives nothing).
-        Expr::Wrap { ty: Some(_), .. } if flavor == Flavor::LAnnotate => {}
+        // LAnnotate's visitor stops at a cast (`(double)k` gives nothing), but not at one of
+        // a conditional: CIL computes `c ? a : b` into a temporary first and converts that.
+        Expr::Wrap {
+            ty: Some(_),
+            e: inner,
+            ..
+        } if flavor == Flavor::LAnnotate && !matches!(**inner, Expr::Cond(..)) => {}
         Expr::Un(_, inner) | Expr::Wrap { e: inner, .. } => {
             visit(inner, flavor, on, crit, ctx, out)
         }
@@ -261,161 +266,206 @@ fn visit(
 
 /// The labels of the mutants of `e` itself (not of its operands).
 fn visit_node(e: &Expr, flavor: Flavor, on: &[Mutator], crit: &str, out: &mut Vec<LabelSpec>) {
-    let full = flavor == Flavor::Sufficient;
     match e {
-        Expr::Bin(op, l, r, _) => {
-            let (lt, rt) = (l.ty(), r.ty());
-            let swap = |new: BinOp| Expr::bin(new, (**l).clone(), (**r).clone());
-            // Replacing `+`/`-` needs arithmetic operands (pointer arithmetic stays as it is);
-            // `*`, `/`, `%` and shifts only take arithmetic operands anyway.
-            let arith_ok = lt.is_arith() && rt.is_arith()
-                || matches!(op, BinOp::Mul | BinOp::Div | BinOp::Shl | BinOp::Shr);
-            let ints = lt == Ty::Int && rt == Ty::Int;
-            if on.contains(&Mutator::Cor) && matches!(op, BinOp::And | BinOp::Or) {
-                let other = if *op == BinOp::And {
-                    BinOp::Or
-                } else {
-                    BinOp::And
-                };
-                out.push(kill(&swap(other), e, Mutator::Cor, crit));
-            }
-            if on.contains(&Mutator::Aor)
-                && arith_ok
-                && (op.is_arith() || matches!(op, BinOp::Shl | BinOp::Shr))
-            {
-                let table: Vec<BinOp> = if full && op.is_arith() {
-                    [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div, BinOp::Mod]
-                        .into_iter()
-                        .filter(|o| o != op && (*o != BinOp::Mod || ints))
-                        .collect()
-                } else {
-                    aor_lannotate(*op).to_vec()
-                };
-                for new in table {
-                    out.push(kill(&swap(new), e, Mutator::Aor, crit));
-                }
-            }
-            if on.contains(&Mutator::Ror) && op.is_relational() {
-                let table: Vec<BinOp> = if full {
-                    RELATIONAL.into_iter().filter(|o| o != op).collect()
-                } else {
-                    ror_lannotate(*op).to_vec()
-                };
-                // `p == q` compares a pointer with any pointer (`FILENAME == NULL`, NULL being
-                // `(void *)0`); an ordered comparison needs compatible types. Its mutants
-                // compare both as `char` pointers, the addresses they are.
-                let pointers =
-                    matches!(op, BinOp::Eq | BinOp::Ne) && (lt == Ty::Pointer || rt == Ty::Pointer);
-                let as_bytes = |e: &Expr| Expr::Wrap {
-                    pre: "(const volatile char *)(".into(),
-                    e: Box::new(e.clone()),
-                    post: ")".into(),
-                    ty: Some(Ty::Pointer),
-                };
-                for new in table {
-                    let mutant = if pointers && !matches!(new, BinOp::Eq | BinOp::Ne) {
-                        Expr::bin(new, as_bytes(l), as_bytes(r))
-                    } else {
-                        swap(new)
-                    };
-                    out.push(kill(&mutant, e, Mutator::Ror, crit));
-                }
-            }
-            if full
-                && on.contains(&Mutator::Lcr)
-                && matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor)
-            {
-                for new in [BinOp::BitAnd, BinOp::BitOr, BinOp::BitXor] {
-                    if new != *op {
-                        out.push(kill(&swap(new), e, Mutator::Lcr, crit));
-                    }
-                }
-            }
-            if full && on.contains(&Mutator::Odl) {
-                let deletable = (op.is_arith()
-                    || matches!(
-                        op,
-                        BinOp::And
-                            | BinOp::Or
-                            | BinOp::BitAnd
-                            | BinOp::BitOr
-                            | BinOp::BitXor
-                            | BinOp::Shl
-                            | BinOp::Shr
-                    ))
-                    && lt.is_arith()
-                    && rt.is_arith();
-                if deletable {
-                    out.push(kill(l, e, Mutator::Odl, crit));
-                    out.push(kill(r, e, Mutator::Odl, crit));
-                }
-            }
-            if full && on.contains(&Mutator::Crp) {
-                for (side, c) in [(0, l), (1, r)] {
-                    // `p == 0` compares with the null pointer: `p == 1` is no C without a cast.
-                    // Only a constant compared with a number is replaced (an operand of a
-                    // type not known, such as a member function pointer, may be a pointer).
-                    let other = if side == 0 { rt } else { lt };
-                    if op.is_relational() && !other.is_arith() {
-                        continue;
-                    }
-                    let Some(v) = c.int_value() else { continue };
-                    let Expr::Const { text, .. } = c.without_conversion() else {
-                        continue;
-                    };
-                    let mut repl = vec![format!("({text} + 1)"), format!("({text} - 1)")];
-                    if v != 0 {
-                        repl.push("0".into());
-                    }
-                    for t in repl {
-                        let k = Expr::int(&t);
-                        let m = if side == 0 {
-                            Expr::bin(*op, k, (**r).clone())
-                        } else {
-                            Expr::bin(*op, (**l).clone(), k)
-                        };
-                        out.push(kill(&m, e, Mutator::Crp, crit));
-                    }
-                }
-            }
-        }
+        Expr::Bin(op, l, r, _) => binary_mutants(e, (*op, l, r), flavor, on, crit, out),
         Expr::Un(op, inner) => {
             if on.contains(&Mutator::Aor) && *op == UnOp::Neg && inner.ty().is_arith() {
                 out.push(kill(inner, e, Mutator::Aor, crit));
             }
         }
-        Expr::Lval { ty, text, .. } => {
-            // LAnnotate writes `p < 0` for pointers too: false for every pointer (an ordered
-            // comparison with the null pointer), and a warning under `-Wextra`. The label
-            // is kept, written as the constant it is.
-            let pointer = flavor == Flavor::LAnnotate && *ty == Ty::Pointer;
-            if on.contains(&Mutator::Abs) && (ty.is_arith() || pointer) {
-                out.push(LabelSpec::new(
-                    if pointer {
-                        "0".to_string()
-                    } else {
-                        format!("{text} < 0")
-                    },
-                    &format!("{crit} {}", Mutator::Abs.name()),
-                ));
-            }
-            if full && on.contains(&Mutator::Uoi) && ty.is_arith() {
-                let mut ops = vec![UnOp::Neg, UnOp::Not];
-                if *ty == Ty::Int {
-                    ops.push(UnOp::BitNot);
-                }
-                for op in ops {
-                    out.push(kill(
-                        &Expr::Un(op, Box::new(e.clone())),
-                        e,
-                        Mutator::Uoi,
-                        crit,
-                    ));
-                }
-            }
-        }
+        Expr::Lval { ty, text, .. } => lval_mutants(e, (*ty, text), flavor, on, crit, out),
         Expr::Wrap { .. } | Expr::Cond(..) => {}
         Expr::Const { .. } | Expr::Opaque { .. } => {}
+    }
+}
+
+/// The mutants of the binary operation `e`, `l op r`: its operator replaced (COR, AOR, ROR,
+/// LCR), an operand deleted (ODL), a constant operand replaced (CRP).
+fn binary_mutants(
+    e: &Expr,
+    (op, l, r): (BinOp, &Expr, &Expr),
+    flavor: Flavor,
+    on: &[Mutator],
+    crit: &str,
+    out: &mut Vec<LabelSpec>,
+) {
+    let op = &op;
+    let full = flavor == Flavor::Sufficient;
+    let (lt, rt) = (l.ty(), r.ty());
+    let swap = |new: BinOp| Expr::bin(new, l.clone(), r.clone());
+    // Replacing `+`/`-` needs arithmetic operands (pointer arithmetic stays as it is);
+    // `*`, `/`, `%` and shifts only take arithmetic operands anyway.
+    let arith_ok = lt.is_arith() && rt.is_arith()
+        || matches!(op, BinOp::Mul | BinOp::Div | BinOp::Shl | BinOp::Shr);
+    let ints = lt == Ty::Int && rt == Ty::Int;
+    if on.contains(&Mutator::Cor) && matches!(op, BinOp::And | BinOp::Or) {
+        let other = if *op == BinOp::And {
+            BinOp::Or
+        } else {
+            BinOp::And
+        };
+        out.push(kill(&swap(other), e, Mutator::Cor, crit));
+    }
+    if on.contains(&Mutator::Aor)
+        && arith_ok
+        && (op.is_arith() || matches!(op, BinOp::Shl | BinOp::Shr))
+    {
+        let table: Vec<BinOp> = if full && op.is_arith() {
+            [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div, BinOp::Mod]
+                .into_iter()
+                .filter(|o| o != op && (*o != BinOp::Mod || ints))
+                .collect()
+        } else {
+            aor_lannotate(*op).to_vec()
+        };
+        for new in table {
+            out.push(kill(&swap(new), e, Mutator::Aor, crit));
+        }
+    }
+    if on.contains(&Mutator::Ror) && op.is_relational() {
+        ror_mutants(e, (*op, l, r), full, crit, out);
+    }
+    if full
+        && on.contains(&Mutator::Lcr)
+        && matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor)
+    {
+        for new in [BinOp::BitAnd, BinOp::BitOr, BinOp::BitXor] {
+            if new != *op {
+                out.push(kill(&swap(new), e, Mutator::Lcr, crit));
+            }
+        }
+    }
+    if full && on.contains(&Mutator::Odl) {
+        let deletable = (op.is_arith()
+            || matches!(
+                op,
+                BinOp::And
+                    | BinOp::Or
+                    | BinOp::BitAnd
+                    | BinOp::BitOr
+                    | BinOp::BitXor
+                    | BinOp::Shl
+                    | BinOp::Shr
+            ))
+            && lt.is_arith()
+            && rt.is_arith();
+        if deletable {
+            out.push(kill(l, e, Mutator::Odl, crit));
+            out.push(kill(r, e, Mutator::Odl, crit));
+        }
+    }
+    if full && on.contains(&Mutator::Crp) {
+        crp_mutants(e, (*op, l, r), crit, out);
+    }
+}
+
+/// ROR's mutants of the comparison `e`, `l op r`: every other relational operator
+/// (LAnnotate's table unless `full`).
+fn ror_mutants(
+    e: &Expr,
+    (op, l, r): (BinOp, &Expr, &Expr),
+    full: bool,
+    crit: &str,
+    out: &mut Vec<LabelSpec>,
+) {
+    let op = &op;
+    let (lt, rt) = (l.ty(), r.ty());
+    let swap = |new: BinOp| Expr::bin(new, l.clone(), r.clone());
+    let table: Vec<BinOp> = if full {
+        RELATIONAL.into_iter().filter(|o| o != op).collect()
+    } else {
+        ror_lannotate(*op).to_vec()
+    };
+    // `p == q` compares a pointer with any pointer (`FILENAME == NULL`, NULL being
+    // `(void *)0`); an ordered comparison needs compatible types. Its mutants
+    // compare both as `char` pointers, the addresses they are.
+    let pointers = matches!(op, BinOp::Eq | BinOp::Ne) && (lt == Ty::Pointer || rt == Ty::Pointer);
+    let as_bytes = |e: &Expr| Expr::Wrap {
+        pre: "(const volatile char *)(".into(),
+        e: Box::new(e.clone()),
+        post: ")".into(),
+        ty: Some(Ty::Pointer),
+    };
+    for new in table {
+        let mutant = if pointers && !matches!(new, BinOp::Eq | BinOp::Ne) {
+            Expr::bin(new, as_bytes(l), as_bytes(r))
+        } else {
+            swap(new)
+        };
+        out.push(kill(&mutant, e, Mutator::Ror, crit));
+    }
+}
+
+/// CRP's mutants of `e`, `l op r`: a constant operand `k` replaced by `k + 1`, `k - 1`, `0`.
+fn crp_mutants(e: &Expr, (op, l, r): (BinOp, &Expr, &Expr), crit: &str, out: &mut Vec<LabelSpec>) {
+    let op = &op;
+    let (lt, rt) = (l.ty(), r.ty());
+    for (side, c) in [(0, l), (1, r)] {
+        // `p == 0` compares with the null pointer: `p == 1` is no C without a cast.
+        // Only a constant compared with a number is replaced (an operand of a
+        // type not known, such as a member function pointer, may be a pointer).
+        let other = if side == 0 { rt } else { lt };
+        if op.is_relational() && !other.is_arith() {
+            continue;
+        }
+        let Some(v) = c.int_value() else { continue };
+        let Expr::Const { text, .. } = c.without_conversion() else {
+            continue;
+        };
+        let mut repl = vec![format!("({text} + 1)"), format!("({text} - 1)")];
+        if v != 0 {
+            repl.push("0".into());
+        }
+        for t in repl {
+            let k = Expr::int(&t);
+            let m = if side == 0 {
+                Expr::bin(*op, k, r.clone())
+            } else {
+                Expr::bin(*op, l.clone(), k)
+            };
+            out.push(kill(&m, e, Mutator::Crp, crit));
+        }
+    }
+}
+
+/// The mutants of the lvalue `e` of class `ty`: ABS's `e < 0`, UOI's `-e`, `!e`, `~e`.
+fn lval_mutants(
+    e: &Expr,
+    (ty, text): (Ty, &str),
+    flavor: Flavor,
+    on: &[Mutator],
+    crit: &str,
+    out: &mut Vec<LabelSpec>,
+) {
+    let full = flavor == Flavor::Sufficient;
+    let ty = &ty;
+    // LAnnotate writes `p < 0` for pointers too: false for every pointer (an ordered
+    // comparison with the null pointer), and a warning under `-Wextra`. The label
+    // is kept, written as the constant it is.
+    let pointer = flavor == Flavor::LAnnotate && *ty == Ty::Pointer;
+    if on.contains(&Mutator::Abs) && (ty.is_arith() || pointer) {
+        out.push(LabelSpec::new(
+            if pointer {
+                "0".to_string()
+            } else {
+                format!("{text} < 0")
+            },
+            &format!("{crit} {}", Mutator::Abs.name()),
+        ));
+    }
+    if full && on.contains(&Mutator::Uoi) && ty.is_arith() {
+        let mut ops = vec![UnOp::Neg, UnOp::Not];
+        if *ty == Ty::Int {
+            ops.push(UnOp::BitNot);
+        }
+        for op in ops {
+            out.push(kill(
+                &Expr::Un(op, Box::new(e.clone())),
+                e,
+                Mutator::Uoi,
+                crit,
+            ));
+        }
     }
 }
 

@@ -1,8 +1,28 @@
-//! Facts about C syntax trees the annotator and the lowering share: a node's text, the operand
-//! of parentheses, the function a call names, whether evaluating an expression has effects,
-//! and the divisors an expression divides by.
+//! Facts about C syntax trees the annotator and the lowering share: a node's text, its tokens,
+//! the operand of parentheses, the function a call names, whether evaluating an expression has
+//! effects, and the divisors an expression divides by.
 
 use tree_sitter::Node;
+
+/// The tokens of `node` in order, comments aside: its leaves, a character or string literal
+/// whole, and whole any node `whole` names.
+pub fn tokens<'t>(node: Node<'t>, whole: &dyn Fn(Node) -> bool) -> Vec<Node<'t>> {
+    let mut out = Vec::new();
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        let literal = matches!(n.kind(), "char_literal" | "string_literal");
+        if literal || n.child_count() == 0 || whole(n) {
+            if n.kind() != "comment" && n.end_byte() > n.start_byte() {
+                out.push(n);
+            }
+            continue;
+        }
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.children(&mut c).collect();
+        stack.extend(kids.into_iter().rev());
+    }
+    out
+}
 
 /// `(d) != 0` for each division or remainder in the subtree whose divisor is not a non-zero
 /// literal (`sizeof` operands are not evaluated, so they are skipped).

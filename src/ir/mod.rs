@@ -7,6 +7,7 @@
 pub mod consteval;
 pub mod display;
 pub mod import;
+pub mod spans;
 pub mod types;
 pub mod visit;
 
@@ -561,6 +562,9 @@ pub struct Program {
     /// Functions of other units merged in ([`import`]): encoded in place of their calls or
     /// summarised, never proved as the unit's own.
     pub imported: std::collections::BTreeSet<String>,
+    /// The types the lowering gave the expressions of function bodies, by their place in the
+    /// lowered text (shared by the program's copies).
+    pub source_types: std::sync::Arc<spans::SourceTypes>,
 }
 
 /// How the text of a translation unit names one function.
@@ -571,6 +575,11 @@ pub struct FunctionUses {
     /// Named any other way: its address taken, called from outside a function definition the
     /// front end could name, or an identifier of the same name in another role.
     pub referenced: bool,
+}
+
+/// The name a `static` local of function `function` has as a global of the program.
+pub fn static_local_name(function: &str, local: &str) -> String {
+    format!("{function}.{local}")
 }
 
 /// The index of each function of `functions` by its name.

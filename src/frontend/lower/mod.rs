@@ -132,6 +132,8 @@ pub(super) struct Lowerer<'s> {
     globals_by_name: HashMap<String, GlobalId>,
     funcs: HashMap<String, FuncSym>,
     fs: Option<FnState>,
+    /// The type of each expression lowered and the tokens of each body (see `ir::spans`).
+    types: crate::ir::spans::SourceTypes,
 }
 
 /// Lowers a whole translation unit; never fails (what cannot be lowered is reported inside).
@@ -148,6 +150,7 @@ pub(super) fn lower_translation_unit(src: &PreparedSource, root: Node) -> Progra
         globals_by_name: HashMap::new(),
         funcs: HashMap::new(),
         fs: None,
+        types: Default::default(),
     };
     let mut cursor = root.walk();
     for item in root.named_children(&mut cursor) {
@@ -588,6 +591,7 @@ impl<'s> Lowerer<'s> {
         let Some(body) = node.child_by_field_name("body") else {
             return;
         };
+        self.body_tokens(&name, body);
 
         let mut fs = FnState::new(name.clone(), ft.ret.clone(), false);
         fs.nested_names = self.nested_functions_mentions(body);
@@ -669,7 +673,27 @@ impl<'s> Lowerer<'s> {
             .collect();
         externals.sort_by(|a, b| a.name.cmp(&b.name));
         self.prog.externals = externals;
+        self.prog.source_types = std::sync::Arc::new(self.types);
         self.prog
+    }
+
+    /// Records that `node` has type `ty` (see `ir::spans`).
+    pub(super) fn typed(&mut self, node: Node, ty: &CType) {
+        self.types.record((node.start_byte(), node.end_byte()), ty);
+    }
+
+    /// Records the tokens of the body of function `name` (see `ir::spans`).
+    fn body_tokens(&mut self, name: &str, body: Node) {
+        let tokens = crate::frontend::syntax::tokens(body, &|_| false)
+            .into_iter()
+            .map(|n| crate::ir::spans::Token {
+                digest: crate::ir::spans::digest(&self.text[n.byte_range()]),
+                start: n.start_byte() as u32,
+                end: n.end_byte() as u32,
+                row: n.start_position().row as u32,
+            })
+            .collect();
+        self.types.bodies.insert(name.to_string(), tokens);
     }
 }
 

@@ -122,6 +122,7 @@ impl<'s> Lowerer<'s> {
                     node.child_by_field_name("right"),
                     op,
                 ) {
+                    self.typed(node, &CType::INT);
                     let loc = self.loc(r);
                     let mid = self.new_block(loc);
                     if op == "&&" {
@@ -140,6 +141,7 @@ impl<'s> Lowerer<'s> {
                     .unwrap_or("");
                 if op == "!" {
                     if let Some(a) = node.child_by_field_name("argument") {
+                        self.typed(node, &CType::INT);
                         return self.cond(a, f, t);
                     }
                 }
@@ -662,7 +664,7 @@ impl<'s> Lowerer<'s> {
             if specs.is_static {
                 // A static local is a global with internal linkage and a unique name.
                 let fname = self.fs.as_ref().map(|f| f.name.clone()).unwrap_or_default();
-                let gname = format!("{fname}.{name}");
+                let gname = static_local_name(&fname, &name);
                 let gid = GlobalId(self.prog.globals.len() as u32);
                 self.prog.globals.push(Global {
                     name: gname,

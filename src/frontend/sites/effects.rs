@@ -159,7 +159,7 @@ fn var_key(program: &Program, f: &Function, v: VarRef) -> Option<String> {
             let local = f.local(l);
             local
                 .is_static
-                .then(|| format!("{}::{}", f.name, local.name))
+                .then(|| crate::ir::static_local_name(&f.name, &local.name))
         }
     }
 }

@@ -400,7 +400,7 @@ pub(super) fn call_values<'t>(
             return None;
         }
     }
-    // The temporaries, typed by the callee's declared return type; the call's own bytes
+    // The temporaries, typed as the calls they hold; the call's own bytes
     // (a string literal's blanks are the program's).
     let mut hoist = ValueHoist::default();
     let mut substituted = Vec::new();
@@ -410,9 +410,7 @@ pub(super) fn call_values<'t>(
         hoist
             .decls
             .push_str(&format!("__auto_type {name} = {call_text}; "));
-        let ret = syntax::callee(*c, text)
-            .and_then(|n| env.return_type(n))
-            .unwrap_or(crate::ir::CType::Unknown);
+        let ret = env.type_of(*c);
         hoist
             .calls
             .push(((c.start_byte(), c.end_byte()), name.clone()));
@@ -540,7 +538,10 @@ pub(super) fn assigned_then_read(
         return None;
     }
     let name = target.utf8_text(text).ok()?;
-    let vt = env.var(name)?;
+    if !env.is_variable(name) {
+        return None;
+    }
+    let vt = env.type_of(target);
     let value = assignment(assign, text, env);
     let local = env.with_hoisted(vec![(
         (assign.start_byte(), assign.end_byte()),

@@ -1,14 +1,14 @@
 //! Builds the encoders' expression trees from tree-sitter nodes of the unpreprocessed source,
-//! typing variables, fields, cells and casts from the lowered program by name, so that
-//! mutants are only written where they still compile. What cannot be typed is `Unknown`.
+//! each operand with the type the lowering gave it (`typed`), so that mutants are only written
+//! where they still compile. What the lowering did not type is `Unknown`.
 
 use tree_sitter::Node;
 
 use covprune_encoders::{BinOp, Expr, Ty, UnOp};
 
-use crate::frontend::literals::{parse_number, Number};
+use super::typed::NodeTypes;
 use crate::frontend::syntax::{division_guards, flat, sole_operand};
-use crate::ir::{CType, FloatKind, Function, Program};
+use crate::ir::{CType, Function, Program};
 
 /// Type knowledge for one function of a program (or none at all).
 pub struct TypeEnv<'a> {
@@ -18,6 +18,12 @@ pub struct TypeEnv<'a> {
     pub hoisted: Vec<((usize, usize), String, CType)>,
     /// Names of the file that stand for constants (enumerators, constant macros).
     pub constants: std::rc::Rc<Constants>,
+    /// The lowering's types at the function's nodes.
+    pub types: std::rc::Rc<NodeTypes<'a>>,
+    /// Names of the macros a call may be a use of (their expansions are what the lowering read).
+    pub macro_names: std::rc::Rc<std::collections::BTreeSet<String>>,
+    /// The digests of the object-like macros' names ([`crate::ir::spans::digest`]).
+    pub macro_name_digests: std::rc::Rc<std::collections::HashSet<u64>>,
 }
 
 /// Names that stand for constants, with their class.
@@ -96,16 +102,6 @@ pub enum VarKind {
     Named(String),
 }
 
-/// The C type a class stands for when nothing more is known (`int`, `double`, `void *`).
-fn ctype_of(ty: Ty) -> CType {
-    match ty {
-        Ty::Int => CType::INT,
-        Ty::Float => CType::Float(FloatKind::Double),
-        Ty::Pointer => CType::Pointer(Box::new(CType::Unknown)),
-        _ => CType::Unknown,
-    }
-}
-
 pub fn class(t: &CType) -> Ty {
     match t {
         CType::Int(_) => Ty::Int,
@@ -116,35 +112,31 @@ pub fn class(t: &CType) -> Ty {
     }
 }
 
-impl TypeEnv<'_> {
-    /// The type of a variable named `name` in this function: its locals (when all of that
-    /// name agree), else a global.
-    pub fn var(&self, name: &str) -> Option<CType> {
-        if let Some(f) = self.function {
-            let mut found: Option<&CType> = None;
-            for l in f.locals.iter().filter(|l| l.name == name) {
-                match found {
-                    Some(t) if t != &l.ty => return Some(CType::Unknown),
-                    _ => found = Some(&l.ty),
-                }
-            }
-            if let Some(t) = found {
-                return Some(t.clone());
-            }
-            // A `static` local is lowered as the global `function.name`.
-            let own = format!("{}.{name}", f.name);
-            if let Some(g) = self
-                .program
-                .and_then(|p| p.globals.iter().find(|g| g.name == own))
-            {
-                return Some(g.ty.clone());
-            }
-        }
-        let p = self.program?;
-        p.globals
-            .iter()
-            .find(|g| g.name == name)
-            .map(|g| g.ty.clone())
+impl<'a> TypeEnv<'a> {
+    /// Whether `name` names a variable here: a local of this function (a `static` one is lowered
+    /// as a global, [`crate::ir::static_local_name`]), else a global.
+    pub fn is_variable(&self, name: &str) -> bool {
+        let Some(p) = self.program else {
+            return false;
+        };
+        let own = self
+            .function
+            .map(|f| crate::ir::static_local_name(&f.name, name));
+        self.function
+            .is_some_and(|f| f.locals.iter().any(|l| l.name == name))
+            || p.globals
+                .iter()
+                .any(|g| g.name == name || Some(&g.name) == own.as_ref())
+    }
+
+    /// The type the lowering gave the expression `node`, `Unknown` if none.
+    pub fn type_of(&self, node: Node) -> CType {
+        self.types.type_of(node).unwrap_or(CType::Unknown)
+    }
+
+    /// Whether `call` is a use of a macro.
+    pub fn is_macro_call(&self, call: Node, text: &[u8]) -> bool {
+        super::syntax::callee(call, text).is_some_and(|n| self.macro_names.contains(n))
     }
 
     /// A returned value, converted to the function's return type.
@@ -178,7 +170,7 @@ impl TypeEnv<'_> {
             return true;
         }
         self.program.is_some()
-            && self.var(&name).is_none()
+            && !self.is_variable(&name)
             && self.return_type(&name).is_none()
             && self.constant(&name).is_none()
             && !self.constants.object_macros.contains(&name)
@@ -186,12 +178,23 @@ impl TypeEnv<'_> {
     }
 
     /// The same environment reading the nodes at `hoisted` ranges as the text given there.
-    pub fn with_hoisted(&self, hoisted: Vec<((usize, usize), String, CType)>) -> TypeEnv<'_> {
+    pub fn with_hoisted(&self, hoisted: Vec<((usize, usize), String, CType)>) -> TypeEnv<'a> {
+        TypeEnv {
+            hoisted,
+            ..self.with_types(self.types.clone())
+        }
+    }
+
+    /// The same environment reading its types from `types`, with no hoisted call.
+    fn with_types(&self, types: std::rc::Rc<NodeTypes<'a>>) -> TypeEnv<'a> {
         TypeEnv {
             program: self.program,
             function: self.function,
-            hoisted,
+            hoisted: Vec::new(),
             constants: self.constants.clone(),
+            types,
+            macro_names: self.macro_names.clone(),
+            macro_name_digests: self.macro_name_digests.clone(),
         }
     }
 
@@ -211,9 +214,18 @@ impl TypeEnv<'_> {
         }
         let expansion = super::expansions::Expansion::of(m, &args, text)?;
         let root = super::expansions::Expansion::root(&expansion.tree)?;
-        // Positions in the expansion are not the file's: no hoisted call applies there.
-        let inner = self.with_hoisted(Vec::new());
-        let (mut e, t) = inner.build(root, expansion.wrapped.as_bytes());
+        // Positions in the expansion are not the file's: no hoisted call applies there, and
+        // its types are those of the tokens the call stands for.
+        let wrapped = expansion.wrapped.as_bytes();
+        let is_macro = |n: Node| self.is_macro_call(n, wrapped);
+        let is_name = |d: u64| self.macro_name_digests.contains(&d);
+        // The expansion's own tokens, within the parentheses `Expansion` wraps it in.
+        let body = sole_operand(root).unwrap_or(root);
+        let types = self
+            .types
+            .expansion(node, body, wrapped, &(&is_macro, &is_name));
+        let inner = self.with_types(std::rc::Rc::new(types));
+        let (mut e, t) = inner.build(root, wrapped);
         e.positions_mut(&mut |w| w.0 = None);
         Some((
             Expr::Wrap {
@@ -241,7 +253,8 @@ impl TypeEnv<'_> {
             let locals: Vec<_> = f.locals.iter().filter(|l| l.name == name).collect();
             if !locals.is_empty() {
                 if locals.iter().any(|l| l.is_static) {
-                    return Some(VarKind::Named(format!("{}::{name}", f.name)));
+                    let key = crate::ir::static_local_name(&f.name, name);
+                    return Some(VarKind::Named(key));
                 }
                 let memory = locals
                     .iter()
@@ -316,296 +329,202 @@ impl TypeEnv<'_> {
             .is_some_and(|f| f.locals.iter().any(|l| l.name == name && !l.is_param))
     }
 
-    fn field(&self, record: &CType, name: &str) -> Option<CType> {
-        let CType::Record(id) = record else {
-            return None;
-        };
-        let rec = self.program?.records.get(id.0 as usize)?;
-        for f in &rec.fields {
-            if f.name == name {
-                return Some(f.ty.clone());
-            }
-            if f.name.is_empty() {
-                if let Some(t) = self.field(&f.ty, name) {
-                    return Some(t);
-                }
-            }
-        }
-        None
-    }
-
-    /// The expression tree of a side-effect-free expression node, with its C type if known.
+    /// The expression tree of a side-effect-free expression node, with the type the lowering
+    /// gave it. What is not built is opaque: its text, whose class is known for a string, an
+    /// address and a size, and unknown elsewhere (a call's value among them: a hoisted call's
+    /// temporary is typed).
     pub fn build(&self, node: Node, text: &[u8]) -> (Expr, CType) {
-        let opaque = |ty: Ty, ctype: CType| {
-            (
-                Expr::Opaque {
-                    text: self.substituted_text(node, text),
-                    ty,
-                    guards: division_guards(node, text),
-                },
-                ctype,
-            )
-        };
-        let field = |n: &str| node.child_by_field_name(n);
-        if let Some((_, name, t)) = self
-            .hoisted
-            .iter()
-            .find(|(r, _, _)| *r == (node.start_byte(), node.end_byte()))
-        {
-            return (
-                Expr::Lval {
-                    text: name.clone(),
-                    ty: class(t),
-                    inner: Vec::new(),
-                },
-                t.clone(),
-            );
+        let range = (node.start_byte(), node.end_byte());
+        if let Some((_, name, t)) = self.hoisted.iter().find(|(r, _, _)| *r == range) {
+            let lval = Expr::Lval {
+                text: name.clone(),
+                ty: class(t),
+                inner: Vec::new(),
+            };
+            return (lval, t.clone());
         }
+        let field = |n: &str| node.child_by_field_name(n);
+        let unknown = || (self.opaque(node, text, Ty::Unknown), CType::Unknown);
+        let typed = |e: Expr| (e, self.type_of(node));
         match node.kind() {
             "parenthesized_expression" => match sole_operand(node) {
                 Some(inner) => {
                     let (e, t) = self.build(inner, text);
-                    (
-                        Expr::Wrap {
-                            pre: "(".into(),
-                            e: Box::new(e),
-                            post: ")".into(),
-                            ty: None,
-                        },
-                        t,
-                    )
+                    let wrap = Expr::Wrap {
+                        pre: "(".into(),
+                        e: Box::new(e),
+                        post: ")".into(),
+                        ty: None,
+                    };
+                    (wrap, t)
                 }
-                _ => opaque(Ty::Unknown, CType::Unknown),
+                _ => unknown(),
             },
-            "identifier" => {
-                let name = flat(node, text);
-                match self.var(&name) {
-                    Some(t) => (
-                        Expr::Lval {
-                            text: name,
-                            ty: class(&t),
-                            inner: Vec::new(),
-                        },
-                        t,
-                    ),
-                    None => match self.constant(&name) {
-                        Some(ty) => match self.negated(&name) {
-                            // Frama-C sees the macro's `-1`, whose `-` mutation removes.
-                            Some(lit) => (
-                                Expr::Un(UnOp::Neg, Box::new(Expr::Const { text: lit, ty })),
-                                ctype_of(ty),
-                            ),
-                            None => (Expr::Const { text: name, ty }, ctype_of(ty)),
-                        },
-                        None => opaque(Ty::Unknown, CType::Unknown),
-                    },
-                }
-            }
+            "identifier" => self.identifier(node, text).unwrap_or_else(unknown),
             "number_literal" => {
-                let t = flat(node, text);
+                let t = self.type_of(node);
+                let ty = class(&t);
+                let written = flat(node, text);
                 // tree-sitter reads `-1` as one literal; C (and Frama-C) as `-` applied to `1`.
-                if let Some(magnitude) = t.strip_prefix('-') {
-                    let (e, ty) = literal(magnitude.trim());
-                    return (Expr::Un(UnOp::Neg, Box::new(e)), ty);
-                }
-                let (e, ty) = literal(&t);
-                (e, ty)
-            }
-            "char_literal" | "true" | "false" => (
-                Expr::Const {
-                    text: self.substituted_text(node, text),
-                    ty: Ty::Int,
-                },
-                CType::INT,
-            ),
-            "string_literal" | "concatenated_string" | "null" => {
-                opaque(Ty::Pointer, CType::Pointer(Box::new(CType::Unknown)))
-            }
-            "sizeof_expression" | "alignof_expression" => (
-                Expr::Opaque {
-                    text: self.substituted_text(node, text),
-                    ty: Ty::Int,
-                    guards: Vec::new(),
-                },
-                CType::ULONG,
-            ),
-            "field_expression" => {
-                let (Some(arg), Some(f)) = (field("argument"), field("field")) else {
-                    return opaque(Ty::Unknown, CType::Unknown);
+                let e = match written.strip_prefix('-') {
+                    Some(magnitude) => Expr::Un(
+                        UnOp::Neg,
+                        Box::new(Expr::Const {
+                            text: magnitude.trim().to_string(),
+                            ty,
+                        }),
+                    ),
+                    None => Expr::Const { text: written, ty },
                 };
-                let (inner, at) = self.build(arg, text);
-                let arrow = field("operator").is_some_and(|o| o.utf8_text(text) == Ok("->"));
-                let rec = match (&at, arrow) {
-                    (CType::Pointer(p), true) => (**p).clone(),
-                    (CType::Array(p, _), true) => (**p).clone(),
-                    (t, false) => t.clone(),
-                    _ => CType::Unknown,
-                };
-                let t = self
-                    .field(&rec, f.utf8_text(text).unwrap_or(""))
-                    .unwrap_or(CType::Unknown);
-                (
-                    Expr::Lval {
-                        text: self.substituted_text(node, text),
-                        ty: class(&t),
-                        inner: vec![inner],
-                    },
-                    t,
-                )
-            }
-            "subscript_expression" => {
-                let (Some(arg), Some(idx)) = (field("argument"), field("index")) else {
-                    return opaque(Ty::Unknown, CType::Unknown);
-                };
-                let (a, at) = self.build(arg, text);
-                let (i, it) = self.build(idx, text);
-                let elem = |t: &CType| match t {
-                    CType::Pointer(e) | CType::Array(e, _) => Some((**e).clone()),
-                    _ => None,
-                };
-                let t = elem(&at).or_else(|| elem(&it)).unwrap_or(CType::Unknown);
-                (
-                    Expr::Lval {
-                        text: self.substituted_text(node, text),
-                        ty: class(&t),
-                        inner: vec![a, i],
-                    },
-                    t,
-                )
-            }
-            "pointer_expression" => {
-                let op = field("operator")
-                    .and_then(|o| o.utf8_text(text).ok())
-                    .unwrap_or("");
-                let Some(arg) = field("argument") else {
-                    return opaque(Ty::Unknown, CType::Unknown);
-                };
-                if op == "&" {
-                    return opaque(Ty::Pointer, CType::Pointer(Box::new(CType::Unknown)));
-                }
-                let (inner, t) = self.build(arg, text);
-                let t = match t {
-                    CType::Pointer(e) | CType::Array(e, _) => *e,
-                    _ => CType::Unknown,
-                };
-                (
-                    Expr::Lval {
-                        text: self.substituted_text(node, text),
-                        ty: class(&t),
-                        inner: vec![inner],
-                    },
-                    t,
-                )
-            }
-            "unary_expression" => {
-                let op = field("operator")
-                    .and_then(|o| o.utf8_text(text).ok())
-                    .unwrap_or("");
-                let Some(arg) = field("argument") else {
-                    return opaque(Ty::Unknown, CType::Unknown);
-                };
-                let (inner, t) = self.build(arg, text);
-                let op = match op {
-                    "-" => UnOp::Neg,
-                    "+" => UnOp::Plus,
-                    "!" => UnOp::Not,
-                    "~" => UnOp::BitNot,
-                    _ => return opaque(Ty::Unknown, CType::Unknown),
-                };
-                let t = if matches!(op, UnOp::Neg | UnOp::Plus) {
-                    t
-                } else {
-                    CType::INT
-                };
-                (Expr::Un(op, Box::new(inner)), t)
-            }
-            "binary_expression" => {
-                let op = field("operator")
-                    .and_then(|o| o.utf8_text(text).ok())
-                    .unwrap_or("");
-                // `(T)*p`, `(T)-x`: tree-sitter reads a cast of a unary operand as a binary
-                // operator when it does not know that `T` names a type. Not built: the text
-                // is kept whole and nothing is read inside it.
-                if matches!(op, "*" | "-" | "+" | "&")
-                    && field("left").is_some_and(|l| self.names_a_type(l, text))
-                {
-                    return opaque(Ty::Unknown, CType::Unknown);
-                }
-                let (Some(op), Some(l), Some(r)) =
-                    (BinOp::from_c(op), field("left"), field("right"))
-                else {
-                    return opaque(Ty::Unknown, CType::Unknown);
-                };
-                let (l, lt) = self.build(l, text);
-                let (r, rt) = self.build(r, text);
-                // CIL writes the usual arithmetic conversions as casts, where LAnnotate's
-                // visitor stops: the operands are converted the same way here.
-                let (l, r, known) = match op {
-                    BinOp::And | BinOp::Or => (l, r, Some(CType::INT)),
-                    BinOp::Shl | BinOp::Shr => match &lt {
-                        CType::Int(k) => {
-                            let p = CType::Int(crate::ir::types::promote(*k));
-                            (converted(l, &lt, &p), r, Some(p))
-                        }
-                        _ => (l, r, None),
-                    },
-                    _ => match crate::ir::types::arithmetic_common(&lt, &rt) {
-                        Some(c) => {
-                            let result = if op.is_relational() {
-                                CType::INT
-                            } else {
-                                c.clone()
-                            };
-                            (converted(l, &lt, &c), converted(r, &rt, &c), Some(result))
-                        }
-                        None => (l, r, None),
-                    },
-                };
-                let e = match node.child_by_field_name("operator") {
-                    Some(o) => Expr::bin_at(op, l, r, (o.start_byte(), o.end_byte())),
-                    None => Expr::bin(op, l, r),
-                };
-                let t = known.unwrap_or_else(|| ctype_of(e.ty()));
                 (e, t)
             }
-            "call_expression" => match self.macro_use(node, text) {
-                Some(built) => built,
-                None => opaque(Ty::Unknown, CType::Unknown),
-            },
+            "char_literal" | "true" | "false" => typed(Expr::Const {
+                text: self.substituted_text(node, text),
+                ty: Ty::Int,
+            }),
+            "string_literal" | "concatenated_string" | "null" => {
+                typed(self.opaque(node, text, Ty::Pointer))
+            }
+            "sizeof_expression" | "alignof_expression" => typed(Expr::Opaque {
+                text: self.substituted_text(node, text),
+                ty: Ty::Int,
+                guards: Vec::new(),
+            }),
+            "field_expression" | "subscript_expression" | "pointer_expression" => {
+                self.place(node, text).unwrap_or_else(unknown)
+            }
+            "unary_expression" => {
+                let op = match field("operator").and_then(|o| o.utf8_text(text).ok()) {
+                    Some("-") => UnOp::Neg,
+                    Some("+") => UnOp::Plus,
+                    Some("!") => UnOp::Not,
+                    Some("~") => UnOp::BitNot,
+                    _ => return unknown(),
+                };
+                match field("argument") {
+                    Some(arg) => typed(Expr::Un(op, Box::new(self.build(arg, text).0))),
+                    None => unknown(),
+                }
+            }
+            "binary_expression" => self.binary(node, text).unwrap_or_else(unknown),
+            "call_expression" => self.macro_use(node, text).unwrap_or_else(unknown),
             "conditional_expression" => {
                 let (Some(c), Some(a), Some(b)) = (
                     field("condition"),
                     field("consequence"),
                     field("alternative"),
                 ) else {
-                    return opaque(Ty::Unknown, CType::Unknown);
+                    return unknown();
                 };
-                let (c, _) = self.build(c, text);
-                let (a, at) = self.build(a, text);
-                let (b, bt) = self.build(b, text);
-                let t = if at == bt { at } else { CType::Unknown };
-                (Expr::Cond(Box::new(c), Box::new(a), Box::new(b)), t)
+                let [c, a, b] = [c, a, b].map(|n| Box::new(self.build(n, text).0));
+                typed(Expr::Cond(c, a, b))
             }
             "cast_expression" => {
                 let (Some(ty), Some(v)) = (field("type"), field("value")) else {
-                    return opaque(Ty::Unknown, CType::Unknown);
+                    return unknown();
                 };
-                let ty_text = flat(ty, text);
-                let (inner, _) = self.build(v, text);
-                let t = cast_class(&ty_text);
-                let ctype = ctype_of(t);
-                (
-                    Expr::Wrap {
-                        pre: format!("({ty_text})"),
-                        e: Box::new(inner),
-                        post: String::new(),
-                        ty: Some(t),
-                    },
-                    ctype,
-                )
+                let t = self.type_of(node);
+                let e = Expr::Wrap {
+                    pre: format!("({})", flat(ty, text)),
+                    e: Box::new(self.build(v, text).0),
+                    post: String::new(),
+                    ty: Some(class(&t)),
+                };
+                (e, t)
             }
-            _ => opaque(Ty::Unknown, CType::Unknown),
+            _ => unknown(),
         }
+    }
+
+    /// The node's text as one opaque expression of class `ty`.
+    fn opaque(&self, node: Node, text: &[u8], ty: Ty) -> Expr {
+        Expr::Opaque {
+            text: self.substituted_text(node, text),
+            ty,
+            guards: division_guards(node, text),
+        }
+    }
+
+    /// A variable, or a name that stands for a constant.
+    fn identifier(&self, node: Node, text: &[u8]) -> Option<(Expr, CType)> {
+        let name = flat(node, text);
+        let t = self.type_of(node);
+        if self.is_variable(&name) {
+            let lval = Expr::Lval {
+                text: name,
+                ty: class(&t),
+                inner: Vec::new(),
+            };
+            return Some((lval, t));
+        }
+        let ty = self.constant(&name)?;
+        let e = match self.negated(&name) {
+            // Frama-C sees the macro's `-1`, whose `-` mutation removes.
+            Some(lit) => Expr::Un(UnOp::Neg, Box::new(Expr::Const { text: lit, ty })),
+            None => Expr::Const { text: name, ty },
+        };
+        Some((e, t))
+    }
+
+    /// A member, an element or what a pointer points to (`&x` is an opaque address).
+    fn place(&self, node: Node, text: &[u8]) -> Option<(Expr, CType)> {
+        let field = |n: &str| node.child_by_field_name(n);
+        let inner = match node.kind() {
+            "field_expression" => {
+                field("field")?;
+                vec![self.build(field("argument")?, text).0]
+            }
+            "subscript_expression" => {
+                let (a, i) = (field("argument")?, field("index")?);
+                vec![self.build(a, text).0, self.build(i, text).0]
+            }
+            _ => {
+                let arg = field("argument")?;
+                if field("operator").is_some_and(|o| o.utf8_text(text) == Ok("&")) {
+                    let address = self.opaque(node, text, Ty::Pointer);
+                    return Some((address, self.type_of(node)));
+                }
+                vec![self.build(arg, text).0]
+            }
+        };
+        let t = self.type_of(node);
+        let lval = Expr::Lval {
+            text: self.substituted_text(node, text),
+            ty: class(&t),
+            inner,
+        };
+        Some((lval, t))
+    }
+
+    /// `l op r`, its operands converted as CIL writes the usual arithmetic conversions (casts,
+    /// where LAnnotate's visitor stops); none for a cast of a unary operand that tree-sitter
+    /// reads as a binary operator (`(T)*p`, `(T)-x` with `T` a type it does not know).
+    fn binary(&self, node: Node, text: &[u8]) -> Option<(Expr, CType)> {
+        let field = |n: &str| node.child_by_field_name(n);
+        let written = field("operator").and_then(|o| o.utf8_text(text).ok())?;
+        if matches!(written, "*" | "-" | "+" | "&")
+            && field("left").is_some_and(|l| self.names_a_type(l, text))
+        {
+            return None;
+        }
+        let (op, l, r) = (BinOp::from_c(written)?, field("left")?, field("right")?);
+        let (l, lt) = self.build(l, text);
+        let (r, rt) = self.build(r, text);
+        let t = self.type_of(node);
+        let (l, r) = match op {
+            BinOp::And | BinOp::Or => (l, r),
+            // The left operand is promoted: to the result's type.
+            BinOp::Shl | BinOp::Shr => (converted(l, &lt, &t), r),
+            _ => match crate::ir::types::arithmetic_common(&lt, &rt) {
+                Some(c) => (converted(l, &lt, &c), converted(r, &rt, &c)),
+                None => (l, r),
+            },
+        };
+        let e = match field("operator") {
+            Some(o) => Expr::bin_at(op, l, r, (o.start_byte(), o.end_byte())),
+            None => Expr::bin(op, l, r),
+        };
+        Some((e, t))
     }
 }
 
@@ -634,41 +553,4 @@ pub fn converted(e: Expr, from: &CType, to: &CType) -> Expr {
         post: String::new(),
         ty: Some(class(to)),
     }
-}
-
-/// The class of a cast's type name, from its words: pointers, the arithmetic keywords; typedef
-/// names are unknown.
-fn cast_class(ty: &str) -> Ty {
-    if ty.contains('*') || ty.contains('(') {
-        return Ty::Pointer;
-    }
-    let words: Vec<&str> = ty.split_whitespace().collect();
-    if words.iter().any(|w| matches!(*w, "float" | "double")) {
-        return Ty::Float;
-    }
-    const INT_WORDS: &[&str] = &[
-        "int", "char", "short", "long", "signed", "unsigned", "_Bool", "const", "volatile",
-        "register",
-    ];
-    if words.iter().all(|w| INT_WORDS.contains(w)) && !words.is_empty() {
-        Ty::Int
-    } else {
-        Ty::Unknown
-    }
-}
-
-/// A number literal without sign: its class and C type (C11 6.4.4, as the lowering reads it).
-fn literal(t: &str) -> (Expr, CType) {
-    let (ty, ctype) = match parse_number(t) {
-        Some(Number::Int(_, kind)) => (Ty::Int, CType::Int(kind)),
-        Some(Number::Float(_, kind)) => (Ty::Float, CType::Float(kind)),
-        None => (Ty::Unknown, CType::Unknown),
-    };
-    (
-        Expr::Const {
-            text: t.to_string(),
-            ty,
-        },
-        ctype,
-    )
 }

@@ -238,6 +238,44 @@ fn labels_of_program(program: &crate::ir::Program) -> LabelsFile {
     lf
 }
 
+/// How the program under test is built, in a scratch directory: the file's flags and the
+/// libraries its compilation database and the options link.
+fn build_options(opts: &MeasureOptions) -> Result<BuildOptions> {
+    let (flags, mut link) = super::build_flags(&opts.preprocess, &opts.file)?;
+    link.extend(opts.link.iter().cloned());
+    Ok(BuildOptions {
+        cc: opts.preprocess.cc.clone(),
+        flags,
+        sources: opts.sources.clone(),
+        link,
+    })
+}
+
+/// How the annotated program behaved beside the original `original`, each difference with
+/// the line of the label it follows.
+fn behaviour_report(
+    original: &Path,
+    suite: &measure::SuiteRuns,
+    program: &crate::ir::Program,
+    labels_file: &labels::LabelsFile,
+    file: &Path,
+) -> BehaviourReport {
+    let lines = label_lines(program, labels_file, file);
+    BehaviourReport {
+        original: shown_path(original),
+        compared: suite.runs.len(),
+        undefined: suite.undefined.len(),
+        differences: suite
+            .differences
+            .iter()
+            .map(|d| DifferenceRow {
+                label_line: d.label.and_then(|l| lines.get(&l).cloned()),
+                difference: d.clone(),
+            })
+            .collect(),
+    }
+}
+
 pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
     let inputs::Suite {
         tests,
@@ -258,16 +296,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
     } = inputs::read_labels(opts, &loaded.program)?;
     let original = inputs::original_of(opts)?;
     let (compare_with, behaviour_unchecked) = inputs::behaviour_check(opts, &tests, &original)?;
-    // The program is built in a scratch directory.
-    let (flags, db_link) = super::build_flags(&opts.preprocess, &opts.file)?;
-    let mut link = db_link;
-    link.extend(opts.link.iter().cloned());
-    let build = BuildOptions {
-        cc: opts.preprocess.cc.clone(),
-        flags,
-        sources: opts.sources.clone(),
-        link,
-    };
+    let build = build_options(opts)?;
     let work = tempfile::tempdir().map_err(Error::internal)?;
     let bar =
         crate::console::Progress::counting(tests.len() as u64, "testing", "tests", opts.progress);
@@ -284,23 +313,10 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         compare_with.as_deref(),
     )
     .map_err(anyhow::Error::from)?;
+    let behaviour = compare_with
+        .as_ref()
+        .map(|o| behaviour_report(o, &suite, &loaded.program, &labels_file, &opts.file));
     let runs = suite.runs;
-    let behaviour = compare_with.as_ref().map(|o| {
-        let lines = label_lines(&loaded.program, &labels_file, &opts.file);
-        BehaviourReport {
-            original: shown_path(o),
-            compared: runs.len(),
-            undefined: suite.undefined.len(),
-            differences: suite
-                .differences
-                .iter()
-                .map(|d| DifferenceRow {
-                    label_line: d.label.and_then(|l| lines.get(&l).cloned()),
-                    difference: d.clone(),
-                })
-                .collect(),
-        }
-    });
     let changed = behaviour
         .as_ref()
         .is_some_and(|b| !b.differences.is_empty());

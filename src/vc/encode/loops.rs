@@ -242,6 +242,64 @@ pub(super) struct HavocSet {
 }
 
 impl Enc<'_> {
+    /// Forgets at a loop head what the loop may write (`set`): its regions, its SSA locals (a
+    /// counter stepped one way stays on that side of its value at entry), the shared memory or
+    /// `errno`, locals with a memory of their own and globals. Returns each havocked local
+    /// with its value at entry.
+    pub(super) fn havoc_loop_head(
+        &mut self,
+        set: &HavocSet,
+        st: &mut State,
+    ) -> Vec<(LocalId, Option<T>)> {
+        let f = self.f;
+        let entering: Vec<(LocalId, Option<T>)> = set
+            .locals
+            .iter()
+            .map(|&l| (l, st.vars[l.0 as usize]))
+            .collect();
+        for &r in &set.regions {
+            let m = self.t.var(Sort::Mem, "region_loop");
+            st.own.insert(MemObj::Region(r), m);
+        }
+        for &(l, at_entry) in &entering {
+            let w = self.local_width(l);
+            let fresh = self.fresh(w, "loop");
+            // A counter only stepped one way by the loop stays on that side of its value at
+            // entry (see `counter_step`; a float one, or NaN: `float_step`).
+            if let (Some(&sign), Some(entry)) = (set.monotone.get(&l), at_entry) {
+                let (lo, hi) = if sign > 0 {
+                    (entry, fresh)
+                } else {
+                    (fresh, entry)
+                };
+                let bound = match f.local(l).ty {
+                    CType::Float(_) if crate::vc::fp::is_format(w) => {
+                        let below = self.t.fp_cmp(crate::vc::term::FpCmpOp::Lt, hi, lo);
+                        Some(self.t.not(below))
+                    }
+                    CType::Float(_) => None,
+                    _ => Some(self.t.cmp(CmpOp::Sle, lo, hi)),
+                };
+                if let Some(bound) = bound {
+                    self.fact(&[fresh], bound);
+                }
+            }
+            st.vars[l.0 as usize] = Some(fresh);
+        }
+        if set.memory {
+            st.mem = self.t.var(Sort::Mem, "mem_loop");
+            st.errno = None;
+        } else if set.errno {
+            self.write_errno(st);
+        }
+        for &l in &set.own_locals {
+            let m = self.t.var(Sort::Mem, "own_loop");
+            st.own.insert(MemObj::Local(self.instance, l), m);
+        }
+        self.havoc_globals(&set.globals, st);
+        entering
+    }
+
     /// For each loop head: the SSA locals and whether memory the loop may write (everything
     /// at the head of an irreducible cycle). See [`crate::cfg::loops`] for why it is sound.
     pub(super) fn loop_havoc_sets(

@@ -542,53 +542,8 @@ impl<'a> Enc<'a> {
             let havoc = havoc_sets.get(&b).filter(|_| !peeled.is_exact_head(n));
             if let Some(set) = havoc {
                 let entering_state = (!cells.is_empty()).then(|| st.clone());
-                let entering: Vec<(LocalId, Option<T>)> = set
-                    .locals
-                    .iter()
-                    .map(|&l| (l, st.vars[l.0 as usize]))
-                    .collect();
                 let head_pc = pc;
-                for &r in &set.regions {
-                    let m = self.t.var(Sort::Mem, "region_loop");
-                    st.own.insert(MemObj::Region(r), m);
-                }
-                for &l in &set.locals {
-                    let w = self.local_width(l);
-                    let at_entry = st.vars[l.0 as usize];
-                    let fresh = self.fresh(w, "loop");
-                    // A counter only stepped one way by the loop stays on that side of its
-                    // value at entry (see `counter_step`; a float one, or NaN: `float_step`).
-                    if let (Some(&sign), Some(entry)) = (set.monotone.get(&l), at_entry) {
-                        let (lo, hi) = if sign > 0 {
-                            (entry, fresh)
-                        } else {
-                            (fresh, entry)
-                        };
-                        let bound = match f.local(l).ty {
-                            CType::Float(_) if crate::vc::fp::is_format(w) => {
-                                let below = self.t.fp_cmp(crate::vc::term::FpCmpOp::Lt, hi, lo);
-                                Some(self.t.not(below))
-                            }
-                            CType::Float(_) => None,
-                            _ => Some(self.t.cmp(CmpOp::Sle, lo, hi)),
-                        };
-                        if let Some(bound) = bound {
-                            self.fact(&[fresh], bound);
-                        }
-                    }
-                    st.vars[l.0 as usize] = Some(fresh);
-                }
-                if set.memory {
-                    st.mem = self.t.var(Sort::Mem, "mem_loop");
-                    st.errno = None;
-                } else if set.errno {
-                    self.write_errno(&mut st);
-                }
-                for &l in &set.own_locals {
-                    let m = self.t.var(Sort::Mem, "own_loop");
-                    st.own.insert(MemObj::Local(self.instance, l), m);
-                }
-                self.havoc_globals(&set.globals, &mut st);
+                let entering = self.havoc_loop_head(set, &mut st);
                 let natural = forest.body(b).is_some();
                 let monotone = &set.monotone;
                 let at = (n, b, natural);
@@ -630,26 +585,31 @@ impl<'a> Enc<'a> {
         self.settle_loop_facts(pending, &broken);
         self.settle_cell_facts(cells, &broken);
         if self.record_labels {
-            // Labels in blocks never reached from the entry are unreachable.
-            for (i, blk) in f.blocks.iter().enumerate() {
-                let b = BlockId(i as u32);
-                if visited.contains(&b) {
-                    continue;
-                }
-                for s in &blk.stmts {
-                    if let StmtKind::Label { id, .. } = &s.kind {
-                        let fls = self.t.fls();
-                        self.push_label(LabelVc {
-                            id: *id,
-                            block: b,
-                            reach: fls,
-                            pred: fls,
-                        });
-                    }
+            self.label_unreached(&visited);
+        }
+        returns
+    }
+
+    /// Labels in blocks never reached from the entry are unreachable.
+    fn label_unreached(&mut self, visited: &HashSet<BlockId>) {
+        let f = self.f;
+        for (i, blk) in f.blocks.iter().enumerate() {
+            let b = BlockId(i as u32);
+            if visited.contains(&b) {
+                continue;
+            }
+            for s in &blk.stmts {
+                if let StmtKind::Label { id, .. } = &s.kind {
+                    let fls = self.t.fls();
+                    self.push_label(LabelVc {
+                        id: *id,
+                        block: b,
+                        reach: fls,
+                        pred: fls,
+                    });
                 }
             }
         }
-        returns
     }
 
     /// A readable name of a memory object.

@@ -315,39 +315,19 @@ impl<'s> Lowerer<'s> {
 
     // ----- expressions --------------------------------------------------------------------
 
-    /// Lowers an expression without array/function decay (for `sizeof`, `&` and subscripts).
+    /// Lowers an expression without array/function decay (for `sizeof`, `&` and subscripts),
+    /// recording its type.
     pub(super) fn expr_raw(&mut self, node: Node) -> Expr {
+        let e = self.expr_of_kind(node);
+        self.typed(node, &e.ty);
+        e
+    }
+
+    fn expr_of_kind(&mut self, node: Node) -> Expr {
         match node.kind() {
             "number_literal" => self.number_literal(node),
-            "char_literal" => {
-                let bytes = decode_literal(&self.text[node.byte_range()]);
-                let text = self.node_text(node);
-                let wide = text.starts_with('L') || text.starts_with('u') || text.starts_with('U');
-                let v = if wide || bytes.len() > 1 {
-                    // Multi-character and wide constants: GCC packs bytes big-endian.
-                    bytes
-                        .iter()
-                        .fold(0i128, |acc, b| (acc << 8) | i128::from(*b))
-                } else {
-                    // Plain char is signed: '\xff' is -1.
-                    i128::from(bytes.first().copied().unwrap_or(0) as i8)
-                };
-                Expr::int_const(v, IntKind::Int)
-            }
-            "string_literal" | "concatenated_string" => {
-                let mut bytes = Vec::new();
-                if node.kind() == "string_literal" {
-                    bytes.extend(decode_literal(&self.text[node.byte_range()]));
-                } else {
-                    let mut c = node.walk();
-                    for part in node.named_children(&mut c) {
-                        if part.kind() == "string_literal" {
-                            bytes.extend(decode_literal(&self.text[part.byte_range()]));
-                        }
-                    }
-                }
-                self.string_expr(bytes)
-            }
+            "char_literal" => self.char_literal(node),
+            "string_literal" | "concatenated_string" => self.string_literal(node),
             "true" => Expr::int_const(1, IntKind::Int),
             "false" => Expr::int_const(0, IntKind::Int),
             "null" => Expr::new(ExprKind::Const(0), CType::ptr_to(CType::Void)),
@@ -415,35 +395,7 @@ impl<'s> Lowerer<'s> {
                 }
             }
             "conditional_expression" => self.conditional(node),
-            "cast_expression" => {
-                if self.cast_of_variable(node) {
-                    // `(x)-y` with `x` a variable parses as a cast of `-y`; the shape of the tree
-                    // around it is wrong too, so do not guess a meaning.
-                    self.fatal(node, "ambiguous `(name)` cast of a variable");
-                    return Expr::fresh(FallbackKind::UnsupportedExpr, CType::Unknown);
-                }
-                let ty = node
-                    .child_by_field_name("type")
-                    .map_or(CType::Unknown, |t| self.type_descriptor(t));
-                let Some(v) = node.child_by_field_name("value") else {
-                    return Expr::fresh(FallbackKind::UnsupportedExpr, ty);
-                };
-                if v.kind() == "call_expression"
-                    && self.callee_name(v).as_deref() == Some("__cp_va_arg")
-                {
-                    // `__builtin_va_arg(ap, T)`, rewritten by the source preparation.
-                    if let Some(args) = v.child_by_field_name("arguments") {
-                        self.discard(args);
-                    }
-                    self.fallback(node, FallbackKind::VaArg, "va_arg value not modelled");
-                    return Expr::fresh(FallbackKind::VaArg, ty);
-                }
-                let e = self.expr(v);
-                if ty == CType::Unknown {
-                    return Expr::fresh(FallbackKind::UnknownType, ty);
-                }
-                fold(self.convert(e, &ty))
-            }
+            "cast_expression" => self.cast_expression(node),
             "sizeof_expression" => self.sizeof(node),
             "alignof_expression" => {
                 let ty = node
@@ -473,6 +425,68 @@ impl<'s> Lowerer<'s> {
                 Expr::fresh(FallbackKind::UnsupportedExpr, CType::Unknown)
             }
         }
+    }
+
+    /// A character constant: `int`, multi-character and wide ones packed as GCC packs them.
+    fn char_literal(&mut self, node: Node) -> Expr {
+        let bytes = decode_literal(&self.text[node.byte_range()]);
+        let text = self.node_text(node);
+        let wide = text.starts_with('L') || text.starts_with('u') || text.starts_with('U');
+        let v = if wide || bytes.len() > 1 {
+            // Multi-character and wide constants: GCC packs bytes big-endian.
+            bytes
+                .iter()
+                .fold(0i128, |acc, b| (acc << 8) | i128::from(*b))
+        } else {
+            // Plain char is signed: '\xff' is -1.
+            i128::from(bytes.first().copied().unwrap_or(0) as i8)
+        };
+        Expr::int_const(v, IntKind::Int)
+    }
+
+    /// A string literal, or adjacent ones concatenated.
+    fn string_literal(&mut self, node: Node) -> Expr {
+        let mut bytes = Vec::new();
+        if node.kind() == "string_literal" {
+            bytes.extend(decode_literal(&self.text[node.byte_range()]));
+        } else {
+            let mut c = node.walk();
+            for part in node.named_children(&mut c) {
+                if part.kind() == "string_literal" {
+                    bytes.extend(decode_literal(&self.text[part.byte_range()]));
+                }
+            }
+        }
+        self.string_expr(bytes)
+    }
+
+    /// `(T)v`: `v` converted to `T` (a `va_arg` value is fresh).
+    fn cast_expression(&mut self, node: Node) -> Expr {
+        if self.cast_of_variable(node) {
+            // `(x)-y` with `x` a variable parses as a cast of `-y`; the shape of the tree
+            // around it is wrong too, so do not guess a meaning.
+            self.fatal(node, "ambiguous `(name)` cast of a variable");
+            return Expr::fresh(FallbackKind::UnsupportedExpr, CType::Unknown);
+        }
+        let ty = node
+            .child_by_field_name("type")
+            .map_or(CType::Unknown, |t| self.type_descriptor(t));
+        let Some(v) = node.child_by_field_name("value") else {
+            return Expr::fresh(FallbackKind::UnsupportedExpr, ty);
+        };
+        if v.kind() == "call_expression" && self.callee_name(v).as_deref() == Some("__cp_va_arg") {
+            // `__builtin_va_arg(ap, T)`, rewritten by the source preparation.
+            if let Some(args) = v.child_by_field_name("arguments") {
+                self.discard(args);
+            }
+            self.fallback(node, FallbackKind::VaArg, "va_arg value not modelled");
+            return Expr::fresh(FallbackKind::VaArg, ty);
+        }
+        let e = self.expr(v);
+        if ty == CType::Unknown {
+            return Expr::fresh(FallbackKind::UnknownType, ty);
+        }
+        fold(self.convert(e, &ty))
     }
 
     /// A cast whose "type" is a bare name that is a variable, not a type.

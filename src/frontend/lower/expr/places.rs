@@ -85,6 +85,12 @@ impl Lowerer<'_> {
 
     /// The place an lvalue expression designates, and its type.
     pub(in crate::frontend::lower) fn lvalue(&mut self, node: Node) -> Option<(LValue, CType)> {
+        let place = self.place_of_kind(node)?;
+        self.typed(node, &place.1);
+        Some(place)
+    }
+
+    fn place_of_kind(&mut self, node: Node) -> Option<(LValue, CType)> {
         match node.kind() {
             "identifier" => match self.lookup(self.node_text(node)).cloned() {
                 Some(Symbol::Var(v, ty)) => Some((LValue::Var(v), ty)),

@@ -43,7 +43,6 @@ impl SourceTypes {
             }
             Some(seen) => {
                 if seen.as_ref() != Some(ty) {
-                    eprintln!("CONFLICT {:?} {:?} {:?}", key, seen, ty);
                     *seen = None;
                 }
             }

@@ -86,7 +86,8 @@ impl Lowerer<'_> {
     /// The place an lvalue expression designates, and its type.
     pub(in crate::frontend::lower) fn lvalue(&mut self, node: Node) -> Option<(LValue, CType)> {
         let place = self.place_of_kind(node)?;
-        self.typed(node, &place.1);
+        self.types
+            .record_place((node.start_byte(), node.end_byte()), &place.1);
         Some(place)
     }
 

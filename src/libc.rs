@@ -28,9 +28,43 @@ pub const NEVER_RETURNS: &[&str] = &[
     "thrd_exit",
 ];
 
+/// `<ctype.h>`'s classifiers and converters: each reads its argument and the locale's tables,
+/// writes no memory and always returns.
+pub const CTYPE: &[&str] = &[
+    "isalnum", "isalpha", "iscntrl", "isdigit", "isgraph", "islower", "isprint", "ispunct",
+    "isspace", "isupper", "isxdigit", "tolower", "toupper",
+];
+
+/// Whether the library function `name` always returns to its caller.
+pub fn always_returns(name: &str) -> bool {
+    ALWAYS_RETURN.contains(&name) || CTYPE.contains(&name)
+}
+
+/// Whether the library function `name` writes no memory of the program's.
+pub fn writes_no_memory(name: &str) -> bool {
+    WRITES_NO_MEMORY.contains(&name) || CTYPE.contains(&name)
+}
+
+/// Library functions that read nothing but their arguments and write nothing the program
+/// reads (see `frontend/sites/effects.rs` on `errno`).
+pub fn computes_from_arguments(name: &str) -> bool {
+    const MATH: &[&str] = &[
+        "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
+        "acosh", "atanh", "exp", "exp2", "expm1", "log", "log10", "log2", "log1p", "pow", "sqrt",
+        "cbrt", "hypot", "fabs", "floor", "ceil", "round", "trunc", "fmod", "fmin", "fmax",
+        "ldexp", "erf", "erfc", "tgamma", "lgamma",
+    ];
+    const OTHER: &[&str] = &["abs", "labs", "llabs", "isblank"];
+    let base = name
+        .strip_suffix('f')
+        .or_else(|| name.strip_suffix('l'))
+        .filter(|b| MATH.contains(b));
+    MATH.contains(&name) || base.is_some() || OTHER.contains(&name) || CTYPE.contains(&name)
+}
+
 /// Library functions known to return to their caller (they may fail, but they come back).
 /// Anything external not listed here may not return (it could call `exit` or `longjmp`).
-pub const ALWAYS_RETURN: &[&str] = &[
+const ALWAYS_RETURN: &[&str] = &[
     "abs",
     "labs",
     "llabs",
@@ -104,19 +138,6 @@ pub const ALWAYS_RETURN: &[&str] = &[
     "ferror",
     "clearerr",
     "perror",
-    "isalpha",
-    "isdigit",
-    "isalnum",
-    "isspace",
-    "isupper",
-    "islower",
-    "isprint",
-    "ispunct",
-    "isxdigit",
-    "iscntrl",
-    "isgraph",
-    "toupper",
-    "tolower",
     "__ctype_b_loc",
     "__ctype_toupper_loc",
     "__ctype_tolower_loc",
@@ -332,7 +353,7 @@ pub fn byte_write(name: &str) -> Option<ByteWrite> {
 }
 
 /// Library functions that write no program-visible memory (they may read it).
-pub const WRITES_NO_MEMORY: &[&str] = &[
+const WRITES_NO_MEMORY: &[&str] = &[
     "strlen",
     "strnlen",
     "strcmp",
@@ -348,19 +369,6 @@ pub const WRITES_NO_MEMORY: &[&str] = &[
     "abs",
     "labs",
     "llabs",
-    "isalpha",
-    "isdigit",
-    "isalnum",
-    "isspace",
-    "isupper",
-    "islower",
-    "isprint",
-    "ispunct",
-    "isxdigit",
-    "iscntrl",
-    "isgraph",
-    "toupper",
-    "tolower",
     "__ctype_b_loc",
     "__ctype_toupper_loc",
     "__ctype_tolower_loc",
@@ -416,9 +424,8 @@ pub fn pointer_effects(name: &str) -> Option<PointerEffects> {
     };
     let e = match name {
         "strlen" | "strnlen" | "strcmp" | "strncmp" | "memcmp" | "strspn" | "strcspn" | "abs"
-        | "labs" | "llabs" | "isalpha" | "isdigit" | "isalnum" | "isspace" | "isupper"
-        | "islower" | "isprint" | "ispunct" | "isxdigit" | "iscntrl" | "isgraph" | "toupper"
-        | "tolower" | "__builtin_strlen" | "atoi" | "atol" | "atoll" => PURE,
+        | "labs" | "llabs" | "__builtin_strlen" | "atoi" | "atol" | "atoll" => PURE,
+        n if CTYPE.contains(&n) => PURE,
         "strchr" | "strrchr" | "strstr" | "strpbrk" | "memchr" => PointerEffects {
             returns_arg: Some(0),
             ..PURE

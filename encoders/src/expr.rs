@@ -43,6 +43,19 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// Whether `l op r` may trap by itself, its operands aside (C's one rule, which the
+    /// annotator's checks on syntax call too): `/` and `%` unless the divisor is a positive
+    /// integer literal, any shift, and `+`, `-`, `*` (a signed overflow, pointer arithmetic out
+    /// of its object) unless both operands are literals or the operation is on floating values.
+    pub fn may_trap(self, both_literal: bool, by_positive_literal: bool, float: bool) -> bool {
+        match self {
+            BinOp::Div | BinOp::Mod => !by_positive_literal,
+            BinOp::Shl | BinOp::Shr => true,
+            BinOp::Add | BinOp::Sub | BinOp::Mul => !float && !both_literal,
+            _ => false,
+        }
+    }
+
     pub fn from_c(op: &str) -> Option<BinOp> {
         Some(match op {
             "+" => BinOp::Add,
@@ -233,14 +246,8 @@ impl Expr {
             Expr::Bin(op, l, r, _) => {
                 let by_literal =
                     matches!(&**r, Expr::Const { text, .. } if is_positive_int_literal(text));
-                let op_traps = match op {
-                    BinOp::Div | BinOp::Mod => !by_literal,
-                    BinOp::Shl | BinOp::Shr => true,
-                    BinOp::Add | BinOp::Sub | BinOp::Mul => {
-                        self.ty() != Ty::Float && !(literal(l) && literal(r))
-                    }
-                    _ => false,
-                };
+                let op_traps =
+                    op.may_trap(literal(l) && literal(r), by_literal, self.ty() == Ty::Float);
                 op_traps || l.may_trap() || r.may_trap()
             }
             Expr::Un(UnOp::Neg, e) => (e.ty() != Ty::Float && !literal(e)) || e.may_trap(),

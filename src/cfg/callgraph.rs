@@ -120,8 +120,7 @@ impl CallGraph {
                 (f.name.clone(), (stops, direct_callees(f)))
             })
             .collect();
-        let unknown_may_stop =
-            |n: &str| never.contains(n) || !crate::libc::ALWAYS_RETURN.contains(&n);
+        let unknown_may_stop = |n: &str| never.contains(n) || !crate::libc::always_returns(n);
         let mut may: BTreeSet<String> =
             close_over_calls(own, |a, b| *a |= *b, |n| Some(unknown_may_stop(n)))
                 .into_iter()

@@ -82,7 +82,7 @@ impl Summaries {
             own_memory.insert(s.name.clone(), (true, BTreeSet::new()));
             own_globals.insert(s.name.clone(), (GlobalWrites::All, BTreeSet::new()));
         }
-        let writes_no_memory = |n: &str| crate::libc::WRITES_NO_MEMORY.contains(&n);
+        let writes_no_memory = crate::libc::writes_no_memory;
         let outside_memory = |n: &str| {
             externals
                 .get(n)
@@ -146,7 +146,7 @@ impl Summaries {
         match self.global_writes.get(name) {
             Some(w) => w.clone(),
             None if self.external_globals.contains_key(name) => self.external_globals[name].clone(),
-            None if crate::libc::WRITES_NO_MEMORY.contains(&name) => GlobalWrites::none(),
+            None if crate::libc::writes_no_memory(name) => GlobalWrites::none(),
             None => GlobalWrites::All,
         }
     }
@@ -165,7 +165,7 @@ impl Summaries {
         if self.external_globals.contains_key(name) {
             return self.external_writes.contains(name);
         }
-        !crate::libc::WRITES_NO_MEMORY.contains(&name)
+        !crate::libc::writes_no_memory(name)
     }
 }
 

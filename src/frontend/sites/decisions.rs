@@ -509,14 +509,22 @@ fn cannot_trap(node: Node, text: &[u8], pure: &[String]) -> bool {
             }
         }
         "subscript_expression" | "call_expression" | "compound_statement" => return false,
-        "binary_expression" if matches!(operator(node, text).as_str(), "<<" | ">>") => {
-            return false
-        }
-        // A signed overflow, or pointer arithmetic out of its object, unless both operands
-        // are literals (the operands' types are not known here: floating ones too).
-        "binary_expression" if matches!(operator(node, text).as_str(), "+" | "-" | "*") => {
+        // The operands' types are not known here: taken as not floating.
+        "binary_expression" => {
             let literal = |f: &str| node.child_by_field_name(f).is_some_and(is_literal);
-            if !(literal("left") && literal("right")) {
+            let by_positive_literal = node.child_by_field_name("right").is_some_and(|r| {
+                r.kind() == "number_literal"
+                    && r.utf8_text(text)
+                        .is_ok_and(covprune_encoders::is_positive_int_literal)
+            });
+            let traps = covprune_encoders::BinOp::from_c(&operator(node, text)).is_some_and(|op| {
+                op.may_trap(
+                    literal("left") && literal("right"),
+                    by_positive_literal,
+                    false,
+                )
+            });
+            if traps {
                 return false;
             }
         }
@@ -525,16 +533,6 @@ fn cannot_trap(node: Node, text: &[u8], pure: &[String]) -> bool {
                 && !node.child_by_field_name("argument").is_some_and(is_literal) =>
         {
             return false
-        }
-        "binary_expression" if matches!(operator(node, text).as_str(), "/" | "%") => {
-            let by_literal = node.child_by_field_name("right").is_some_and(|r| {
-                r.kind() == "number_literal"
-                    && r.utf8_text(text)
-                        .is_ok_and(covprune_encoders::is_positive_int_literal)
-            });
-            if !by_literal {
-                return false;
-            }
         }
         _ => {}
     }

@@ -89,26 +89,6 @@ impl Effects {
     }
 }
 
-/// Library functions that read nothing but their arguments and write nothing the program
-/// reads (see the module comment on `errno`).
-fn computes_from_arguments(name: &str) -> bool {
-    const MATH: &[&str] = &[
-        "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
-        "acosh", "atanh", "exp", "exp2", "expm1", "log", "log10", "log2", "log1p", "pow", "sqrt",
-        "cbrt", "hypot", "fabs", "floor", "ceil", "round", "trunc", "fmod", "fmin", "fmax",
-        "ldexp", "erf", "erfc", "tgamma", "lgamma",
-    ];
-    const OTHER: &[&str] = &[
-        "abs", "labs", "llabs", "isalnum", "isalpha", "isblank", "iscntrl", "isdigit", "isgraph",
-        "islower", "isprint", "ispunct", "isspace", "isupper", "isxdigit", "tolower", "toupper",
-    ];
-    let base = name
-        .strip_suffix('f')
-        .or_else(|| name.strip_suffix('l'))
-        .filter(|b| MATH.contains(b));
-    MATH.contains(&name) || base.is_some() || OTHER.contains(&name)
-}
-
 /// The effects of calling each function of a program, and of calling anything by name.
 #[derive(Clone, Debug, Default)]
 pub struct CallEffects {
@@ -133,7 +113,7 @@ impl CallEffects {
         let defined = crate::cfg::callgraph::close_over_calls(
             own,
             |acc, e| acc.absorb(e),
-            |c| (!computes_from_arguments(c)).then(Effects::top),
+            |c| (!crate::libc::computes_from_arguments(c)).then(Effects::top),
         );
         CallEffects { defined }
     }
@@ -143,7 +123,7 @@ impl CallEffects {
         match name {
             Some(n) => match self.defined.get(n) {
                 Some(e) => e.clone(),
-                None if computes_from_arguments(n) => Effects::default(),
+                None if crate::libc::computes_from_arguments(n) => Effects::default(),
                 None => Effects::top(),
             },
             None => Effects::top(),

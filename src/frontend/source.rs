@@ -148,6 +148,23 @@ pub fn prepare(raw: &[u8], main_file: &str) -> PreparedSource {
     }
 }
 
+/// The line markers of `text` ([`is_line_marker`]): each one's byte range, its newline aside.
+pub fn line_markers(text: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let end = text[start..]
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(text.len(), |p| start + p);
+        if is_line_marker(&text[start..end]) {
+            out.push(start..end);
+        }
+        start = end + 1;
+    }
+    out
+}
+
 /// Whether a line is a line marker: `# 12 "file" flags` as `cc -E` writes them, or `#line 12`.
 pub fn is_line_marker(line: &[u8]) -> bool {
     let trimmed = line.trim_ascii_start();

@@ -6,7 +6,7 @@
 //! reports repeat, so that answers map back to labels.
 
 use crate::frontend::sites::{label_calls, LabelCall};
-use crate::frontend::source::is_line_marker;
+use crate::frontend::source::line_markers;
 
 #[derive(Clone, Debug)]
 pub struct AcslOptions {
@@ -108,15 +108,12 @@ fn parse_id(id: &str) -> Option<u64> {
 /// Blanks the preprocessor's line markers (`# 12 "f.c" 1`, `#line 12`), keeping the lines.
 fn blank_line_markers(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for l in text.split_inclusive('\n') {
-        if is_line_marker(l.as_bytes()) {
-            if l.ends_with('\n') {
-                out.push('\n');
-            }
-        } else {
-            out.push_str(l);
-        }
+    let mut from = 0;
+    for m in line_markers(text.as_bytes()) {
+        out.push_str(&text[from..m.start]);
+        from = m.end;
     }
+    out.push_str(&text[from..]);
     out
 }
 

@@ -46,21 +46,15 @@ pub(super) fn without_computed_gotos(text: &[u8]) -> Option<Vec<u8>> {
 /// The text with every line marker (`# 12 "file.c" 3`, as `cc -E` writes them) turned into
 /// spaces, newlines kept; None when there is none.
 pub(super) fn blank_line_markers(text: &[u8]) -> Option<Vec<u8>> {
-    let mut out: Option<Vec<u8>> = None;
-    let mut start = 0;
-    while start < text.len() {
-        let end = text[start..]
-            .iter()
-            .position(|b| *b == b'\n')
-            .map_or(text.len(), |p| start + p);
-        let line = &text[start..end];
-        if crate::frontend::source::is_line_marker(line) {
-            let o = out.get_or_insert_with(|| text.to_vec());
-            o[start..end].fill(b' ');
-        }
-        start = end + 1;
+    let markers = crate::frontend::source::line_markers(text);
+    if markers.is_empty() {
+        return None;
     }
-    out
+    let mut out = text.to_vec();
+    for m in markers {
+        out[m].fill(b' ');
+    }
+    Some(out)
 }
 
 /// A position of one side of `edits` at its place in the other: of the original text in the

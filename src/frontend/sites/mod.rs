@@ -164,11 +164,9 @@ pub struct Sites {
     /// Function-like macros (see `FileMacros::function_like`): no decision is read inside
     /// their arguments.
     function_like: std::rc::Rc<BTreeSet<String>>,
-    /// The names a call may be a macro's use by: the function-like macros and the conditional
-    /// ones.
-    macro_names: std::rc::Rc<BTreeSet<String>>,
-    /// The digests ([`crate::ir::spans::digest`]) of the object-like macros' names.
-    macro_name_digests: std::rc::Rc<std::collections::HashSet<u64>>,
+    /// The macros a call may be a use of (the function-like and the conditional ones) and the
+    /// object-like ones, as aligning the text with the lowered one reads them.
+    macro_names: std::rc::Rc<typed::MacroNames>,
 }
 
 impl Sites {
@@ -297,22 +295,14 @@ fn find_in(
         .map(|m| m.name.clone())
         .collect();
     sites.constants = std::rc::Rc::new(constants);
-    sites.macro_name_digests = std::rc::Rc::new(
-        sites
-            .constants
-            .object_macros
-            .iter()
-            .map(|n| crate::ir::spans::digest(n.as_bytes()))
-            .collect(),
-    );
-    sites.macro_names = std::rc::Rc::new(
+    sites.macro_names = std::rc::Rc::new(typed::MacroNames::new(
         macros
             .function_like
             .iter()
             .cloned()
-            .chain(macros.conditional.iter().map(|m| m.name.clone()))
-            .collect(),
-    );
+            .chain(macros.conditional.iter().map(|m| m.name.clone())),
+        sites.constants.object_macros.iter().map(String::as_str),
+    ));
     for def in &defs {
         function(*def, text, program, &names, &mut sites);
     }
@@ -366,13 +356,10 @@ fn function(
         .child_by_field_name("declarator")
         .map(|d| declarator_name(d, text))
         .unwrap_or_default();
-    let macro_names = sites.macro_names.clone();
-    let is_macro = |n: Node| syntax::callee(n, text).is_some_and(|c| macro_names.contains(c));
-    let name_digests = sites.macro_name_digests.clone();
-    let is_name = |d: u64| name_digests.contains(&d);
-    let macros: typed::Macros = (&is_macro, &is_name);
     let types = match program {
-        Some(p) => typed::NodeTypes::of_body(&p.source_types, &name, body, text, &macros),
+        Some(p) => {
+            typed::NodeTypes::of_body(&p.source_types, &name, body, text, &sites.macro_names)
+        }
         None => typed::NodeTypes::default(),
     };
     let env = TypeEnv {
@@ -381,8 +368,7 @@ fn function(
         hoisted: Vec::new(),
         constants: sites.constants.clone(),
         types: std::rc::Rc::new(types),
-        macro_names: sites.macro_names.clone(),
-        macro_name_digests: sites.macro_name_digests.clone(),
+        macros: sites.macro_names.clone(),
     };
     let returns_arith = env.function.is_some_and(|f| {
         matches!(

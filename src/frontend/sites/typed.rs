@@ -4,7 +4,7 @@
 //! expression at the range its first and last tokens stand for there. A node whose ends fall
 //! inside a run that differs, or that the lowering did not type, has none.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use similar::{capture_diff_slices_deadline, Algorithm, DiffTag};
@@ -50,7 +50,7 @@ impl<'p> NodeTypes<'p> {
         name: &str,
         body: Node,
         text: &[u8],
-        macros: &Macros,
+        macros: &MacroNames,
     ) -> NodeTypes<'p> {
         let Some(tokens) = lowered.bodies.get(name) else {
             return NodeTypes::default();
@@ -68,7 +68,13 @@ impl<'p> NodeTypes<'p> {
 
     /// The nodes of a macro's expansion (`root`, in `text`), where the call `call` of the
     /// annotated text was replaced by it: its tokens aligned with those `call` stands for.
-    pub fn expansion(&self, call: Node, root: Node, text: &[u8], macros: &Macros) -> NodeTypes<'p> {
+    pub fn expansion(
+        &self,
+        call: Node,
+        root: Node,
+        text: &[u8],
+        macros: &MacroNames,
+    ) -> NodeTypes<'p> {
         let (Some(&from), Some(&to)) = (
             self.starts.get(&call.start_byte()),
             self.ends.get(&call.end_byte()),
@@ -305,14 +311,41 @@ fn balanced(tokens: &[u64]) -> bool {
     open.is_empty()
 }
 
-/// Which calls are macros' uses, and which names (by digest) are object-like macros'.
-pub type Macros<'m> = (&'m dyn Fn(Node) -> bool, &'m dyn Fn(u64) -> bool);
+/// The annotated file's macros as the alignment reads them: the names a call may be a use of
+/// (its expansion is what the lowering read), and the object-like ones' names, by digest.
+#[derive(Debug, Default)]
+pub struct MacroNames {
+    calls: BTreeSet<String>,
+    objects: HashSet<u64>,
+}
+
+impl MacroNames {
+    pub fn new<'n>(
+        calls: impl IntoIterator<Item = String>,
+        objects: impl IntoIterator<Item = &'n str>,
+    ) -> MacroNames {
+        MacroNames {
+            calls: calls.into_iter().collect(),
+            objects: objects.into_iter().map(|n| digest(n.as_bytes())).collect(),
+        }
+    }
+
+    /// Whether `node` (in `text`) is a call of a macro.
+    pub fn is_use(&self, node: Node, text: &[u8]) -> bool {
+        node.kind() == "call_expression"
+            && crate::frontend::syntax::callee(node, text).is_some_and(|c| self.calls.contains(c))
+    }
+
+    /// Whether the token of digest `d` is an object-like macro's name.
+    fn is_object(&self, d: u64) -> bool {
+        self.objects.contains(&d)
+    }
+}
 
 /// The tokens of `node` in `text`, comments aside; a macro's call is one token, with a digest
 /// no token has.
-fn collect_leaves(node: Node, text: &[u8], macros: &Macros, out: &mut Vec<Leaf>) {
-    let (is_macro_call, is_macro_name) = macros;
-    let call = |n: Node| n.kind() == "call_expression" && is_macro_call(n);
+fn collect_leaves(node: Node, text: &[u8], macros: &MacroNames, out: &mut Vec<Leaf>) {
+    let call = |n: Node| macros.is_use(n, text);
     for n in crate::frontend::syntax::tokens(node, &call) {
         let t = &text[n.byte_range()];
         let (digest, is_use) = if call(n) {
@@ -321,7 +354,7 @@ fn collect_leaves(node: Node, text: &[u8], macros: &Macros, out: &mut Vec<Leaf>)
             (digest(&marked), true)
         } else {
             let d = digest(t);
-            (d, is_macro_name(d))
+            (d, macros.is_object(d))
         };
         out.push(Leaf {
             start: n.start_byte(),
@@ -353,15 +386,13 @@ mod tests {
             let mut c = n.walk();
             stack.extend(n.named_children(&mut c));
         }
-        let is_macro = |n: Node| crate::frontend::syntax::callee(n, text) == Some("M");
-        let is_name = |d: u64| d == digest(b"N");
-        let macros: Macros = (&is_macro, &is_name);
+        let macros = MacroNames::new(["M".to_string()], ["N"]);
         let types = NodeTypes::of_body(&program.source_types, "f", body.unwrap(), text, &macros);
         let mut out = Vec::new();
         // The body's own nodes (a macro's argument is the macro's).
         let mut stack = vec![body.unwrap()];
         while let Some(n) = stack.pop() {
-            if is_macro(n) && n.kind() == "call_expression" {
+            if macros.is_use(n, text) {
                 out.push((annotated[n.byte_range()].to_string(), types.type_of(n)));
                 continue;
             }

@@ -6,7 +6,7 @@ use tree_sitter::Node;
 
 use covprune_encoders::{BinOp, Expr, Ty, UnOp};
 
-use super::typed::NodeTypes;
+use super::typed::{MacroNames, NodeTypes};
 use crate::frontend::syntax::{division_guards, flat, sole_operand};
 use crate::ir::{CType, Function, Program};
 
@@ -20,10 +20,8 @@ pub struct TypeEnv<'a> {
     pub constants: std::rc::Rc<Constants>,
     /// The lowering's types at the function's nodes.
     pub types: std::rc::Rc<NodeTypes<'a>>,
-    /// Names of the macros a call may be a use of (their expansions are what the lowering read).
-    pub macro_names: std::rc::Rc<std::collections::BTreeSet<String>>,
-    /// The digests of the object-like macros' names ([`crate::ir::spans::digest`]).
-    pub macro_name_digests: std::rc::Rc<std::collections::HashSet<u64>>,
+    /// The file's macros, as the alignment of its text with the lowered one reads them.
+    pub macros: std::rc::Rc<MacroNames>,
 }
 
 /// Names that stand for constants, with their class.
@@ -134,11 +132,6 @@ impl<'a> TypeEnv<'a> {
         self.types.type_of(node).unwrap_or(CType::Unknown)
     }
 
-    /// Whether `call` is a use of a macro.
-    pub fn is_macro_call(&self, call: Node, text: &[u8]) -> bool {
-        super::syntax::callee(call, text).is_some_and(|n| self.macro_names.contains(n))
-    }
-
     /// A returned value, converted to the function's return type.
     pub fn as_returned(&self, e: Expr, t: &CType) -> Expr {
         match self.function {
@@ -193,8 +186,7 @@ impl<'a> TypeEnv<'a> {
             hoisted: Vec::new(),
             constants: self.constants.clone(),
             types,
-            macro_names: self.macro_names.clone(),
-            macro_name_digests: self.macro_name_digests.clone(),
+            macros: self.macros.clone(),
         }
     }
 
@@ -217,13 +209,9 @@ impl<'a> TypeEnv<'a> {
         // Positions in the expansion are not the file's: no hoisted call applies there, and
         // its types are those of the tokens the call stands for.
         let wrapped = expansion.wrapped.as_bytes();
-        let is_macro = |n: Node| self.is_macro_call(n, wrapped);
-        let is_name = |d: u64| self.macro_name_digests.contains(&d);
         // The expansion's own tokens, within the parentheses `Expansion` wraps it in.
         let body = sole_operand(root).unwrap_or(root);
-        let types = self
-            .types
-            .expansion(node, body, wrapped, &(&is_macro, &is_name));
+        let types = self.types.expansion(node, body, wrapped, &self.macros);
         let inner = self.with_types(std::rc::Rc::new(types));
         let (mut e, t) = inner.build(root, wrapped);
         e.positions_mut(&mut |w| w.0 = None);

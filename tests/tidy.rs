@@ -58,10 +58,10 @@ struct LongFunctions {
 const MAX_FUNCTION_LINES: usize = 150;
 
 impl LongFunctions {
-    fn check(&mut self, name: &syn::Ident, sig: &syn::Signature, body: &syn::Block) {
+    fn check(&mut self, sig: &syn::Signature, body: &syn::Block) {
         let lines = body.brace_token.span.close().end().line + 1 - sig.fn_token.span.start().line;
         if lines > MAX_FUNCTION_LINES {
-            self.found.push((name.to_string(), lines));
+            self.found.push((sig.ident.to_string(), lines));
         }
     }
 }
@@ -80,20 +80,20 @@ impl<'ast> Visit<'ast> for LongFunctions {
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        self.check(&f.sig.ident, &f.sig, &f.block);
+        self.check(&f.sig, &f.block);
         syn::visit::visit_item_fn(self, f);
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
         if !is_cfg_test(&f.attrs) {
-            self.check(&f.sig.ident, &f.sig, &f.block);
+            self.check(&f.sig, &f.block);
             syn::visit::visit_impl_item_fn(self, f);
         }
     }
 
     fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
         if let Some(body) = &f.default {
-            self.check(&f.sig.ident, &f.sig, body);
+            self.check(&f.sig, body);
         }
         syn::visit::visit_trait_item_fn(self, f);
     }

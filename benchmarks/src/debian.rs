@@ -77,6 +77,49 @@ struct Row {
     trees_identical: bool,
     project_seconds: f64,
     measure_seconds: f64,
+    /// What the tests leave uncovered, per criterion (CC, MCC, all): before `project
+    /// witness` (proved infeasible only) and after (with the labels its tests cover).
+    settled_before: Vec<Settled>,
+    settled_after: Vec<Settled>,
+    witness_exit: i32,
+    witness_seconds: f64,
+    tests_written: usize,
+    /// Tests `project witness` built on their own and checked to cover their labels.
+    tests_checked: usize,
+    tests_broken: usize,
+    /// The witness tests added to the project's own build with the snippet `project witness`
+    /// wrote, and how many of them its test runner passed (none for autotools: no snippet).
+    suite_tests: Option<(usize, usize)>,
+    witness_trees_identical: bool,
+}
+
+#[derive(serde::Serialize, Clone, Default)]
+struct Settled {
+    criterion: String,
+    uncovered: u64,
+    infeasible: u64,
+    shown_feasible: u64,
+    neither: u64,
+}
+
+impl Settled {
+    fn rows(v: &serde_json::Value) -> Vec<Settled> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| Settled {
+                criterion: r["criterion"].as_str().unwrap_or_default().to_string(),
+                uncovered: r["uncovered"].as_u64().unwrap_or(0),
+                infeasible: r["infeasible"].as_u64().unwrap_or(0),
+                shown_feasible: r["shown_feasible"].as_u64().unwrap_or(0),
+                neither: r["neither"].as_u64().unwrap_or(0),
+            })
+            .collect()
+    }
+    fn percent(&self) -> Option<f64> {
+        (self.uncovered > 0)
+            .then(|| 100.0 * (self.infeasible + self.shown_feasible) as f64 / self.uncovered as f64)
+    }
 }
 
 pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
@@ -131,6 +174,10 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
         .filter(|r| {
             r.project_exit != 0
                 || r.measure_exit != 0
+                || r.witness_exit != 0
+                || r.tests_broken > 0
+                || r.suite_tests.is_some_and(|(passed, total)| passed < total)
+                || !r.witness_trees_identical
                 || r.alarms > 0
                 || r.failed_runs > 0
                 || !r.trees_identical
@@ -186,6 +233,30 @@ fn one(exe: &Path, dir: &Path, work: &Path, p: &Project) -> Result<Row> {
         )
     })?;
     let after = fingerprint(&watched)?;
+    let t = Instant::now();
+    let witness = Command::new(exe)
+        .args(["project", "witness", "--json", "-o"])
+        .arg(&out)
+        .output()?;
+    let witness_seconds = t.elapsed().as_secs_f64();
+    let w: serde_json::Value = serde_json::from_slice(&witness.stdout).with_context(|| {
+        format!(
+            "project witness: {}",
+            String::from_utf8_lossy(&witness.stderr)
+        )
+    })?;
+    let witness_trees_identical = fingerprint(&watched)? == after;
+    let wfiles = w["files"].as_array().cloned().unwrap_or_default();
+    let sum = |k: &str| -> usize {
+        wfiles
+            .iter()
+            .map(|f| match &f[k] {
+                serde_json::Value::Array(a) => a.len(),
+                v => v.as_u64().unwrap_or(0) as usize,
+            })
+            .sum()
+    };
+    let suite_tests = suite_with_witnesses(p, &source, &out, work)?;
     let total = &report["total"];
     let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
     let compiled_out: u64 = report["files"]
@@ -239,7 +310,87 @@ fn one(exe: &Path, dir: &Path, work: &Path, p: &Project) -> Result<Row> {
         trees_identical: before == after,
         project_seconds,
         measure_seconds,
+        settled_before: Settled::rows(&m["settled"]),
+        settled_after: Settled::rows(&w["settled"]),
+        witness_exit: witness.status.code().unwrap_or(-1),
+        witness_seconds,
+        tests_written: sum("tests"),
+        tests_checked: sum("tests_checked"),
+        tests_broken: sum("tests_broken"),
+        suite_tests,
+        witness_trees_identical,
     })
+}
+
+/// The project's sources copied, the snippet `project witness` wrote added to its build
+/// (CMake: `include()` at the end of the top CMakeLists.txt; Meson: the lines at the end of
+/// the top meson.build), configured, built and tested with its own test runner: (witness
+/// tests the runner passed, witness tests). None when there is no snippet (autotools).
+fn suite_with_witnesses(
+    p: &Project,
+    source: &Path,
+    out: &Path,
+    work: &Path,
+) -> Result<Option<(usize, usize)>> {
+    let cmake = out.join("witnesses/covprune-witnesses.cmake");
+    let meson = out.join("witnesses/meson-witnesses.txt");
+    let copy = work.join(format!("{}-with-witnesses", p.name));
+    let _ = std::fs::remove_dir_all(&copy);
+    let sh = |script: &str, dir: &Path| -> Result<String> {
+        let o = Command::new("/bin/sh")
+            .arg("-c")
+            .arg(script)
+            .current_dir(dir)
+            .output()?;
+        Ok(String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr))
+    };
+    let (log, total) = if cmake.exists() {
+        sh(
+            &format!("cp -a '{}' '{}'", source.display(), copy.display()),
+            work,
+        )?;
+        let text = std::fs::read_to_string(&cmake)?;
+        let total = text.matches("add_test(").count();
+        let mut lists = std::fs::read_to_string(copy.join("CMakeLists.txt"))?;
+        lists.push_str(&format!("\ninclude({})\n", cmake.display()));
+        std::fs::write(copy.join("CMakeLists.txt"), lists)?;
+        let log = sh(
+            "mkdir -p b && cd b && cmake .. >/dev/null && cmake --build . -j2 >/dev/null 2>&1; ctest -R '^covprune_' 2>&1",
+            &copy,
+        )?;
+        (log, total)
+    } else if meson.exists() {
+        sh(
+            &format!("cp -a '{}' '{}'", source.display(), copy.display()),
+            work,
+        )?;
+        let text = std::fs::read_to_string(&meson)?;
+        let total = text.matches("\ntest(").count();
+        let mut build = std::fs::read_to_string(copy.join("meson.build"))?;
+        build.push('\n');
+        build.push_str(&text);
+        std::fs::write(copy.join("meson.build"), build)?;
+        let log = sh(
+            "meson setup b >/dev/null && ninja -C b >/dev/null 2>&1; cd b && meson test --list 2>/dev/null | grep '^covprune_' | xargs -r meson test 2>&1",
+            &copy,
+        )?;
+        (log, total)
+    } else {
+        return Ok(None);
+    };
+    let _ = std::fs::remove_dir_all(&copy);
+    // ctest: `N/M Test #k: covprune_... ....   Passed`; meson: `N/M covprune_...   OK`.
+    let passed = log
+        .lines()
+        .filter(|l| l.contains("covprune_") && (l.contains("Passed") || l.contains(" OK ")))
+        .count();
+    if passed < total {
+        eprintln!(
+            "{}: {passed} of {total} witness tests passed in the project's build:\n{log}",
+            p.name
+        );
+    }
+    Ok(Some((passed, total)))
 }
 
 /// Every file under `dirs`, by path: its length and a hash of its bytes.
@@ -309,6 +460,39 @@ fn markdown(rows: &[Row], versions: &str) -> String {
             r.project_seconds,
             r.measure_seconds
         ));
+    }
+    s.push_str(
+        "\n## What the tests leave uncovered, settled\n\n\
+         Of the labels the project's own tests leave uncovered: proved infeasible by `project`, \
+         shown feasible by a test `covprune project witness -o OUT` wrote (each file's runner \
+         linked with the project's other files compiled from the compilation database), or \
+         neither. Before: after `project measure`; after: after `project witness`. Every test \
+         written is built again on its own with the recording runtime and checked to cover the \
+         labels it claims; the tests are then added to a copy of the project with the snippet \
+         `project witness` writes (CMake, Meson) and run by the project's own test runner.\n\n\
+         | project | criterion | uncovered | infeasible | settled before | shown feasible | settled after | neither | tests written (checked, broken) | in the project's suite (passed / added) | witness (s) |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        for (b, a) in r.settled_before.iter().zip(&r.settled_after) {
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} ({}, {}) | {} | {:.0} |\n",
+                r.project,
+                a.criterion,
+                a.uncovered,
+                a.infeasible,
+                pct(b.percent()),
+                a.shown_feasible,
+                pct(a.percent()),
+                a.neither,
+                r.tests_written,
+                r.tests_checked,
+                r.tests_broken,
+                r.suite_tests
+                    .map_or_else(|| "-".to_string(), |(p, t)| format!("{p} / {t}")),
+                r.witness_seconds
+            ));
+        }
     }
     s
 }

@@ -125,6 +125,7 @@ pub fn run(raw: &[String], corpus: PathBuf, out: PathBuf) -> Result<()> {
             let opts = RunOptions {
                 cc: "cc".into(),
                 flags: vec!["-Wl,--unresolved-symbols=ignore-all".into()],
+                link: Vec::new(),
                 preprocessed: true,
                 timeout: Duration::from_secs(5),
             };

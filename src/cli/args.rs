@@ -86,9 +86,39 @@ pub enum ProjectAction {
     /// copy of its tree where the annotated files replace the originals and the recording
     /// runtime is linked in; coverage per file and in total, every claim checked.
     Measure(ProjectMeasureArgs),
+    /// Witnesses for every file `project` annotated: `witness` on each, its runner linked with
+    /// the project's other files (compiled from the compilation database in a scratch
+    /// directory); tests in OUT/witnesses, with snippets adding them to a CMake or Meson
+    /// suite; the settled share of what the tests `project measure` ran leave uncovered.
+    Witness(ProjectWitnessArgs),
     /// Join the shard files that `project --shard K/N` runs left in OUT (all N of them) into
     /// the ledgers and the summary of one unsharded run.
     Merge(ProjectMergeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ProjectWitnessArgs {
+    /// The output directory of `covprune project`.
+    #[arg(short = 'o', long = "out")]
+    pub out_dir: PathBuf,
+    /// The C compiler (default `cc`).
+    #[arg(long, value_name = "CC")]
+    pub cc: Option<String>,
+    /// Labels of the grey zone asked for a model per function, at most.
+    #[arg(long, default_value_t = run::witness::WitnessOptions::PER_FUNCTION)]
+    pub per_function: usize,
+    /// Wall-clock budget of one function's encoding and models, in seconds.
+    #[arg(long = "function-budget-s", value_name = "SECONDS", default_value_t = Seconds(run::witness::WitnessOptions::FUNCTION_MS))]
+    pub function_budget_ms: Seconds,
+    /// Time limit of one run of a call, in seconds.
+    #[arg(long = "run-timeout-s", value_name = "SECONDS", default_value_t = Seconds(run::witness::WitnessOptions::RUN_MS))]
+    pub run_timeout_ms: Seconds,
+    /// Worker threads (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -405,6 +435,10 @@ pub struct WitnessArgs {
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
+    /// Link the runner with this object, archive or `-lNAME` too (repeatable): the code of
+    /// the functions the file calls but other files define.
+    #[arg(long, value_name = "OBJ")]
+    pub link: Vec<String>,
     /// Write SARIF 2.1.0 with the findings (runs that crashed or tripped a sanitizer).
     #[arg(long, value_name = "FILE")]
     pub sarif: Option<PathBuf>,

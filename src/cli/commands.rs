@@ -113,6 +113,7 @@ pub(super) fn witness(args: WitnessArgs) -> run::Result<Exit> {
         run_ms: args.run_timeout_ms.0,
         jobs: args.jobs,
         progress: !args.json,
+        link: args.link,
     })?;
     show(&report, args.json, run::witness::WitnessReport::to_text);
     if let Some(path) = &args.sarif {

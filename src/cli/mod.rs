@@ -226,6 +226,30 @@ fn execute(command: Command) -> run::Result<Exit> {
             ..
         }) => return commands::project_measure(args),
         Command::Project(ProjectArgs {
+            action: Some(ProjectAction::Witness(args)),
+            ..
+        }) => {
+            let report = run::project_witness::project_witness(
+                &run::project_witness::ProjectWitnessOptions {
+                    out_dir: args.out_dir,
+                    cc: args.cc,
+                    per_function: args.per_function,
+                    function_ms: args.function_budget_ms.0,
+                    run_ms: args.run_timeout_ms.0,
+                    jobs: args.jobs,
+                    progress: !args.json,
+                },
+            )?;
+            show(
+                &report,
+                args.json,
+                run::project_witness::ProjectWitnessReport::to_text,
+            );
+            if let Some(error) = report.error() {
+                return Err(error);
+            }
+        }
+        Command::Project(ProjectArgs {
             action: Some(ProjectAction::Merge(args)),
             ..
         }) => {

@@ -271,21 +271,27 @@ pub fn database_files(db: &Path) -> Result<Vec<PathBuf>, FrontendError> {
     Ok(out.into_iter().collect())
 }
 
-/// The command of `file`'s entry in a compilation database, and the entry's directory.
-fn database_entry(db: &Path, file: &Path) -> Result<(Vec<String>, PathBuf), FrontendError> {
+/// One entry of a compilation database: its file (absolute, canonical when it exists), its
+/// command as arguments (the compiler first) and its directory.
+#[derive(Clone, Debug)]
+pub struct DatabaseEntry {
+    pub file: PathBuf,
+    pub args: Vec<String>,
+    pub dir: PathBuf,
+}
+
+/// Every entry of a compilation database, in its order.
+pub fn database_entries(db: &Path) -> Result<Vec<DatabaseEntry>, FrontendError> {
     let (db_file, entries) = read_database(db)?;
     let bad = |message: String| database_error(&db_file, message);
-    let want = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let mut out = Vec::new();
     for entry in &entries {
         let dir = PathBuf::from(entry["directory"].as_str().unwrap_or("."));
         let Some(f) = entry["file"].as_str() else {
             continue;
         };
-        let candidate = dir.join(f);
-        let candidate = std::fs::canonicalize(&candidate).unwrap_or(candidate);
-        if candidate != want {
-            continue;
-        }
+        let file = dir.join(f);
+        let file = std::fs::canonicalize(&file).unwrap_or(file);
         let args: Vec<String> = if let Some(a) = entry["arguments"].as_array() {
             a.iter()
                 .filter_map(|v| v.as_str().map(str::to_string))
@@ -300,9 +306,21 @@ fn database_entry(db: &Path, file: &Path) -> Result<(Vec<String>, PathBuf), Fron
         if args.is_empty() {
             return Err(bad(format!("entry for {f} has an empty command")));
         }
-        return Ok((args, dir));
+        out.push(DatabaseEntry { file, args, dir });
     }
-    Err(bad(format!("no entry for {}", file.display())))
+    Ok(out)
+}
+
+/// The command of `file`'s entry in a compilation database, and the entry's directory.
+fn database_entry(db: &Path, file: &Path) -> Result<(Vec<String>, PathBuf), FrontendError> {
+    let want = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    match database_entries(db)?.into_iter().find(|e| e.file == want) {
+        Some(e) => Ok((e.args, e.dir)),
+        None => Err(database_error(
+            &database_file(db),
+            format!("no entry for {}", file.display()),
+        )),
+    }
 }
 
 /// What building `file` (an annotated copy: its original's entry, see
@@ -322,6 +340,13 @@ pub fn database_build_flags(
         (Err(_), Some(original)) => database_entry(db, original)?,
         (Err(e), None) => return Err(e),
     };
+    Ok(entry_build_flags(&args, &dir))
+}
+
+/// What building an entry's file elsewhere takes from its command `args` (run in `dir`): the
+/// preprocessing flags and the link flags (`-l`, `-L`, `-pthread`, `-Wl,...`), paths made
+/// absolute against `dir`.
+pub fn entry_build_flags(args: &[String], dir: &Path) -> (Vec<String>, Vec<String>) {
     let absolute = |p: &str| -> String {
         let p = Path::new(p);
         if p.is_absolute() {
@@ -372,7 +397,7 @@ pub fn database_build_flags(
             link.push(a.clone());
         }
     }
-    Ok((compile, link))
+    (compile, link)
 }
 
 /// Keeps the flags that change preprocessing (`-I`, `-D`, `-U`, `-include`, `-isystem`,

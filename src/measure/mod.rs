@@ -6,6 +6,7 @@ mod coverage;
 pub mod layout;
 pub mod project;
 pub mod runtime;
+mod settled;
 pub mod shell;
 pub mod suite;
 
@@ -13,6 +14,7 @@ pub use crate::report::ledger::{claims_from_ledger, claims_of_statuses, Claim};
 pub use coverage::{
     alarms, coverage, coverage_text, elements_report, objectives, pending_subsumed, Alarm, Coverage,
 };
+pub use settled::{settled, settled_text, Settled};
 pub use suite::{read_tests, LineForm, TestSpec};
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -61,6 +61,15 @@ pub fn shown_feasible(labels: &[LedgerLabel]) -> (usize, usize) {
     (n, tests.len())
 }
 
+/// The labels a `witness` test shows feasible (the ledger names the test).
+pub fn witnessed(labels: &[LedgerLabel]) -> std::collections::BTreeSet<u64> {
+    labels
+        .iter()
+        .filter(|l| l.witness.is_some())
+        .map(|l| l.id)
+        .collect()
+}
+
 /// The hyperlabel claims of a ledger, by id (unknown ones left out).
 pub fn hyper_claims(ledger: &Ledger) -> std::collections::BTreeMap<u64, HyperClaim> {
     ledger

@@ -34,6 +34,10 @@ pub struct AuditReport {
     /// (labels only `witness` tests cover are not the suite's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coverage: Option<Vec<super::measure::CoverageRow>>,
+    /// Per criterion, what the suite leaves uncovered: proved infeasible, shown feasible by a
+    /// `witness` test, or neither (when `measure` recorded coverage).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub settled: Vec<super::measure::SettledRow>,
     /// The same with the `witness` tests' labels covered too, when they cover any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coverage_with_witnesses: Option<Vec<super::measure::CoverageRow>>,
@@ -64,6 +68,11 @@ impl AuditReport {
                 "\ncoverage by the test suite, measured by `measure` (from the labels file):\n",
             );
             out.push_str(&crate::measure::coverage_text(&table));
+        }
+        if !self.settled.is_empty() {
+            let rows: Vec<crate::measure::Settled> =
+                self.settled.iter().map(|r| r.counts.clone()).collect();
+            out.push_str(&crate::measure::settled_text(&rows));
         }
         if let Some(rows) = &self.coverage_with_witnesses {
             let table: Vec<crate::measure::Coverage> =
@@ -256,6 +265,25 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
         )?;
         write(p, &page)?;
     }
+    // What the suite leaves uncovered: proved infeasible, covered by a `witness` test (the
+    // ledger names it, or only a witness driver covers it in the labels file), or neither.
+    let settled = match (measured, &coverage) {
+        (Some(lf), Some((_, covered, _, _))) => {
+            let list: Vec<(u64, String)> = lf.rows.iter().map(|r| (r.id, r.tag.clone())).collect();
+            let mut shown = crate::report::ledger::witnessed(rows);
+            shown.extend(
+                lf.rows
+                    .iter()
+                    .filter(|r| r.status == "covered" && !covered.contains(&r.id))
+                    .map(|r| r.id),
+            );
+            crate::measure::settled(&list, &claims, covered, &shown)
+                .iter()
+                .map(super::measure::SettledRow::of)
+                .collect()
+        }
+        _ => Vec::new(),
+    };
     let uncovered = match (measured, &coverage) {
         (Some(lf), Some((_, covered, _, _))) => {
             super::measure::uncovered_in(lf, &claims, covered, &opts.file)
@@ -264,6 +292,7 @@ pub fn audit(opts: &AuditOptions) -> Result<AuditReport> {
     };
     Ok(AuditReport {
         uncovered,
+        settled,
         file: title,
         audit: report,
         findings,

@@ -13,6 +13,8 @@ pub mod jobs;
 pub mod measure;
 pub mod project;
 pub mod project_measure;
+mod project_snippets;
+pub mod project_witness;
 pub mod prune;
 pub mod witness;
 

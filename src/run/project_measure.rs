@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::error::{write_failed, Error, Result};
-use super::measure::{CoverageRow, PendingLabel};
+use super::measure::{CoverageRow, PendingLabel, SettledRow};
 use super::project::Manifest;
 use crate::measure::layout::Layout;
 use crate::measure::project::{self as build, PlacedFile};
@@ -56,6 +56,9 @@ pub struct ProjectMeasureReport {
     pub files: Vec<FileCoverage>,
     /// Per criterion, all files added up (`all` last).
     pub total: Vec<CoverageRow>,
+    /// Per criterion, all files built added up (`all` last): what the tests leave uncovered,
+    /// proved infeasible, shown feasible by a `witness` test, or neither.
+    pub settled: Vec<SettledRow>,
     /// The labels files written (none under an alarm, a failed command, a change to the
     /// user's trees; none for a file no program the commands ran was built from).
     pub wrote: Vec<String>,
@@ -85,6 +88,7 @@ pub struct FileCoverage {
     /// left out of the total and its labels file is not written).
     pub built: bool,
     pub coverage: Vec<CoverageRow>,
+    pub settled: Vec<SettledRow>,
     pub pending: Vec<PendingLabel>,
     /// The objectives left that no test covers.
     pub uncovered: Vec<super::measure::Uncovered>,
@@ -207,6 +211,8 @@ impl ProjectMeasureReport {
         out.push_str("\nper criterion, all files:\n");
         let rows: Vec<Coverage> = self.total.iter().map(|r| r.counts.clone()).collect();
         out.push_str(&measure::coverage_text(&rows));
+        let rows: Vec<measure::Settled> = self.settled.iter().map(|r| r.counts.clone()).collect();
+        out.push_str(&measure::settled_text(&rows));
         for f in &self.files {
             for p in &f.pending {
                 let by: Vec<String> = p
@@ -303,6 +309,8 @@ struct Measured {
     labels_path: PathBuf,
     labels: LabelsFile,
     claims: BTreeMap<u64, Claim>,
+    /// The labels the ledger says a `witness` test covered.
+    shown: BTreeSet<u64>,
     max_id: u64,
 }
 
@@ -370,6 +378,7 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
     let touched = build::changes(&before, &build::fingerprint(&watched, &unwatched));
     let mut reports = Vec::new();
     let mut total: BTreeMap<String, Coverage> = BTreeMap::new();
+    let mut total_settled: BTreeMap<String, measure::Settled> = BTreeMap::new();
     let mut any_alarm = false;
     for (placed, m) in &files {
         let file_runs = runs_of_file(&runs, placed.base, m.max_id);
@@ -394,6 +403,16 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
                 })
                 .add(row);
         }
+        let settled = measure::settled(&label_list, &m.claims, &covered, &m.shown);
+        for row in settled.iter().filter(|_| built) {
+            total_settled
+                .entry(row.criterion.clone())
+                .or_insert_with(|| measure::Settled {
+                    criterion: row.criterion.clone(),
+                    ..measure::Settled::default()
+                })
+                .add(row);
+        }
         let pending = super::measure::pending_labels(&label_list, &m.claims, &covered);
         let alarms = measure::alarms(&m.claims, &file_runs);
         any_alarm |= !alarms.is_empty();
@@ -402,6 +421,7 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
                 file: m.file.clone(),
                 built,
                 coverage: table.iter().map(CoverageRow::of).collect(),
+                settled: settled.iter().map(SettledRow::of).collect(),
                 pending,
                 uncovered: if built {
                     super::measure::uncovered_in(&m.labels, &m.claims, &covered, &placed.annotated)
@@ -435,6 +455,9 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
     let all = total.remove("all");
     let mut total: Vec<Coverage> = total.into_values().collect();
     total.extend(all);
+    let all = total_settled.remove("all");
+    let mut total_settled: Vec<measure::Settled> = total_settled.into_values().collect();
+    total_settled.extend(all);
     Ok(ProjectMeasureReport {
         root: manifest.root,
         layout: layout.name().to_string(),
@@ -445,6 +468,7 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
         commands,
         files: reports.into_iter().map(|(f, _)| f).collect(),
         total: total.iter().map(CoverageRow::of).collect(),
+        settled: total_settled.iter().map(SettledRow::of).collect(),
         wrote,
         touched,
     })
@@ -464,13 +488,15 @@ fn read_files(
         let labels_path = annotated.with_extension("labels");
         let labels = labels::read(&labels_path)?;
         let ids: Vec<u64> = labels.rows.iter().map(|r| r.id).collect();
-        let claims = match &f.ledger {
-            Some(l) => measure::claims_from_ledger(&ledger::read_bound(
-                &opts.out_dir.join(l),
-                &annotated,
-                Some(&ids),
-            )?),
-            None => BTreeMap::new(),
+        let (claims, shown) = match &f.ledger {
+            Some(l) => {
+                let ledger = ledger::read_bound(&opts.out_dir.join(l), &annotated, Some(&ids))?;
+                (
+                    measure::claims_from_ledger(&ledger),
+                    ledger::witnessed(&ledger.labels),
+                )
+            }
+            None => Default::default(),
         };
         let max_id = ids.iter().copied().max().unwrap_or(0);
         files.push((
@@ -484,6 +510,7 @@ fn read_files(
                 labels_path,
                 labels,
                 claims,
+                shown,
                 max_id,
             },
         ));

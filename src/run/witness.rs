@@ -48,6 +48,9 @@ pub struct WitnessOptions {
     pub jobs: usize,
     /// Draw progress bars (on a terminal).
     pub progress: bool,
+    /// More inputs of the runner's link, after its own (objects, archives, `-l` flags): the
+    /// code of the functions the file calls but does not define.
+    pub link: Vec<String>,
 }
 
 impl WitnessOptions {
@@ -254,12 +257,14 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         .map_err(Error::internal)?;
     let work = tempfile::tempdir().map_err(Error::internal)?;
     // The runner is built in a scratch directory.
-    let (flags, _) = super::build_flags(&opts.preprocess, &opts.file)?;
+    let (flags, mut link) = super::build_flags(&opts.preprocess, &opts.file)?;
+    link.splice(0..0, opts.link.iter().cloned());
     let text = std::fs::read_to_string(&opts.file)
         .map_err(|e| Error::BadInput(anyhow::anyhow!("{}: {e}", opts.file.display())))?;
     let run_opts = crate::witness::RunOptions {
         cc: opts.preprocess.cc.clone().unwrap_or_else(|| "cc".into()),
         flags,
+        link,
         preprocessed: crate::witness::driver::preprocessed(&text),
         timeout: Duration::from_millis(opts.run_ms),
     };

@@ -10,7 +10,9 @@
 //! earlier kept test covers.
 
 pub mod allocations;
+pub mod check;
 pub mod driver;
+pub mod objects;
 pub mod outliers;
 pub mod replay;
 pub mod rounds;
@@ -27,12 +29,19 @@ use crate::ir::Program;
 use crate::measure::{RunOutcome, TestRun};
 use crate::prune::witness::{Call, Origin};
 
+/// The sanitizers' settings of every run of a call: a failed allocation returns null, as the
+/// C library's does; a sanitizer that finds an error aborts, so that the run reads as a crash.
+pub const ASAN_OPTIONS: &str = "detect_leaks=0:allocator_may_return_null=1:abort_on_error=1";
+pub const UBSAN_OPTIONS: &str = "halt_on_error=1:abort_on_error=1";
+
 /// How the runner is built and run.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
     pub cc: String,
     /// Flags for the compiler (`-I`, `-D`), before the runner's source.
     pub flags: Vec<String>,
+    /// Inputs of the link after the runner's own (objects, archives, `-l`, `-L`).
+    pub link: Vec<String>,
     /// The annotated file is already preprocessed ([`driver::preprocessed`]).
     pub preprocessed: bool,
     /// Per run.
@@ -111,6 +120,7 @@ pub fn run(
     args.push(runtime.display().to_string());
     args.push("-o".into());
     args.push(exe.display().to_string());
+    args.extend(opts.link.iter().cloned());
     args.push("-lm".into());
     let out = Command::new(&opts.cc)
         .args(&args)
@@ -156,13 +166,8 @@ fn run_one(
     let mut child = Command::new(exe)
         .arg(k.to_string())
         .current_dir(&dir)
-        // A failed allocation returns null, as the C library's does; a sanitizer that finds
-        // an error aborts, so that the run reads as a crash.
-        .env(
-            "ASAN_OPTIONS",
-            "detect_leaks=0:allocator_may_return_null=1:abort_on_error=1",
-        )
-        .env("UBSAN_OPTIONS", "halt_on_error=1:abort_on_error=1")
+        .env("ASAN_OPTIONS", ASAN_OPTIONS)
+        .env("UBSAN_OPTIONS", UBSAN_OPTIONS)
         .env("COVPRUNE_WITNESS_OUT", &out_path)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -101,6 +101,7 @@ fn differential(
     let opts = RunOptions {
         cc: "cc".into(),
         flags: Vec::new(),
+        link: Vec::new(),
         preprocessed: false,
         timeout: std::time::Duration::from_secs(10),
     };

@@ -2,7 +2,7 @@
 //! labels file, the ledger's claims, and whether the annotated program's behaviour is compared
 //! with the original's.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use super::super::error::Result;
@@ -72,6 +72,8 @@ pub(super) struct Labelled {
     pub(super) hyperlabels: Vec<Hyperlabel>,
     pub(super) ledger_path: Option<PathBuf>,
     pub(super) claims: BTreeMap<u64, Claim>,
+    /// The labels the ledger says a `witness` test covered.
+    pub(super) shown: BTreeSet<u64>,
     pub(super) hyper_claims: BTreeMap<u64, HyperClaim>,
     pub(super) skipped: Vec<SkippedFunction>,
     pub(super) over_budget: Vec<OverBudget>,
@@ -129,12 +131,13 @@ pub(super) fn read_labels(opts: &MeasureOptions, program: &crate::ir::Program) -
         let p = super::super::ledger_path_of(&opts.file);
         p.exists().then_some(p)
     });
-    let (claims, hyper_claims, (skipped, over_budget)) = match &ledger_path {
+    let (claims, shown, hyper_claims, (skipped, over_budget)) = match &ledger_path {
         Some(p) => {
             let ids: Vec<u64> = labels_file.rows.iter().map(|r| r.id).collect();
             let ledger = ledger::read_bound(p, &opts.file, labels_exist.then_some(&ids[..]))?;
             (
                 measure::claims_from_ledger(&ledger),
+                ledger::witnessed(&ledger.labels),
                 ledger::hyper_claims(&ledger),
                 ledger::undecided_functions(
                     ledger
@@ -153,6 +156,7 @@ pub(super) fn read_labels(opts: &MeasureOptions, program: &crate::ir::Program) -
         hyperlabels,
         ledger_path,
         claims,
+        shown,
         hyper_claims,
         skipped,
         over_budget,

@@ -109,6 +109,9 @@ pub struct MeasureReport {
     /// The time limit of each test, in milliseconds.
     pub test_timeout_ms: u64,
     pub coverage: Vec<CoverageRow>,
+    /// Per criterion, what the suite leaves uncovered: proved infeasible, shown feasible by a
+    /// `witness` test, or neither.
+    pub settled: Vec<SettledRow>,
     /// Hyperlabel coverage per criterion (when a `.hyperlabels` file is beside the program).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hyperlabels: Vec<HyperRowReport>,
@@ -221,6 +224,22 @@ impl CoverageRow {
     }
 }
 
+#[derive(Debug, Serialize)]
+pub struct SettledRow {
+    #[serde(flatten)]
+    pub counts: measure::Settled,
+    pub settled_percent: Option<f64>,
+}
+
+impl SettledRow {
+    pub fn of(s: &measure::Settled) -> SettledRow {
+        SettledRow {
+            counts: s.clone(),
+            settled_percent: s.percent(),
+        }
+    }
+}
+
 /// The labels of the program, when there is no labels file.
 fn labels_of_program(program: &crate::ir::Program) -> LabelsFile {
     let mut lf = LabelsFile::default();
@@ -290,6 +309,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         hyperlabels,
         ledger_path,
         claims,
+        shown,
         hyper_claims,
         skipped,
         over_budget,
@@ -330,6 +350,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         .map(|r| (r.id, r.tag.clone()))
         .collect();
     let table = measure::coverage(&label_list, &claims, &covered);
+    let settled = measure::settled(&label_list, &claims, &covered, &shown);
     let pending = pending_labels(&label_list, &claims, &covered);
     let uncovered =
         uncovered_objectives(&loaded.program, &labels_file, &claims, &covered, &opts.file);
@@ -389,6 +410,7 @@ pub fn measure(opts: &MeasureOptions) -> Result<MeasureReport> {
         unpruned: ledger_path.is_none(),
         test_timeout_ms: opts.test_timeout_ms,
         coverage: table.iter().map(CoverageRow::of).collect(),
+        settled: settled.iter().map(SettledRow::of).collect(),
         hyperlabels: hyper
             .rows
             .into_iter()

@@ -16,6 +16,9 @@ impl MeasureReport {
             out.push_str("no ledger: nothing is pruned and cleaned coverage is raw coverage (run `covprune prune` on the file first)\n");
         }
         out.push_str(&measure::coverage_text(&self.table));
+        let settled: Vec<measure::Settled> =
+            self.settled.iter().map(|r| r.counts.clone()).collect();
+        out.push_str(&measure::settled_text(&settled));
         let pct = crate::console::percent;
         for h in &self.hyperlabels {
             let c = &h.counts;

@@ -55,7 +55,7 @@ const PROJECTS: &[Project] = &[
     },
 ];
 
-#[derive(serde::Serialize)]
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Row {
     project: String,
     build_system: String,
@@ -79,21 +79,30 @@ struct Row {
     measure_seconds: f64,
     /// What the tests leave uncovered, per criterion (CC, MCC, all): before `project
     /// witness` (proved infeasible only) and after (with the labels its tests cover).
+    #[serde(default)]
     settled_before: Vec<Settled>,
+    #[serde(default)]
     settled_after: Vec<Settled>,
+    #[serde(default)]
     witness_exit: i32,
+    #[serde(default)]
     witness_seconds: f64,
+    #[serde(default)]
     tests_written: usize,
     /// Tests `project witness` built on their own and checked to cover their labels.
+    #[serde(default)]
     tests_checked: usize,
+    #[serde(default)]
     tests_broken: usize,
     /// The witness tests added to the project's own build with the snippet `project witness`
     /// wrote, and how many of them its test runner passed (none for autotools: no snippet).
+    #[serde(default)]
     suite_tests: Option<(usize, usize)>,
+    #[serde(default)]
     witness_trees_identical: bool,
 }
 
-#[derive(serde::Serialize, Clone, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Default)]
 struct Settled {
     criterion: String,
     uncovered: u64,
@@ -151,7 +160,18 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
     let versions = std::fs::read_to_string(dir.join("VERSIONS")).unwrap_or_default();
     let work = std::env::temp_dir().join(format!("covprune-debian-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
-    let mut rows = Vec::new();
+    // With `--only`, the other projects' rows are those of the last run (when it had them).
+    let mut rows: Vec<Row> = match &only {
+        Some(name) => std::fs::read_to_string(out.join("debian-projects.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| serde_json::from_value::<Vec<Row>>(v["projects"].clone()).ok())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|r| &r.project != name)
+            .collect(),
+        None => Vec::new(),
+    };
     for p in PROJECTS
         .iter()
         .filter(|p| only.as_deref().is_none_or(|o| o == p.name))
@@ -159,6 +179,12 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
         eprintln!("debian: {}", p.name);
         rows.push(one(&exe, &dir, &work, p)?);
     }
+    rows.sort_by_key(|r| {
+        PROJECTS
+            .iter()
+            .position(|p| p.name == r.project)
+            .unwrap_or(usize::MAX)
+    });
     std::fs::remove_dir_all(&work).ok();
     std::fs::create_dir_all(&out)?;
     let json =
@@ -171,6 +197,7 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
     println!("{}", markdown(&rows, &versions));
     let bad: Vec<&str> = rows
         .iter()
+        .filter(|r| only.as_deref().is_none_or(|o| o == r.project))
         .filter(|r| {
             r.project_exit != 0
                 || r.measure_exit != 0

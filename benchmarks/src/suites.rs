@@ -148,12 +148,9 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
                 .unwrap_or(0)
         };
         let len = |v: &serde_json::Value| v.as_array().map_or(0, Vec::len);
-        // The grey zone: labels no test covers and no proof says infeasible, before and after
-        // `witness` (which asks only labels the universe left uncovered).
-        let labels = covprune::report::labels::read(&annotated.with_extension("labels"))?;
-        let count = |status: &str| labels.rows.iter().filter(|r| r.status == status).count();
-        let (all, covered_rows, infeasible) =
-            (labels.rows.len(), count("covered"), count("uncoverable"));
+        // The grey zone: labels no test covers and no proof says infeasible; `witness` asks
+        // only those, then `audit` gives the settled share (`src/measure/settled.rs`) of what
+        // the universe left uncovered.
         let t = Instant::now();
         let w = covprune_json(
             Command::new(&exe)
@@ -164,9 +161,24 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
                 .args(["--jobs", "2", "--json"]),
         )?;
         let witness_s = t.elapsed().as_secs_f64();
-        let shown = w["shown_feasible"].as_u64().unwrap_or(0) as usize;
-        let grey = all - covered_rows - infeasible;
-        let neither = grey - shown;
+        let audit = covprune_json(Command::new(&exe).arg("audit").arg(&annotated).arg("--json"))?;
+        let all_row = audit["settled"]
+            .as_array()
+            .and_then(|rows| rows.last())
+            .cloned()
+            .unwrap_or_default();
+        let n = |k: &str| all_row[k].as_u64().unwrap_or(0) as usize;
+        let all = covprune::report::labels::read(&annotated.with_extension("labels"))?
+            .rows
+            .len();
+        let (uncovered, infeasible, shown, neither) = (
+            n("uncovered"),
+            n("infeasible"),
+            n("shown_feasible"),
+            n("neither"),
+        );
+        let covered_rows = all - uncovered;
+        let grey = uncovered - infeasible;
         for (t, v) in
             grey_total
                 .iter_mut()
@@ -246,6 +258,17 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
          | program | labels | covered | proved infeasible | grey zone | shown feasible by `witness` | neither | witness s |\n|---|---|---|---|---|---|---|---|\n",
     );
     md.push_str(&grey_md);
+    let uncovered = grey_total[0] - grey_total[1];
+    if uncovered > 0 {
+        let _ = writeln!(
+            md,
+            "\nSettled, of the {uncovered} labels the universes leave uncovered: {} proved \
+             infeasible + {} shown feasible = {:.1}% (`covprune audit`'s settled share).",
+            grey_total[2],
+            grey_total[4],
+            100.0 * (grey_total[2] + grey_total[4]) as f64 / uncovered as f64
+        );
+    }
     if !hyper_md.is_empty() {
         md.push_str(
             "\nHyperlabels, as `measure` decides them on the words form (covered by the universe; \

@@ -403,3 +403,50 @@ fn audit_keeps_the_suites_coverage_apart_from_the_witnesses() {
         "{a:#}"
     );
 }
+
+/// A label behind a pointer field of the struct an argument points to (`n->next->v`): the
+/// call points that field at a buffer of its own holding what the model read through it,
+/// so the label is shown feasible, by a test that covers it compiled on its own.
+#[test]
+fn a_linked_field_gets_a_buffer_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("list.c");
+    std::fs::write(
+        &src,
+        "struct node { int v; struct node *next; };\n\
+         int second(struct node *n)\n\
+         {\n\
+         \x20   if (n->next != 0 && n->next->v == 4242)\n\
+         \x20       return 1;\n\
+         \x20   return 0;\n\
+         }\n",
+    )
+    .unwrap();
+    let file = common::annotate(src.to_str().unwrap(), "CC", dir.path());
+    prune(&file);
+    let (report, code) = witness(&file, &dir.path().join("tests"));
+    assert_eq!(code, 0, "{report}");
+    // `n->next->v == 4242` true: the only label no null `next` can cover.
+    let labels = std::fs::read_to_string(file.with_extension("labels")).unwrap();
+    let id: u64 = labels
+        .lines()
+        .find(|l| l.contains("CC") && l.contains("list.c:4") && !l.starts_with('#'))
+        .map(|l| l.split(',').next().unwrap().trim().parse().unwrap())
+        .unwrap();
+    let s = statuses(&file);
+    let shown: Vec<u64> = s
+        .iter()
+        .filter(|(_, (_, w))| w.is_some())
+        .map(|(id, _)| *id)
+        .collect();
+    assert_eq!(
+        report["grey_zone"], report["shown_feasible"],
+        "{report}: {shown:?}"
+    );
+    assert!(shown.contains(&id) || shown.len() == s.len(), "{shown:?}");
+    let linked = std::fs::read_dir(dir.path().join("tests"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .any(|t| t.contains("__builtin_memcpy((unsigned char *)a0 + 8, &a0_0"));
+    assert!(linked, "a test sets the link");
+}

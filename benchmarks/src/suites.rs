@@ -161,7 +161,12 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
                 .args(["--jobs", "2", "--json"]),
         )?;
         let witness_s = t.elapsed().as_secs_f64();
-        let audit = covprune_json(Command::new(&exe).arg("audit").arg(&annotated).arg("--json"))?;
+        let audit = covprune_json(
+            Command::new(&exe)
+                .arg("audit")
+                .arg(&annotated)
+                .arg("--json"),
+        )?;
         let all_row = audit["settled"]
             .as_array()
             .and_then(|rows| rows.last())

@@ -37,6 +37,9 @@ const FILL_END: usize = 16;
 /// Integer arguments are first asked within these bounds (indices, sizes and counts that stay
 /// within the buffers), then, when no model is found there, anywhere.
 const SMALL: (i128, i128) = (-128, 255);
+/// Pointer fields of the struct a pointer argument points to whose targets a model gives:
+/// the first ones, in field order.
+pub const MAX_LINKED: usize = 8;
 /// Largest global a call sets (bytes); bigger ones keep their initial value.
 pub const MAX_GLOBAL_BYTES: u64 = 1024;
 
@@ -47,6 +50,13 @@ pub enum Arg {
     Bits(u128),
     /// A pointer [`BUFFER_BEFORE`] bytes into a buffer of [`BUFFER_BYTES`] holding these.
     Buffer(Vec<u8>),
+    /// A buffer as [`Arg::Buffer`] whose pointer fields (at these offsets from the argument)
+    /// point [`BUFFER_BEFORE`] bytes into buffers of their own, holding what the model read
+    /// through them ([`MAX_LINKED`] at most: one level of a linked structure).
+    Linked {
+        data: Vec<u8>,
+        children: Vec<(u64, Vec<u8>)>,
+    },
     /// A null pointer.
     Null,
 }
@@ -197,10 +207,51 @@ enum Slot {
     /// A scalar parameter: one term.
     Scalar,
     /// A pointer parameter: the pointer, then the bytes it points to (`true` in the mask:
-    /// a pointer's, left zero).
-    Pointer { mask: Vec<bool> },
+    /// a pointer's, left zero), then for each linked field ([`Linked`]) its value and the
+    /// bytes it points to.
+    Pointer {
+        mask: Vec<bool>,
+        linked: Vec<Linked>,
+    },
     /// A parameter the model cannot give (one living in memory): zero.
     Zero,
+}
+
+/// A pointer field of the struct a pointer argument points to, at `offset` from the argument:
+/// the model's value of it, then the bytes it points to ([`BUFFER_BYTES`] - [`BUFFER_BEFORE`]
+/// of them, `mask` as a buffer's).
+struct Linked {
+    offset: u64,
+    mask: Vec<bool>,
+}
+
+/// The pointer fields of `to` (a struct) that a call can point at buffers of their own:
+/// data pointers to types of known size, the first [`MAX_LINKED`], with their masks.
+fn linked_fields(program: &Program, to: &CType) -> Vec<Linked> {
+    let CType::Record(id) = to else {
+        return Vec::new();
+    };
+    let Some(r) = program.records.get(id.0 as usize).filter(|r| r.complete) else {
+        return Vec::new();
+    };
+    let layout = program.layout();
+    r.fields
+        .iter()
+        .filter(|f| f.bits.is_none() && f.offset + 8 <= BUFFER_BYTES - BUFFER_BEFORE)
+        .filter_map(|f| match &f.ty {
+            CType::Pointer(inner)
+                if !matches!(inner.as_ref(), CType::Function(_))
+                    && layout.size_of(inner).is_some_and(|s| s > 0) =>
+            {
+                Some(Linked {
+                    offset: f.offset,
+                    mask: pointer_mask(program, inner, BUFFER_BYTES - BUFFER_BEFORE),
+                })
+            }
+            _ => None,
+        })
+        .take(MAX_LINKED)
+        .collect()
 }
 
 /// The terms to observe in a model for a call of `f`, and how to read them back.
@@ -250,7 +301,26 @@ pub(super) fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &
                         mask
                     }
                 };
-                slots.push(Slot::Pointer { mask });
+                let linked = match entry.mem0 {
+                    Some(_) => linked_fields(program, to),
+                    None => Vec::new(),
+                }
+                .into_iter()
+                .map(|l| {
+                    let mem0 = entry.mem0.expect("linked fields only with a memory");
+                    let off = terms.bv(64, u128::from(l.offset));
+                    let at = terms.bin(BvOp::Add, v, off);
+                    let child = terms.load(mem0, at, 8);
+                    observe.push(child);
+                    for (k, pointer) in l.mask.iter().enumerate() {
+                        if !pointer {
+                            byte_at(terms, mem0, child, k as i64, &mut observe);
+                        }
+                    }
+                    l
+                })
+                .collect();
+                slots.push(Slot::Pointer { mask, linked });
             }
             (Some(v), ty) => {
                 observe.push(v);
@@ -345,7 +415,7 @@ impl Plan {
             args.push(match slot {
                 Slot::Scalar => Arg::Bits(next()),
                 Slot::Zero => Arg::Bits(0),
-                Slot::Pointer { mask } => {
+                Slot::Pointer { mask, linked } => {
                     let p = next();
                     let limit = mask.len().saturating_sub(FILL_END);
                     let data: Vec<u8> = mask
@@ -361,10 +431,27 @@ impl Plan {
                             }
                         })
                         .collect();
-                    if p == 0 && !no_null {
-                        Arg::Null
-                    } else {
-                        Arg::Buffer(data)
+                    // Each linked field's target, when the model's value of it is not null.
+                    let children: Vec<(u64, Vec<u8>)> = linked
+                        .iter()
+                        .filter_map(|l| {
+                            let target = next();
+                            // The buffer's bytes, the field pointing BUFFER_BEFORE in.
+                            let mut bytes = vec![0u8; BUFFER_BEFORE as usize];
+                            bytes.extend(l.mask.iter().map(|pointer| {
+                                if *pointer {
+                                    0
+                                } else {
+                                    next() as u8
+                                }
+                            }));
+                            (target != 0).then_some((l.offset, bytes))
+                        })
+                        .collect();
+                    match (p == 0 && !no_null, children.is_empty()) {
+                        (true, _) => Arg::Null,
+                        (false, true) => Arg::Buffer(data),
+                        (false, false) => Arg::Linked { data, children },
                     }
                 }
             });

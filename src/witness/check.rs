@@ -47,9 +47,13 @@ pub fn check(
         rt.join("covprune_runtime.c"),
         crate::measure::runtime::SOURCE,
     )?;
+    // The runtime apart from the project's flags (its include folders may replace the C
+    // library's headers).
+    let rt_object = super::compile_apart(build.cc, &rt.join("covprune_runtime.c"), &rt)
+        .map_err(std::io::Error::other)?;
     let results: Vec<Option<Broken>> = claimed
         .par_iter()
-        .map(|(test, labels)| one(build, &rt, dir, test, labels, timeout))
+        .map(|(test, labels)| one(build, &rt, &rt_object, dir, test, labels, timeout))
         .collect::<std::io::Result<_>>()?;
     Ok(results.into_iter().flatten().collect())
 }
@@ -57,6 +61,7 @@ pub fn check(
 fn one(
     build: &TestBuild,
     rt: &Path,
+    rt_object: &Path,
     dir: &Path,
     test: &str,
     labels: &BTreeSet<u64>,
@@ -67,12 +72,12 @@ fn one(
     std::fs::create_dir_all(&slot)?;
     let exe = slot.join(stem);
     let out = Command::new(build.cc)
-        .args(["-w", "-g", "-O0", "-fsanitize=address,undefined"])
+        .args(super::SANITIZED)
         .arg("-include")
         .arg(rt.join("covprune_runtime.h"))
         .args(build.flags)
         .arg(dir.join(test))
-        .arg(rt.join("covprune_runtime.c"))
+        .arg(rt_object)
         .arg("-o")
         .arg(&exe)
         .args(build.link)

@@ -154,13 +154,16 @@ pub fn test_function(program: &Program, call: &Call, k: usize) -> String {
             (Arg::Bits(bits), Some(spelling)) => {
                 out.push_str(&scalar(program, ty, spelling, &name, *bits));
             }
-            (Arg::Buffer(bytes), None) => {
-                let mut all = bytes.clone();
-                all.resize(BUFFER_BYTES as usize, 0);
-                out.push_str(&format!(
-                    "  static unsigned char {name}_data[{BUFFER_BYTES}] __attribute__((aligned(16))) = {{{}}};\n  void *{name} = {name}_data + {BUFFER_BEFORE};\n",
-                    bytes_list(&all)
-                ));
+            (Arg::Buffer(bytes), None) => out.push_str(&buffer(&name, bytes)),
+            (Arg::Linked { data, children }, None) => {
+                out.push_str(&buffer(&name, data));
+                for (c, (offset, bytes)) in children.iter().enumerate() {
+                    let child = format!("{name}_{c}");
+                    out.push_str(&buffer(&child, bytes));
+                    out.push_str(&format!(
+                        "  __builtin_memcpy((unsigned char *){name} + {offset}, &{child}, sizeof {child});\n"
+                    ));
+                }
             }
             (_, Some(spelling)) => out.push_str(&format!("  {spelling} {name} = 0;\n")),
             (_, None) => out.push_str(&format!("  void *{name} = (void *)0;\n")),
@@ -174,6 +177,17 @@ pub fn test_function(program: &Program, call: &Call, k: usize) -> String {
     }
     out.push_str(&format!("  {}({});\n}}\n", call.function, names.join(", ")));
     out
+}
+
+/// A buffer of [`BUFFER_BYTES`] holding `bytes` from [`BUFFER_BEFORE`] bytes in, where
+/// pointer `name` points.
+fn buffer(name: &str, bytes: &[u8]) -> String {
+    let mut all = bytes.to_vec();
+    all.resize(BUFFER_BYTES as usize, 0);
+    format!(
+        "  static unsigned char {name}_data[{BUFFER_BYTES}] __attribute__((aligned(16))) = {{{}}};\n  void *{name} = {name}_data + {BUFFER_BEFORE};\n",
+        bytes_list(&all)
+    )
 }
 
 /// `#include` of the annotated file with its `main` renamed, so that a driver has its own.

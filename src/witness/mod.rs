@@ -73,6 +73,44 @@ pub enum WitnessError {
     Io(#[from] std::io::Error),
 }
 
+/// How the runner and everything linked with it are compiled.
+pub const SANITIZED: &[&str] = &[
+    "-w",
+    "-g",
+    "-O0",
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+];
+
+/// `source` compiled alone (no flags of the program) into an object beside it in `work`.
+pub fn compile_apart(cc: &str, source: &Path, work: &Path) -> Result<PathBuf, WitnessError> {
+    let object = work.join(format!(
+        "{}.o",
+        source.file_stem().unwrap_or_default().to_string_lossy()
+    ));
+    let out = Command::new(cc)
+        .args(SANITIZED)
+        .arg("-c")
+        .arg(source)
+        .arg("-o")
+        .arg(&object)
+        .output()
+        .map_err(|e| WitnessError::Build {
+            cc: cc.to_string(),
+            why: e.to_string(),
+        })?;
+    if !out.status.success() {
+        return Err(WitnessError::Build {
+            cc: cc.to_string(),
+            why: String::from_utf8_lossy(&out.stderr)
+                .chars()
+                .take(4000)
+                .collect(),
+        });
+    }
+    Ok(object)
+}
+
 /// Compiles `calls` with the annotated file `annotated` in `work` (a scratch directory) and
 /// runs each; `done(1)` as each run ends.
 pub fn run(
@@ -104,14 +142,11 @@ pub fn run(
     )?;
     let runtime = work.join("covprune_runtime.c");
     std::fs::write(&runtime, driver::runtime())?;
+    // The runner's own code is compiled without the program's flags: a project's include
+    // folders may replace the C library's headers (gnulib's `unistd.h` wants its config.h).
+    let runtime = compile_apart(&opts.cc, &runtime, work)?;
     let exe = work.join("covprune_witnesses");
-    let mut args: Vec<String> = vec![
-        "-w".into(),
-        "-g".into(),
-        "-O0".into(),
-        "-fsanitize=address,undefined".into(),
-        "-fno-sanitize-recover=all".into(),
-    ];
+    let mut args: Vec<String> = SANITIZED.iter().map(|a| a.to_string()).collect();
     if let Some(dir) = annotated.parent() {
         args.push(format!("-I{}", dir.display()));
     }

@@ -24,9 +24,9 @@ pub struct ProjectObjects {
 }
 
 /// Compiles every `.c` entry of `entries` into `work/objects` with `cc`, as the runner is
-/// built: no optimisation, debug information, AddressSanitizer and UndefinedBehaviorSanitizer
-/// (so that a call into another file stops at its first fault too), warnings off (a project's
-/// `-Werror` is for its own build).
+/// built ([`super::SANITIZED`]: no optimisation, debug information, the sanitizers, so that a
+/// call into another file stops at its first fault too; warnings off, a project's `-Werror`
+/// is for its own build).
 pub fn compile(
     cc: &str,
     entries: &[DatabaseEntry],
@@ -45,7 +45,8 @@ pub fn compile(
             let (flags, link) = entry_build_flags(&e.args, &e.dir);
             let object = dir.join(format!("{k}.o"));
             let out = Command::new(cc)
-                .args(["-c", "-w", "-g", "-O0", "-fsanitize=address,undefined"])
+                .args(super::SANITIZED)
+                .arg("-c")
                 .args(&flags)
                 .arg(&e.file)
                 .arg("-o")

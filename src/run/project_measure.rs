@@ -302,6 +302,27 @@ impl ProjectMeasureReport {
     }
 }
 
+/// The rows of a table by criterion, `all` last, as in every coverage table.
+fn all_last<R>(mut rows: BTreeMap<String, R>) -> Vec<R> {
+    let all = rows.remove("all");
+    let mut out: Vec<R> = rows.into_values().collect();
+    out.extend(all);
+    out
+}
+
+/// Adds a file's settled rows to the project's, by criterion.
+fn add_settled(total: &mut BTreeMap<String, measure::Settled>, rows: &[measure::Settled]) {
+    for row in rows {
+        total
+            .entry(row.criterion.clone())
+            .or_insert_with(|| measure::Settled {
+                criterion: row.criterion.clone(),
+                ..measure::Settled::default()
+            })
+            .add(row);
+    }
+}
+
 /// One file of the project as measured: its labels, claims and highest id (its base is its
 /// [`PlacedFile`]'s).
 struct Measured {
@@ -404,14 +425,8 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
                 .add(row);
         }
         let settled = measure::settled(&label_list, &m.claims, &covered, &m.shown);
-        for row in settled.iter().filter(|_| built) {
-            total_settled
-                .entry(row.criterion.clone())
-                .or_insert_with(|| measure::Settled {
-                    criterion: row.criterion.clone(),
-                    ..measure::Settled::default()
-                })
-                .add(row);
+        if built {
+            add_settled(&mut total_settled, &settled);
         }
         let pending = super::measure::pending_labels(&label_list, &m.claims, &covered);
         let alarms = measure::alarms(&m.claims, &file_runs);
@@ -451,13 +466,8 @@ pub fn project_measure(opts: &ProjectMeasureOptions) -> Result<ProjectMeasureRep
             wrote.push(m.labels_path.display().to_string());
         }
     }
-    // `all` last, as in every coverage table.
-    let all = total.remove("all");
-    let mut total: Vec<Coverage> = total.into_values().collect();
-    total.extend(all);
-    let all = total_settled.remove("all");
-    let mut total_settled: Vec<measure::Settled> = total_settled.into_values().collect();
-    total_settled.extend(all);
+    let total = all_last(total);
+    let total_settled = all_last(total_settled);
     Ok(ProjectMeasureReport {
         root: manifest.root,
         layout: layout.name().to_string(),

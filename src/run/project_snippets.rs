@@ -8,14 +8,20 @@ use std::path::{Path, PathBuf};
 
 use super::error::{write_failed, Result};
 use super::project::Manifest;
-use super::project_witness::FileWitness;
 use crate::frontend::preprocess::DatabaseEntry;
 use crate::report::labels;
+
+/// The tests written for one file: its path in the sources, the tests' folder, their names.
+pub struct Written<'a> {
+    pub file: &'a str,
+    pub out: &'a str,
+    pub tests: &'a [String],
+}
 
 /// Writes the snippets beside the tests (`tests_root`) and says where they are.
 pub fn write(
     tests_root: &Path,
-    files: &[FileWitness],
+    files: &[Written],
     entries: &[DatabaseEntry],
     manifest: &Manifest,
 ) -> Result<Vec<String>> {

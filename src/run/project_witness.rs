@@ -148,8 +148,21 @@ pub fn project_witness(opts: &ProjectWitnessOptions) -> Result<ProjectWitnessRep
     let entries =
         crate::frontend::preprocess::database_entries(&db).map_err(anyhow::Error::from)?;
     let work = tempfile::tempdir().map_err(Error::internal)?;
+    let units: Vec<crate::witness::objects::Unit> = entries
+        .iter()
+        .filter(|e| e.file.extension().is_some_and(|x| x == "c"))
+        .map(|e| {
+            let (flags, link) = crate::frontend::preprocess::entry_build_flags(&e.args, &e.dir);
+            crate::witness::objects::Unit {
+                file: e.file.clone(),
+                dir: e.dir.clone(),
+                flags,
+                link,
+            }
+        })
+        .collect();
     let objects =
-        crate::witness::objects::compile(&cc, &entries, work.path()).map_err(Error::internal)?;
+        crate::witness::objects::compile(&cc, &units, work.path()).map_err(Error::internal)?;
     // Absolute, so that the snippets name the tests wherever they are included from.
     let out_dir = opts
         .out_dir
@@ -249,7 +262,15 @@ pub fn project_witness(opts: &ProjectWitnessOptions) -> Result<ProjectWitnessRep
     let all = total.remove("all");
     let mut settled: Vec<Settled> = total.into_values().collect();
     settled.extend(all);
-    let snippets = super::project_snippets::write(&tests_root, &files, &entries, &manifest)?;
+    let written: Vec<super::project_snippets::Written> = files
+        .iter()
+        .map(|f| super::project_snippets::Written {
+            file: &f.file,
+            out: &f.out,
+            tests: &f.tests,
+        })
+        .collect();
+    let snippets = super::project_snippets::write(&tests_root, &written, &entries, &manifest)?;
     Ok(ProjectWitnessReport {
         root: manifest.root.clone(),
         objects: objects.objects.len(),

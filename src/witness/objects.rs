@@ -10,7 +10,15 @@ use std::process::Command;
 
 use rayon::prelude::*;
 
-use crate::frontend::preprocess::{entry_build_flags, DatabaseEntry};
+/// One file of a compilation database: where it is, the folder its command runs in, its
+/// preprocessing flags (paths absolute) and its link flags.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    pub file: PathBuf,
+    pub dir: PathBuf,
+    pub flags: Vec<String>,
+    pub link: Vec<String>,
+}
 
 /// The objects of a project's files.
 #[derive(Debug, Default)]
@@ -23,31 +31,22 @@ pub struct ProjectObjects {
     pub link: Vec<String>,
 }
 
-/// Compiles every `.c` entry of `entries` into `work/objects` with `cc`, as the runner is
+/// Compiles every unit into `work/objects` with `cc`, as the runner is
 /// built ([`super::SANITIZED`]: no optimisation, debug information, the sanitizers, so that a
 /// call into another file stops at its first fault too; warnings off, a project's `-Werror`
 /// is for its own build).
-pub fn compile(
-    cc: &str,
-    entries: &[DatabaseEntry],
-    work: &Path,
-) -> std::io::Result<ProjectObjects> {
+pub fn compile(cc: &str, units: &[Unit], work: &Path) -> std::io::Result<ProjectObjects> {
     let dir = work.join("objects");
     std::fs::create_dir_all(&dir)?;
-    let c_entries: Vec<(usize, &DatabaseEntry)> = entries
-        .iter()
-        .filter(|e| e.file.extension().is_some_and(|x| x == "c"))
-        .enumerate()
-        .collect();
-    let results: Vec<(PathBuf, Result<PathBuf, String>, Vec<String>)> = c_entries
+    let numbered: Vec<(usize, &Unit)> = units.iter().enumerate().collect();
+    let results: Vec<(PathBuf, Result<PathBuf, String>, Vec<String>)> = numbered
         .par_iter()
         .map(|(k, e)| {
-            let (flags, link) = entry_build_flags(&e.args, &e.dir);
             let object = dir.join(format!("{k}.o"));
             let out = Command::new(cc)
                 .args(super::SANITIZED)
                 .arg("-c")
-                .args(&flags)
+                .args(&e.flags)
                 .arg(&e.file)
                 .arg("-o")
                 .arg(&object)
@@ -63,7 +62,7 @@ pub fn compile(
                     .to_string()),
                 Err(e) => Err(format!("{cc}: {e}")),
             };
-            (e.file.clone(), result, link)
+            (e.file.clone(), result, e.link.clone())
         })
         .collect();
     let mut objects = ProjectObjects::default();

@@ -60,7 +60,9 @@ fn a_file_calling_another_is_witnessed_with_the_projects_code() {
     std::fs::write(src.join("src/grow.c"), GROW).unwrap();
     std::fs::write(src.join("src/twice.c"), TWICE).unwrap();
     std::fs::write(src.join("test.c"), TEST).unwrap();
-    common::write_database(&src, &["src/grow.c", "src/twice.c"], &|f| {
+    // No condition, no label: nothing to witness, and no error.
+    std::fs::write(src.join("src/one.c"), "int one(void) { return 1; }\n").unwrap();
+    common::write_database(&src, &["src/grow.c", "src/one.c", "src/twice.c"], &|f| {
         format!("cc -c -O2 {f} -o {f}.o")
     });
     let out = dir.path().join("out");
@@ -108,7 +110,7 @@ fn a_file_calling_another_is_witnessed_with_the_projects_code() {
         .assert()
         .success();
     let report: Value = serde_json::from_slice(&o.get_output().stdout).unwrap();
-    assert_eq!(report["objects"], 2, "{report}");
+    assert_eq!(report["objects"], 3, "{report}");
     let grow = report["files"]
         .as_array()
         .unwrap()
@@ -150,6 +152,15 @@ fn a_file_calling_another_is_witnessed_with_the_projects_code() {
             + all["neither"].as_u64().unwrap()
     );
     assert!(all["settled_percent"].as_f64().unwrap() > 50.0, "{all}");
+    let one = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["file"] == "src/one.c")
+        .unwrap()
+        .clone();
+    assert!(one.get("error").is_none(), "{one}");
+    assert_eq!(one["grey_zone"], 0);
     // A plain database gets no build snippet; the user's tree is as it was.
     assert!(report["snippets"].as_array().unwrap().is_empty());
     assert_eq!(tree(&src), before);

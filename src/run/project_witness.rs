@@ -191,7 +191,11 @@ pub fn project_witness(opts: &ProjectWitnessOptions) -> Result<ProjectWitnessRep
             seconds: 0.0,
         };
         if f.ledger.is_none() {
-            row.error = Some("no ledger (the file was not pruned)".into());
+            // A file without labels has no ledger, and nothing to witness.
+            let labels = labels::read(&annotated.with_extension("labels"))?;
+            if !labels.rows.is_empty() {
+                row.error = Some("no ledger (the file was not pruned)".into());
+            }
             files.push(row);
             continue;
         }
@@ -226,21 +230,14 @@ pub fn project_witness(opts: &ProjectWitnessOptions) -> Result<ProjectWitnessRep
                 row.findings = w.findings.len();
                 row.tests = written_tests(&out)?;
                 let (flags, _) = super::build_flags(&preprocess, &annotated)?;
-                let claimed = claimed_tests(&annotated)?;
                 let build = crate::witness::check::TestBuild {
                     cc: &cc,
                     flags: &flags,
                     link: &link,
                     work: work.path(),
                 };
-                row.tests_checked = claimed.len();
-                row.tests_broken = crate::witness::check::check(
-                    &build,
-                    &out,
-                    &claimed,
-                    std::time::Duration::from_millis(opts.run_ms.max(1) * 5),
-                )
-                .map_err(Error::internal)?;
+                (row.tests_checked, row.tests_broken) =
+                    check_written(&build, &annotated, &out, opts.run_ms)?;
             }
             Err(Error::SoundnessAlarm(what)) => {
                 return Err(Error::SoundnessAlarm(format!("{}: {what}", f.file)))
@@ -288,6 +285,21 @@ pub fn project_witness(opts: &ProjectWitnessOptions) -> Result<ProjectWitnessRep
         snippets,
         seconds: t0.elapsed().as_secs_f64(),
     })
+}
+
+/// Each test the ledger of `annotated` names, built on its own and run (5 times a witness
+/// run's time limit): how many were checked, and those that failed.
+fn check_written(
+    build: &crate::witness::check::TestBuild,
+    annotated: &Path,
+    out: &Path,
+    run_ms: u64,
+) -> Result<(usize, Vec<crate::witness::check::Broken>)> {
+    let claimed = claimed_tests(annotated)?;
+    let timeout = std::time::Duration::from_millis(run_ms.max(1) * 5);
+    let broken =
+        crate::witness::check::check(build, out, &claimed, timeout).map_err(Error::internal)?;
+    Ok((claimed.len(), broken))
 }
 
 /// The tests (not crash tests) the ledger of `annotated` names, each with the labels it shows.

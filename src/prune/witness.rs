@@ -306,7 +306,7 @@ pub(super) fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &
                     None => Vec::new(),
                 }
                 .into_iter()
-                .map(|l| {
+                .inspect(|l| {
                     let mem0 = entry.mem0.expect("linked fields only with a memory");
                     let off = terms.bv(64, u128::from(l.offset));
                     let at = terms.bin(BvOp::Add, v, off);
@@ -317,7 +317,6 @@ pub(super) fn plan(program: &Program, f: &Function, entry: &EntryState, terms: &
                             byte_at(terms, mem0, child, k as i64, &mut observe);
                         }
                     }
-                    l
                 })
                 .collect();
                 slots.push(Slot::Pointer { mask, linked });

@@ -35,7 +35,7 @@ pub fn write(
     let tests: Vec<Test> = files
         .iter()
         .flat_map(|f| {
-            let original = root.join(&f.file);
+            let original = root.join(f.file);
             let original = original.canonicalize().unwrap_or(original);
             let entry = entries.iter().find(|e| e.file == original);
             let target = entry.and_then(|e| target_of(&e.args));
@@ -44,12 +44,12 @@ pub fn write(
                 .map(|e| include_dirs_of(e, &root, &db_dir))
                 .unwrap_or_default();
             let others = others_of(entries, &original, target.as_ref(), &root);
-            let group = test_name(&f.file, "others");
+            let group = test_name(f.file, "others");
             f.tests
                 .iter()
                 .filter(|t| t.starts_with("TC_"))
                 .map(move |t| Test {
-                    name: test_name(&f.file, t),
+                    name: test_name(f.file, t),
                     path: Path::new(&f.out).join(t),
                     source_dir: Path::new(&f.file)
                         .parent()

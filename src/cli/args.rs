@@ -96,14 +96,9 @@ pub enum ProjectAction {
     Merge(ProjectMergeArgs),
 }
 
+/// The limits of `witness` and `project witness`.
 #[derive(Args, Debug)]
-pub struct ProjectWitnessArgs {
-    /// The output directory of `covprune project`.
-    #[arg(short = 'o', long = "out")]
-    pub out_dir: PathBuf,
-    /// The C compiler (default `cc`).
-    #[arg(long, value_name = "CC")]
-    pub cc: Option<String>,
+pub struct WitnessLimitFlags {
     /// Labels of the grey zone asked for a model per function, at most.
     #[arg(long, default_value_t = run::witness::WitnessOptions::PER_FUNCTION)]
     pub per_function: usize,
@@ -116,6 +111,18 @@ pub struct ProjectWitnessArgs {
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
+}
+
+#[derive(Args, Debug)]
+pub struct ProjectWitnessArgs {
+    /// The output directory of `covprune project`.
+    #[arg(short = 'o', long = "out")]
+    pub out_dir: PathBuf,
+    /// The C compiler (default `cc`).
+    #[arg(long, value_name = "CC")]
+    pub cc: Option<String>,
+    #[command(flatten)]
+    pub limits: WitnessLimitFlags,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -423,18 +430,8 @@ pub struct WitnessArgs {
     /// The labels file (default: STEM.labels, if it exists).
     #[arg(long)]
     pub labels: Option<PathBuf>,
-    /// Labels of the grey zone asked for a model per function, at most.
-    #[arg(long, default_value_t = run::witness::WitnessOptions::PER_FUNCTION)]
-    pub per_function: usize,
-    /// Wall-clock budget of one function's encoding and models, in seconds.
-    #[arg(long = "function-budget-s", value_name = "SECONDS", default_value_t = Seconds(run::witness::WitnessOptions::FUNCTION_MS))]
-    pub function_budget_ms: Seconds,
-    /// Time limit of one run of a call, in seconds.
-    #[arg(long = "run-timeout-s", value_name = "SECONDS", default_value_t = Seconds(run::witness::WitnessOptions::RUN_MS))]
-    pub run_timeout_ms: Seconds,
-    /// Worker threads (0: one per core).
-    #[arg(long, default_value_t = 0)]
-    pub jobs: usize,
+    #[command(flatten)]
+    pub limits: WitnessLimitFlags,
     /// Link the runner with this object, archive or `-lNAME` too (repeatable): the code of
     /// the functions the file calls but other files define.
     #[arg(long, value_name = "OBJ")]

@@ -233,10 +233,10 @@ fn execute(command: Command) -> run::Result<Exit> {
                 &run::project_witness::ProjectWitnessOptions {
                     out_dir: args.out_dir,
                     cc: args.cc,
-                    per_function: args.per_function,
-                    function_ms: args.function_budget_ms.0,
-                    run_ms: args.run_timeout_ms.0,
-                    jobs: args.jobs,
+                    per_function: args.limits.per_function,
+                    function_ms: args.limits.function_budget_ms.0,
+                    run_ms: args.limits.run_timeout_ms.0,
+                    jobs: args.limits.jobs,
                     progress: !args.json,
                 },
             )?;

@@ -33,12 +33,19 @@ fn truly_broken(covered: &BTreeMap<u32, Vec<u64>>, label: u64, claim: Claim) -> 
     (0..65_536).any(|run| reference::breaks(&|id| bit(id, run), label, claim))
 }
 
-/// The reference's configuration: the harness's, with the CLI's time limit per question.
+/// The reference's configuration: the harness's, with the CLI's default limits per question
+/// (a resource limit decides, the wall clock is a backstop): its answers do not depend on how
+/// loaded the machine is.
 fn reference_limits() -> PruneConfig {
     let mut c = harness_config();
-    c.solver.timeout_ms = 2_000;
+    c.solver.timeout_ms = covprune::smt::DEFAULT_TIMEOUT_MS;
+    c.solver.rlimit = covprune::smt::DEFAULT_RLIMIT;
     c
 }
+
+/// The reference's wall-clock budget per function: a backstop only, far above what its
+/// questions take under their resource limits.
+const REFERENCE_BUDGET: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// Checks the claims `engine` makes on a program with the reference and the replays of its
 /// models; with `exhaustive`, the reference too, against the program's exhaustive runs.
@@ -63,7 +70,7 @@ fn differential(
     let config = reference_limits();
     let (verdicts, _) = run(&program, engine, &|_| {});
     let claims = reference::claims(&verdicts);
-    let budget = std::time::Duration::from_secs(60);
+    let budget = REFERENCE_BUDGET;
     let checked = reference::check(&program, &config, &claims, budget);
     tally.programs += 1;
     tally.claims += checked.len();
@@ -103,7 +110,7 @@ fn differential(
         flags: Vec::new(),
         link: Vec::new(),
         preprocessed: false,
-        timeout: std::time::Duration::from_secs(10),
+        timeout: std::time::Duration::from_secs(30),
     };
     let work = tempfile::tempdir().unwrap();
     let (refuted, runs) = replay(&program, &path, &checked, &opts, work.path())
@@ -171,6 +178,9 @@ fn the_reference_refutes_no_claim_and_proves_nothing_a_run_breaks() {
 fn replays_of_the_references_models_catch_calls_blind_to_their_own_writes() {
     let mut engine = harness_config();
     engine.encode.plants.call_writes_blind = true;
+    // Resource limits, not the wall clock, decide the planted engine's answers, so that the
+    // programs on which it makes false claims are the same on a loaded machine.
+    engine.solver.rlimit = covprune::smt::rlimit_for(engine.solver.timeout_ms);
     let dir = harness_dir();
     let mut tally = DiffTally::default();
     for seed in 1..=60 {

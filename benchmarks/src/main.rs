@@ -14,6 +14,7 @@ mod pool;
 mod project;
 mod reproducible;
 mod siemens;
+mod speed;
 mod suites;
 mod wp;
 
@@ -662,6 +663,10 @@ fn main() -> Result<()> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         return debian::run(&raw[1..], root.join("artifacts"));
     }
+    if raw.first().is_some_and(|c| c == "speed") {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        return speed::run(&raw[1..], root.join("artifacts"));
+    }
     if raw.first().is_some_and(|c| c == "siemens") {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         return siemens::run(&raw[1..], root.join("artifacts"));
@@ -674,7 +679,7 @@ fn main() -> Result<()> {
         "pool" => pool::pool_bench(&args),
         "reproducible" => reproducible::run(&args),
         other => {
-            bail!("unknown benchmark {other} (known: all, project, debian, differential, memory, siemens, suites, frontend, prune, measure-gzip, pool, reproducible)")
+            bail!("unknown benchmark {other} (known: all, project, debian, differential, memory, siemens, speed, suites, frontend, prune, measure-gzip, pool, reproducible)")
         }
     }
 }

@@ -25,7 +25,10 @@ pub(super) struct Asker<'a> {
     pub(super) index: FactIndex,
     pub(super) budget: Budget,
     /// What the questions with memory may spend before one of them proves something.
-    pub(super) memory: MemoryShare,
+    pub(super) memory: Share,
+    /// What step 1's questions asked again with floating-point definitions may spend before
+    /// one of them proves something.
+    pub(super) floats: Share,
     pub(super) stats: RunStats,
     pub(super) faults: &'a Faults,
 }
@@ -40,7 +43,7 @@ type Answer = (Outcome, Option<Vec<Option<u128>>>);
 /// and the four OpenSSL files (CC, MCC, GACC, WM, default limits) 50% for 8 of 18,569, each
 /// of those first proofs within 0.2% of the share (2026-11-27). The budget they leave goes to
 /// the cheap questions. With a sixteenth, each question getting at most what is left of the
-/// share ([`MemoryShare::units_cap`]), they still spent 40% of the functions' own units on
+/// share ([`Share::units_cap`]), they still spent 40% of the functions' own units on
 /// SQLite CC (302 of 754 s of nominal solver time, for 8 proofs); with a 32nd, 30% (168 of
 /// 552 s, 8 proofs), and the memory harness (its four 40-program sets, on the wall clock)
 /// proves the same 493 labels as with a sixteenth, where a 64th lost 17 of them (2026-11-28).
@@ -69,9 +72,13 @@ pub(super) fn backends<'c>(
     })
 }
 
-/// The share of a budget that questions with memory may spend before their first proof
-/// ([`MEMORY_SHARE_DIVISOR`]): in resource units when the budget is, else in wall time.
-pub(super) struct MemoryShare {
+/// The share of a budget that one costly kind of question may spend before its first proof
+/// ([`MEMORY_SHARE_DIVISOR`]): in resource units when the budget is, else in wall time. Two
+/// kinds have one each: the questions with the function's memory written out, and step 1's
+/// questions asked again with floating-point definitions (on the Siemens programs at the
+/// default limits, these proved 1 label in 221 questions and took more than half of
+/// tot_info's time: 2026-12-07).
+pub(super) struct Share {
     pub(super) cap_units: Option<u64>,
     pub(super) cap_wall: Option<std::time::Duration>,
     pub(super) spent_units: u64,
@@ -86,9 +93,9 @@ pub(super) struct MemoryShare {
     pub(super) unknown_units: u64,
 }
 
-impl MemoryShare {
-    pub(super) fn of(budget: &Budget) -> MemoryShare {
-        MemoryShare {
+impl Share {
+    pub(super) fn of(budget: &Budget) -> Share {
+        Share {
             cap_units: budget.units.map(|u| u / MEMORY_SHARE_DIVISOR),
             cap_wall: match budget.units {
                 Some(_) => None,
@@ -179,7 +186,8 @@ impl<'a> Asker<'a> {
             facts,
             exactness,
             index: FactIndex::new(facts),
-            memory: MemoryShare::of(&budget),
+            memory: Share::of(&budget),
+            floats: Share::of(&budget),
             budget,
             stats: RunStats {
                 loop_facts,
@@ -234,10 +242,17 @@ impl Asker<'_> {
         // ([`QUESTION_FP_WORK`]), which only a proof is taken from: their circuits make
         // questions slow, and most are satisfiable either way.
         let proved = matches!(answer, Some((Outcome::Infeasible, _)));
-        if !proved && floats_left_out && !self.over_budget() {
+        if !proved && floats_left_out && !self.over_budget() && !self.floats.spent() {
+            let (units_before, t) = (self.backend.work(), Instant::now());
             let (exact, _) = self.cheap_question(goal, &[], QUESTION_FP_WORK);
             self.stats.float_questions += 1;
-            if let Some((Outcome::Infeasible, _)) = exact {
+            let verdict = match exact {
+                Some((Outcome::Infeasible, _)) => Verdict::Proved,
+                _ => Verdict::Refuted(Vec::new()),
+            };
+            self.floats
+                .record(self.backend.work() - units_before, t.elapsed(), &verdict);
+            if verdict == Verdict::Proved {
                 self.stats.float_proofs += 1;
                 answer = exact;
             }
@@ -361,7 +376,7 @@ impl Asker<'_> {
     /// Decides one question. Memory makes queries expensive, so a question that reads memory
     /// is first asked with every memory read unconstrained (cheap; unsat there is a proof),
     /// and only if that is satisfiable asked again with the byte-level memory, within the
-    /// memory questions' share of the budget ([`MemoryShare`]). Returns the verdict and, when
+    /// memory questions' share of the budget ([`Share`]). Returns the verdict and, when
     /// the full question was satisfiable, the model's values of `observe`.
     pub(super) fn decide(
         &mut self,
@@ -542,7 +557,7 @@ mod tests {
     #[test]
     fn questions_with_memory_get_their_scaled_units_until_one_runs_out() {
         let budget = Budget::of_wall(std::time::Duration::from_secs(8), Instant::now());
-        let mut share = MemoryShare::of(&budget);
+        let mut share = Share::of(&budget);
         let tick = std::time::Duration::from_millis(1);
         assert_eq!(share.units_scale(), MEMORY_QUESTION_UNITS_SCALE);
         share.record(10, tick, &Verdict::Refuted(vec![]));
@@ -558,7 +573,7 @@ mod tests {
     #[test]
     fn questions_with_memory_get_at_most_what_is_left_of_the_share_until_one_proves() {
         let budget = Budget::of_units(MEMORY_SHARE_DIVISOR * 1_000, 1, Instant::now());
-        let mut share = MemoryShare::of(&budget);
+        let mut share = Share::of(&budget);
         let tick = std::time::Duration::from_millis(1);
         assert_eq!(share.units_cap(), Some(1_000));
         share.record(300, tick, &Verdict::Refuted(vec![]));

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-use super::asker::{Asker, MemoryShare};
+use super::asker::{Asker, Share};
 use super::budget::Budget;
 use super::labels::{label_stmts, unencoded_labels, Asked, FunctionLabels, GroupModels};
 use super::shares::{self, ShareResult};
@@ -133,7 +133,11 @@ pub(super) fn prove_function(
             prover,
             f,
             vc.terms,
-            (&mut vc.facts, &vc.loop_candidates, &vc.exactness),
+            (
+                &mut vc.facts,
+                loops_for(&labels, &vc.loop_candidates),
+                &vc.exactness,
+            ),
             t0,
         );
         let every_label: Vec<usize> = (0..labels.own.len()).collect();
@@ -190,10 +194,16 @@ pub(super) fn prove_share(
             prover,
             f,
             vc.terms,
-            (&mut vc.facts, &vc.loop_candidates, &vc.exactness),
+            (
+                &mut vc.facts,
+                loops_for(&labels, &vc.loop_candidates),
+                &vc.exactness,
+            ),
             t0,
         );
-        asker.memory = MemoryShare::of(&Budget::new(config, t0).part(part.weight, part.total));
+        let part_budget = Budget::new(config, t0).part(part.weight, part.total);
+        asker.memory = Share::of(&part_budget);
+        asker.floats = Share::of(&part_budget);
         let ask = Asked {
             labels: &part.labels,
             groups: &part.groups,
@@ -219,11 +229,16 @@ pub(super) fn finish_function(
             return unencoded_function(f, config);
         };
         let labels = labels_of(prover, f, context, &vc.labels, &vc.context_labels);
+        // The finish asks questions of this encoding only to witness subsumers.
+        let loops: &[crate::vc::encode::LoopCandidate] = match config.witnessed_subsumers {
+            true => loops_for(&labels, &vc.loop_candidates),
+            false => &[],
+        };
         let mut asker = function_asker(
             prover,
             f,
             vc.terms,
-            (&mut vc.facts, &vc.loop_candidates, &vc.exactness),
+            (&mut vc.facts, loops, &vc.exactness),
             t0,
         );
         let own = Own {
@@ -246,6 +261,18 @@ fn labels_of<'a>(
 ) -> FunctionLabels<'a> {
     let groups = co_reached_groups(prover, f, context, inlined);
     FunctionLabels::new(f, own, inlined, groups)
+}
+
+/// The loop candidates worth proving for the questions of an encoding with `labels`: none
+/// when it has no label to ask (its callees' copies are asked in encodings of their own).
+fn loops_for<'c>(
+    labels: &FunctionLabels,
+    candidates: &'c [crate::vc::encode::LoopCandidate],
+) -> &'c [crate::vc::encode::LoopCandidate] {
+    match labels.all.is_empty() {
+        true => &[],
+        false => candidates,
+    }
 }
 
 /// Encodes `f` within its budget (which bounds the encoding too: one that outlasts it is
@@ -363,7 +390,7 @@ fn ask_own(
         let (solver_ms, models_ms, translation_ms) = spent.split_ms();
         let elapsed = t0.elapsed();
         print_err(&format!(
-            "covprune: {what}: asked in {} ms (step 1 {} ms and {} units, steps 2-3 {} ms and {} units; checks {solver_ms} ms, models {models_ms} ms, translation {translation_ms} ms, outside the solver {} ms); questions {}/{}/{} ({} answered by earlier models, {} asked before); questions with memory {} ({} proved, {} units, {} on a limit with {} units{}); loop facts {} of {} proved ({} questions); with floats defined {} ({} proved); by ranges {} ({} proved){}",
+            "covprune: {what}: asked in {} ms (step 1 {} ms and {} units, steps 2-3 {} ms and {} units; checks {solver_ms} ms, models {models_ms} ms, translation {translation_ms} ms, outside the solver {} ms); questions {}/{}/{} ({} answered by earlier models, {} asked before); questions with memory {} ({} proved, {} units, {} on a limit with {} units{}); loop facts {} of {} proved ({} questions); with floats defined {} ({} proved{}); by ranges {} ({} proved){}",
             elapsed.as_millis(),
             asker.stats.step1.ms,
             units_step1,
@@ -390,6 +417,11 @@ fn ask_own(
             asker.stats.loop_facts.queries,
             asker.stats.float_questions,
             asker.stats.float_proofs,
+            if asker.floats.spent() {
+                ", their share spent"
+            } else {
+                ""
+            },
             asker.stats.range_questions,
             asker.stats.range_proofs,
             if asker.over_budget() {

@@ -62,6 +62,7 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
     let mut only: Option<String> = None;
     let mut criteria: Vec<String> = CRITERIA.iter().map(|c| c.to_string()).collect();
     let mut exe = std::env::current_exe()?.with_file_name("covprune");
+    let mut exe_given = false;
     let mut universes = true;
     let mut smoke = false;
     let mut it = raw.iter();
@@ -69,7 +70,10 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
         match a.as_str() {
             "--out" => out = it.next().context("--out needs a folder")?.into(),
             "--only" => only = Some(it.next().context("--only needs a program")?.clone()),
-            "--exe" => exe = it.next().context("--exe needs a covprune binary")?.into(),
+            "--exe" => {
+                exe = it.next().context("--exe needs a covprune binary")?.into();
+                exe_given = true;
+            }
             "--criteria" => {
                 criteria = it
                     .next()
@@ -122,12 +126,13 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
                 .args(["--criteria", c, "-o"])
                 .arg(&pdir))?;
             let annotated = pdir.join(format!("{}_labels.c", file.trim_end_matches(".c")));
-            let (v, seconds, peak_kb) = timed_json(
-                Command::new(&exe)
-                    .arg("prune")
-                    .arg(&annotated)
-                    .args(["--jobs", "1", "--json", "--no-progress"]),
-            )?;
+            let (v, seconds, peak_kb) =
+                timed_json(Command::new(&exe).arg("prune").arg(&annotated).args([
+                    "--jobs",
+                    "1",
+                    "--json",
+                    "--no-progress",
+                ]))?;
             let n = |k: &str| v[k].as_u64().unwrap_or(0);
             let unknown_by_limit = unknown_by_limit(&annotated.with_extension("covprune.json"))?;
             let alarms = if universes {
@@ -155,7 +160,14 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
     }
     let _ = std::fs::remove_dir_all(&work);
     let report = Report {
-        commit: crate::commit(),
+        // A binary given by `--exe` is named by its file name (say, `covprune-COMMIT`).
+        commit: match exe_given {
+            true => exe.file_name().map_or_else(
+                || exe.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+            false => crate::commit(),
+        },
         date: crate::today(),
         machine: crate::machine_note(),
         rows,

@@ -1,8 +1,8 @@
 //! The speed benchmark: the 28 Siemens runs (7 programs × CC, MCC, GACC, WM), each criterion
 //! annotated alone and pruned with `covprune prune --jobs 1` at the default limits, one after
 //! another; wall time, peak memory and pruned labels per run, beside the figures of the
-//! previous run of the benchmark (the JSON it overwrites); then each pruned program measured
-//! on its whole SIR universe for soundness alarms (a label claimed polluting that a test
+//! previous run of the benchmark (the JSON it overwrites); then, once every run is timed, each
+//! pruned program measured on its whole SIR universe for soundness alarms (a label claimed polluting that a test
 //! covers against its claim). Usage: `cargo run --release -p covprune-benchmarks -- speed DIR
 //! [--only PROGRAM] [--criteria LIST] [--exe COVPRUNE] [--no-universes] [--out DIR]`, DIR
 //! being a checkout of `houzss/Software-Fault-Location-By-SiemensSuite`. `--smoke` runs tcas
@@ -107,6 +107,7 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok());
     let mut rows = Vec::new();
+    let mut pruned: Vec<(PathBuf, PathBuf, &[&str])> = Vec::new();
     for &(name, folder, file, link) in PROGRAMS {
         if only.as_deref().is_some_and(|o| o != name)
             || (smoke && !["tcas", "schedule"].contains(&name))
@@ -135,11 +136,6 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
                 ]))?;
             let n = |k: &str| v[k].as_u64().unwrap_or(0);
             let unknown_by_limit = unknown_by_limit(&annotated.with_extension("covprune.json"))?;
-            let alarms = if universes {
-                Some(alarms(&exe, &folder, &annotated, link)?)
-            } else {
-                None
-            };
             let row = Row {
                 program: name.into(),
                 criterion: c.clone(),
@@ -149,13 +145,26 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
                 unknown_by_limit,
                 seconds,
                 peak_rss_mb: peak_kb / 1024,
-                alarms,
+                alarms: None,
             };
             eprintln!(
                 "{name} {c}: {} labels, {} pruned, {:.1} s, {} MB",
                 row.labels, row.pruned, row.seconds, row.peak_rss_mb
             );
             rows.push(row);
+            pruned.push((folder.clone(), annotated, link));
+        }
+    }
+    // The universes after every timed run, so that their tests weigh on no timing.
+    if universes {
+        for (row, (folder, annotated, link)) in rows.iter_mut().zip(&pruned) {
+            row.alarms = Some(alarms(&exe, folder, annotated, link)?);
+            eprintln!(
+                "{} {}: {} alarms on the universe",
+                row.program,
+                row.criterion,
+                row.alarms.unwrap_or(0)
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&work);

@@ -23,6 +23,14 @@ use crate::vc::term::Terms;
 /// gives up with no fact: the labels' own questions come first.
 const BUDGET_DIVISOR: u64 = 32;
 
+/// With a deterministic budget, a question about array cells (memory read byte by byte) may
+/// spend at most this part of the function's budget (a 128th: at the default limits, half a
+/// question's units). On the Siemens programs at the default limits, print_tokens' cell
+/// bounds were proved in none of their encodings, their questions running to the end of a
+/// question's units (1 to 1.6 s each, a third of a CC run), and tot_info's were proved with
+/// 750,000 units (2026-12-07).
+const CELL_QUESTION_DIVISOR: u64 = 128;
+
 /// Loop facts of one encoding: proposed, proved, and the questions asked for them.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct LoopFactStats {
@@ -97,6 +105,7 @@ fn fixpoint<'c>(
     }
     let together = live[0].group.together();
     let index = FactIndex::new(facts);
+    let cells_cap = budget.units.map(|u| (u / CELL_QUESTION_DIVISOR).max(1));
     let (work0, t0) = (backend.work(), std::time::Instant::now());
     // In resource units when the budget has them (deterministic), else on the wall clock; the
     // function's whole budget (its wall-clock backstop) bounds it too.
@@ -131,7 +140,11 @@ fn fixpoint<'c>(
             let some_fails = terms.not(all_hold);
             let goal = terms.and2(assumed, some_fails);
             stats.queries += 1;
-            match ask(backend, terms, facts, &index, goal, &obligations, exact) {
+            let reads = match exact {
+                true => Reads::Exact { cap: cells_cap },
+                false => Reads::Unconstrained,
+            };
+            match ask(backend, terms, facts, &index, goal, &obligations, reads) {
                 Verdict::Proved => {}
                 Verdict::Refuted(values) if values.len() == part.len() => {
                     for (&i, v) in part.iter().zip(values) {
@@ -161,6 +174,14 @@ fn fixpoint<'c>(
     }
 }
 
+/// How a loop fact's question reads memory: every read an unconstrained byte, or byte by byte
+/// (a cell bound's obligation reads memory written in the loop), within `cap` resource units.
+#[derive(Clone, Copy)]
+enum Reads {
+    Unconstrained,
+    Exact { cap: Option<u64> },
+}
+
 /// Asks whether `goal` is satisfiable, with the facts its cone needs, memory reads
 /// unconstrained bytes unless exact so (an over-approximation, whose "unsatisfiable" is a
 /// proof); on a model, the values of `observe`. When the cone holds floating-point
@@ -175,11 +196,13 @@ fn ask(
     index: &FactIndex,
     goal: crate::vc::term::T,
     observe: &[crate::vc::term::T],
-    exact: bool,
+    reads: Reads,
 ) -> Verdict {
+    let exact = matches!(reads, Reads::Exact { .. });
     if exact {
         // A proof with memory read as unconstrained bytes is a proof, and a cheaper one.
-        if let Verdict::Proved = ask(backend, terms, facts, index, goal, &[], false) {
+        let unconstrained = Reads::Unconstrained;
+        if let Verdict::Proved = ask(backend, terms, facts, index, goal, &[], unconstrained) {
             return Verdict::Proved;
         }
     }
@@ -187,12 +210,12 @@ fn ask(
     roots.extend_from_slice(observe);
     let cheap = needed_facts(terms, facts, index, &roots, !exact, 0);
     if cheap.floats_left_out {
-        if let Verdict::Proved = check(backend, terms, facts, cheap, goal, &[], exact) {
+        if let Verdict::Proved = check(backend, terms, facts, cheap, goal, &[], reads) {
             return Verdict::Proved;
         }
     }
     let cone = needed_facts(terms, facts, index, &roots, !exact, QUESTION_FP_WORK);
-    check(backend, terms, facts, cone, goal, observe, exact)
+    check(backend, terms, facts, cone, goal, observe, reads)
 }
 
 /// Asks `goal` with the facts of `cone`.
@@ -203,11 +226,19 @@ fn check(
     cone: crate::vc::cone::Cone,
     goal: crate::vc::term::T,
     observe: &[crate::vc::term::T],
-    exact: bool,
+    reads: Reads,
 ) -> Verdict {
-    let crate::vc::cone::Cone { ids, reads, .. } = cone;
+    let crate::vc::cone::Cone {
+        ids,
+        reads: cone_reads,
+        ..
+    } = cone;
     let context: Vec<_> = ids.into_iter().map(|i| facts[i].fact).collect();
-    let memory = if exact || reads == MemoryReads::None {
+    let (exact, cap) = match reads {
+        Reads::Exact { cap } => (true, cap),
+        Reads::Unconstrained => (false, None),
+    };
+    let memory = if exact || cone_reads == MemoryReads::None {
         Memory::Bytes
     } else {
         Memory::Abstract
@@ -219,6 +250,6 @@ fn check(
         observe,
         memory,
         units_scale: 1,
-        units_cap: None,
+        units_cap: cap,
     })
 }

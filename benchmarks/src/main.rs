@@ -663,6 +663,9 @@ fn main() -> Result<()> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         return debian::run(&raw[1..], root.join("artifacts"));
     }
+    if raw.first().is_some_and(|c| c == "big-function") {
+        return speed::big_function(&raw[1..]);
+    }
     if raw.first().is_some_and(|c| c == "speed") {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         return speed::run(&raw[1..], root.join("artifacts"));
@@ -679,7 +682,7 @@ fn main() -> Result<()> {
         "pool" => pool::pool_bench(&args),
         "reproducible" => reproducible::run(&args),
         other => {
-            bail!("unknown benchmark {other} (known: all, project, debian, differential, memory, siemens, speed, suites, frontend, prune, measure-gzip, pool, reproducible)")
+            bail!("unknown benchmark {other} (known: all, project, debian, differential, memory, siemens, speed, big-function, suites, frontend, prune, measure-gzip, pool, reproducible)")
         }
     }
 }

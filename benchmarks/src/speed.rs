@@ -286,6 +286,57 @@ fn unknown_by_limit(ledger: &Path) -> Result<u64> {
     }))
 }
 
+/// The big-function benchmark: one generated function of 30,000 statements (10,000 `if`s,
+/// each with an assignment on either branch; 20,000 CC labels) pruned under a 10 s function
+/// budget at the default `--jobs`: wall time and peak memory, beside the budget. Usage: `cargo
+/// run --release -p covprune-benchmarks -- big-function [--exe COVPRUNE]`; prints, writes
+/// nothing.
+pub fn big_function(raw: &[String]) -> Result<()> {
+    let mut exe = std::env::current_exe()?.with_file_name("covprune");
+    let mut it = raw.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--exe" => exe = it.next().context("--exe needs a covprune binary")?.into(),
+            other => bail!("unknown argument {other} (usage: big-function [--exe COVPRUNE])"),
+        }
+    }
+    let work = std::env::temp_dir().join(format!("covprune-big-{}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    let mut text = String::from("int big(int x, int y) {\n  int s = 0;\n");
+    for k in 0..10_000 {
+        let _ = writeln!(
+            text,
+            "  if (x > {}) s += {}; else s -= y;",
+            k % 97,
+            k % 13 + 1
+        );
+    }
+    text.push_str("  return s;\n}\n");
+    let source = work.join("big.c");
+    std::fs::write(&source, text)?;
+    let out = work.join("out");
+    ok(Command::new(&exe)
+        .arg("annotate")
+        .arg(&source)
+        .args(["--criteria", "CC", "-o"])
+        .arg(&out))?;
+    let (v, seconds, peak_kb) = timed_json(
+        Command::new(&exe)
+            .arg("prune")
+            .arg(out.join("big_labels.c"))
+            .args(["--function-budget-s", "10", "--json", "--no-progress"]),
+    )?;
+    let _ = std::fs::remove_dir_all(&work);
+    println!(
+        "big function ({} labels, 10 s budget, default --jobs): {seconds:.1} s, peak {} MB; {} pruned, {} unknown",
+        v["labels"],
+        peak_kb / 1024,
+        v["pruned"],
+        v["unknown"]
+    );
+    Ok(())
+}
+
 /// Soundness alarms of `annotated` (pruned) on the program's SIR universe.
 fn alarms(exe: &Path, folder: &Path, annotated: &Path, link: &[&str]) -> Result<u64> {
     let universe = folder.join("testplans.alt/universe");

@@ -204,11 +204,13 @@ const FLOAT_DRIVER: Driver = Driver {
 #[test]
 fn float_labels_match_their_expectations_and_real_runs() {
     let path = Path::new("tests/fixtures/engine/floats.c");
-    // A wall-clock limit far above what the questions take here, so that a slow machine does
-    // not turn a proof into a timeout.
+    // Limits far above what the questions take here, so that a slow machine does not turn a
+    // proof into a timeout: the resource limit scaled with the time limit, as `--timeout-s 30`
+    // scales it (the function's budget and its shares are counted in those units).
     let config = PruneConfig {
         solver: covprune::smt::SolverConfig {
             timeout_ms: 30_000,
+            rlimit: covprune::smt::rlimit_for(30_000),
             ..PruneConfig::default().solver
         },
         ..PruneConfig::default()

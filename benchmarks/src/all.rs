@@ -469,7 +469,7 @@ pub(crate) fn row_file(
 
 /// Runs `cmd` and samples the summed resident size of its process tree every 200 ms: the
 /// output and the peak in MB.
-fn run_sampled(mut cmd: std::process::Command) -> Result<(std::process::Output, u64)> {
+pub(crate) fn run_sampled(mut cmd: std::process::Command) -> Result<(std::process::Output, u64)> {
     let mut child = cmd.spawn()?;
     let stdout = child.stdout.take();
     let reader = std::thread::spawn(move || {

@@ -12,21 +12,12 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-/// (program, folder, source file, link flags of the program).
-const PROGRAMS: &[(&str, &str, &str, &[&str])] = &[
-    ("tcas", "tcas", "tcas.c", &[]),
-    ("schedule", "schedule", "schedule.c", &[]),
-    ("schedule2", "schedule2", "schedule2.c", &[]),
-    ("tot_info", "totinfo", "tot_info.c", &["-l", "m"]),
-    ("print_tokens", "printtokens", "print_tokens.c", &[]),
-    ("print_tokens2", "printtokens2", "print_tokens2.c", &[]),
-    ("replace", "replace", "replace.c", &[]),
-];
+use crate::suites::{covprune_ok as ok, PROGRAMS};
 
 const CRITERIA: [&str; 4] = ["CC", "MCC", "GACC", "WM"];
 
@@ -127,13 +118,12 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
                 .args(["--criteria", c, "-o"])
                 .arg(&pdir))?;
             let annotated = pdir.join(format!("{}_labels.c", file.trim_end_matches(".c")));
-            let (v, seconds, peak_kb) =
-                timed_json(Command::new(&exe).arg("prune").arg(&annotated).args([
-                    "--jobs",
-                    "1",
-                    "--json",
-                    "--no-progress",
-                ]))?;
+            let mut prune = Command::new(&exe);
+            prune
+                .arg("prune")
+                .arg(&annotated)
+                .args(["--jobs", "1", "--json", "--no-progress"]);
+            let (v, seconds, peak_mb) = timed_json(prune)?;
             let n = |k: &str| v[k].as_u64().unwrap_or(0);
             let unknown_by_limit = unknown_by_limit(&annotated.with_extension("covprune.json"))?;
             let row = Row {
@@ -144,7 +134,7 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
                 infeasible: n("infeasible"),
                 unknown_by_limit,
                 seconds,
-                peak_rss_mb: peak_kb / 1024,
+                peak_rss_mb: peak_mb,
                 alarms: None,
             };
             eprintln!(
@@ -320,17 +310,19 @@ pub fn big_function(raw: &[String]) -> Result<()> {
         .arg(&source)
         .args(["--criteria", "CC", "-o"])
         .arg(&out))?;
-    let (v, seconds, peak_kb) = timed_json(
-        Command::new(&exe)
-            .arg("prune")
-            .arg(out.join("big_labels.c"))
-            .args(["--function-budget-s", "10", "--json", "--no-progress"]),
-    )?;
+    let mut prune = Command::new(&exe);
+    prune.arg("prune").arg(out.join("big_labels.c")).args([
+        "--function-budget-s",
+        "10",
+        "--json",
+        "--no-progress",
+    ]);
+    let (v, seconds, peak_mb) = timed_json(prune)?;
     let _ = std::fs::remove_dir_all(&work);
     println!(
         "big function ({} labels, 10 s budget, default --jobs): {seconds:.1} s, peak {} MB; {} pruned, {} unknown",
         v["labels"],
-        peak_kb / 1024,
+        peak_mb,
         v["pruned"],
         v["unknown"]
     );
@@ -367,63 +359,17 @@ fn alarms(exe: &Path, folder: &Path, annotated: &Path, link: &[&str]) -> Result<
     Ok(v["alarms"].as_array().map_or(0, |a| a.len() as u64))
 }
 
-/// Runs a covprune command that must succeed and print JSON: the JSON, its wall time in
-/// seconds, and the peak resident memory of its process tree in kB (sampled every 20 ms).
-fn timed_json(cmd: &mut Command) -> Result<(serde_json::Value, f64, u64)> {
+/// Runs a covprune command that must succeed and print JSON (its standard error shown): the
+/// JSON, its wall time in seconds, and the peak resident memory of its process tree in MB
+/// ([`crate::all::run_sampled`]).
+fn timed_json(mut cmd: Command) -> Result<(serde_json::Value, f64, u64)> {
     let t = Instant::now();
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("covprune did not start")?;
-    let pid = child.id();
-    let out = child.stdout.take();
-    let err = child.stderr.take();
-    let reader = std::thread::spawn(move || {
-        let mut o = Vec::new();
-        let mut e = Vec::new();
-        if let Some(mut s) = out {
-            let _ = std::io::Read::read_to_end(&mut s, &mut o);
-        }
-        if let Some(mut s) = err {
-            let _ = std::io::Read::read_to_end(&mut s, &mut e);
-        }
-        (o, e)
-    });
-    let mut peak = 0;
-    let status = loop {
-        if let Some(st) = child.try_wait()? {
-            break st;
-        }
-        let rss: u64 = crate::process_tree(pid)
-            .into_iter()
-            .map(|p| crate::proc_status_kb(p, "VmRSS:"))
-            .sum();
-        peak = peak.max(rss);
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    cmd.stdout(Stdio::piped()).stderr(Stdio::inherit());
+    let (output, peak_mb) = crate::all::run_sampled(cmd)?;
     let seconds = t.elapsed().as_secs_f64();
-    let (o, e) = reader.join().expect("the reader thread");
-    if !status.success() {
-        bail!(
-            "covprune failed (exit {:?}): {}",
-            status.code(),
-            String::from_utf8_lossy(&e)
-        );
+    if !output.status.success() {
+        bail!("covprune failed (exit {:?})", output.status.code());
     }
-    let v = serde_json::from_slice(&o).context("covprune printed no JSON")?;
-    Ok((v, seconds, peak))
-}
-
-/// Runs a covprune command that must succeed.
-fn ok(cmd: &mut Command) -> Result<()> {
-    let o = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).output()?;
-    if !o.status.success() {
-        bail!(
-            "covprune failed (exit {:?}): {}",
-            o.status.code(),
-            String::from_utf8_lossy(&o.stderr)
-        );
-    }
-    Ok(())
+    let v = serde_json::from_slice(&output.stdout).context("covprune printed no JSON")?;
+    Ok((v, seconds, peak_mb))
 }

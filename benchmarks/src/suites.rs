@@ -19,7 +19,7 @@ use anyhow::{bail, Context, Result};
 use covprune::measure::{read_tests, LineForm, TestSpec};
 
 /// (program, folder, source file, link flags `measure` needs).
-const PROGRAMS: &[(&str, &str, &str, &[&str])] = &[
+pub(crate) const PROGRAMS: &[(&str, &str, &str, &[&str])] = &[
     ("tcas", "tcas", "tcas.c", &[]),
     ("schedule", "schedule", "schedule.c", &[]),
     ("schedule2", "schedule2", "schedule2.c", &[]),
@@ -315,7 +315,8 @@ fn covprune_json(cmd: &mut Command) -> Result<serde_json::Value> {
     Ok(serde_json::from_slice(&o.stdout)?)
 }
 
-fn covprune_ok(cmd: &mut Command) -> Result<()> {
+/// Runs a covprune command that must succeed.
+pub(crate) fn covprune_ok(cmd: &mut Command) -> Result<()> {
     let o = cmd.output()?;
     if !o.status.success() {
         bail!(

@@ -232,7 +232,8 @@ fn a_run_that_covers_a_label_claimed_infeasible_raises_the_alarm() {
 /// A preprocessed file (`cc -E`: the C library's declarations are its text) gets its
 /// witnesses as a file with `#include`s does: the runner's own code is compiled apart from it,
 /// and a test with a failing allocation declares the allocators instead of including
-/// `<stdlib.h>`; that test compiles on its own and covers the label only it can.
+/// `<stdlib.h>`; that test compiles on its own and covers the label only it can, for a call of
+/// the allocator and for a call through a table holding its address.
 #[test]
 fn a_preprocessed_file_gets_tests_that_compile_on_their_own() {
     let tmp = tempfile::tempdir().unwrap();
@@ -241,7 +242,10 @@ fn a_preprocessed_file_gets_tests_that_compile_on_their_own() {
         &source,
         "#include <stdlib.h>\n#include <string.h>\n\
          int keep(int n)\n{\n  char *p = malloc(n > 0 ? (size_t)n : 1);\n  if (p == 0)\n    return -1;\n\
-         \x20 memset(p, 0, n > 0 ? (size_t)n : 1);\n  free(p);\n  return n > 3 ? 1 : 0;\n}\n",
+         \x20 memset(p, 0, n > 0 ? (size_t)n : 1);\n  free(p);\n  return n > 3 ? 1 : 0;\n}\n\
+         static struct { void *(*allocate)(size_t); } hooks = { malloc };\n\
+         int hooked(int n)\n{\n  char *q = hooks.allocate(n > 0 ? (size_t)n : 1);\n  if (q == 0)\n    return -1;\n\
+         \x20 free(q);\n  return 1;\n}\n",
     )
     .unwrap();
     let pre = tmp.path().join("keep.i");
@@ -270,23 +274,26 @@ fn a_preprocessed_file_gets_tests_that_compile_on_their_own() {
         report["failing_allocation"].as_u64().unwrap() > 0,
         "{report}"
     );
-    // The label of `p == 0` taken: covered only when the allocation fails.
+    // The labels of `p == 0` and `q == 0` taken: covered only when the allocation fails,
+    // called directly or through a table holding the allocator's address.
     let text = std::fs::read_to_string(&file).unwrap();
-    let id: u64 = text
-        .split("pc_label(")
-        .find(|l| l.starts_with("p == 0,"))
-        .and_then(|l| l.split(',').nth(1))
-        .map(|id| id.trim().parse().unwrap())
-        .unwrap_or_else(|| panic!("no label of `p == 0` in {text}"));
     let after = statuses(&file);
-    let tc = after[&id]
-        .1
-        .clone()
-        .unwrap_or_else(|| panic!("label {id}: {after:?}"));
-    let body = std::fs::read_to_string(out.join(&tc)).unwrap();
-    assert!(body.contains("returning null"), "{body}");
-    assert!(!body.contains("#include <stdlib.h>"), "{body}");
-    assert!(covered_by(&out.join(&tc), tmp.path()).contains(&id));
+    for taken in ["p == 0,", "q == 0,"] {
+        let id: u64 = text
+            .split("pc_label(")
+            .find(|l| l.starts_with(taken))
+            .and_then(|l| l.split(',').nth(1))
+            .map(|id| id.trim().parse().unwrap())
+            .unwrap_or_else(|| panic!("no label of `{taken}` in {text}"));
+        let tc = after[&id]
+            .1
+            .clone()
+            .unwrap_or_else(|| panic!("label {id}: {after:?}"));
+        let body = std::fs::read_to_string(out.join(&tc)).unwrap();
+        assert!(body.contains("returning null"), "{body}");
+        assert!(!body.contains("#include <stdlib.h>"), "{body}");
+        assert!(covered_by(&out.join(&tc), tmp.path()).contains(&id));
+    }
 }
 
 /// A call that crashes the program (ASan: a read past a table) is a finding, reported first

@@ -24,6 +24,9 @@ pub struct CallGraph {
     pub never_returns: BTreeSet<String>,
     /// Functions that may stop the run instead of returning (includes `never_returns`).
     pub may_stop: BTreeSet<String>,
+    /// Every function whose address the program takes (defined here or not), and every one a
+    /// function that could not be lowered mentions.
+    pub address_taken: BTreeSet<String>,
 }
 
 impl CallGraph {
@@ -84,6 +87,7 @@ impl CallGraph {
             index,
             never_returns: BTreeSet::new(),
             may_stop: BTreeSet::new(),
+            address_taken,
         };
         cg.never_returns = program
             .functions

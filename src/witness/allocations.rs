@@ -9,8 +9,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::cfg::callgraph::CallGraph;
-use crate::ir::Program;
+use crate::cfg::callgraph::{close_over_calls, direct_callees, CallGraph};
+use crate::ir::{Callee, Program, StmtKind};
 use crate::prune::witness::{Call, Origin};
 
 /// The library functions whose calls the wrappers replace.
@@ -20,21 +20,55 @@ pub const FAILURES: u32 = 8;
 /// Calls of earlier rounds made again, per function.
 const BASES: usize = 2;
 
-/// Whether `name`, or a function it calls (directly or not), calls an allocator.
-fn allocates(cg: &CallGraph, name: &str) -> bool {
-    let mut seen = BTreeSet::from([name.to_string()]);
-    let mut todo = vec![name.to_string()];
-    while let Some(f) = todo.pop() {
-        for (callee, _) in cg.callees(&f) {
-            if ALLOCATORS.contains(&callee.as_str()) {
-                return true;
-            }
-            if seen.insert(callee.clone()) {
-                todo.push(callee);
-            }
-        }
+/// The functions that allocate: those that call an allocator, call a function that allocates,
+/// or call through a pointer while the program takes the address of an allocator or of a
+/// function that allocates (a table of hooks such as `{ malloc, free, realloc }`).
+fn allocating(program: &Program) -> BTreeSet<String> {
+    let cg = CallGraph::build(program);
+    let indirect = |f: &crate::ir::Function| {
+        f.blocks.iter().any(|b| {
+            b.stmts.iter().any(|s| {
+                matches!(
+                    s.kind,
+                    StmtKind::Call {
+                        callee: Callee::Indirect(_),
+                        ..
+                    }
+                )
+            })
+        })
+    };
+    let close = |through_pointers: bool| -> BTreeSet<String> {
+        let own = program
+            .functions
+            .iter()
+            .map(|f| {
+                let callees = direct_callees(f);
+                let calls_allocator = callees.iter().any(|c| ALLOCATORS.contains(&c.as_str()));
+                (
+                    f.name.clone(),
+                    (
+                        calls_allocator || (through_pointers && indirect(f)),
+                        callees,
+                    ),
+                )
+            })
+            .collect();
+        close_over_calls(own, |a, b| *a |= *b, |_| None)
+            .into_iter()
+            .filter_map(|(name, allocates)| allocates.then_some(name))
+            .collect()
+    };
+    let direct = close(false);
+    let pointers_allocate = cg
+        .address_taken
+        .iter()
+        .any(|n| ALLOCATORS.contains(&n.as_str()) || direct.contains(n));
+    if pointers_allocate {
+        close(true)
+    } else {
+        direct
     }
-    false
 }
 
 /// The calls for the labels `left` (by the function whose calls reach them) with a failing
@@ -47,10 +81,10 @@ pub fn calls(program: &Program, earlier: &[Call], left: &BTreeMap<String, Vec<u6
     if ALLOCATORS.iter().any(|a| program.function(a).is_some()) {
         return Vec::new();
     }
-    let cg = CallGraph::build(program);
+    let allocating = allocating(program);
     let mut out = Vec::new();
     for (name, ids) in left {
-        if !allocates(&cg, name) {
+        if !allocating.contains(name) {
             continue;
         }
         let wanted: BTreeSet<u64> = ids.iter().copied().collect();
@@ -114,6 +148,44 @@ mod tests {
             .all(|c| c.function == "use" && c.args == earlier[0].args));
         let ks: Vec<u32> = calls.iter().filter_map(|c| c.fail_allocation).collect();
         assert_eq!(ks, (0..FAILURES).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn calls_through_a_table_of_allocators_allocate() {
+        let p = crate::frontend::test_program(
+            "typedef unsigned long size_t;\n\
+             void *malloc(size_t n);\n\
+             void free(void *p);\n\
+             typedef struct { void *(*allocate)(size_t); void (*release)(void *); } hooks;\n\
+             static hooks global = { malloc, free };\n\
+             int use(int n) { int *p = global.allocate(sizeof(int) * n); if (!p) return -1; global.release(p); return 0; }\n",
+        );
+        let call = Call {
+            function: "use".into(),
+            target: 1,
+            args: vec![Arg::Bits(3)],
+            globals: Vec::new(),
+            origin: Origin::Model,
+            fail_allocation: None,
+        };
+        let left = BTreeMap::from([("use".to_string(), vec![1])]);
+        assert_eq!(calls(&p, &[call], &left).len(), FAILURES as usize);
+        // Without an allocator's address in the program, a call through a pointer allocates
+        // nothing.
+        let p = crate::frontend::test_program(
+            "static int twice(int x) { return 2 * x; }\n\
+             static int (*op)(int) = twice;\n\
+             int use(int n) { return op(n) > 4; }\n",
+        );
+        let call = Call {
+            function: "use".into(),
+            target: 1,
+            args: vec![Arg::Bits(3)],
+            globals: Vec::new(),
+            origin: Origin::Model,
+            fail_allocation: None,
+        };
+        assert!(calls(&p, &[call], &left).is_empty());
     }
 
     #[test]

@@ -9,7 +9,9 @@ use crate::prune::witness::{Arg, Call, Origin, BUFFER_BEFORE, BUFFER_BYTES};
 
 /// Wrappers of the allocators, before the annotated file in a runner or test whose calls fail
 /// an allocation ([`super::allocations`]): they count the allocations since the test set
-/// `covprune_fail_at`, and the one it names returns null. After `<stdlib.h>`, or after
+/// `covprune_fail_at`, and the one it names returns null. The macros have no parameters, so that
+/// an allocator's address (a table of hooks such as `{ malloc, free, realloc }`) is a wrapper's
+/// too. After `<stdlib.h>`, or after
 /// [`ALLOCATORS`] for a preprocessed file, whose text declares them again (through the
 /// macros, the wrappers: a later `extern` declaration keeps a `static` function's linkage).
 const ALLOCATION_WRAPPERS: &str = "static long covprune_fail_at = -1;\n\
@@ -18,9 +20,9 @@ static int covprune_fails(void) { return covprune_allocations++ == covprune_fail
 static void *covprune_malloc(__SIZE_TYPE__ n) { return covprune_fails() ? (void *)0 : malloc(n); }\n\
 static void *covprune_calloc(__SIZE_TYPE__ n, __SIZE_TYPE__ m) { return covprune_fails() ? (void *)0 : calloc(n, m); }\n\
 static void *covprune_realloc(void *p, __SIZE_TYPE__ n) { return covprune_fails() ? (void *)0 : realloc(p, n); }\n\
-#define malloc(n) covprune_malloc(n)\n\
-#define calloc(n, m) covprune_calloc(n, m)\n\
-#define realloc(p, n) covprune_realloc(p, n)\n";
+#define malloc covprune_malloc\n\
+#define calloc covprune_calloc\n\
+#define realloc covprune_realloc\n";
 
 /// The allocators' declarations, for a preprocessed file (whose text declares them too).
 const ALLOCATORS: &str = "void *malloc(__SIZE_TYPE__ n);\n\

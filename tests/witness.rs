@@ -233,7 +233,8 @@ fn a_run_that_covers_a_label_claimed_infeasible_raises_the_alarm() {
 /// witnesses as a file with `#include`s does: the runner's own code is compiled apart from it,
 /// and a test with a failing allocation declares the allocators instead of including
 /// `<stdlib.h>`; that test compiles on its own and covers the label only it can, for a call of
-/// the allocator and for a call through a table holding its address.
+/// the allocator, for a call through a table holding its address, and for a call through a
+/// table the argument points to (which the test sets to the program's allocator).
 #[test]
 fn a_preprocessed_file_gets_tests_that_compile_on_their_own() {
     let tmp = tempfile::tempdir().unwrap();
@@ -245,7 +246,12 @@ fn a_preprocessed_file_gets_tests_that_compile_on_their_own() {
          \x20 memset(p, 0, n > 0 ? (size_t)n : 1);\n  free(p);\n  return n > 3 ? 1 : 0;\n}\n\
          static struct { void *(*allocate)(size_t); } hooks = { malloc };\n\
          int hooked(int n)\n{\n  char *q = hooks.allocate(n > 0 ? (size_t)n : 1);\n  if (q == 0)\n    return -1;\n\
-         \x20 free(q);\n  return 1;\n}\n",
+         \x20 free(q);\n  return 1;\n}\n\
+         typedef struct { void *(*allocate)(size_t); void (*release)(void *); } table;\n\
+         struct buf { size_t n; table t; };\n\
+         void (*release_fn)(void *) = free;\n\
+         int through(struct buf *b)\n{\n  char *r = b->t.allocate(b->n > 0 ? b->n : 1);\n  if (r == 0)\n    return -1;\n\
+         \x20 b->t.release(r);\n  return 2;\n}\n",
     )
     .unwrap();
     let pre = tmp.path().join("keep.i");
@@ -278,7 +284,7 @@ fn a_preprocessed_file_gets_tests_that_compile_on_their_own() {
     // called directly or through a table holding the allocator's address.
     let text = std::fs::read_to_string(&file).unwrap();
     let after = statuses(&file);
-    for taken in ["p == 0,", "q == 0,"] {
+    for taken in ["p == 0,", "q == 0,", "r == 0,", "!(r == 0)"] {
         let id: u64 = text
             .split("pc_label(")
             .find(|l| l.starts_with(taken))
@@ -290,7 +296,14 @@ fn a_preprocessed_file_gets_tests_that_compile_on_their_own() {
             .clone()
             .unwrap_or_else(|| panic!("label {id}: {after:?}"));
         let body = std::fs::read_to_string(out.join(&tc)).unwrap();
-        assert!(body.contains("returning null"), "{body}");
+        // `through` calls through the table its argument points to: its tests set the table
+        // to the program's allocator and deallocator (null, the call would crash).
+        // (`r == 0` may come from a size no allocation can have, too.)
+        if taken.contains('r') {
+            assert!(body.contains("function-pointer fields set"), "{body}");
+        } else {
+            assert!(body.contains("returning null"), "{body}");
+        }
         assert!(!body.contains("#include <stdlib.h>"), "{body}");
         assert!(covered_by(&out.join(&tc), tmp.path()).contains(&id));
     }

@@ -90,6 +90,9 @@ pub struct Call {
     /// Which of the call's allocations (`malloc`, `calloc`, `realloc`; counted from 0) returns
     /// null (a call the `witness` module makes again with it failing).
     pub fail_allocation: Option<u32>,
+    /// The function-pointer fields of what its pointer arguments point to are set to the
+    /// program's functions of their types (the `witness` module's hooks), not left null.
+    pub hooks: bool,
 }
 
 /// How models take in floating-point operations, one round of calls each: a round's calls
@@ -481,6 +484,7 @@ impl Plan {
             globals,
             origin: Origin::Model,
             fail_allocation: None,
+            hooks: false,
         }
     }
 }

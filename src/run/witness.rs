@@ -70,13 +70,16 @@ pub struct WitnessReport {
     pub grey_zone: usize,
     /// Of those, in functions a call can be written for.
     pub asked: usize,
-    /// Calls made (distinct): from models, from the palette of values, with outlier tables
-    /// and with a failing allocation.
+    /// Calls made (distinct): from models, from the palette of values, with outlier tables,
+    /// with the program's functions in function-pointer fields and with a failing allocation.
     pub calls: usize,
     /// Of those, from the palette of values.
     pub varied: usize,
     /// Of those, with outlier tables.
     pub outliers: usize,
+    /// Of those, with the program's functions in function-pointer fields (without a failing
+    /// allocation).
+    pub hooks: usize,
     /// Of those, with a failing allocation.
     pub failing_allocation: usize,
     /// Why the calls with a failing allocation were not made, if they were not.
@@ -189,13 +192,14 @@ impl WitnessReport {
             }
         }
         out.push_str(&format!(
-            "{}\ngrey zone (not proved infeasible, covered by no test): {} labels; in functions a call can be written for: {}\ncalls: {} from models, {} from the palette of values, {} with outlier tables, {} with a failing allocation ({} stopped by the time limit)\nshown feasible by a test: {} labels, {} tests written to {}\n",
+            "{}\ngrey zone (not proved infeasible, covered by no test): {} labels; in functions a call can be written for: {}\ncalls: {} from models, {} from the palette of values, {} with outlier tables, {} with the program's functions in function-pointer fields, {} with a failing allocation ({} stopped by the time limit)\nshown feasible by a test: {} labels, {} tests written to {}\n",
             self.file,
             self.grey_zone,
             self.asked,
-            self.calls - self.varied - self.outliers - self.failing_allocation,
+            self.calls - self.varied - self.outliers - self.hooks - self.failing_allocation,
             self.varied,
             self.outliers,
+            self.hooks,
             self.failing_allocation,
             self.timed_out,
             self.shown_feasible,
@@ -283,6 +287,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         runs,
         varied,
         outliers,
+        hooked,
         failing,
         not_built,
     } = crate::witness::rounds::rounds(&strategy, &targets).map_err(|e| match e {
@@ -351,6 +356,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         calls: calls.len(),
         varied,
         outliers,
+        hooks: hooked,
         failing_allocation: failing,
         failing_allocation_not_built: not_built,
         timed_out: runs.timed_out(),

@@ -91,7 +91,10 @@ pub fn calls(program: &Program, earlier: &[Call], left: &BTreeMap<String, Vec<u6
         let of_f: Vec<&Call> = earlier
             .iter()
             .filter(|c| {
-                c.function == *name && c.origin == Origin::Model && c.fail_allocation.is_none()
+                c.function == *name
+                    && c.origin == Origin::Model
+                    && c.fail_allocation.is_none()
+                    && !c.hooks
             })
             .collect();
         let mut bases: Vec<&Call> = Vec::new();
@@ -104,10 +107,15 @@ pub fn calls(program: &Program, earlier: &[Call], left: &BTreeMap<String, Vec<u6
                 bases.push(c);
             }
         }
+        // Through a table of hooks, an allocation is reached only with the table set.
+        let hooks = program
+            .function(name)
+            .is_some_and(|f| super::hooks::has_slots(program, f));
         for base in bases {
             for k in 0..FAILURES {
                 let mut call = base.clone();
                 call.fail_allocation = Some(k);
+                call.hooks = hooks;
                 out.push(call);
             }
         }
@@ -137,6 +145,7 @@ mod tests {
             globals: Vec::new(),
             origin: Origin::Model,
             fail_allocation: None,
+            hooks: false,
         };
         let earlier = vec![call("use", 1), call("pure", 2)];
         let left = BTreeMap::from([("use".to_string(), vec![1]), ("pure".to_string(), vec![2])]);
@@ -167,6 +176,7 @@ mod tests {
             globals: Vec::new(),
             origin: Origin::Model,
             fail_allocation: None,
+            hooks: false,
         };
         let left = BTreeMap::from([("use".to_string(), vec![1])]);
         assert_eq!(calls(&p, &[call], &left).len(), FAILURES as usize);
@@ -184,6 +194,7 @@ mod tests {
             globals: Vec::new(),
             origin: Origin::Model,
             fail_allocation: None,
+            hooks: false,
         };
         assert!(calls(&p, &[call], &left).is_empty());
     }
@@ -204,6 +215,7 @@ mod tests {
             globals: Vec::new(),
             origin: Origin::Model,
             fail_allocation: None,
+            hooks: false,
         };
         let left = BTreeMap::from([("use".to_string(), vec![1])]);
         assert!(calls(&p, &[call], &left).is_empty());

@@ -125,6 +125,9 @@ pub fn test_function(program: &Program, call: &Call, k: usize) -> String {
         }
     };
     let mut from = from.replace("{}", &call.target.to_string());
+    if call.hooks {
+        from.push_str(", function-pointer fields set to the program's functions of their types");
+    }
     if let Some(k) = call.fail_allocation {
         from.push_str(&format!(", allocation {k} (from 0) returning null"));
     }
@@ -156,9 +159,17 @@ pub fn test_function(program: &Program, call: &Call, k: usize) -> String {
             (Arg::Bits(bits), Some(spelling)) => {
                 out.push_str(&scalar(program, ty, spelling, &name, *bits));
             }
-            (Arg::Buffer(bytes), None) => out.push_str(&buffer(&name, bytes)),
+            (Arg::Buffer(bytes), None) => {
+                out.push_str(&buffer(&name, bytes));
+                if call.hooks {
+                    out.push_str(&hooks(program, ty, &name));
+                }
+            }
             (Arg::Linked { data, children }, None) => {
                 out.push_str(&buffer(&name, data));
+                if call.hooks {
+                    out.push_str(&hooks(program, ty, &name));
+                }
                 for (c, (offset, bytes)) in children.iter().enumerate() {
                     let child = format!("{name}_{c}");
                     out.push_str(&buffer(&child, bytes));
@@ -179,6 +190,20 @@ pub fn test_function(program: &Program, call: &Call, k: usize) -> String {
     }
     out.push_str(&format!("  {}({});\n}}\n", call.function, names.join(", ")));
     out
+}
+
+/// The function-pointer fields of what pointer `name` (of type `ty`) points to, each set to
+/// a function of its type the program takes the address of ([`super::hooks`]).
+fn hooks(program: &Program, ty: &CType, name: &str) -> String {
+    let CType::Pointer(to) = ty else {
+        return String::new();
+    };
+    super::hooks::of_pointee(program, to, BUFFER_BYTES - BUFFER_BEFORE)
+        .into_iter()
+        .map(|(at, f)| {
+            format!("  *(void (**)(void))((unsigned char *){name} + {at}) = (void (*)(void)){f};\n")
+        })
+        .collect()
 }
 
 /// A buffer of [`BUFFER_BYTES`] holding `bytes` from [`BUFFER_BEFORE`] bytes in, where

@@ -12,6 +12,7 @@
 pub mod allocations;
 pub mod check;
 pub mod driver;
+pub mod hooks;
 pub mod objects;
 pub mod outliers;
 pub mod replay;

@@ -203,6 +203,7 @@ pub fn calls(program: &Program, earlier: &[Call], left: &BTreeMap<String, Vec<u6
                 globals: base.map(|b| b.globals.clone()).unwrap_or_default(),
                 origin: Origin::Outliers,
                 fail_allocation: None,
+                hooks: false,
             };
             if !made.contains(&call) && seen.insert(call.clone()) {
                 out.push(call);

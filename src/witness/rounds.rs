@@ -1,7 +1,8 @@
 //! The witness strategy: rounds of calls, each for the labels the earlier rounds' runs left
 //! uncovered. One round of models per way of taking in floating-point operations
 //! ([`crate::prune::witness::ROUNDS`]), then one of calls from the palette of values
-//! ([`super::values`]), one of outlier tables ([`super::outliers`]), then one of calls with a
+//! ([`super::values`]), one of outlier tables ([`super::outliers`]), one of calls with the
+//! program's functions in function-pointer fields ([`super::hooks`]), then one of calls with a
 //! failing allocation ([`super::allocations`]).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -36,6 +37,8 @@ pub struct Rounds {
     pub varied: usize,
     /// Calls from outlier tables.
     pub outliers: usize,
+    /// Calls with the program's functions in function-pointer fields.
+    pub hooked: usize,
     /// Calls with a failing allocation.
     pub failing: usize,
     /// Why the calls with a failing allocation could not be built, when they could not.
@@ -48,10 +51,10 @@ pub struct Rounds {
 pub fn rounds(s: &Strategy, targets: &BTreeMap<String, Vec<u64>>) -> Result<Rounds, WitnessError> {
     let mut calls: Vec<Call> = Vec::new();
     let mut runs = Runs::default();
-    let (mut varied, mut outliers, mut failing) = (0, 0, 0);
+    let (mut varied, mut outliers, mut hooked, mut failing) = (0, 0, 0, 0);
     let mut not_built = None;
     let palette = prune_models::ROUNDS.len();
-    let allocations = palette + 2;
+    let allocations = palette + 3;
     for round in 0..=allocations {
         let covered: BTreeSet<u64> = runs
             .runs
@@ -89,6 +92,7 @@ pub fn rounds(s: &Strategy, targets: &BTreeMap<String, Vec<u64>>) -> Result<Roun
             }
             None if round == palette => super::values::calls(s.program, &calls, &left),
             None if round == palette + 1 => super::outliers::calls(s.program, &calls, &left),
+            None if round == palette + 2 => super::hooks::calls(s.program, &calls, &left),
             None => super::allocations::calls(s.program, &calls, &left),
         };
         let earlier: BTreeSet<&Call> = calls.iter().collect();
@@ -110,6 +114,10 @@ pub fn rounds(s: &Strategy, targets: &BTreeMap<String, Vec<u64>>) -> Result<Roun
         };
         varied += new.iter().filter(|c| c.origin == Origin::Palette).count();
         outliers += new.iter().filter(|c| c.origin == Origin::Outliers).count();
+        hooked += new
+            .iter()
+            .filter(|c| c.hooks && c.fail_allocation.is_none())
+            .count();
         failing += new.iter().filter(|c| c.fail_allocation.is_some()).count();
         calls.extend(new);
         runs.runs.extend(more.runs);
@@ -119,6 +127,7 @@ pub fn rounds(s: &Strategy, targets: &BTreeMap<String, Vec<u64>>) -> Result<Roun
         runs,
         varied,
         outliers,
+        hooked,
         failing,
         not_built,
     })

@@ -165,6 +165,7 @@ pub fn calls(program: &Program, earlier: &[Call], left: &BTreeMap<String, Vec<u6
                 globals: Vec::new(),
                 origin: Origin::Palette,
                 fail_allocation: None,
+                hooks: false,
             });
         }
         let grid: usize = scalars
@@ -280,6 +281,7 @@ mod tests {
             globals: Vec::new(),
             origin: Origin::Model,
             fail_allocation: None,
+            hooks: false,
         };
         let left = BTreeMap::from([("two".to_string(), vec![1]), ("four".to_string(), vec![2])]);
         let calls = calls(&p, std::slice::from_ref(&base), &left);

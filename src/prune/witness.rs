@@ -75,6 +75,9 @@ pub enum Origin {
     /// Small counts with one extreme value in its buffers of numbers (the `witness` module's
     /// outlier tables).
     Outliers,
+    /// A model's call with every pointer field it left null pointing at a zeroed buffer of
+    /// its own (the `witness` module's filled structs).
+    Filled,
 }
 
 /// A concrete call of a function, from a model of one of its labels.
@@ -254,6 +257,15 @@ fn linked_fields(program: &Program, to: &CType) -> Vec<Linked> {
             _ => None,
         })
         .take(MAX_LINKED)
+        .collect()
+}
+
+/// The offsets of the pointer fields of `to` (a struct) that a call can point at buffers of
+/// their own ([`linked_fields`]).
+pub fn linked_offsets(program: &Program, to: &CType) -> Vec<u64> {
+    linked_fields(program, to)
+        .iter()
+        .map(|l| l.offset)
         .collect()
 }
 

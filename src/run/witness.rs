@@ -71,15 +71,16 @@ pub struct WitnessReport {
     /// Of those, in functions a call can be written for.
     pub asked: usize,
     /// Calls made (distinct): from models, from the palette of values, with outlier tables,
-    /// with the program's functions in function-pointer fields and with a failing allocation.
+    /// with their structs filled in and with a failing allocation.
     pub calls: usize,
     /// Of those, from the palette of values.
     pub varied: usize,
     /// Of those, with outlier tables.
     pub outliers: usize,
-    /// Of those, with the program's functions in function-pointer fields (without a failing
-    /// allocation).
-    pub hooks: usize,
+    /// Of those, with their structs' pointer fields filled in (the program's functions in
+    /// function-pointer fields, zeroed buffers behind null data pointers), without a failing
+    /// allocation.
+    pub filled: usize,
     /// Of those, with a failing allocation.
     pub failing_allocation: usize,
     /// Why the calls with a failing allocation were not made, if they were not.
@@ -192,14 +193,14 @@ impl WitnessReport {
             }
         }
         out.push_str(&format!(
-            "{}\ngrey zone (not proved infeasible, covered by no test): {} labels; in functions a call can be written for: {}\ncalls: {} from models, {} from the palette of values, {} with outlier tables, {} with the program's functions in function-pointer fields, {} with a failing allocation ({} stopped by the time limit)\nshown feasible by a test: {} labels, {} tests written to {}\n",
+            "{}\ngrey zone (not proved infeasible, covered by no test): {} labels; in functions a call can be written for: {}\ncalls: {} from models, {} from the palette of values, {} with outlier tables, {} with their structs' pointer fields filled in, {} with a failing allocation ({} stopped by the time limit)\nshown feasible by a test: {} labels, {} tests written to {}\n",
             self.file,
             self.grey_zone,
             self.asked,
-            self.calls - self.varied - self.outliers - self.hooks - self.failing_allocation,
+            self.calls - self.varied - self.outliers - self.filled - self.failing_allocation,
             self.varied,
             self.outliers,
-            self.hooks,
+            self.filled,
             self.failing_allocation,
             self.timed_out,
             self.shown_feasible,
@@ -356,7 +357,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         calls: calls.len(),
         varied,
         outliers,
-        hooks: hooked,
+        filled: hooked,
         failing_allocation: failing,
         failing_allocation_not_built: not_built,
         timed_out: runs.timed_out(),

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::cfg::callgraph::{close_over_calls, direct_callees, CallGraph};
 use crate::ir::{Callee, Program, StmtKind};
-use crate::prune::witness::{Call, Origin};
+use crate::prune::witness::Call;
 
 /// The library functions whose calls the wrappers replace.
 pub const ALLOCATORS: &[&str] = &["malloc", "calloc", "realloc"];
@@ -72,10 +72,15 @@ fn allocating(program: &Program) -> BTreeSet<String> {
 }
 
 /// The calls for the labels `left` (by the function whose calls reach them) with a failing
-/// allocation: per function that allocates, up to [`BASES`] of the calls models gave in
-/// `earlier` rounds for those labels (else any of its model calls), each with its first,
-/// second, ... allocation failing.
-pub fn calls(program: &Program, earlier: &[Call], left: &BTreeMap<String, Vec<u64>>) -> Vec<Call> {
+/// allocation: per function that allocates, up to [`BASES`] of the calls of `earlier` rounds
+/// ([`crate::witness::rounds::bases`]; `covered`: how many labels each one's run covered), each
+/// with its first, second, ... allocation failing.
+pub fn calls(
+    program: &Program,
+    earlier: &[Call],
+    covered: &[usize],
+    left: &BTreeMap<String, Vec<u64>>,
+) -> Vec<Call> {
     // A program with an allocator of its own: its failures are its code's, and the wrappers'
     // macros would rename its definition.
     if ALLOCATORS.iter().any(|a| program.function(a).is_some()) {
@@ -88,25 +93,9 @@ pub fn calls(program: &Program, earlier: &[Call], left: &BTreeMap<String, Vec<u6
             continue;
         }
         let wanted: BTreeSet<u64> = ids.iter().copied().collect();
-        let of_f: Vec<&Call> = earlier
-            .iter()
-            .filter(|c| {
-                c.function == *name
-                    && c.origin == Origin::Model
-                    && c.fail_allocation.is_none()
-                    && !c.hooks
-            })
-            .collect();
-        let mut bases: Vec<&Call> = Vec::new();
-        for c in of_f
-            .iter()
-            .filter(|c| wanted.contains(&c.target))
-            .chain(of_f.iter())
-        {
-            if bases.len() < BASES && !bases.contains(c) {
-                bases.push(c);
-            }
-        }
+        let bases = crate::witness::rounds::bases(earlier, covered, name, &wanted, BASES, |c| {
+            c.fail_allocation.is_none()
+        });
         // Through a table of hooks, an allocation is reached only with the table set.
         let hooks = program
             .function(name)
@@ -149,7 +138,7 @@ mod tests {
         };
         let earlier = vec![call("use", 1), call("pure", 2)];
         let left = BTreeMap::from([("use".to_string(), vec![1]), ("pure".to_string(), vec![2])]);
-        let calls = calls(&p, &earlier, &left);
+        let calls = calls(&p, &earlier, &[], &left);
         // `use` allocates through `make`; `pure` does not.
         assert_eq!(calls.len(), FAILURES as usize);
         assert!(calls
@@ -179,7 +168,7 @@ mod tests {
             hooks: false,
         };
         let left = BTreeMap::from([("use".to_string(), vec![1])]);
-        assert_eq!(calls(&p, &[call], &left).len(), FAILURES as usize);
+        assert_eq!(calls(&p, &[call], &[], &left).len(), FAILURES as usize);
         // Without an allocator's address in the program, a call through a pointer allocates
         // nothing.
         let p = crate::frontend::test_program(
@@ -196,7 +185,7 @@ mod tests {
             fail_allocation: None,
             hooks: false,
         };
-        assert!(calls(&p, &[call], &left).is_empty());
+        assert!(calls(&p, &[call], &[], &left).is_empty());
     }
 
     #[test]
@@ -218,6 +207,6 @@ mod tests {
             hooks: false,
         };
         let left = BTreeMap::from([("use".to_string(), vec![1])]);
-        assert!(calls(&p, &[call], &left).is_empty());
+        assert!(calls(&p, &[call], &[], &left).is_empty());
     }
 }

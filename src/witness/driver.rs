@@ -123,6 +123,9 @@ pub fn test_function(program: &Program, call: &Call, k: usize) -> String {
         Origin::Outliers => {
             "for l{}, small counts with one extreme value in its buffers (covprune's outlier tables)"
         }
+        Origin::Filled => {
+            "from a model of l{}, its structs' null pointer fields pointing at zeroed buffers"
+        }
     };
     let mut from = from.replace("{}", &call.target.to_string());
     if call.hooks {

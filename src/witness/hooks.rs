@@ -1,13 +1,16 @@
-//! Function-pointer fields of the structs a call's pointer arguments point to. A model leaves
-//! every pointer byte zero, so a call through such a field (a table of hooks: `allocate`,
-//! `deallocate`) would jump to null. A test points each one at a function of the same type
-//! whose address the program itself takes (its own hooks: `{ malloc, free, realloc }`), so the
-//! call runs on as the program's own callers make it run.
+//! The pointer fields of the structs a call's pointer arguments point to, filled in. A model
+//! leaves every function pointer zero, so a call through such a field (a table of hooks:
+//! `allocate`, `deallocate`) would jump to null. A test points each one at a function of the
+//! same type whose address the program itself takes (its own hooks: `{ malloc, free,
+//! realloc }`), so the call runs on as the program's own callers make it run. And a model
+//! points a data-pointer field at a buffer only when its label needs it: a second call points
+//! every null one at a zeroed buffer of its own (an empty string, an empty node), so the code
+//! behind `if (item->child)` runs too.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ir::{visit, CType, Expr, ExprKind, FuncType, Function, Program};
-use crate::prune::witness::{Call, Origin, BUFFER_BEFORE, BUFFER_BYTES};
+use crate::prune::witness::{Arg, Call, Origin, BUFFER_BEFORE, BUFFER_BYTES};
 
 /// Calls of earlier rounds made again with the hooks set, per function.
 const BASES: usize = 2;
@@ -113,42 +116,88 @@ pub fn has_slots(program: &Program, f: &Function) -> bool {
     })
 }
 
-/// The calls for the labels `left` (by the function whose calls reach them) with the hooks
-/// set: per function that has fields to set, up to [`BASES`] of the calls models gave in
-/// `earlier` rounds for those labels (else any of its model calls), made again with them set.
-pub fn calls(program: &Program, earlier: &[Call], left: &BTreeMap<String, Vec<u64>>) -> Vec<Call> {
+/// The pointer parameters of `f` that point to structs with pointer fields to fill, with
+/// those fields' offsets.
+fn linked_params(program: &Program, f: &Function) -> BTreeMap<usize, Vec<u64>> {
+    f.params
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match &f.local(*p).ty {
+            CType::Pointer(to) => {
+                let offsets = crate::prune::witness::linked_offsets(program, to);
+                (!offsets.is_empty()).then_some((i, offsets))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `arg` with a zeroed buffer behind each of the pointer fields at `offsets` it leaves null.
+fn filled(arg: &Arg, offsets: &[u64]) -> Arg {
+    let (data, mut children) = match arg {
+        Arg::Buffer(data) => (data.clone(), Vec::new()),
+        Arg::Linked { data, children } => (data.clone(), children.clone()),
+        other => return other.clone(),
+    };
+    for &at in offsets {
+        if !children.iter().any(|(o, _)| *o == at) {
+            children.push((at, vec![0; BUFFER_BEFORE as usize]));
+        }
+    }
+    children.sort();
+    Arg::Linked { data, children }
+}
+
+/// The calls for the labels `left` (by the function whose calls reach them) with their structs
+/// filled in: per function whose pointer arguments point to structs with pointer fields, up to
+/// [`BASES`] of the calls of `earlier` rounds ([`super::rounds::bases`]; `covered`: how many
+/// labels each one's run covered), made again with the function-pointer fields set ([`Call::hooks`]), and made
+/// again with the null data-pointer fields pointing at zeroed buffers too ([`Origin::Filled`]).
+pub fn calls(
+    program: &Program,
+    earlier: &[Call],
+    covered: &[usize],
+    left: &BTreeMap<String, Vec<u64>>,
+) -> Vec<Call> {
     let mut out = Vec::new();
     for (name, ids) in left {
-        if !program
-            .function(name)
-            .is_some_and(|f| has_slots(program, f))
-        {
+        let Some(f) = program.function(name) else {
+            continue;
+        };
+        let hooks = has_slots(program, f);
+        let linked = linked_params(program, f);
+        if !hooks && linked.is_empty() {
             continue;
         }
         let wanted: BTreeSet<u64> = ids.iter().copied().collect();
-        let of_f: Vec<&Call> = earlier
-            .iter()
-            .filter(|c| {
-                c.function == *name
-                    && c.origin == Origin::Model
-                    && c.fail_allocation.is_none()
-                    && !c.hooks
-            })
-            .collect();
-        let mut bases: Vec<&Call> = Vec::new();
-        for c in of_f
-            .iter()
-            .filter(|c| wanted.contains(&c.target))
-            .chain(of_f.iter())
-        {
-            if bases.len() < BASES && !bases.contains(c) {
-                bases.push(c);
+        let bases = super::rounds::bases(earlier, covered, name, &wanted, BASES, |c| {
+            c.origin != Origin::Filled && c.fail_allocation.is_none() && !c.hooks
+        });
+        for b in bases {
+            if hooks {
+                out.push(Call {
+                    hooks: true,
+                    ..b.clone()
+                });
+            }
+            if !linked.is_empty() {
+                let args = b
+                    .args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| match linked.get(&i) {
+                        Some(offsets) => filled(a, offsets),
+                        None => a.clone(),
+                    })
+                    .collect();
+                out.push(Call {
+                    args,
+                    origin: Origin::Filled,
+                    hooks,
+                    ..b.clone()
+                });
             }
         }
-        out.extend(bases.into_iter().map(|b| Call {
-            hooks: true,
-            ..b.clone()
-        }));
     }
     out.sort();
     out.dedup();
@@ -181,5 +230,38 @@ mod tests {
         );
         // Fields past the end are left alone.
         assert_eq!(of_pointee(&p, to, 24), vec![(16, "malloc".to_string())]);
+    }
+
+    #[test]
+    fn a_call_is_made_again_with_its_hooks_set_and_with_its_null_pointer_fields_filled() {
+        let p = crate::frontend::test_program(
+            "typedef unsigned long size_t;\n\
+             void *malloc(size_t n);\n\
+             struct node { struct node *next; char *name; void *(*allocate)(size_t); };\n\
+             static void *(*keep)(size_t) = malloc;\n\
+             int depth(struct node *n) { return n->next ? 1 + (n->name != 0) : 0; }\n",
+        );
+        let base = Call {
+            function: "depth".into(),
+            target: 1,
+            args: vec![Arg::Buffer(vec![7; 24])],
+            globals: Vec::new(),
+            origin: Origin::Model,
+            fail_allocation: None,
+            hooks: false,
+        };
+        let left = BTreeMap::from([("depth".to_string(), vec![1])]);
+        let calls = calls(&p, std::slice::from_ref(&base), &[1], &left);
+        assert_eq!(calls.len(), 2, "{calls:?}");
+        // The hooks alone, then the null fields filled too (both pointer fields, at 0 and 8).
+        assert!(calls[0].hooks && calls[0].origin == Origin::Model);
+        assert_eq!(calls[0].args, base.args);
+        assert!(calls[1].hooks && calls[1].origin == Origin::Filled);
+        let Arg::Linked { data, children } = &calls[1].args[0] else {
+            panic!("{:?}", calls[1].args[0]);
+        };
+        assert_eq!(data, &vec![7; 24]);
+        let offsets: Vec<u64> = children.iter().map(|(o, _)| *o).collect();
+        assert_eq!(offsets, vec![0, 8]);
     }
 }

@@ -233,6 +233,7 @@ fn run_one(
                 Origin::Model => "a model of",
                 Origin::Palette => "the palette's values, for",
                 Origin::Outliers => "an outlier table, for",
+                Origin::Filled => "a model with its structs filled in, of",
             },
             call.target,
             call.fail_allocation

@@ -1,9 +1,9 @@
 //! The witness strategy: rounds of calls, each for the labels the earlier rounds' runs left
 //! uncovered. One round of models per way of taking in floating-point operations
 //! ([`crate::prune::witness::ROUNDS`]), then one of calls from the palette of values
-//! ([`super::values`]), one of outlier tables ([`super::outliers`]), one of calls with the
-//! program's functions in function-pointer fields ([`super::hooks`]), then one of calls with a
-//! failing allocation ([`super::allocations`]).
+//! ([`super::values`]), one of outlier tables ([`super::outliers`]), one of calls with their
+//! structs' pointer fields filled in ([`super::hooks`]), then one of calls with a failing
+//! allocation ([`super::allocations`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -37,12 +37,50 @@ pub struct Rounds {
     pub varied: usize,
     /// Calls from outlier tables.
     pub outliers: usize,
-    /// Calls with the program's functions in function-pointer fields.
+    /// Calls with their structs filled in ([`super::hooks`]).
     pub hooked: usize,
     /// Calls with a failing allocation.
     pub failing: usize,
     /// Why the calls with a failing allocation could not be built, when they could not.
     pub not_built: Option<String>,
+}
+
+/// How many labels each call's run covered (the runs are the calls', in their order).
+fn reach(runs: &Runs) -> Vec<usize> {
+    runs.runs.iter().map(|r| r.covered.len()).collect()
+}
+
+/// Up to `n` of the `earlier` calls of `function` that `accept` takes, to make again: first
+/// those a model gave for one of `wanted`, then those whose runs covered the most labels
+/// (`covered`, by call: the further a run got, the more allocations and calls through pointers
+/// it meets), then in their order.
+pub fn bases<'c>(
+    earlier: &'c [Call],
+    covered: &[usize],
+    function: &str,
+    wanted: &BTreeSet<u64>,
+    n: usize,
+    accept: impl Fn(&Call) -> bool,
+) -> Vec<&'c Call> {
+    let mut of_f: Vec<(usize, &Call)> = earlier
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.function == function && accept(c))
+        .collect();
+    of_f.sort_by_key(|&(i, c)| {
+        (
+            !(c.origin == Origin::Model && wanted.contains(&c.target)),
+            std::cmp::Reverse(covered.get(i).copied().unwrap_or(0)),
+            i,
+        )
+    });
+    let mut out: Vec<&Call> = Vec::new();
+    for (_, c) in of_f {
+        if out.len() < n && !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Runs the rounds for `targets` (labels by function). A runner that does not build is an
@@ -92,8 +130,10 @@ pub fn rounds(s: &Strategy, targets: &BTreeMap<String, Vec<u64>>) -> Result<Roun
             }
             None if round == palette => super::values::calls(s.program, &calls, &left),
             None if round == palette + 1 => super::outliers::calls(s.program, &calls, &left),
-            None if round == palette + 2 => super::hooks::calls(s.program, &calls, &left),
-            None => super::allocations::calls(s.program, &calls, &left),
+            None if round == palette + 2 => {
+                super::hooks::calls(s.program, &calls, &reach(&runs), &left)
+            }
+            None => super::allocations::calls(s.program, &calls, &reach(&runs), &left),
         };
         let earlier: BTreeSet<&Call> = calls.iter().collect();
         new.retain(|c| !earlier.contains(c));
@@ -116,7 +156,7 @@ pub fn rounds(s: &Strategy, targets: &BTreeMap<String, Vec<u64>>) -> Result<Roun
         outliers += new.iter().filter(|c| c.origin == Origin::Outliers).count();
         hooked += new
             .iter()
-            .filter(|c| c.hooks && c.fail_allocation.is_none())
+            .filter(|c| (c.hooks || c.origin == Origin::Filled) && c.fail_allocation.is_none())
             .count();
         failing += new.iter().filter(|c| c.fail_allocation.is_some()).count();
         calls.extend(new);
@@ -131,4 +171,39 @@ pub fn rounds(s: &Strategy, targets: &BTreeMap<String, Vec<u64>>) -> Result<Roun
         failing,
         not_built,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prune::witness::Arg;
+
+    #[test]
+    fn calls_are_made_again_from_the_wanted_labels_models_then_from_the_furthest_runs() {
+        let call = |target, origin, n| Call {
+            function: "f".into(),
+            target,
+            args: vec![Arg::Bits(n)],
+            globals: Vec::new(),
+            origin,
+            fail_allocation: None,
+            hooks: false,
+        };
+        let earlier = vec![
+            call(1, Origin::Model, 0),
+            call(2, Origin::Palette, 1),
+            call(3, Origin::Model, 2),
+            call(4, Origin::Model, 3),
+        ];
+        let covered = [1, 9, 4, 2];
+        let wanted = BTreeSet::from([4]);
+        let picked = bases(&earlier, &covered, "f", &wanted, 3, |_| true);
+        assert_eq!(picked, vec![&earlier[3], &earlier[1], &earlier[2]]);
+        let none = bases(&earlier, &covered, "g", &wanted, 3, |_| true);
+        assert!(none.is_empty());
+        let models = bases(&earlier, &covered, "f", &BTreeSet::new(), 2, |c| {
+            c.origin == Origin::Model
+        });
+        assert_eq!(models, vec![&earlier[2], &earlier[3]]);
+    }
 }

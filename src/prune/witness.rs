@@ -59,6 +59,9 @@ pub enum Arg {
     },
     /// A null pointer.
     Null,
+    /// A pointer `offset` bytes past an earlier argument's (`of`, a buffer): two pointers
+    /// into one object, as `begin` and `end`, or the same one twice.
+    Alias { of: usize, offset: u64 },
 }
 
 /// Bytes written at an offset.
@@ -78,6 +81,9 @@ pub enum Origin {
     /// A model's call with every pointer field it left null pointing at a zeroed buffer of
     /// its own (the `witness` module's filled structs).
     Filled,
+    /// A model's call with one pointer argument pointing into another's buffer (the `witness`
+    /// module's aliases).
+    Aliases,
 }
 
 /// A concrete call of a function, from a model of one of its labels.

@@ -71,7 +71,8 @@ pub struct WitnessReport {
     /// Of those, in functions a call can be written for.
     pub asked: usize,
     /// Calls made (distinct): from models, from the palette of values, with outlier tables,
-    /// with their structs filled in and with a failing allocation.
+    /// with their structs filled in, with two pointers into one buffer and with a failing
+    /// allocation.
     pub calls: usize,
     /// Of those, from the palette of values.
     pub varied: usize,
@@ -81,6 +82,8 @@ pub struct WitnessReport {
     /// function-pointer fields, zeroed buffers behind null data pointers), without a failing
     /// allocation.
     pub filled: usize,
+    /// Of those, with two pointers into one buffer, without a failing allocation.
+    pub aliased: usize,
     /// Of those, with a failing allocation.
     pub failing_allocation: usize,
     /// Why the calls with a failing allocation were not made, if they were not.
@@ -193,14 +196,15 @@ impl WitnessReport {
             }
         }
         out.push_str(&format!(
-            "{}\ngrey zone (not proved infeasible, covered by no test): {} labels; in functions a call can be written for: {}\ncalls: {} from models, {} from the palette of values, {} with outlier tables, {} with their structs' pointer fields filled in, {} with a failing allocation ({} stopped by the time limit)\nshown feasible by a test: {} labels, {} tests written to {}\n",
+            "{}\ngrey zone (not proved infeasible, covered by no test): {} labels; in functions a call can be written for: {}\ncalls: {} from models, {} from the palette of values, {} with outlier tables, {} with their structs' pointer fields filled in, {} with two pointers into one buffer, {} with a failing allocation ({} stopped by the time limit)\nshown feasible by a test: {} labels, {} tests written to {}\n",
             self.file,
             self.grey_zone,
             self.asked,
-            self.calls - self.varied - self.outliers - self.filled - self.failing_allocation,
+            self.calls - self.varied - self.outliers - self.filled - self.aliased - self.failing_allocation,
             self.varied,
             self.outliers,
             self.filled,
+            self.aliased,
             self.failing_allocation,
             self.timed_out,
             self.shown_feasible,
@@ -289,6 +293,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         varied,
         outliers,
         hooked,
+        aliased,
         failing,
         not_built,
     } = crate::witness::rounds::rounds(&strategy, &targets).map_err(|e| match e {
@@ -358,6 +363,7 @@ pub fn witness(opts: &WitnessOptions) -> Result<WitnessReport> {
         varied,
         outliers,
         filled: hooked,
+        aliased,
         failing_allocation: failing,
         failing_allocation_not_built: not_built,
         timed_out: runs.timed_out(),

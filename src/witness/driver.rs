@@ -126,6 +126,7 @@ pub fn test_function(program: &Program, call: &Call, k: usize) -> String {
         Origin::Filled => {
             "from a model of l{}, its structs' null pointer fields pointing at zeroed buffers"
         }
+        Origin::Aliases => "from a model of l{}, two of its pointers into one buffer",
     };
     let mut from = from.replace("{}", &call.target.to_string());
     if call.hooks {
@@ -181,6 +182,9 @@ pub fn test_function(program: &Program, call: &Call, k: usize) -> String {
                     ));
                 }
             }
+            (Arg::Alias { of, offset }, None) => out.push_str(&format!(
+                "  void *{name} = (unsigned char *)a{of} + {offset};\n"
+            )),
             (_, Some(spelling)) => out.push_str(&format!("  {spelling} {name} = 0;\n")),
             (_, None) => out.push_str(&format!("  void *{name} = (void *)0;\n")),
         }

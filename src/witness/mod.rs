@@ -9,6 +9,7 @@
 //! The tests kept are chosen greedily in call order: a test is kept when it covers a label no
 //! earlier kept test covers.
 
+pub mod aliases;
 pub mod allocations;
 pub mod check;
 pub mod driver;
@@ -234,6 +235,7 @@ fn run_one(
                 Origin::Palette => "the palette's values, for",
                 Origin::Outliers => "an outlier table, for",
                 Origin::Filled => "a model with its structs filled in, of",
+                Origin::Aliases => "a model with two pointers into one buffer, of",
             },
             call.target,
             call.fail_allocation

@@ -2,8 +2,9 @@
 //! uncovered. One round of models per way of taking in floating-point operations
 //! ([`crate::prune::witness::ROUNDS`]), then one of calls from the palette of values
 //! ([`super::values`]), one of outlier tables ([`super::outliers`]), one of calls with their
-//! structs' pointer fields filled in ([`super::hooks`]), then one of calls with a failing
-//! allocation ([`super::allocations`]).
+//! structs' pointer fields filled in ([`super::hooks`]), one of calls with two pointers into
+//! one buffer ([`super::aliases`]), then one of calls with a failing allocation
+//! ([`super::allocations`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -39,6 +40,8 @@ pub struct Rounds {
     pub outliers: usize,
     /// Calls with their structs filled in ([`super::hooks`]).
     pub hooked: usize,
+    /// Calls with two pointers into one buffer.
+    pub aliased: usize,
     /// Calls with a failing allocation.
     pub failing: usize,
     /// Why the calls with a failing allocation could not be built, when they could not.
@@ -51,7 +54,8 @@ fn reach(runs: &Runs) -> Vec<usize> {
 }
 
 /// Up to `n` of the `earlier` calls of `function` that `accept` takes, to make again: first
-/// those a model gave for one of `wanted`, then those whose runs covered the most labels
+/// those a model gave for one of `wanted` (in their order), then those whose runs covered the
+/// most labels
 /// (`covered`, by call: the further a run got, the more allocations and calls through pointers
 /// it meets), then in their order.
 pub fn bases<'c>(
@@ -68,11 +72,12 @@ pub fn bases<'c>(
         .filter(|(_, c)| c.function == function && accept(c))
         .collect();
     of_f.sort_by_key(|&(i, c)| {
-        (
-            !(c.origin == Origin::Model && wanted.contains(&c.target)),
-            std::cmp::Reverse(covered.get(i).copied().unwrap_or(0)),
-            i,
-        )
+        let for_wanted = c.origin == Origin::Model && wanted.contains(&c.target);
+        let reach = match for_wanted {
+            true => 0,
+            false => covered.get(i).copied().unwrap_or(0),
+        };
+        (!for_wanted, std::cmp::Reverse(reach), i)
     });
     let mut out: Vec<&Call> = Vec::new();
     for (_, c) in of_f {
@@ -89,10 +94,10 @@ pub fn bases<'c>(
 pub fn rounds(s: &Strategy, targets: &BTreeMap<String, Vec<u64>>) -> Result<Rounds, WitnessError> {
     let mut calls: Vec<Call> = Vec::new();
     let mut runs = Runs::default();
-    let (mut varied, mut outliers, mut hooked, mut failing) = (0, 0, 0, 0);
+    let (mut varied, mut outliers, mut hooked, mut aliased, mut failing) = (0, 0, 0, 0, 0);
     let mut not_built = None;
     let palette = prune_models::ROUNDS.len();
-    let allocations = palette + 3;
+    let allocations = palette + 4;
     for round in 0..=allocations {
         let covered: BTreeSet<u64> = runs
             .runs
@@ -133,6 +138,9 @@ pub fn rounds(s: &Strategy, targets: &BTreeMap<String, Vec<u64>>) -> Result<Roun
             None if round == palette + 2 => {
                 super::hooks::calls(s.program, &calls, &reach(&runs), &left)
             }
+            None if round == palette + 3 => {
+                super::aliases::calls(s.program, &calls, &reach(&runs), &left)
+            }
             None => super::allocations::calls(s.program, &calls, &reach(&runs), &left),
         };
         let earlier: BTreeSet<&Call> = calls.iter().collect();
@@ -158,6 +166,10 @@ pub fn rounds(s: &Strategy, targets: &BTreeMap<String, Vec<u64>>) -> Result<Roun
             .iter()
             .filter(|c| (c.hooks || c.origin == Origin::Filled) && c.fail_allocation.is_none())
             .count();
+        aliased += new
+            .iter()
+            .filter(|c| c.origin == Origin::Aliases && c.fail_allocation.is_none())
+            .count();
         failing += new.iter().filter(|c| c.fail_allocation.is_some()).count();
         calls.extend(new);
         runs.runs.extend(more.runs);
@@ -168,6 +180,7 @@ pub fn rounds(s: &Strategy, targets: &BTreeMap<String, Vec<u64>>) -> Result<Roun
         varied,
         outliers,
         hooked,
+        aliased,
         failing,
         not_built,
     })
@@ -194,16 +207,17 @@ mod tests {
             call(2, Origin::Palette, 1),
             call(3, Origin::Model, 2),
             call(4, Origin::Model, 3),
+            call(5, Origin::Model, 4),
         ];
-        let covered = [1, 9, 4, 2];
-        let wanted = BTreeSet::from([4]);
-        let picked = bases(&earlier, &covered, "f", &wanted, 3, |_| true);
-        assert_eq!(picked, vec![&earlier[3], &earlier[1], &earlier[2]]);
+        let covered = [1, 9, 4, 2, 7];
+        let wanted = BTreeSet::from([4, 5]);
+        let picked = bases(&earlier, &covered, "f", &wanted, 4, |_| true);
+        assert_eq!(picked, vec![&earlier[3], &earlier[4], &earlier[1], &earlier[2]]);
         let none = bases(&earlier, &covered, "g", &wanted, 3, |_| true);
         assert!(none.is_empty());
         let models = bases(&earlier, &covered, "f", &BTreeSet::new(), 2, |c| {
             c.origin == Origin::Model
         });
-        assert_eq!(models, vec![&earlier[2], &earlier[3]]);
+        assert_eq!(models, vec![&earlier[4], &earlier[2]]);
     }
 }

@@ -234,7 +234,8 @@ fn a_run_that_covers_a_label_claimed_infeasible_raises_the_alarm() {
 /// and a test with a failing allocation declares the allocators instead of including
 /// `<stdlib.h>`; that test compiles on its own and covers the label only it can, for a call of
 /// the allocator, for a call through a table holding its address, and for a call through a
-/// table the argument points to (which the test sets to the program's allocator).
+/// table the argument points to (which the test sets to the program's allocator); and a test
+/// with two pointers into one buffer covers the label of their equality.
 #[test]
 fn a_preprocessed_file_gets_tests_that_compile_on_their_own() {
     let tmp = tempfile::tempdir().unwrap();
@@ -251,7 +252,9 @@ fn a_preprocessed_file_gets_tests_that_compile_on_their_own() {
          struct buf { size_t n; table t; };\n\
          void (*release_fn)(void *) = free;\n\
          int through(struct buf *b)\n{\n  char *r = b->t.allocate(b->n > 0 ? b->n : 1);\n  if (r == 0)\n    return -1;\n\
-         \x20 b->t.release(r);\n  return 2;\n}\n",
+         \x20 b->t.release(r);\n  return 2;\n}\n\
+         int span(const char *begin, const char *end)\n{\n  if (begin == 0 || end == 0)\n    return -1;\n\
+         \x20 if (begin == end)\n    return 0;\n  return 1;\n}\n",
     )
     .unwrap();
     let pre = tmp.path().join("keep.i");
@@ -284,7 +287,13 @@ fn a_preprocessed_file_gets_tests_that_compile_on_their_own() {
     // called directly or through a table holding the allocator's address.
     let text = std::fs::read_to_string(&file).unwrap();
     let after = statuses(&file);
-    for taken in ["p == 0,", "q == 0,", "r == 0,", "!(r == 0)"] {
+    for taken in [
+        "p == 0,",
+        "q == 0,",
+        "r == 0,",
+        "!(r == 0)",
+        "begin == end,",
+    ] {
         let id: u64 = text
             .split("pc_label(")
             .find(|l| l.starts_with(taken))
@@ -296,10 +305,16 @@ fn a_preprocessed_file_gets_tests_that_compile_on_their_own() {
             .clone()
             .unwrap_or_else(|| panic!("label {id}: {after:?}"));
         let body = std::fs::read_to_string(out.join(&tc)).unwrap();
+        // `begin == end` (neither null) only when the test points both into one buffer.
         // `through` calls through the table its argument points to: its tests set the table
-        // to the program's allocator and deallocator (null, the call would crash).
-        // (`r == 0` may come from a size no allocation can have, too.)
-        if taken.contains('r') {
+        // to the program's allocator and deallocator (null, the call would crash); `r == 0`
+        // may come from a size no allocation can have, too.
+        if taken.starts_with("begin") {
+            assert!(
+                body.contains("two of its pointers into one buffer"),
+                "{body}"
+            );
+        } else if taken.contains('r') {
             assert!(body.contains("function-pointer fields set"), "{body}");
         } else {
             assert!(body.contains("returning null"), "{body}");

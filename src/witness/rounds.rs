@@ -212,7 +212,10 @@ mod tests {
         let covered = [1, 9, 4, 2, 7];
         let wanted = BTreeSet::from([4, 5]);
         let picked = bases(&earlier, &covered, "f", &wanted, 4, |_| true);
-        assert_eq!(picked, vec![&earlier[3], &earlier[4], &earlier[1], &earlier[2]]);
+        assert_eq!(
+            picked,
+            vec![&earlier[3], &earlier[4], &earlier[1], &earlier[2]]
+        );
         let none = bases(&earlier, &covered, "g", &wanted, 3, |_| true);
         assert!(none.is_empty());
         let models = bases(&earlier, &covered, "f", &BTreeSet::new(), 2, |c| {

@@ -37,7 +37,7 @@ fn pairs(f: &Function) -> Vec<(usize, usize)> {
 
 /// The calls for the labels `left` (by the function whose calls reach them) with two pointer
 /// arguments into one buffer: per function with pointer parameters of one type, up to
-/// [`BASES`] of the calls of `earlier` rounds ([`super::rounds::bases`]; `covered`: how many
+/// [`BASES`] of the calls of `earlier` rounds ([`super::bases::bases`]; `covered`: how many
 /// labels each one's run covered), made again for each pair whose earlier argument is a
 /// buffer, with the later one at each of [`OFFSETS`] into it.
 pub fn calls(
@@ -56,7 +56,7 @@ pub fn calls(
             continue;
         }
         let wanted: BTreeSet<u64> = ids.iter().copied().collect();
-        let bases = super::rounds::bases(earlier, covered, name, &wanted, BASES, |c| {
+        let bases = super::bases::bases(earlier, covered, name, &wanted, BASES, |c| {
             c.fail_allocation.is_none() && c.origin != Origin::Aliases
         });
         for b in bases {

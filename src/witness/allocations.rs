@@ -73,7 +73,7 @@ fn allocating(program: &Program) -> BTreeSet<String> {
 
 /// The calls for the labels `left` (by the function whose calls reach them) with a failing
 /// allocation: per function that allocates, up to [`BASES`] of the calls of `earlier` rounds
-/// ([`crate::witness::rounds::bases`]; `covered`: how many labels each one's run covered), each
+/// ([`crate::witness::bases::bases`]; `covered`: how many labels each one's run covered), each
 /// with its first, second, ... allocation failing.
 pub fn calls(
     program: &Program,
@@ -93,7 +93,7 @@ pub fn calls(
             continue;
         }
         let wanted: BTreeSet<u64> = ids.iter().copied().collect();
-        let bases = crate::witness::rounds::bases(earlier, covered, name, &wanted, BASES, |c| {
+        let bases = crate::witness::bases::bases(earlier, covered, name, &wanted, BASES, |c| {
             c.fail_allocation.is_none()
         });
         // Through a table of hooks, an allocation is reached only with the table set.

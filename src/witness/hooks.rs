@@ -150,7 +150,7 @@ fn filled(arg: &Arg, offsets: &[u64]) -> Arg {
 
 /// The calls for the labels `left` (by the function whose calls reach them) with their structs
 /// filled in: per function whose pointer arguments point to structs with pointer fields, up to
-/// [`BASES`] of the calls of `earlier` rounds ([`super::rounds::bases`]; `covered`: how many
+/// [`BASES`] of the calls of `earlier` rounds ([`super::bases::bases`]; `covered`: how many
 /// labels each one's run covered), made again with the function-pointer fields set ([`Call::hooks`]), and made
 /// again with the null data-pointer fields pointing at zeroed buffers too ([`Origin::Filled`]).
 pub fn calls(
@@ -170,7 +170,7 @@ pub fn calls(
             continue;
         }
         let wanted: BTreeSet<u64> = ids.iter().copied().collect();
-        let bases = super::rounds::bases(earlier, covered, name, &wanted, BASES, |c| {
+        let bases = super::bases::bases(earlier, covered, name, &wanted, BASES, |c| {
             c.origin != Origin::Filled && c.fail_allocation.is_none() && !c.hooks
         });
         for b in bases {

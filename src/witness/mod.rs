@@ -11,6 +11,7 @@
 
 pub mod aliases;
 pub mod allocations;
+pub mod bases;
 pub mod check;
 pub mod driver;
 pub mod hooks;

@@ -257,7 +257,8 @@ pub fn run(raw: &[String], out_dir: PathBuf) -> Result<()> {
          (each is infeasible and unproved, or feasible and untested), and what `covprune \
          witness` shows feasible among them: calls built from models of each label, then with \
          scalars from a palette of values, with outlier tables (small counts and one extreme \
-         value in buffers of numbers) and with a failing allocation, run under the \
+         value in buffers of numbers), with their structs' pointer fields filled in, with two \
+         pointers into one buffer and with a failing allocation, run under the \
          sanitizers; a label a run covers is feasible, and the run is written as a test \
          (`TC_n.c`). Neither: still undecided.\n\n\
          | program | labels | covered | proved infeasible | grey zone | shown feasible by `witness` | neither | witness s |\n|---|---|---|---|---|---|---|---|\n",

@@ -109,18 +109,10 @@ impl CallGraph {
             .iter()
             .map(|f| {
                 let stops = never.contains(&f.name)
-                    || f.blocks.iter().any(|b| {
-                        matches!(b.term, Terminator::NoReturn)
-                            || b.stmts.iter().any(|s| {
-                                matches!(
-                                    s.kind,
-                                    StmtKind::Call {
-                                        callee: Callee::Indirect(_),
-                                        ..
-                                    }
-                                )
-                            })
-                    });
+                    || f.blocks
+                        .iter()
+                        .any(|b| matches!(b.term, Terminator::NoReturn))
+                    || crate::ir::calls_indirectly(f);
                 (f.name.clone(), (stops, direct_callees(f)))
             })
             .collect();

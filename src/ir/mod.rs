@@ -635,6 +635,19 @@ impl Program {
     }
 }
 
+/// Whether `f` calls through a pointer.
+pub fn calls_indirectly(f: &Function) -> bool {
+    f.blocks.iter().flat_map(|b| &b.stmts).any(|s| {
+        matches!(
+            s.kind,
+            StmtKind::Call {
+                callee: Callee::Indirect(_),
+                ..
+            }
+        )
+    })
+}
+
 /// The functions `f` calls directly.
 pub fn direct_callees(f: &Function) -> std::collections::BTreeSet<String> {
     f.blocks

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::cfg::callgraph::{close_over_calls, direct_callees, CallGraph};
-use crate::ir::{Callee, Program, StmtKind};
+use crate::ir::{calls_indirectly, Program};
 use crate::prune::witness::Call;
 
 /// The library functions whose calls the wrappers replace.
@@ -25,19 +25,6 @@ const BASES: usize = 2;
 /// function that allocates (a table of hooks such as `{ malloc, free, realloc }`).
 fn allocating(program: &Program) -> BTreeSet<String> {
     let cg = CallGraph::build(program);
-    let indirect = |f: &crate::ir::Function| {
-        f.blocks.iter().any(|b| {
-            b.stmts.iter().any(|s| {
-                matches!(
-                    s.kind,
-                    StmtKind::Call {
-                        callee: Callee::Indirect(_),
-                        ..
-                    }
-                )
-            })
-        })
-    };
     let close = |through_pointers: bool| -> BTreeSet<String> {
         let own = program
             .functions
@@ -48,7 +35,7 @@ fn allocating(program: &Program) -> BTreeSet<String> {
                 (
                     f.name.clone(),
                     (
-                        calls_allocator || (through_pointers && indirect(f)),
+                        calls_allocator || (through_pointers && calls_indirectly(f)),
                         callees,
                     ),
                 )
@@ -119,6 +106,19 @@ mod tests {
     use super::*;
     use crate::prune::witness::{Arg, Origin};
 
+    /// A call a model of label `target` gave, of `function`.
+    fn model_call(function: &str, target: u64) -> Call {
+        Call {
+            function: function.into(),
+            target,
+            args: vec![Arg::Bits(3)],
+            globals: Vec::new(),
+            origin: Origin::Model,
+            fail_allocation: None,
+            hooks: false,
+        }
+    }
+
     #[test]
     fn functions_that_allocate_get_their_calls_again_with_each_allocation_failing() {
         let p = crate::frontend::test_program(
@@ -127,16 +127,7 @@ mod tests {
              int use(int n) { int *p = make(n); if (!p) return -1; free(p); return 0; }\n\
              int pure(int n) { return n + 1; }\n",
         );
-        let call = |function: &str, target| Call {
-            function: function.into(),
-            target,
-            args: vec![Arg::Bits(3)],
-            globals: Vec::new(),
-            origin: Origin::Model,
-            fail_allocation: None,
-            hooks: false,
-        };
-        let earlier = vec![call("use", 1), call("pure", 2)];
+        let earlier = vec![model_call("use", 1), model_call("pure", 2)];
         let left = BTreeMap::from([("use".to_string(), vec![1]), ("pure".to_string(), vec![2])]);
         let calls = calls(&p, &earlier, &[], &left);
         // `use` allocates through `make`; `pure` does not.
@@ -158,15 +149,7 @@ mod tests {
              static hooks global = { malloc, free };\n\
              int use(int n) { int *p = global.allocate(sizeof(int) * n); if (!p) return -1; global.release(p); return 0; }\n",
         );
-        let call = Call {
-            function: "use".into(),
-            target: 1,
-            args: vec![Arg::Bits(3)],
-            globals: Vec::new(),
-            origin: Origin::Model,
-            fail_allocation: None,
-            hooks: false,
-        };
+        let call = model_call("use", 1);
         let left = BTreeMap::from([("use".to_string(), vec![1])]);
         assert_eq!(calls(&p, &[call], &[], &left).len(), FAILURES as usize);
         // Without an allocator's address in the program, a call through a pointer allocates
@@ -176,15 +159,7 @@ mod tests {
              static int (*op)(int) = twice;\n\
              int use(int n) { return op(n) > 4; }\n",
         );
-        let call = Call {
-            function: "use".into(),
-            target: 1,
-            args: vec![Arg::Bits(3)],
-            globals: Vec::new(),
-            origin: Origin::Model,
-            fail_allocation: None,
-            hooks: false,
-        };
+        let call = model_call("use", 1);
         assert!(calls(&p, &[call], &[], &left).is_empty());
     }
 
@@ -197,15 +172,7 @@ mod tests {
              int use(int n) { char *p = malloc((size_t)n); return p != 0; }
 ",
         );
-        let call = Call {
-            function: "use".into(),
-            target: 1,
-            args: vec![Arg::Bits(3)],
-            globals: Vec::new(),
-            origin: Origin::Model,
-            fail_allocation: None,
-            hooks: false,
-        };
+        let call = model_call("use", 1);
         let left = BTreeMap::from([("use".to_string(), vec![1])]);
         assert!(calls(&p, &[call], &[], &left).is_empty());
     }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use petgraph::graph::{DiGraph, NodeIndex};
 
 pub use crate::ir::direct_callees;
-use crate::ir::{visit, Callee, Expr, ExprKind, Linkage, Program, StmtKind, Terminator};
+use crate::ir::{visit, CType, Callee, Expr, ExprKind, Linkage, Program, StmtKind, Terminator};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FuncNode {
@@ -33,15 +33,7 @@ impl CallGraph {
     pub fn build(program: &Program) -> CallGraph {
         let mut graph = DiGraph::new();
         let mut index = HashMap::new();
-        let mut address_taken: BTreeSet<String> = BTreeSet::new();
-        for f in &program.functions {
-            visit::function(f, &mut |item| func_addrs(item, &mut address_taken));
-        }
-        for g in &program.globals {
-            for s in &g.init {
-                visit::stmt(s, &mut |item| func_addrs(item, &mut address_taken));
-            }
-        }
+        let mut address_taken: BTreeSet<String> = addresses_taken(program).into_keys().collect();
         // A function that could not be lowered may call, or take the address of, any function
         // it mentions: those have callers the graph does not see.
         for s in &program.skipped {
@@ -197,15 +189,28 @@ impl CallGraph {
     }
 }
 
-/// Records the function whose address an expression met by a walk takes.
-fn func_addrs(item: visit::Item, out: &mut BTreeSet<String>) {
-    if let visit::Item::Expr(Expr {
-        kind: ExprKind::FuncAddr(n),
-        ..
-    }) = item
-    {
-        out.insert(n.clone());
+/// The functions whose address the program's code or its globals' initialisers take, each
+/// with the type of its first such expression.
+pub fn addresses_taken(program: &Program) -> BTreeMap<String, CType> {
+    let mut out = BTreeMap::new();
+    let mut record = |item: visit::Item| {
+        if let visit::Item::Expr(Expr {
+            kind: ExprKind::FuncAddr(n),
+            ty,
+        }) = item
+        {
+            out.entry(n.clone()).or_insert_with(|| ty.clone());
+        }
+    };
+    for f in &program.functions {
+        visit::function(f, &mut record);
     }
+    for g in &program.globals {
+        for s in &g.init {
+            visit::stmt(s, &mut record);
+        }
+    }
+    out
 }
 
 /// Closes a per-function fact over direct calls: `own` holds each function's own value and the

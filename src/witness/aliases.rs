@@ -4,7 +4,9 @@
 //! calls of earlier rounds are made again with a later pointer argument pointing at an earlier
 //! one of the same type, [`OFFSETS`] bytes past it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+
+use super::bases::remade;
 
 use crate::ir::{CType, Function, Program};
 use crate::prune::witness::{Arg, Call, Origin, BUFFER_BEFORE, BUFFER_BYTES};
@@ -37,7 +39,7 @@ fn pairs(f: &Function) -> Vec<(usize, usize)> {
 
 /// The calls for the labels `left` (by the function whose calls reach them) with two pointer
 /// arguments into one buffer: per function with pointer parameters of one type, up to
-/// [`BASES`] of the calls of `earlier` rounds ([`super::bases::bases`]; `covered`: how many
+/// [`BASES`] of the calls of `earlier` rounds ([`remade`]; `covered`: how many
 /// labels each one's run covered), made again for each pair whose earlier argument is a
 /// buffer, with the later one at each of [`OFFSETS`] into it.
 pub fn calls(
@@ -46,19 +48,10 @@ pub fn calls(
     covered: &[usize],
     left: &BTreeMap<String, Vec<u64>>,
 ) -> Vec<Call> {
-    let mut out = Vec::new();
-    for (name, ids) in left {
-        let Some(f) = program.function(name) else {
-            continue;
-        };
-        let pairs = pairs(f);
-        if pairs.is_empty() {
-            continue;
-        }
-        let wanted: BTreeSet<u64> = ids.iter().copied().collect();
-        let bases = super::bases::bases(earlier, covered, name, &wanted, BASES, |c| {
-            c.fail_allocation.is_none() && c.origin != Origin::Aliases
-        });
+    let accept = |c: &Call| c.fail_allocation.is_none() && c.origin != Origin::Aliases;
+    remade(earlier, covered, left, BASES, accept, |name, bases| {
+        let pairs = program.function(name).map(pairs).unwrap_or_default();
+        let mut out = Vec::new();
         for b in bases {
             for &(i, j) in &pairs {
                 if !matches!(b.args.get(i), Some(Arg::Buffer(_) | Arg::Linked { .. })) {
@@ -75,10 +68,8 @@ pub fn calls(
                 }
             }
         }
-    }
-    out.sort();
-    out.dedup();
-    out
+        out
+    })
 }
 
 #[cfg(test)]

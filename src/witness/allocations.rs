@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::bases::remade;
 use crate::cfg::callgraph::{close_over_calls, direct_callees, CallGraph};
 use crate::ir::{calls_indirectly, Program};
 use crate::prune::witness::Call;
@@ -24,7 +25,6 @@ const BASES: usize = 2;
 /// or call through a pointer while the program takes the address of an allocator or of a
 /// function that allocates (a table of hooks such as `{ malloc, free, realloc }`).
 fn allocating(program: &Program) -> BTreeSet<String> {
-    let cg = CallGraph::build(program);
     let close = |through_pointers: bool| -> BTreeSet<String> {
         let own = program
             .functions
@@ -47,7 +47,7 @@ fn allocating(program: &Program) -> BTreeSet<String> {
             .collect()
     };
     let direct = close(false);
-    let pointers_allocate = cg
+    let pointers_allocate = CallGraph::build(program)
         .address_taken
         .iter()
         .any(|n| ALLOCATORS.contains(&n.as_str()) || direct.contains(n));
@@ -60,7 +60,7 @@ fn allocating(program: &Program) -> BTreeSet<String> {
 
 /// The calls for the labels `left` (by the function whose calls reach them) with a failing
 /// allocation: per function that allocates, up to [`BASES`] of the calls of `earlier` rounds
-/// ([`crate::witness::bases::bases`]; `covered`: how many labels each one's run covered), each
+/// ([`remade`]; `covered`: how many labels each one's run covered), each
 /// with its first, second, ... allocation failing.
 pub fn calls(
     program: &Program,
@@ -74,19 +74,15 @@ pub fn calls(
         return Vec::new();
     }
     let allocating = allocating(program);
-    let mut out = Vec::new();
-    for (name, ids) in left {
-        if !allocating.contains(name) {
-            continue;
-        }
-        let wanted: BTreeSet<u64> = ids.iter().copied().collect();
-        let bases = crate::witness::bases::bases(earlier, covered, name, &wanted, BASES, |c| {
-            c.fail_allocation.is_none()
-        });
+    let table = super::hooks::Hooks::of(program);
+    let accept = |c: &Call| c.fail_allocation.is_none();
+    remade(earlier, covered, left, BASES, accept, |name, bases| {
+        let Some(f) = program.function(name).filter(|_| allocating.contains(name)) else {
+            return Vec::new();
+        };
         // Through a table of hooks, an allocation is reached only with the table set.
-        let hooks = program
-            .function(name)
-            .is_some_and(|f| super::hooks::has_slots(program, f));
+        let hooks = table.has_slots(program, f);
+        let mut out = Vec::new();
         for base in bases {
             for k in 0..FAILURES {
                 let mut call = base.clone();
@@ -95,10 +91,8 @@ pub fn calls(
                 out.push(call);
             }
         }
-    }
-    out.sort();
-    out.dedup();
-    out
+        out
+    })
 }
 
 #[cfg(test)]

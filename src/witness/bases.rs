@@ -39,6 +39,30 @@ pub fn bases<'c>(
     out
 }
 
+/// A round's calls: for each function of `left` (labels by the function whose calls reach
+/// them), up to `n` of its earlier calls that `accept` takes ([`bases`]), made again as
+/// `remake` says (nothing, for a function the round does not apply to); sorted, each once.
+pub fn remade(
+    earlier: &[Call],
+    covered: &[usize],
+    left: &std::collections::BTreeMap<String, Vec<u64>>,
+    n: usize,
+    accept: impl Fn(&Call) -> bool,
+    mut remake: impl FnMut(&str, Vec<&Call>) -> Vec<Call>,
+) -> Vec<Call> {
+    let mut out = Vec::new();
+    for (name, ids) in left {
+        let wanted: BTreeSet<u64> = ids.iter().copied().collect();
+        let bases = bases(earlier, covered, name, &wanted, n, &accept);
+        if !bases.is_empty() {
+            out.extend(remake(name, bases));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

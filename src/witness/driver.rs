@@ -205,7 +205,8 @@ fn hooks(program: &Program, ty: &CType, name: &str) -> String {
     let CType::Pointer(to) = ty else {
         return String::new();
     };
-    super::hooks::of_pointee(program, to, BUFFER_BYTES - BUFFER_BEFORE)
+    super::hooks::Hooks::of(program)
+        .of_pointee(program, to, BUFFER_BYTES - BUFFER_BEFORE)
         .into_iter()
         .map(|(at, f)| {
             format!("  *(void (**)(void))((unsigned char *){name} + {at}) = (void (*)(void)){f};\n")

@@ -7,45 +7,21 @@
 //! every null one at a zeroed buffer of its own (an empty string, an empty node), so the code
 //! behind `if (item->child)` runs too.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use crate::ir::{visit, CType, Expr, ExprKind, FuncType, Function, Program};
+use super::bases::remade;
+
+use crate::cfg::callgraph::addresses_taken;
+use crate::ir::{CType, FuncType, Function, Program};
 use crate::prune::witness::{Arg, Call, Origin, BUFFER_BEFORE, BUFFER_BYTES};
 
 /// Calls of earlier rounds made again with the hooks set, per function.
 const BASES: usize = 2;
 
-/// The functions whose address the program takes, by name, with their types.
-fn address_taken(program: &Program) -> BTreeMap<String, FuncType> {
-    let mut out = BTreeMap::new();
-    let mut record = |item: visit::Item| {
-        if let visit::Item::Expr(Expr {
-            kind: ExprKind::FuncAddr(name),
-            ty,
-        }) = item
-        {
-            let ft = match ty {
-                CType::Function(ft) => Some(ft.as_ref()),
-                CType::Pointer(inner) => match inner.as_ref() {
-                    CType::Function(ft) => Some(ft.as_ref()),
-                    _ => None,
-                },
-                _ => None,
-            };
-            if let Some(ft) = ft {
-                out.entry(name.clone()).or_insert_with(|| ft.clone());
-            }
-        }
-    };
-    for f in &program.functions {
-        visit::function(f, &mut record);
-    }
-    for g in &program.globals {
-        for s in &g.init {
-            visit::stmt(s, &mut record);
-        }
-    }
-    out
+/// The functions a function-pointer field may be set to: those whose address the program takes
+/// (not `main`, which a test renames), with their types. Built once per round of calls.
+pub struct Hooks {
+    taken: BTreeMap<String, FuncType>,
 }
 
 /// Whether a function of type `have` can be called through a pointer of type `want`.
@@ -86,34 +62,53 @@ fn fields(program: &Program, ty: &CType, at: u64, end: u64, out: &mut Vec<(u64, 
     }
 }
 
-/// For a pointer argument to `to`, with `end` bytes from where it points: each of the
-/// pointee's function-pointer fields that a function of its type fits, as (offset, name); the
-/// first such function by name.
-pub fn of_pointee(program: &Program, to: &CType, end: u64) -> Vec<(u64, String)> {
-    let mut slots = Vec::new();
-    fields(program, to, 0, end, &mut slots);
-    if slots.is_empty() {
-        return Vec::new();
+impl Hooks {
+    pub fn of(program: &Program) -> Hooks {
+        let taken = addresses_taken(program)
+            .into_iter()
+            .filter(|(name, _)| name != "main")
+            .filter_map(|(name, ty)| {
+                let ft = match ty {
+                    CType::Function(ft) => ft,
+                    CType::Pointer(inner) => match *inner {
+                        CType::Function(ft) => ft,
+                        _ => return None,
+                    },
+                    _ => return None,
+                };
+                Some((name, *ft))
+            })
+            .collect();
+        Hooks { taken }
     }
-    let taken = address_taken(program);
-    slots
-        .into_iter()
-        .filter_map(|(at, want)| {
-            taken
-                .iter()
-                .find(|(name, have)| name.as_str() != "main" && same_type(have, &want))
-                .map(|(name, _)| (at, name.clone()))
-        })
-        .collect()
-}
 
-/// Whether a call of `f` has function-pointer fields to set: one of its pointer parameters
-/// points to a struct with a field a function the program takes the address of fits.
-pub fn has_slots(program: &Program, f: &Function) -> bool {
-    f.params.iter().any(|p| match &f.local(*p).ty {
-        CType::Pointer(to) => !of_pointee(program, to, BUFFER_BYTES - BUFFER_BEFORE).is_empty(),
-        _ => false,
-    })
+    /// For a pointer argument to `to`, with `end` bytes from where it points: each of the
+    /// pointee's function-pointer fields that a function of its type fits, as (offset, name);
+    /// the first such function by name.
+    pub fn of_pointee(&self, program: &Program, to: &CType, end: u64) -> Vec<(u64, String)> {
+        let mut slots = Vec::new();
+        fields(program, to, 0, end, &mut slots);
+        slots
+            .into_iter()
+            .filter_map(|(at, want)| {
+                self.taken
+                    .iter()
+                    .find(|(_, have)| same_type(have, &want))
+                    .map(|(name, _)| (at, name.clone()))
+            })
+            .collect()
+    }
+
+    /// Whether a call of `f` has function-pointer fields to set: one of its pointer parameters
+    /// points to a struct with a field a function the program takes the address of fits.
+    pub fn has_slots(&self, program: &Program, f: &Function) -> bool {
+        f.params.iter().any(|p| match &f.local(*p).ty {
+            CType::Pointer(to) => !self
+                .of_pointee(program, to, BUFFER_BYTES - BUFFER_BEFORE)
+                .is_empty(),
+            _ => false,
+        })
+    }
 }
 
 /// The pointer parameters of `f` that point to structs with pointer fields to fill, with
@@ -150,29 +145,25 @@ fn filled(arg: &Arg, offsets: &[u64]) -> Arg {
 
 /// The calls for the labels `left` (by the function whose calls reach them) with their structs
 /// filled in: per function whose pointer arguments point to structs with pointer fields, up to
-/// [`BASES`] of the calls of `earlier` rounds ([`super::bases::bases`]; `covered`: how many
-/// labels each one's run covered), made again with the function-pointer fields set ([`Call::hooks`]), and made
-/// again with the null data-pointer fields pointing at zeroed buffers too ([`Origin::Filled`]).
+/// [`BASES`] of the calls of `earlier` rounds ([`remade`]; `covered`: how many labels each
+/// one's run covered), made again with the function-pointer fields set ([`Call::hooks`]), and
+/// made again with the null data-pointer fields pointing at zeroed buffers too
+/// ([`Origin::Filled`]).
 pub fn calls(
     program: &Program,
     earlier: &[Call],
     covered: &[usize],
     left: &BTreeMap<String, Vec<u64>>,
 ) -> Vec<Call> {
-    let mut out = Vec::new();
-    for (name, ids) in left {
+    let table = Hooks::of(program);
+    let accept = |c: &Call| c.origin != Origin::Filled && c.fail_allocation.is_none() && !c.hooks;
+    remade(earlier, covered, left, BASES, accept, |name, bases| {
         let Some(f) = program.function(name) else {
-            continue;
+            return Vec::new();
         };
-        let hooks = has_slots(program, f);
+        let hooks = table.has_slots(program, f);
         let linked = linked_params(program, f);
-        if !hooks && linked.is_empty() {
-            continue;
-        }
-        let wanted: BTreeSet<u64> = ids.iter().copied().collect();
-        let bases = super::bases::bases(earlier, covered, name, &wanted, BASES, |c| {
-            c.origin != Origin::Filled && c.fail_allocation.is_none() && !c.hooks
-        });
+        let mut out = Vec::new();
         for b in bases {
             if hooks {
                 out.push(Call {
@@ -198,10 +189,8 @@ pub fn calls(
                 });
             }
         }
-    }
-    out.sort();
-    out.dedup();
-    out
+        out
+    })
 }
 
 #[cfg(test)]
@@ -224,12 +213,16 @@ mod tests {
             panic!("a pointer parameter");
         };
         // `text` and `length` take 16 bytes; `other` has no function of its type.
+        let table = Hooks::of(&p);
         assert_eq!(
-            of_pointee(&p, to, 256),
+            table.of_pointee(&p, to, 256),
             vec![(16, "malloc".to_string()), (24, "free".to_string())]
         );
         // Fields past the end are left alone.
-        assert_eq!(of_pointee(&p, to, 24), vec![(16, "malloc".to_string())]);
+        assert_eq!(
+            table.of_pointee(&p, to, 24),
+            vec![(16, "malloc".to_string())]
+        );
     }
 
     #[test]
